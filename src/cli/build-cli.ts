@@ -1,0 +1,37 @@
+import yargs, { type Argv } from 'yargs';
+import { ExitCode } from '../errors.js';
+import { runCommand } from './commands/run.js';
+import { sandboxCommand } from './commands/sandbox.js';
+import { exitWithError } from './exit.js';
+
+const EPILOG = `Environment:
+  SVC_API_KEY      svc_live_... or svc_sandbox_... key; unset = built-in sandbox emulator
+  SVC_BASE_URL     base address of the service (required with a key)
+  SVC_SANDBOX_URL  base address for svc_sandbox_ keys (defaults to SVC_BASE_URL)
+  LOG_LEVEL        pino level for the JSON logs on stderr (default warn)
+
+Exit codes:
+  ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
+  ${ExitCode.partial} partial, run again to resume   ${ExitCode.budgetOrBalance} stopped at the budget or balance
+  ${ExitCode.serviceUnavailable} service unavailable   ${ExitCode.auth} API key refused`;
+
+/** The `pipeline` command line; `src/bin.ts` only parses it. */
+export function buildCli(argv: string[]): Argv {
+  return yargs(argv)
+    .scriptName('pipeline')
+    .usage('$0 <command> [options]\n\nLoad search data from the service into DuckDB and Parquet.')
+    .command(runCommand)
+    .command(sandboxCommand)
+    .demandCommand(1, 'name a command: run or sandbox')
+    .strict()
+    .recommendCommands()
+    .epilog(EPILOG)
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .help()
+    .version(false)
+    .fail((msg, err) => {
+      if (err) exitWithError(err);
+      process.stderr.write(`${msg}\nRun 'pipeline --help' for usage.\n`);
+      process.exit(ExitCode.configInvalid);
+    });
+}

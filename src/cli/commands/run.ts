@@ -1,0 +1,64 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { loadPipeline } from '../../config/index.js';
+import { ExitCode } from '../../errors.js';
+import { runPipeline, type RunSummary } from '../../run/index.js';
+import { makeLogger } from '../logger.js';
+import { makeProgress } from '../progress.js';
+import { formatSummary } from '../format-summary.js';
+import { resolveTarget } from '../service-target.js';
+
+interface RunArgs {
+  file: string;
+  warehouse: string;
+  json: boolean;
+  seed?: number;
+  'poll-interval'?: number;
+  'collect-timeout': number;
+  'log-level'?: string;
+}
+
+/** `pipeline run FILE`: validate, plan, post, collect, load, print the summary. */
+export const runCommand: CommandModule<object, RunArgs> = {
+  command: 'run <file>',
+  describe: 'Run a pipeline file: post its tasks, collect the results, load DuckDB and Parquet',
+  builder: (y: Argv) =>
+    y
+      .positional('file', { type: 'string', demandOption: true, describe: 'pipeline YAML, e.g. pipelines/keywords.yaml' })
+      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder (DuckDB file, raw/, parquet/)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the summary as one JSON object on stdout' })
+      .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' })
+      .option('poll-interval', { type: 'number', describe: 'seconds between tasks_ready polls (default 30; 0.25 with the built-in sandbox)' })
+      .option('collect-timeout', { type: 'number', default: 1800, describe: 'seconds to wait for results before stopping; the run stays resumable' })
+      .option('log-level', { type: 'string', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], describe: 'pino log level on stderr (default: LOG_LEVEL or warn)' }) as Argv<RunArgs>,
+  handler: async (args: ArgumentsCamelCase<RunArgs>) => {
+    const pipeline = await loadPipeline(args.file);
+    const say = (line: string) => process.stderr.write(`${line}\n`);
+    const target = await resolveTarget(process.env, { seed: args.seed, announce: say });
+    let summary: RunSummary;
+    try {
+      const poll = args['poll-interval'] ?? (target.sandbox ? 0.25 : 30);
+      summary = await runPipeline({
+        pipeline,
+        file: args.file,
+        warehouseDir: args.warehouse,
+        baseUrl: target.baseUrl,
+        apiKey: target.apiKey,
+        logger: makeLogger(args['log-level']),
+        pollIntervalMs: poll * 1000,
+        collectTimeoutMs: args['collect-timeout'] * 1000,
+        onProgress: args.json ? undefined : makeProgress(),
+      });
+    } finally {
+      await target.sandbox?.close();
+    }
+    process.stdout.write(args.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
+    process.exitCode = summaryExitCode(summary);
+  },
+};
+
+/** completed → 0; stopped at the budget or balance → 4; otherwise unfinished → 3. */
+export function summaryExitCode(s: RunSummary): number {
+  if (s.state === 'completed') return ExitCode.ok;
+  if (s.stopKind === 'budget' || s.stopKind === 'balance') return ExitCode.budgetOrBalance;
+  return ExitCode.partial;
+}

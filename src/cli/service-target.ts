@@ -1,0 +1,35 @@
+import { EtlError } from '../errors.js';
+import { DEFAULT_SANDBOX_KEY, startSandbox, type SandboxHandle } from '../sandbox/index.js';
+
+export interface ServiceTarget {
+  baseUrl: string;
+  apiKey: string;
+  /** Set when the built-in emulator was started for this command; close it when done. */
+  sandbox?: SandboxHandle;
+}
+
+const KEY = /^svc_(live|sandbox)_\S+$/;
+
+/**
+ * Where calls go: `SVC_API_KEY` with `SVC_BASE_URL` (the real service or its sandbox
+ * address), or, with no key, the built-in emulator started in-process on loopback.
+ */
+export async function resolveTarget(env: NodeJS.ProcessEnv, opts: { seed?: number; announce: (line: string) => void }): Promise<ServiceTarget> {
+  const key = env.SVC_API_KEY?.trim();
+  if (!key) {
+    const sandbox = await startSandbox({ seed: opts.seed, readyAfterMs: 300 });
+    opts.announce(`SVC_API_KEY is not set: using the built-in sandbox emulator at ${sandbox.url} (simulated data, nothing is charged).`);
+    return { baseUrl: sandbox.url, apiKey: DEFAULT_SANDBOX_KEY, sandbox };
+  }
+  if (!KEY.test(key)) {
+    throw new EtlError('ETL_CONFIG_INVALID', 'SVC_API_KEY does not look like a service key: it must start with svc_live_ or svc_sandbox_. Unset it to use the built-in sandbox.');
+  }
+  const base = (key.startsWith('svc_sandbox_') ? env.SVC_SANDBOX_URL ?? env.SVC_BASE_URL : env.SVC_BASE_URL)?.trim();
+  if (!base) {
+    throw new EtlError('ETL_CONFIG_INVALID', `SVC_API_KEY is set but ${key.startsWith('svc_sandbox_') ? 'SVC_SANDBOX_URL (or SVC_BASE_URL)' : 'SVC_BASE_URL'} is not: set it to the service's base address, e.g. https://api.example.com.`);
+  }
+  if (!/^https?:\/\//.test(base)) {
+    throw new EtlError('ETL_CONFIG_INVALID', `SVC_BASE_URL must be an http(s) address; got '${base}'.`);
+  }
+  return { baseUrl: base, apiKey: key };
+}

@@ -1,0 +1,41 @@
+import type { Envelope } from './envelope.js';
+
+/** Task-level codes that mean success: 20000 (ok) and 20100 (task created). */
+export const TASK_OK_CODES: ReadonlySet<number> = new Set([20000, 20100]);
+
+export interface TaskOutcome {
+  index: number;
+  id: string | null;
+  ok: boolean;
+  statusCode: number;
+  message: string;
+}
+
+/** The spec's success rule, evaluated once, with a verdict per task (never a throw). */
+export interface CallOutcome {
+  /** True only when HTTP, top-level and every task say success. */
+  ok: boolean;
+  httpOk: boolean;
+  topLevelOk: boolean;
+  tasks: TaskOutcome[];
+  failedTasks: number;
+}
+
+/**
+ * Applies the spec's success rule: HTTP success, top-level `status_code` 20000, and every
+ * `tasks[].status_code` 20000 or 20100. One batch can hold successes and failures, so each
+ * task gets its own verdict.
+ */
+export function evaluateEnvelope(httpStatus: number, envelope: Envelope | undefined): CallOutcome {
+  const httpOk = httpStatus >= 200 && httpStatus < 300;
+  const topLevelOk = envelope?.status_code === 20000;
+  const tasks: TaskOutcome[] = (envelope?.tasks ?? []).map((t, index) => ({
+    index,
+    id: t.id ?? null,
+    ok: TASK_OK_CODES.has(t.status_code),
+    statusCode: t.status_code,
+    message: t.status_message ?? '',
+  }));
+  const failedTasks = tasks.filter((t) => !t.ok).length;
+  return { ok: httpOk && topLevelOk && failedTasks === 0, httpOk, topLevelOk, tasks, failedTasks };
+}

@@ -1,0 +1,10 @@
+/**
+ * The `config` stage: pipeline YAML in, a validated `Pipeline` with defaults filled out.
+ * Every problem of a file is reported at once, with file, line and field.
+ */
+export { loadPipeline, type LoadPipelineOptions, type LoadedPipeline } from './load.js';
+export { parsePipeline } from './parse.js';
+export { pipelineJsonSchema } from './json-schema.js';
+export { pipelineSchema, jobSchema, type Pipeline, type PipelineInput, type Job, type SerpJob } from './schema.js';
+export { serpJobSchema, OS_BY_DEVICE, type SerpJobInput } from './serp-job.js';
+export type { Env } from './env.js';

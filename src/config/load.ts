@@ -1,0 +1,36 @@
+import { readFile as fsReadFile } from 'node:fs/promises';
+import { ConfigError } from '../errors.js';
+import type { Env } from './env.js';
+import { parsePipeline } from './parse.js';
+import type { Pipeline } from './schema.js';
+
+/** What `loadPipeline` reads from; tests pass their own instead of touching the disk. */
+export interface LoadPipelineOptions {
+  /** Fills `${NAME}` references; defaults to `process.env`. */
+  env?: Env;
+  /** Reads the file as UTF-8 text; defaults to `fs.readFile`. */
+  readFile?: (path: string) => Promise<string>;
+}
+
+/** A validated pipeline and the file it came from (as given), for messages and run records. */
+export type LoadedPipeline = Pipeline & { file: string };
+
+/**
+ * Reads, parses and validates a pipeline file. An unreadable file is a `ConfigError`
+ * too, so the CLI has one exit path (exit code 2) for every bad input.
+ *
+ * @example
+ * const p = await loadPipeline('pipelines/keywords.yaml');
+ * p.jobs[0].depth; // 100 when the file leaves it out
+ */
+export async function loadPipeline(file: string, opts: LoadPipelineOptions = {}): Promise<LoadedPipeline> {
+  const read = opts.readFile ?? ((p: string) => fsReadFile(p, 'utf8'));
+  let text: string;
+  try {
+    text = await read(file);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read the file: ${(err as Error).message}`;
+    throw new ConfigError([{ file, line: 1, column: 1, field: '', rule: reason }]);
+  }
+  return { ...parsePipeline(text, file, opts.env ?? process.env), file };
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { serpJobSchema } from './serp-job.js';
+
+/**
+ * Every job kind, told apart by `kind`. Later job kinds (search volume, labs, ...) are
+ * one more entry here, so a pipeline file can mix them.
+ */
+export const jobSchema = z.discriminatedUnion('kind', [serpJobSchema]);
+
+/** Fills each job's default name; the index is the job's place in `jobs` (0-based, as in `jobs[0]`). */
+function nameJobs<J extends { kind: string; name?: string | undefined }>(jobs: J[]): Array<J & { name: string }> {
+  return jobs.map((job, index) => ({ ...job, name: job.name ?? `${job.kind}-${index}` }));
+}
+
+/**
+ * Job names key the ledger and the warehouse, so two jobs of one pipeline may not share
+ * one. Runs even when some jobs are invalid (reported together), so it reads defensively.
+ */
+function checkUniqueNames(jobs: unknown[], ctx: z.RefinementCtx): void {
+  if (!Array.isArray(jobs)) return;
+  const seen = new Map<string, number>();
+  jobs.forEach((job, index) => {
+    if (typeof job !== 'object' || job === null) return;
+    const { kind, name } = job as { kind?: unknown; name?: unknown };
+    const named = typeof name === 'string' ? name : `${String(kind)}-${index}`;
+    const first = seen.get(named);
+    if (first === undefined) seen.set(named, index);
+    else ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `job name '${named}' is already used by jobs[${first}]` });
+  });
+}
+
+/**
+ * A pipeline file: which data to buy, and how much to spend at most. The single source
+ * of the `Pipeline` types, the editor JSON Schema and the field docs (`.describe`).
+ */
+export const pipelineSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _, starting with a letter or digit')
+      .max(64, 'at most 64 characters')
+      .describe('Pipeline name; it keys runs, the ledger and task tags, so renaming starts a new history.'),
+    description: z.string().optional().describe('Free text for people; not used by the tool.'),
+    budget_cny: z
+      .number()
+      .positive('a positive number of CNY')
+      .optional()
+      .describe('Spending cap of one run in CNY: the run stops posting tasks before the charges would pass it.'),
+    jobs: z
+      .array(jobSchema)
+      .min(1, 'at least one job')
+      .superRefine(checkUniqueNames, { when: () => true })
+      .transform(nameJobs)
+      .describe('What to collect. Each job has a `kind`; its fields depend on the kind.'),
+  })
+  .describe('A pipeline file: what to buy from the search-data service and where it goes.');
+
+/** A pipeline as written: optional fields may be left out. */
+export type PipelineInput = z.input<typeof pipelineSchema>;
+/** A pipeline after validation: every default filled, every job named. */
+export type Pipeline = z.output<typeof pipelineSchema>;
+/** One job of a resolved pipeline. */
+export type Job = Pipeline['jobs'][number];
+/** One SERP job of a resolved pipeline (the default name filled). */
+export type SerpJob = Extract<Job, { kind: 'serp' }>;

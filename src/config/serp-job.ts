@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { SERP_ORGANIC_ENGINES } from '../catalog/index.js';
+
+/** Which OS values fit which device; the service rejects any other pair. */
+export const OS_BY_DEVICE = {
+  desktop: ['windows', 'macos'],
+  mobile: ['android', 'ios'],
+} as const;
+
+const LANGUAGE_CODE = /^[a-z]{2,3}(-[a-z]{2,4})?$/i;
+const LANGUAGE_NAME = /^\p{L}[\p{L} ().'-]*$/u;
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+
+const engineSchema = z.enum(SERP_ORGANIC_ENGINES, {
+  error: (iss) => `unknown engine '${String(iss.input)}'; accepted: ${SERP_ORGANIC_ENGINES.join(', ')}`,
+});
+
+const locationSchema = z.union(
+  [
+    z.number().int('a location_code is a whole number').positive('a location_code is a positive integer'),
+    z.string().trim().min(1, 'a location_name must not be empty'),
+  ],
+  { error: 'a positive integer location_code or a non-empty location_name' },
+);
+
+const languageSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .refine((s) => LANGUAGE_CODE.test(s) || LANGUAGE_NAME.test(s), {
+    error: "a language code like 'en' or 'pt-br', or a language name like 'English'",
+  });
+
+const keywordSchema = z
+  .string()
+  .max(700, 'at most 700 characters')
+  .refine((s) => s.trim().length > 0, { error: 'must not be empty' });
+
+const domainSchema = z.string().regex(HOSTNAME, {
+  error: (iss) =>
+    typeof iss.input === 'string' && HOSTNAME.test(iss.input.toLowerCase())
+      ? `write it in lower case: '${iss.input.toLowerCase()}'`
+      : "a lower-case hostname like 'example.com' (no scheme, port or path)",
+});
+
+/**
+ * One SERP rank-tracking job: the cross product of engines × locations × languages ×
+ * devices × keywords becomes tasks. Every field but `locations` and `keywords` has a
+ * default, so a minimal job is three lines.
+ */
+export const serpJobSchema = z
+  .strictObject({
+    kind: z.literal('serp').describe('Job kind. `serp`: organic rank tracking of keywords.'),
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _, starting with a letter or digit')
+      .max(64, 'at most 64 characters')
+      .optional()
+      .describe('Names the job in logs, the ledger and the warehouse. Default: `<kind>-<index>` (0-based).'),
+    engines: z
+      .array(engineSchema)
+      .min(1, 'at least one engine')
+      .default(['engA'])
+      .describe(`Search engines to query. One of ${SERP_ORGANIC_ENGINES.join(', ')}.`),
+    type: z
+      .literal('organic', { error: 'only organic is supported for now' })
+      .default('organic')
+      .describe('SERP type. Only `organic` for now.'),
+    mode: z
+      .literal('standard', {
+        error: (iss) =>
+          iss.input === 'live'
+            ? 'live mode is not supported yet; use standard (tasks are posted and collected later)'
+            : 'only standard is supported for now',
+      })
+      .default('standard')
+      .describe('`standard`: tasks are queued and cheaper. `live` comes in a later release.'),
+    collect: z
+      .literal('pull', { error: 'only pull is supported for now (pingback and postback come later)' })
+      .default('pull')
+      .describe('How results come back. `pull`: the run polls tasks_ready and fetches each task.'),
+    priority: z
+      .literal([1, 2], { error: '1 (normal) or 2 (high)' })
+      .default(1)
+      .describe('1: normal (default). 2: high priority, which costs extra.'),
+    depth: z
+      .number()
+      .int('a whole number')
+      .min(1, 'at least 1')
+      .max(700, 'at most 700')
+      .default(100)
+      .describe('Results per SERP, 1 to 700. Above 10, each further block of 10 can add charges.'),
+    devices: z
+      .array(z.enum(['desktop', 'mobile']))
+      .min(1, 'at least one device')
+      .default(['desktop'])
+      .describe('Devices to emulate; each multiplies the task count.'),
+    os: z
+      .enum(['windows', 'macos', 'android', 'ios'])
+      .optional()
+      .describe('Operating system to emulate; must fit every device (desktop: windows|macos; mobile: android|ios).'),
+    locations: z
+      .array(locationSchema)
+      .min(1, 'at least one location')
+      .describe('Where to search: a location_code (e.g. 2840 for the United States) or a location_name.'),
+    languages: z
+      .array(languageSchema)
+      .min(1, 'at least one language')
+      .default(['en'])
+      .describe("Search languages: a language code ('en', 'pt-br') or a language name ('English')."),
+    keywords: z
+      .array(keywordSchema)
+      .min(1, 'at least one keyword')
+      .describe('Keywords to track, up to 700 characters each. The planner lower-cases and de-duplicates them.'),
+    track_domains: z
+      .array(domainSchema)
+      .optional()
+      .describe('Lower-case hostnames whose ranks you follow; the marts report their positions.'),
+  })
+  .superRefine(checkOsFitsDevices, { when: () => true })
+  .describe('SERP organic rank tracking.');
+
+/** Runs even when other fields failed, so a wrong os is reported with them; reads defensively. */
+function checkOsFitsDevices(job: { os?: unknown; devices?: unknown }, ctx: z.RefinementCtx): void {
+  if (typeof job !== 'object' || job === null) return;
+  const os = job.os;
+  if (typeof os !== 'string') return;
+  const devices = Array.isArray(job.devices) ? job.devices : ['desktop'];
+  for (const device of devices) {
+    const fits = OS_BY_DEVICE[device as keyof typeof OS_BY_DEVICE] as readonly string[] | undefined;
+    if (fits && !fits.includes(os)) {
+      ctx.addIssue({ code: 'custom', path: ['os'], message: `os '${os}' does not fit device '${device}' (${device}: ${fits.join(' or ')})` });
+      return;
+    }
+  }
+}
+
+/** What a user may write for a SERP job. */
+export type SerpJobInput = z.input<typeof serpJobSchema>;
+/** A SERP job with every default filled except `name` (filled by the pipeline schema). */
+export type SerpJobParsed = z.output<typeof serpJobSchema>;

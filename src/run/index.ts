@@ -1,0 +1,2 @@
+export * from './run-pipeline.js';
+export * from './summary.js';

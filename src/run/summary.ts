@@ -1,0 +1,61 @@
+import type { Warehouse } from '../warehouse/index.js';
+
+/** What a run did, for people (table) and scripts (`--json`). */
+export interface RunSummary {
+  runId: string;
+  pipeline: string;
+  state: 'completed' | 'partial' | 'failed';
+  stopReason: string | null;
+  stopKind: 'budget' | 'balance' | 'unknown' | 'auth' | null;
+  tasks: { planned: number; posted: number; failed: number; collected: number; pending: number };
+  rowsLoaded: { serp_results: number; serp_items: number };
+  calls: number;
+  /** Sum of `X-Svc-Charge-CNY` over the run's calls, as an exact decimal string. */
+  chargedCny: string;
+  durationMs: number;
+  warehouse: string;
+}
+
+/** Reads the run's figures back from the warehouse, so the summary is what was stored. */
+export async function summarize(
+  wh: Warehouse,
+  r: { runId: string; pipeline: string; state: RunSummary['state']; stopReason: string | null; stopKind: RunSummary['stopKind']; started: Date; finished: Date; warehouseDir: string },
+): Promise<RunSummary> {
+  const [t] = await wh.all<Record<string, number>>(
+    `SELECT count(*)::INT AS planned,
+            count(*) FILTER (WHERE task_id IS NOT NULL)::INT AS posted,
+            count(*) FILTER (WHERE state = 'failed')::INT AS failed,
+            count(*) FILTER (WHERE state = 'collected')::INT AS collected,
+            count(*) FILTER (WHERE state = 'posted')::INT AS pending
+     FROM tasks WHERE run_id = $1`,
+    [r.runId],
+  );
+  const [rows] = await wh.all<Record<string, number>>(
+    `SELECT (SELECT count(*) FROM serp_results WHERE run_id = $1)::INT AS serp_results,
+            (SELECT count(*) FROM serp_items i JOIN serp_results s USING (task_id, result_index) WHERE s.run_id = $1)::INT AS serp_items`,
+    [r.runId],
+  );
+  const [money] = await wh.all<{ calls: number; charged: string }>(
+    `SELECT count(*)::INT AS calls, coalesce(sum(charge_cny), 0)::VARCHAR AS charged FROM ledger WHERE run_id = $1`,
+    [r.runId],
+  );
+  return {
+    runId: r.runId,
+    pipeline: r.pipeline,
+    state: r.state,
+    stopReason: r.stopReason,
+    stopKind: r.stopKind,
+    tasks: {
+      planned: t?.planned ?? 0,
+      posted: t?.posted ?? 0,
+      failed: t?.failed ?? 0,
+      collected: t?.collected ?? 0,
+      pending: t?.pending ?? 0,
+    },
+    rowsLoaded: { serp_results: rows?.serp_results ?? 0, serp_items: rows?.serp_items ?? 0 },
+    calls: money?.calls ?? 0,
+    chargedCny: money?.charged ?? '0',
+    durationMs: r.finished.getTime() - r.started.getTime(),
+    warehouse: r.warehouseDir,
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The simulated account behind every key: one balance, charged only for `svc_live_`
+ * keys. Charging checks and debits in one synchronous step, so a POST is either paid in
+ * full or not at all (nothing is created when the balance cannot cover it).
+ */
+export class SandboxAccount {
+  #balanceUnits: number;
+
+  constructor(startUnits: number) {
+    this.#balanceUnits = startUnits;
+  }
+
+  /** Balance in CNY units of 0.0001. */
+  get balanceUnits(): number {
+    return this.#balanceUnits;
+  }
+
+  /**
+   * Debits `units` when `live` is true and the balance covers them. Returns the amount
+   * actually charged (0 for sandbox keys), or `undefined` when the balance is too low.
+   */
+  charge(units: number, live: boolean): number | undefined {
+    if (!live || units === 0) return 0;
+    if (units > this.#balanceUnits) return undefined;
+    this.#balanceUnits -= units;
+    return units;
+  }
+}

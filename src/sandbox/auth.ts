@@ -1,0 +1,22 @@
+/** Keys the emulator accepts when no explicit list is given, as the spec spells them. */
+export const KEY_PATTERN = /^svc_(live|sandbox)_[A-Za-z0-9]{4,}$/;
+
+/** Who is calling: the key, and whether it simulates production (and so is charged). */
+export interface Caller {
+  key: string;
+  live: boolean;
+}
+
+/**
+ * Reads `Authorization: Bearer <key>`. Basic auth, a missing header or a key that is
+ * not accepted all give `undefined` (HTTP 401), as the spec's Authentication rules say.
+ */
+export function authenticate(header: string | undefined, keys: readonly string[] | undefined): Caller | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const key = m?.[1];
+  if (!key) return undefined;
+  const accepted = keys ? keys.includes(key) : KEY_PATTERN.test(key);
+  if (!accepted) return undefined;
+  return { key, live: key.startsWith('svc_live_') };
+}

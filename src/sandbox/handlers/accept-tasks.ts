@@ -1,0 +1,46 @@
+import { STATUS, type Status } from '../envelope.js';
+import { cnyUnitsToUsdMicros, formatCny } from '../money.js';
+import { serpTaskPriceUnits } from '../pricing.js';
+import type { HandlerContext, HandlerReply } from './context.js';
+import { validateTask } from './validate-task.js';
+
+/** One posted task after checking: accepted with its price, or refused with a status. */
+export type TaskOutcome =
+  | { ok: true; raw: unknown; task: Record<string, unknown>; priceUnits: number; costMicros: number }
+  | { ok: false; raw: unknown; status: Status; message: string };
+
+/** The batch after checking and charging, or the 402 that refused all of it. */
+export type Acceptance =
+  | { refused: false; outcomes: TaskOutcome[]; chargedUnits: number; costMicros: number }
+  | { refused: true; reply: HandlerReply };
+
+/**
+ * Validates every task of a POST on its own (one bad task does not block the others),
+ * refuses tasks past the endpoint's `maxTasksPerPost` (40006, or 40000 on live
+ * endpoints), prices the rest and charges them in one step. When a live key's balance
+ * cannot cover the batch, nothing is created and nothing is charged (HTTP 402).
+ */
+export function acceptTasks(ctx: HandlerContext, mode: 'standard' | 'live'): Acceptance {
+  const max = ctx.endpoint.maxTasksPerPost ?? Number.POSITIVE_INFINITY;
+  const overflow = mode === 'live' ? STATUS.oneTaskAtATime : STATUS.tooManyTasks;
+  const outcomes = ctx.body.map((raw, i): TaskOutcome => {
+    if (i >= max) return { ok: false, raw, status: overflow, message: overflow.message };
+    const check = validateTask(ctx.endpoint.request, raw);
+    if (!check.ok) return { ok: false, raw, status: check.status, message: check.message };
+    const priceUnits = serpTaskPriceUnits(check.task, mode);
+    return { ok: true, raw, task: check.task, priceUnits, costMicros: cnyUnitsToUsdMicros(priceUnits) };
+  });
+  let priceUnits = 0;
+  let costMicros = 0;
+  for (const o of outcomes) {
+    if (!o.ok) continue;
+    priceUnits += o.priceUnits;
+    costMicros += o.costMicros;
+  }
+  const chargedUnits = ctx.account.charge(priceUnits, ctx.caller.live);
+  if (chargedUnits === undefined) {
+    const message = `Payment Required: the POST costs ${formatCny(priceUnits)} CNY and the balance is ${formatCny(ctx.account.balanceUnits)} CNY; nothing was created or charged.`;
+    return { refused: true, reply: { http: 402, status: STATUS.paymentRequired, message, tasks: [], chargedUnits: 0, costMicros: 0 } };
+  }
+  return { refused: false, outcomes, chargedUnits, costMicros };
+}

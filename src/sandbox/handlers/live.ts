@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { makeTask, STATUS } from '../envelope.js';
+import { serpFormats } from '../serp-formats.js';
+import type { SerpParams } from '../serp-query.js';
+import { buildSerpResult } from '../serp-result.js';
+import { acceptTasks } from './accept-tasks.js';
+import type { HandlerContext, HandlerReply } from './context.js';
+import { echoData } from './echo-data.js';
+
+/**
+ * `POST .../live/{regular|advanced}`: one task per POST (extra tasks get 40000 and are
+ * not charged), charged at the live price, answered at once with status 20000.
+ */
+export function handleLive(ctx: HandlerContext): HandlerReply {
+  const acceptance = acceptTasks(ctx, 'live');
+  if (acceptance.refused) return acceptance.reply;
+  const tasks = acceptance.outcomes.map((o) => {
+    const data = echoData(o.raw, 'live', ctx.engine, ctx.type);
+    if (!o.ok) return makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
+    const advanced = buildSerpResult({ seed: ctx.seed, engine: ctx.engine, params: o.task as SerpParams, at: ctx.now });
+    const result = ctx.endpoint.format === 'regular' ? serpFormats.regular(advanced) : advanced;
+    return makeTask({ id: randomUUID(), status: STATUS.ok, path: ctx.pathSegments, data, costMicros: o.costMicros, result: [result] });
+  });
+  return { http: 200, tasks, chargedUnits: acceptance.chargedUnits, costMicros: acceptance.costMicros };
+}

@@ -1,0 +1,32 @@
+/**
+ * Simulated price list of the SERP organic slice, in CNY units of 0.0001 (see money.ts).
+ * The spec names the shape of the price (a base that covers the first page, an extra per
+ * further block of 10, more for priority 2, more for live) but not the numbers; these are
+ * the emulator's, chosen so that plans can be priced and reconciled in tests.
+ */
+
+/** Base price of one standard-mode task, normal priority, depth up to 10: 0.0043 CNY. */
+export const BASE_TASK_UNITS = 43;
+/** Each further started block of 10 results: 0.0032 CNY. */
+export const EXTRA_BLOCK_UNITS = 32;
+/** Live mode costs 3.3 times standard mode (kept as 33/10 to stay integral). */
+export const LIVE_FACTOR_TENTHS = 33;
+
+/** The part of a task that moves its price. */
+export interface PricedTask {
+  depth?: number;
+  priority?: number;
+}
+
+/**
+ * Price of one SERP task in CNY units. `depth` defaults to 10 as the service does; live
+ * prices are rounded half up to 0.0001 CNY.
+ */
+export function serpTaskPriceUnits(task: PricedTask, mode: 'standard' | 'live'): number {
+  const depth = task.depth ?? 10;
+  const extraBlocks = Math.max(0, Math.ceil((depth - 10) / 10));
+  let units = BASE_TASK_UNITS + extraBlocks * EXTRA_BLOCK_UNITS;
+  if (task.priority === 2) units *= 2;
+  if (mode === 'live') units = Math.floor((units * LIVE_FACTOR_TENTHS + 5) / 10);
+  return units;
+}

@@ -1,0 +1,111 @@
+import type { SerpEngine } from '../catalog/index.js';
+
+/** A posted SERP task as the emulator reads it (fields per the catalog's `serpTaskSchema`). */
+export interface SerpParams {
+  keyword: string;
+  location_code?: number;
+  location_name?: string;
+  location_coordinate?: string;
+  language_code?: string;
+  language_name?: string;
+  device?: 'desktop' | 'mobile';
+  os?: string;
+  depth?: number;
+  se_domain?: string;
+  [field: string]: unknown;
+}
+
+/** Everything the generator needs, resolved once: defaults filled in, the day fixed. */
+export interface SerpQuery {
+  engine: SerpEngine | string;
+  keyword: string;
+  /** Null when the location was given by a name or coordinate the emulator does not know. */
+  locationCode: number | null;
+  /** Stable text of the location as posted, for hashing. */
+  locationKey: string;
+  languageCode: string;
+  countryCode: string;
+  device: 'desktop' | 'mobile';
+  os: string;
+  depth: number;
+  seDomain: string;
+  /** UTC day (`yyyy-mm-dd`) the SERP was taken on; ranks move from one day to the next. */
+  day: string;
+  /** `yyyy-mm-dd hh:mm:ss +00:00`, the result's `datetime`. */
+  datetime: string;
+}
+
+interface Country {
+  code: number;
+  name: string;
+  gl: string;
+  language: string;
+}
+
+const COUNTRIES: readonly Country[] = [
+  { code: 2840, name: 'United States', gl: 'us', language: 'en' },
+  { code: 2826, name: 'United Kingdom', gl: 'gb', language: 'en' },
+  { code: 2124, name: 'Canada', gl: 'ca', language: 'en' },
+  { code: 2036, name: 'Australia', gl: 'au', language: 'en' },
+  { code: 2356, name: 'India', gl: 'in', language: 'en' },
+  { code: 2276, name: 'Germany', gl: 'de', language: 'de' },
+  { code: 2250, name: 'France', gl: 'fr', language: 'fr' },
+  { code: 2724, name: 'Spain', gl: 'es', language: 'es' },
+  { code: 2380, name: 'Italy', gl: 'it', language: 'it' },
+  { code: 2528, name: 'Netherlands', gl: 'nl', language: 'nl' },
+  { code: 2076, name: 'Brazil', gl: 'br', language: 'pt' },
+  { code: 2392, name: 'Japan', gl: 'jp', language: 'ja' },
+];
+
+const LANGUAGES: Readonly<Record<string, string>> = {
+  english: 'en',
+  german: 'de',
+  french: 'fr',
+  spanish: 'es',
+  italian: 'it',
+  dutch: 'nl',
+  portuguese: 'pt',
+  japanese: 'ja',
+};
+
+/** `yyyy-mm-dd hh:mm:ss +00:00` in UTC, the service's date-time format. */
+export function formatServiceDate(at: Date): string {
+  return `${at.toISOString().slice(0, 19).replace('T', ' ')} +00:00`;
+}
+
+/**
+ * Fills the defaults the service would (desktop, windows or android, depth 10, the
+ * location's official language, the engine's domain) and fixes the UTC day at `at`.
+ */
+export function resolveSerpQuery(engine: string, params: SerpParams, at: Date): SerpQuery {
+  const country = findCountry(params);
+  const device = params.device ?? 'desktop';
+  const languageCode =
+    params.language_code ??
+    (params.language_name ? LANGUAGES[params.language_name.toLowerCase()] : undefined) ??
+    country?.language ??
+    'en';
+  return {
+    engine,
+    keyword: params.keyword,
+    locationCode: params.location_code ?? country?.code ?? null,
+    locationKey: String(params.location_code ?? params.location_name ?? params.location_coordinate ?? ''),
+    languageCode,
+    countryCode: country?.gl ?? 'us',
+    device,
+    os: params.os ?? (device === 'mobile' ? 'android' : 'windows'),
+    depth: params.depth ?? 10,
+    seDomain: params.se_domain ?? `${engine.toLowerCase()}.com`,
+    day: at.toISOString().slice(0, 10),
+    datetime: formatServiceDate(at),
+  };
+}
+
+function findCountry(params: SerpParams): Country | undefined {
+  if (params.location_code !== undefined) return COUNTRIES.find((c) => c.code === params.location_code);
+  if (params.location_name !== undefined) {
+    const name = params.location_name.toLowerCase();
+    return COUNTRIES.find((c) => c.name.toLowerCase() === name);
+  }
+  return undefined;
+}

@@ -1,0 +1,81 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { EtlError } from '../errors.js';
+import { createTableSql } from './columns.js';
+import { ALL_TABLES } from './tables.js';
+
+/**
+ * The warehouse folder: `warehouse.duckdb` (state, raw index, typed tables, ledger),
+ * `raw/` (landed bodies) and `parquet/` (Hive-partitioned copies for BI tools).
+ */
+export class Warehouse {
+  private constructor(
+    readonly dir: string,
+    private readonly instance: DuckDBInstance,
+    readonly db: DuckDBConnection,
+  ) {}
+
+  /** Opens (and creates) the warehouse in `dir`, with every declared table. */
+  static async open(dir: string): Promise<Warehouse> {
+    const root = resolve(dir);
+    try {
+      await mkdir(join(root, 'raw'), { recursive: true });
+      await mkdir(join(root, 'parquet'), { recursive: true });
+      const instance = await DuckDBInstance.create(join(root, 'warehouse.duckdb'));
+      const db = await instance.connect();
+      const wh = new Warehouse(root, instance, db);
+      for (const t of ALL_TABLES) await db.run(createTableSql(t));
+      return wh;
+    } catch (err) {
+      throw new EtlError('ETL_WAREHOUSE', `cannot open the warehouse at ${root}: ${(err as Error).message}. Check that the folder is writable and not open in another DuckDB process.`, { cause: err, context: { stage: 'warehouse' } });
+    }
+  }
+
+  get rawDir(): string {
+    return join(this.dir, 'raw');
+  }
+
+  get parquetDir(): string {
+    return join(this.dir, 'parquet');
+  }
+
+  /** Runs a statement. */
+  async run(sql: string, params?: DuckDBValue[]): Promise<void> {
+    await this.db.run(sql, params);
+  }
+
+  /** Runs a query and returns its rows as plain JS objects. */
+  async all<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]> {
+    const reader = await this.db.runAndReadAll(sql, params);
+    return reader.getRowObjectsJS() as T[];
+  }
+
+  /** Runs `fn` in one transaction: all of it commits, or none of it. */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    await this.db.run('BEGIN TRANSACTION');
+    try {
+      const out = await fn();
+      await this.db.run('COMMIT');
+      return out;
+    } catch (err) {
+      await this.db.run('ROLLBACK');
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.db.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+/** Opens the warehouse, runs `fn`, and closes it whatever happens (kysely-ctl's `usingKysely`). */
+export async function withWarehouse<T>(dir: string, fn: (wh: Warehouse) => Promise<T>): Promise<T> {
+  const wh = await Warehouse.open(dir);
+  try {
+    return await fn(wh);
+  } finally {
+    wh.close();
+  }
+}

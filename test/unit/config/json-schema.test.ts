@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { pipelineJsonSchema } from '../../../src/config/index.js';
+
+describe('pipelineJsonSchema', () => {
+  it('describes the file as users write it, for editors', () => {
+    const schema = pipelineJsonSchema();
+    expect(typeof schema).toBe('object');
+    const properties = schema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.jobs).toBeTypeOf('object');
+    expect(properties.jobs!.type).toBe('array');
+    expect(schema.required).toEqual(['name', 'jobs']);
+    expect(schema.additionalProperties).toBe(false);
+    expect(properties.name!.description).toMatch(/Pipeline name/);
+  });
+
+  it('leaves defaulted job fields optional and documents them', () => {
+    const jobs = (pipelineJsonSchema().properties as Record<string, { items: { oneOf: Array<Record<string, unknown>> } }>).jobs!;
+    const serp = jobs.items.oneOf[0]!;
+    expect(serp.required).toEqual(['kind', 'locations', 'keywords']);
+    const depth = (serp.properties as Record<string, Record<string, unknown>>).depth!;
+    expect(depth).toMatchObject({ default: 100, maximum: 700, minimum: 1, type: 'integer' });
+    expect(depth.description).toBeTypeOf('string');
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { loadPipeline } from '../../../src/config/index.js';
+import { ConfigError } from '../../../src/errors.js';
+
+const minimal = 'name: a\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: ["${KW}"]\n';
+
+describe('loadPipeline', () => {
+  it('reads through the injected readFile and keeps the file name', async () => {
+    const seen: string[] = [];
+    const p = await loadPipeline('pipelines/a.yaml', {
+      env: { KW: 'trail shoes' },
+      readFile: async (path) => {
+        seen.push(path);
+        return minimal;
+      },
+    });
+    expect(seen).toEqual(['pipelines/a.yaml']);
+    expect(p.file).toBe('pipelines/a.yaml');
+    expect(p.jobs[0]!.keywords).toEqual(['trail shoes']);
+  });
+
+  it('reads pipelines/keywords.yaml from disk by default', async () => {
+    const p = await loadPipeline(new URL('../../../pipelines/keywords.yaml', import.meta.url).pathname);
+    expect(p.name).toBe('keywords');
+  });
+
+  it('turns a missing file into a ConfigError', async () => {
+    const err = await loadPipeline('/nonexistent/nope.yaml').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues).toEqual([
+      { file: '/nonexistent/nope.yaml', line: 1, column: 1, field: '', rule: 'file not found' },
+    ]);
+    expect((err as ConfigError).code).toBe('ETL_CONFIG_INVALID');
+  });
+
+  it('names the file in schema issues', async () => {
+    const err = await loadPipeline('b.yaml', { env: {}, readFile: async () => minimal }).catch((e: unknown) => e);
+    expect((err as ConfigError).issues).toMatchObject([{ file: 'b.yaml', line: 5, field: 'jobs[0].keywords[0]' }]);
+  });
+});
