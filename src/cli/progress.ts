@@ -18,6 +18,7 @@ export function makeProgress(stream: NodeJS.WriteStream = process.stderr): (e: P
     }
     const done = e.collected + e.failed;
     const total = done + e.pending;
+    if (total === 0) return;
     const text = `collecting: ${done}/${total} done (${e.failed} failed), ${e.pending} waiting`;
     if (tty) {
       stream.write(`\r\x1b[K${text}`);

@@ -103,10 +103,10 @@ export class ServiceClient {
     }
   }
 
+  /** 429 refuses a call, and -1 means no connection was made: both are safe to repeat. */
   private shouldRetry(status: number, repeatable: boolean): boolean {
-    if (status === 429) return true;
-    if (status === -1 || status >= 500) return repeatable;
-    return false;
+    if (status === 429 || status === -1) return true;
+    return status >= 500 && repeatable;
   }
 
   private backoff(attempt: number, retryAfterMs: number | null): number {
@@ -141,13 +141,14 @@ export class ServiceClient {
       });
       text = await res.body.text();
     } catch (err) {
-      if (repeatable) return { httpStatus: -1, charge: emptyCharge(), text: '', retryAfter: null };
+      // A connection that never opened carried no request: safe to try again, even a POST.
+      if (repeatable || neverSent(err)) return { httpStatus: -1, charge: emptyCharge(), text: '', retryAfter: null };
       throw new EtlError(
         'ETL_OUTCOME_UNKNOWN',
-        `${ep.method} ${path} got no answer (${redact(String((err as Error).message), [this.opts.apiKey])}); ` +
+        `${ep.method} ${path} was sent but got no answer (${redact(errorText(err), [this.opts.apiKey])}); ` +
           'the service may have created and charged these tasks, so they were not re-sent. ' +
-          'Running again looks them up by tag before posting anything.',
-        { context: { stage: 'client', path }, cause: undefined },
+          "They stay in the tasks table as 'planned' with their tags, which the service echoes, so they can be matched before anything is posted again.",
+        { context: { stage: 'client', path } },
       );
     }
     const charge = readCharge(res.headers);
@@ -168,13 +169,21 @@ export class ServiceClient {
   private finish(ep: Endpoint, path: string, res: { httpStatus: number; charge: ChargeRecord; text: string }): CallResult {
     const ctx = { stage: 'client', path, requestId: res.charge.requestId ?? undefined };
     if (res.httpStatus === -1) {
-      throw new EtlError('ETL_SERVICE_UNAVAILABLE', `${ep.method} ${path}: no answer after ${this.opts.maxAttempts} attempts; running again is safe.`, { retryable: true, context: ctx });
+      throw new EtlError('ETL_SERVICE_UNAVAILABLE', `${ep.method} ${this.opts.baseUrl}${path}: could not connect after ${this.opts.maxAttempts} attempts, so nothing was sent; check SVC_BASE_URL and the network, then run again.`, { retryable: true, context: ctx });
     }
     if (res.httpStatus === 401) {
       throw new EtlError('ETL_AUTH', 'the service refused the API key (HTTP 401). Check SVC_API_KEY: it must be a valid svc_live_ or svc_sandbox_ key for this base address.', { context: ctx });
     }
     if (res.httpStatus === 402) {
       throw new EtlError('ETL_PAYMENT_REQUIRED', 'the account balance cannot cover this call (HTTP 402). Top up the balance, then run again to continue.', { context: ctx });
+    }
+    if (res.httpStatus >= 500 && ep.charged && ep.method === 'POST') {
+      throw new EtlError(
+        'ETL_OUTCOME_UNKNOWN',
+        `${ep.method} ${path}: HTTP ${res.httpStatus} (request id ${res.charge.requestId ?? 'none'}); the service may still have created and charged these tasks, so they were not re-sent. ` +
+          "They stay in the tasks table as 'planned' with their tags, which the service echoes, so they can be matched before anything is posted again.",
+        { context: ctx },
+      );
     }
     let envelope: Envelope;
     try {
@@ -190,6 +199,21 @@ export class ServiceClient {
     }
     return { endpoint: ep, path, httpStatus: res.httpStatus, charge: res.charge, envelope, outcome };
   }
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** True when the error proves the request never left this machine (no connection was made). */
+function neverSent(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && NOT_SENT_CODES.has(e.code)) return true;
+  }
+  return false;
+}
+
+function errorText(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return [e?.code, e?.message].filter(Boolean).join(': ') || String(err);
 }
 
 function emptyCharge(): ChargeRecord {

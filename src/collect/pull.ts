@@ -1,6 +1,7 @@
 import { endpoint, type Endpoint } from '../catalog/index.js';
-import type { CallResult, ServiceClient } from '../client/index.js';
-import { loadIdempotent, normalizeSerpTask, serpItemsTable, serpResultsTable, type RunStore, type Warehouse } from '../warehouse/index.js';
+import type { Table } from 'apache-arrow';
+import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
+import { loadIdempotent, normalizeSerpTasks, serpItemsTable, serpResultsTable, type RunStore, type Warehouse } from '../warehouse/index.js';
 
 export interface PullOptions {
   client: ServiceClient;
@@ -24,13 +25,17 @@ export interface PullResult {
   pending: number;
 }
 
+/** Ready tasks fetched before their rows are loaded together. */
+const GROUP = 50;
+
 /** Task codes that mean "not done yet, ask again later". */
 const NOT_READY = new Set([40601, 40602]);
 
 /**
  * Pull collection: polls `tasks_ready` for the run's functions, fetches each ready task of
- * this run with `task_get/advanced/{id}`, and loads its rows with the task's collected mark
- * in one transaction. The body was landed by the client before this code sees it.
+ * this run with `task_get/advanced/{id}`, and loads the rows of a group of tasks with their
+ * collected marks in one transaction. Each body was landed by the client before this code
+ * sees it, so a crash between fetch and load loses nothing that was paid for.
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
   const started = o.now().getTime();
@@ -46,10 +51,11 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
     if (pending.size === 0) return res;
     for (const fn of readyEndpoints) {
       const ready = await o.client.call(fn.ready);
-      for (const id of readyIds(ready)) {
-        if (!pending.has(id)) continue;
-        await collectOne(o, fn.get, id, res);
-        pending.delete(id);
+      const ours = readyIds(ready).filter((id) => pending.has(id));
+      for (let i = 0; i < ours.length; i += GROUP) {
+        const group = ours.slice(i, i + GROUP);
+        await collectGroup(o, fn.get, group, res);
+        for (const id of group) pending.delete(id);
         res.pending = pending.size;
         o.onProgress?.({ collected: res.collected, failed: res.failed, pending: pending.size });
       }
@@ -71,26 +77,50 @@ function readyIds(call: CallResult): string[] {
   return ids;
 }
 
-async function collectOne(o: PullOptions, get: Endpoint, id: string, res: PullResult): Promise<void> {
-  const call = await o.client.call(get, { taskId: id });
-  const task = call.envelope.tasks?.[0];
-  const verdict = call.outcome.tasks[0];
-  if (!task || !verdict) return;
-  if (!verdict.ok) {
-    if (NOT_READY.has(verdict.statusCode)) return;
-    await o.store.markFailed(id, verdict.statusCode, verdict.message);
-    res.failed++;
-    return;
+/**
+ * Fetches a group of ready tasks (each body landed by the client as it arrives), then loads
+ * all their rows and their collected marks in one transaction: a commit per task would
+ * cost more than the rows themselves.
+ */
+async function collectGroup(o: PullOptions, get: Endpoint, ids: readonly string[], res: PullResult): Promise<void> {
+  const done: EnvelopeTask[] = [];
+  for (const id of ids) {
+    const call = await o.client.call(get, { taskId: id });
+    const task = call.envelope.tasks?.[0];
+    const verdict = call.outcome.tasks[0];
+    if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
+    if (!verdict.ok) {
+      await o.store.markFailed(id, verdict.statusCode, verdict.message);
+      res.failed++;
+      continue;
+    }
+    done.push({ ...task, id: task.id ?? id });
   }
-  const { results, items } = normalizeSerpTask(task, { runId: o.store.runId });
-  const rows = await loadIdempotent(
+  if (done.length === 0) return;
+  const { results, items } = normalizeSerpTasks(done, { runId: o.store.runId });
+  const perTask = countByTask(results, items);
+  const at = o.now();
+  res.rowsLoaded += await loadIdempotent(
     o.wh,
     [
       { spec: serpResultsTable, table: results },
       { spec: serpItemsTable, table: items },
     ],
-    async () => o.store.markCollected(id, results.numRows + items.numRows, o.now()),
+    async () => {
+      for (const t of done) await o.store.markCollected(t.id!, perTask.get(t.id!) ?? 0, at);
+    },
   );
-  res.collected++;
-  res.rowsLoaded += rows;
+  res.collected += done.length;
+}
+
+function countByTask(...tables: Table[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of tables) {
+    const col = t.getChild('task_id');
+    for (let i = 0; i < t.numRows; i++) {
+      const id = col?.get(i) as string;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+  }
+  return counts;
 }

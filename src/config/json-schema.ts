@@ -10,3 +10,8 @@ import { pipelineSchema } from './schema.js';
 export function pipelineJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(pipelineSchema, { io: 'input' }) as Record<string, unknown>;
 }
+
+/** The schema as the file `config/pipeline.schema.json` holds it (stable formatting). */
+export function pipelineJsonSchemaText(): string {
+  return `${JSON.stringify({ ...pipelineJsonSchema(), title: 'pipeline file' }, null, 2)}\n`;
+}

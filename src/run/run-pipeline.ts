@@ -125,7 +125,8 @@ async function postAll(a: {
       a.note(`posted batch ${batch.no}/${a.plan.batches.length} (${batch.tasks.length} tasks)`);
     } catch (err) {
       if (!(err instanceof EtlError) || err.code === 'ETL_AUTH' || err.code === 'ETL_REQUEST_INVALID') throw err;
-      return { kind: err.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : 'unknown', reason: err.message };
+      const kind = err.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : err.code === 'ETL_SERVICE_UNAVAILABLE' || err.code === 'ETL_RATE_LIMITED' ? 'unavailable' : 'unknown';
+      return { kind, reason: err.message };
     }
   }
   return null;

@@ -6,7 +6,8 @@ export interface RunSummary {
   pipeline: string;
   state: 'completed' | 'partial' | 'failed';
   stopReason: string | null;
-  stopKind: 'budget' | 'balance' | 'unknown' | 'auth' | null;
+  /** Why posting or collecting stopped early: the CLI maps it to an exit code. */
+  stopKind: 'budget' | 'balance' | 'unavailable' | 'unknown' | null;
   tasks: { planned: number; posted: number; failed: number; collected: number; pending: number };
   rowsLoaded: { serp_results: number; serp_items: number };
   calls: number;

@@ -10,7 +10,8 @@ export interface TableBatch {
 
 /**
  * Loads Arrow batches idempotently: each batch is appended to a temp staging table, then
- * one transaction deletes the target rows with the same keys, inserts the staged rows and
+ * one transaction deletes the target rows with the same keys (only when the parent table,
+ * the first batch, already holds some of them), inserts the staged rows and
  * runs `alsoInTransaction` (the task's "collected" mark), so a task's rows and its mark
  * commit together and loading the same body twice changes nothing.
  */
@@ -34,18 +35,34 @@ export async function loadIdempotent(
     }
   }
   let rows = 0;
+  const reload = await alreadyLoaded(wh, batches[0]?.spec);
   await wh.transaction(async () => {
     for (const { spec, table } of batches) {
       const stage = stageName(spec);
-      const keys = spec.replaceKey ? [spec.replaceKey] : spec.columns.filter((c) => c.key).map((c) => c.name);
-      const on = keys.map((k) => `t.${k} = s.${k}`).join(' AND ');
-      await wh.run(`DELETE FROM ${spec.name} t WHERE EXISTS (SELECT 1 FROM ${stage} s WHERE ${on})`);
+      if (reload) {
+        const keys = spec.replaceKey ? [spec.replaceKey] : spec.columns.filter((c) => c.key).map((c) => c.name);
+        const on = keys.map((k) => `t.${k} = s.${k}`).join(' AND ');
+        await wh.run(`DELETE FROM ${spec.name} t WHERE EXISTS (SELECT 1 FROM ${stage} s WHERE ${on})`);
+      }
       await wh.run(`INSERT INTO ${spec.name} SELECT * FROM ${stage}`);
       rows += table.numRows;
     }
     await alsoInTransaction();
   });
   return rows;
+}
+
+/**
+ * Whether any staged key is already in the first (parent) table. The batches of one load
+ * always commit together, so when the parent holds none of the keys, neither does any
+ * child table, and the deletes (a scan of each big table) can be skipped.
+ */
+async function alreadyLoaded(wh: Warehouse, parent: TableSpec | undefined): Promise<boolean> {
+  if (!parent) return false;
+  const key = parent.replaceKey ?? parent.columns.find((c) => c.key)?.name;
+  if (!key) return true;
+  const rows = await wh.all(`SELECT 1 FROM ${parent.name} WHERE ${key} IN (SELECT ${key} FROM ${stageName(parent)}) LIMIT 1`);
+  return rows.length > 0;
 }
 
 function stageName(spec: TableSpec): string {

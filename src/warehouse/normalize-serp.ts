@@ -51,10 +51,20 @@ function obj(v: unknown): Record<string, unknown> {
  * become typed columns; every other field is kept in the row's `extra` JSON.
  */
 export function normalizeSerpTask(task: EnvelopeTask, ctx: { runId: string | null }): SerpBatches {
-  const taskId = task.id ?? '';
-  const data = obj(task.data);
+  return normalizeSerpTasks([task], ctx);
+}
+
+/** Flattens many tasks into one pair of tables, so a whole group loads in one transaction. */
+export function normalizeSerpTasks(tasks: readonly EnvelopeTask[], ctx: { runId: string | null }): SerpBatches {
   const results: Row[] = [];
   const items: Row[] = [];
+  for (const task of tasks) flattenTask(task, ctx, results, items);
+  return { results: rowsToArrow(serpResultsTable, results), items: rowsToArrow(serpItemsTable, items) };
+}
+
+function flattenTask(task: EnvelopeTask, ctx: { runId: string | null }, results: Row[], items: Row[]): void {
+  const taskId = task.id ?? '';
+  const data = obj(task.data);
   (task.result ?? []).forEach((raw, resultIndex) => {
     const r = obj(raw);
     const checkedAt = parseServiceTime(r.datetime);
@@ -110,5 +120,4 @@ export function normalizeSerpTask(task: EnvelopeTask, ctx: { runId: string | nul
       });
     });
   });
-  return { results: rowsToArrow(serpResultsTable, results), items: rowsToArrow(serpItemsTable, items) };
 }

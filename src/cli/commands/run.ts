@@ -56,9 +56,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
   },
 };
 
-/** completed → 0; stopped at the budget or balance → 4; otherwise unfinished → 3. */
+/** completed → 0; budget or balance → 4; service unreachable → 5; otherwise unfinished → 3. */
 export function summaryExitCode(s: RunSummary): number {
   if (s.state === 'completed') return ExitCode.ok;
   if (s.stopKind === 'budget' || s.stopKind === 'balance') return ExitCode.budgetOrBalance;
+  if (s.stopKind === 'unavailable') return ExitCode.serviceUnavailable;
   return ExitCode.partial;
 }

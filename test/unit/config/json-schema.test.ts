@@ -22,3 +22,12 @@ describe('pipelineJsonSchema', () => {
     expect(depth.description).toBeTypeOf('string');
   });
 });
+
+describe('config/pipeline.schema.json', () => {
+  it('is the schema the code generates (run `npm run schema` after changing the zod schema)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { pipelineJsonSchemaText } = await import('../../../src/config/index.js');
+    const committed = await readFile(new URL('../../../config/pipeline.schema.json', import.meta.url), 'utf8');
+    expect(committed).toBe(pipelineJsonSchemaText());
+  });
+});

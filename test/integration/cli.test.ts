@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { tempDir } from './helpers.js';
+
+interface Out {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `pipeline` command in a child process. */
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Out> {
+  const base = { ...process.env };
+  delete base.SVC_API_KEY;
+  delete base.SVC_BASE_URL;
+  delete base.SVC_SANDBOX_URL;
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { env: { ...base, ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
+      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+      resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+    });
+  });
+}
+
+describe('pipeline CLI', () => {
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let sandbox: SandboxHandle;
+
+  beforeAll(async () => {
+    tmp = await tempDir('pipeline-cli-');
+    sandbox = await startSandbox({ keys: ['svc_live_rightkey1', 'svc_sandbox_rightkey1'], readyAfterMs: 50 });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await tmp.cleanup();
+  });
+
+  it('refuses a bad pipeline file with file, line, field and rule, and makes no call', async () => {
+    const file = join(tmp.dir, 'bad.yaml');
+    await writeFile(
+      file,
+      ['name: bad', 'jobs:', '  - kind: serp', '    engines: [engZ]', '    depth: 701', '    locations: []', '    keywords:', `      - ${'k'.repeat(701)}`, ''].join('\n'),
+    );
+    const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh-bad')], { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: sandbox.url });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`${file}:4:15  jobs[0].engines[0]: unknown engine 'engZ'`);
+    expect(out.stderr).toContain(`${file}:5:12  jobs[0].depth: at most 700`);
+    expect(out.stderr).toContain(`${file}:6:16  jobs[0].locations: at least one location`);
+    expect(out.stderr).toContain(`${file}:8:9  jobs[0].keywords[0]: at most 700 characters`);
+    expect(out.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(sandbox.log).toHaveLength(0);
+  });
+
+  it('reports a YAML syntax error with its line and makes no call', async () => {
+    const file = join(tmp.dir, 'syntax.yaml');
+    await writeFile(file, 'name: x\njobs:\n  - kind: serp\n    keywords: [a, b\n');
+    const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh-syntax')], { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: sandbox.url });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+  \\(file\\): YAML syntax`));
+    expect(sandbox.log).toHaveLength(0);
+  });
+
+  it('explains a refused key without a stack trace or the key itself', async () => {
+    const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', join(tmp.dir, 'wh-key')], {
+      SVC_API_KEY: 'svc_live_wrongkey1',
+      SVC_BASE_URL: sandbox.url,
+    });
+    expect(out.code).toBe(6);
+    expect(out.stderr).toContain('refused the API key (HTTP 401)');
+    expect(out.stderr).not.toContain('wrongkey1');
+    expect(out.stdout).not.toContain('wrongkey1');
+    expect(out.stderr).not.toMatch(/\n\s+at /);
+    expect(sandbox.log.filter((l) => l.status === 401)).toHaveLength(1);
+  });
+
+  it('runs the README command against the built-in sandbox and prints a JSON summary', async () => {
+    const out = await cli(['run', 'pipelines/keywords.yaml', '--json', '--warehouse', join(tmp.dir, 'wh-ok')]);
+    expect(out.code).toBe(0);
+    const line = out.stderr.split('\n').filter((l) => l.includes('built-in sandbox emulator'));
+    expect(line).toHaveLength(1);
+    expect(line[0]).toMatch(/http:\/\/127\.0\.0\.1:\d+/);
+    const summary = JSON.parse(out.stdout);
+    expect(summary).toMatchObject({ pipeline: 'keywords', state: 'completed', tasks: { planned: 38, collected: 38, failed: 0 } });
+    expect(summary.rowsLoaded.serp_items).toBeGreaterThan(38 * 100);
+    expect(Number(summary.chargedCny)).toBe(0); // sandbox keys are never charged
+  });
+
+  it('documents commands, environment and exit codes in --help', async () => {
+    const out = await cli(['--help']);
+    expect(out.code).toBe(0);
+    for (const s of ['run <file>', 'sandbox', 'SVC_API_KEY', 'SVC_BASE_URL', 'Exit codes', '4 stopped at the budget or balance']) {
+      expect(out.stdout).toContain(s);
+    }
+  });
+
+  it('rejects an unknown command with a usage hint and exit code 2', async () => {
+    const out = await cli(['rnu']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("pipeline --help");
+  });
+});
