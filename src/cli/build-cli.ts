@@ -2,6 +2,7 @@ import yargs, { type Argv } from 'yargs';
 import { ExitCode } from '../errors.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
+import { scheduleCommand } from './commands/schedule.js';
 import { exitWithError } from './exit.js';
 
 const EPILOG = `Environment:
@@ -22,7 +23,8 @@ export function buildCli(argv: string[]): Argv {
     .usage('$0 <command> [options]\n\nLoad search data from the service into DuckDB and Parquet.')
     .command(runCommand)
     .command(sandboxCommand)
-    .demandCommand(1, 'name a command: run or sandbox')
+    .command(scheduleCommand)
+    .demandCommand(1, 'name a command: run, schedule or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)
