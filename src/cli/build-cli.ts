@@ -1,8 +1,10 @@
 import yargs, { type Argv } from 'yargs';
 import { ExitCode } from '../errors.js';
+import { ledgerCommand } from './commands/ledger.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { scheduleCommand } from './commands/schedule.js';
+import { statusCommand } from './commands/status.js';
 import { exitWithError } from './exit.js';
 
 const EPILOG = `Environment:
@@ -24,7 +26,9 @@ export function buildCli(argv: string[]): Argv {
     .command(runCommand)
     .command(sandboxCommand)
     .command(scheduleCommand)
-    .demandCommand(1, 'name a command: run, schedule or sandbox')
+    .command(statusCommand)
+    .command(ledgerCommand)
+    .demandCommand(1, 'name a command: run, schedule, status, ledger or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)
