@@ -11,7 +11,8 @@ const EPILOG = `Environment:
   SVC_API_KEY      svc_live_... or svc_sandbox_... key; unset = built-in sandbox emulator
   SVC_BASE_URL     base address of the service (required with a key)
   SVC_SANDBOX_URL  base address for svc_sandbox_ keys (defaults to SVC_BASE_URL)
-  LOG_LEVEL        pino level for the JSON logs on stderr (default warn)
+  LOG_LEVEL        pino log level on stderr (default warn; the scheduler: info)
+  LOG_FORMAT       json or pretty (default: pretty on a terminal, JSON otherwise)
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
