@@ -7,6 +7,7 @@ import type { Pipeline } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import { exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
+import { resolveUnknown } from './resolve-unknown.js';
 import { findUnfinishedRun, forgetUnsent, markTasks, reopenRun, taskStates } from './run-state.js';
 import { summarize, type RunSummary } from './summary.js';
 
@@ -87,7 +88,14 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
     }
     try {
       let stop: Stop | null = null;
-      if (prior) stop = (await collect(ctx, plan.batches)).stop;
+      if (prior) {
+        stop = (await collect(ctx, plan.batches)).stop;
+        const settled = await resolveUnknown({ wh, client, store, plan, runStartedAt: prior.startedAt, now });
+        if (settled.found + settled.notCreated > 0) {
+          note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
+        }
+        if (settled.error) log.warn(settled.error);
+      }
       const states = await taskStates(wh, runId);
       const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
       const unresolved = plan.tasks.filter((t) => states.get(t.tag) === 'planned' || states.get(t.tag) === 'unknown');

@@ -114,7 +114,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('partial');
     expect(second.stopReason).toMatch(/5 task\(s\) were sent but their POST outcome is unknown/);
-    expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(0);
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(0);
   });
 
   it('stops before posting when aborted, and a later run posts everything once', async () => {
