@@ -21,8 +21,8 @@ export type FamilyId =
   | 'events_task_post';
 
 export const FAMILIES: Readonly<Record<FamilyId, Family>> = {
-  chat: { id: 'chat', perMinute: 60, description: 'Chat completions' },
-  v1_other: { id: 'v1_other', perMinute: 120, description: 'Other /v1 (embeddings, images)' },
+  chat: { id: 'chat', perMinute: 60, description: 'Chat completions (text and image generation)' },
+  v1_other: { id: 'v1_other', perMinute: 120, description: 'Other /v1 (embeddings)' },
   serp_keywords_domain: {
     id: 'serp_keywords_domain',
     perMinute: 60,
