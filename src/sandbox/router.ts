@@ -7,6 +7,10 @@ import { handleTaskGet } from './handlers/task-get.js';
 import { handleTaskPost } from './handlers/task-post.js';
 import { handleTasksReady } from './handlers/tasks-ready.js';
 import { OWN_ROUTES } from './own-routes.js';
+import { handleChat } from './v1/chat.js';
+import { handleEmbeddings } from './v1/embeddings.js';
+import { handleImage } from './v1/images.js';
+import { v1Error, type V1Context } from './v1/v1-context.js';
 import type { SandboxWorld } from './world.js';
 
 const HANDLERS: Partial<Record<Endpoint['mode'], Handler>> = {
@@ -25,6 +29,8 @@ export interface CallInput {
   now: Date;
   endpoint: Endpoint | undefined;
   taskId: string | undefined;
+  /** The path carried the `.ai` suffix. */
+  ai: boolean;
 }
 
 /**
@@ -34,6 +40,7 @@ export interface CallInput {
 export async function routeCall(world: SandboxWorld, call: CallInput): Promise<HandlerReply> {
   const { method, path } = call;
   const pathSegments = path.split('/').filter(Boolean);
+  if (path.startsWith('/v1/')) return routeV1(world, call);
   for (const route of OWN_ROUTES) {
     if (route.method !== method) continue;
     const m = route.pattern.exec(path.replace(/\/+$/, ''));
@@ -81,6 +88,24 @@ export async function routeCall(world: SandboxWorld, call: CallInput): Promise<H
     account: world.account,
     world,
   });
+}
+
+const V1_HANDLERS: Record<string, (ctx: V1Context) => HandlerReply> = {
+  'v1.chat.completions': handleChat,
+  'v1.chat.completions.image': handleImage,
+  'v1.embeddings': handleEmbeddings,
+};
+
+function routeV1(world: SandboxWorld, call: CallInput): HandlerReply {
+  const handler = call.endpoint && V1_HANDLERS[call.endpoint.id];
+  if (!call.endpoint || !handler) return v1Error(404, 'not_found', `No endpoint ${call.method} ${call.path}.`, 'invalid_request_error');
+  let body: unknown;
+  try {
+    body = call.body && call.body.length > 0 ? JSON.parse(call.body.toString('utf8')) : undefined;
+  } catch {
+    return v1Error(400, 'invalid_json', 'The body is not JSON.');
+  }
+  return handler({ endpoint: call.endpoint, body, caller: call.caller, now: call.now, world });
 }
 
 /** The body as a non-empty JSON array of tasks, or the 40503/40502 reply. */

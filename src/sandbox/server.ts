@@ -9,6 +9,7 @@ import { failure, type HandlerReply } from './handlers/context.js';
 import { formatCny, formatUsd } from './money.js';
 import { routeFamily } from './route-family.js';
 import { routeCall } from './router.js';
+import { v1Error } from './v1/v1-context.js';
 import type { SandboxWorld } from './world.js';
 
 export type { SandboxLogEntry } from './world.js';
@@ -51,10 +52,12 @@ async function respond(
   const isV1 = path.startsWith('/v1/');
   let endpoint: Endpoint | undefined;
   let taskId: string | undefined;
+  let ai = false;
   try {
-    const m = matchEndpoint(method, path.replace(/\.ai$/, ''));
+    const m = matchEndpoint(method, path, isV1 ? jsonOrUndefined(body) : undefined);
     endpoint = m?.endpoint;
     taskId = m?.taskId;
+    ai = m?.ai ?? false;
   } catch {
     endpoint = undefined; // a malformed %-escape in the task id
   }
@@ -70,7 +73,7 @@ async function respond(
     reply = await gate(world, caller, fault, family, now.getTime(), isV1);
     if (reply.http === 0) {
       try {
-        reply = await routeCall(world, { method, path, body, caller, now, endpoint, taskId });
+        reply = await routeCall(world, { method, path, body, caller, now, endpoint, taskId, ai });
       } catch (err) {
         reply = failure(500, STATUS.internal, `Internal Error: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -150,9 +153,13 @@ function rateLimited(world: SandboxWorld, retryAfterClockMs: number, isV1: boole
   return { ...failure(429, { code: 40202, message: 'Rate Limit Per Minute Exceeded.' }, message), headers };
 }
 
-/** The `/v1` error body (`{error: {message, type, code}}`), as standard clients read it. */
-export function v1Error(http: number, code: string, message: string, type = 'invalid_request_error'): HandlerReply {
-  return { http, tasks: [], chargedUnits: 0, costMicros: 0, json: { error: { message, type, code, param: null } } };
+function jsonOrUndefined(body: Buffer | undefined): unknown {
+  if (!body || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 function send(res: ServerResponse, http: number, text: string, headers: Record<string, string>): void {

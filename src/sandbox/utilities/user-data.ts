@@ -1,4 +1,5 @@
-import { ENDPOINTS, FAMILIES, type Endpoint } from '../../catalog/index.js';
+import { ENDPOINTS, FAMILIES, familyOf, type Endpoint } from '../../catalog/index.js';
+import { callName } from '../call-name.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
 import { CNY_UNIT, cnyUnitsToUsdMicros, formatCny } from '../money.js';
 import { serpTaskPriceUnits } from '../pricing.js';
@@ -41,17 +42,19 @@ function rates(): Tree {
   return out;
 }
 
-/** `limits`: day / minute > api > function, plus `total_<api>`, from the rate-limit families. */
+/** `limits`: day / minute > api > function, plus `total_<api>` (the api's general family), from the rate-limit families. */
 function limits(): Tree {
   const minute: Tree = {};
   const day: Tree = {};
   for (const e of ENDPOINTS) {
     const api = apiOf(e);
+    const [, fn] = callName(e.path, e);
     const perMinute = FAMILIES[e.family].perMinute;
-    ((minute[api] ??= {}) as Tree)[e.mode] = perMinute;
-    ((day[api] ??= {}) as Tree)[e.mode] = perMinute * 1440;
-    minute[`total_${api}`] = perMinute;
-    day[`total_${api}`] = perMinute * 1440;
+    ((minute[api] ??= {}) as Tree)[fn] = perMinute;
+    ((day[api] ??= {}) as Tree)[fn] = perMinute * 1440;
+    const total = FAMILIES[familyOf(`/v3/${api}/any`)].perMinute;
+    minute[`total_${api}`] = total;
+    day[`total_${api}`] = total * 1440;
   }
   return { day, minute };
 }
