@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePipeline, type Pipeline } from '../../src/config/index.js';
 import { runPipeline, type RunOptions } from '../../src/run/index.js';
@@ -95,26 +96,50 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
   });
 
-  it('never re-posts tasks whose POST was sent but not answered', async () => {
+  it('finds by tag the tasks a lost answer had created, and collects them without buying them again', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const target = sandbox.url;
+    // A proxy that forwards the task_post to the emulator, then drops the answer on the floor.
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const upstream = await request(target + req.url, { method: req.method as 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+      await upstream.body.text();
+      res.socket?.destroy();
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const first = await runPipeline(base(proxy));
+    expect(first.stopKind).toBe('unknown');
+    expect((await runsAndTasks()).tasks).toEqual([{ state: 'unknown', n: 5 }]);
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // created and charged
+
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
+    expect(sandbox.log.some((l) => l.path.endsWith('/serp/id_list'))).toBe(true);
+  });
+
+  it('posts tasks of unknown outcome that the service says it never created', async () => {
     let hits = 0;
     server = createServer((req) => {
       hits++;
-      req.socket.destroy(); // the request arrived; the answer never leaves
+      req.socket.destroy(); // the request arrived somewhere else; the emulator never saw it
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const first = await runPipeline(base(url));
     expect(hits).toBe(1);
-    expect(first.state).toBe('partial');
     expect(first.stopKind).toBe('unknown');
-    expect((await runsAndTasks()).tasks).toEqual([{ state: 'unknown', n: 5 }]);
 
     sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
     const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
     expect(second.runId).toBe(first.runId);
-    expect(second.state).toBe('partial');
-    expect(second.stopReason).toMatch(/5 task\(s\) were sent but their POST outcome is unknown/);
-    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(0);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1);
   });
 
   it('stops before posting when aborted, and a later run posts everything once', async () => {
