@@ -1,5 +1,6 @@
 import yargs, { type Argv } from 'yargs';
 import { ExitCode } from '../errors.js';
+import { doctorCommand } from './commands/doctor.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
@@ -29,7 +30,8 @@ export function buildCli(argv: string[]): Argv {
     .command(scheduleCommand)
     .command(statusCommand)
     .command(ledgerCommand)
-    .demandCommand(1, 'name a command: run, schedule, status, ledger or sandbox')
+    .command(doctorCommand)
+    .demandCommand(1, 'name a command: run, schedule, status, ledger, doctor or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)
