@@ -2,6 +2,7 @@ import yargs, { type Argv } from 'yargs';
 import { ExitCode } from '../errors.js';
 import { doctorCommand } from './commands/doctor.js';
 import { ledgerCommand } from './commands/ledger.js';
+import { reconcileCommand } from './commands/reconcile.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { scheduleCommand } from './commands/schedule.js';
@@ -30,8 +31,9 @@ export function buildCli(argv: string[]): Argv {
     .command(scheduleCommand)
     .command(statusCommand)
     .command(ledgerCommand)
+    .command(reconcileCommand)
     .command(doctorCommand)
-    .demandCommand(1, 'name a command: run, schedule, status, ledger, doctor or sandbox')
+    .demandCommand(1, 'name a command: run, schedule, status, ledger, reconcile, doctor or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)
