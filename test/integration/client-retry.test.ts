@@ -30,12 +30,18 @@ describe('client retries never re-buy a charged result', () => {
   let server: Server | undefined;
   afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
 
+  /** A client whose backoff sleeps only advance a fake clock the limiter also reads. */
   function client(url: string, landed: RawResponse[], sleeps: number[] = []) {
+    let t = 0;
     return new ServiceClient({
       baseUrl: url,
       apiKey: 'svc_live_testtesttest',
       land: async (raw) => void landed.push(raw),
-      sleep: async (ms) => void sleeps.push(ms),
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        t += ms;
+      },
+      limits: { now: () => t },
       random: () => 0.5,
     });
   }
