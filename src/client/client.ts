@@ -9,6 +9,17 @@ import { RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
 import { redact } from './redact.js';
 import { evaluateEnvelope, type CallOutcome } from './success.js';
 import { validateBody, validateTasks } from './validate.js';
+import {
+  chat,
+  embed,
+  generateImage,
+  type ChatCompletion,
+  type ChatRequest,
+  type Embeddings,
+  type EmbeddingsRequest,
+  type GeneratedImage,
+  type ImageRequest,
+} from './v1-calls.js';
 
 
 export interface ClientOptions {
@@ -90,6 +101,27 @@ export class ServiceClient {
     this.limiter = new RateLimiter(opts.limits);
   }
 
+  /** `live` or `sandbox`, from the key prefix; `unknown` for anything else. */
+  get keyKind(): 'live' | 'sandbox' | 'unknown' {
+    const k = this.opts.apiKey;
+    return k.startsWith('svc_live_') ? 'live' : k.startsWith('svc_sandbox_') ? 'sandbox' : 'unknown';
+  }
+
+  /** Text chat completion (terra, luna; legacy aliases replaced with a warning). */
+  chat(req: ChatRequest): Promise<V1Result<ChatCompletion>> {
+    return chat(this, req);
+  }
+
+  /** Embeddings as float32 vectors in input order (base64 on the wire unless asked otherwise). */
+  embed(req: EmbeddingsRequest): Promise<Embeddings> {
+    return embed(this, req);
+  }
+
+  /** One image; size and tier checked before sending, retried once with a new request id. */
+  generateImage(req: ImageRequest): Promise<GeneratedImage> {
+    return generateImage(this, req);
+  }
+
   /** Where deprecation notes go (the `/v1` helpers use it for legacy aliases). */
   warn(message: string): void {
     this.opts.onWarning(message);
@@ -126,6 +158,12 @@ export class ServiceClient {
     }
   }
 
+  /** Timeout of one attempt at this endpoint: at least 180 s for image generation. */
+  timeoutFor(ep: Endpoint): number {
+    if (ep.resultKind !== 'image_generation') return this.opts.timeoutMs;
+    return Math.max(IMAGE_TIMEOUT_FLOOR_MS, this.opts.imageTimeoutMs ?? 0);
+  }
+
   private failure(ep: Endpoint, path: string, tasks: unknown[]): FailureContext {
     const tags = tasks.map((t) => (t as { tag?: unknown } | null)?.tag).filter((t): t is string => typeof t === 'string');
     return { ep, path, apiKey: this.opts.apiKey, callIds: [], tags };
@@ -140,7 +178,7 @@ export class ServiceClient {
   private async exchange(ep: Endpoint, path: string, body: string | undefined, tasksSent: number, f: FailureContext): Promise<Extract<Attempt, { kind: 'answered' }>> {
     const repeatable = !ep.charged || ep.method === 'GET';
     const image = ep.resultKind === 'image_generation';
-    const timeoutMs = image ? Math.max(IMAGE_TIMEOUT_FLOOR_MS, this.opts.imageTimeoutMs ?? 0) : this.opts.timeoutMs;
+    const timeoutMs = this.timeoutFor(ep);
     let imageRetried = false;
     for (let n = 1; ; n++) {
       const a = await this.limiter.schedule(

@@ -8,3 +8,4 @@ export * from './redact.js';
 export * from './sliding-window.js';
 export * from './success.js';
 export * from './validate.js';
+export * from './v1-calls.js';
