@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
+import { aiPath, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
 import { attempt, type Attempt, type Lander } from './attempt.js';
 import type { ChargeRecord } from './charge.js';
@@ -52,6 +52,8 @@ export interface CallInput {
   params?: Record<string, string>;
   /** Tasks of a `/v3` POST body. */
   tasks?: unknown[];
+  /** Ask for the AI-optimized response (`.ai` suffix, no extra charge) where the entry has one. */
+  ai?: boolean;
 }
 
 export interface CallResult {
@@ -130,7 +132,7 @@ export class ServiceClient {
   /** Calls one `/v3` endpoint. POST bodies are checked against the catalog before anything is sent. */
   async call(ep: Endpoint, input: CallInput = {}): Promise<CallResult> {
     if (ep.body === 'object') throw new Error(`${ep.id} takes one JSON object: use callV1`);
-    const path = endpointPath(ep, pathParams(input));
+    const path = input.ai ? aiPath(ep, pathParams(input)) : endpointPath(ep, pathParams(input));
     let body: string | undefined;
     const tasks = input.tasks ?? [];
     if (ep.method === 'POST') {

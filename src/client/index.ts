@@ -9,3 +9,4 @@ export * from './sliding-window.js';
 export * from './success.js';
 export * from './validate.js';
 export * from './v1-calls.js';
+export * from './explore.js';
