@@ -8,3 +8,4 @@ export * from './sql-identifiers.js';
 export * from './test-models.js';
 export * from './format-results.js';
 export * from './run-models.js';
+export * from './clusters/index.js';
