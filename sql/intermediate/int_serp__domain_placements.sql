@@ -15,18 +15,26 @@ placeable as (
       and item_type <> 'paid'
 ),
 
+ordered as (
+    select
+        *,
+        -- one number that orders by absolute rank, then group rank, then item order
+        rank_absolute::bigint * 10000000000 + coalesce(rank_group, 0)::bigint * 1000000 + item_index as placement_order,
+    from placeable
+),
+
 placements as (
     select
         task_id,
         result_index,
         check_date,
         domain,
-        arg_min(rank_absolute, [rank_absolute, rank_group, item_index]) as rank_absolute,
-        arg_min(rank_group, [rank_absolute, rank_group, item_index]) as rank_group,
-        arg_min(url, [rank_absolute, rank_group, item_index]) as url,
-        arg_min(item_type, [rank_absolute, rank_group, item_index]) as item_type,
+        min(rank_absolute) as rank_absolute,
+        arg_min(rank_group, placement_order) as rank_group,
+        arg_min(url, placement_order) as url,
+        arg_min(item_type, placement_order) as item_type,
         count(*)::integer as items_on_page,
-    from placeable
+    from ordered
     group by task_id, result_index, check_date, domain
 )
 

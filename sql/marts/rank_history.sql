@@ -3,8 +3,10 @@
 -- previous successful check, new and lost flags, and first and last seen dates.
 -- A domain that ranked on the previous check and is absent from this one gets a "lost"
 -- row with null ranks; a failed or missing check has no row at all (never rank 0 or 101).
--- Incremental: only checks from the last built date on are rebuilt; the state before
--- that date (previous ranks, first seen) is read back from this table.
+-- last_seen_date is the check itself for a ranked row and the previous check for a lost
+-- one; first_seen_date is the first check the domain ranked on for this series.
+-- Incremental: only checks from the last built date on are rebuilt; the previous check's
+-- ranks and the first-seen dates before that are read back from this table.
 with
 
 daily_checks as (
@@ -21,11 +23,14 @@ domain_placements as (
 checks as (
     select
         *,
-        lag(check_date) over (
-            partition by keyword, location_code, language_code, device, engine
-            order by check_date
-        ) as previous_check_date,
+        lag(check_date) over series as previous_check_date,
+        lag(task_id) over series as previous_task_id,
+        lag(result_index) over series as previous_result_index,
     from daily_checks
+    window series as (
+        partition by keyword, location_code, language_code, device, engine
+        order by check_date
+    )
 ),
 
 scoped_checks as (
@@ -43,7 +48,11 @@ placements as (
         c.device,
         c.engine,
         c.check_date,
+        c.task_id,
+        c.result_index,
         c.previous_check_date,
+        c.previous_task_id,
+        c.previous_result_index,
         p.domain,
         p.rank_absolute,
         p.rank_group,
@@ -57,43 +66,35 @@ placements as (
 ),
 
 previous_placements as (
-    select keyword, location_code, language_code, device, engine, check_date, domain, rank_absolute, rank_group,
-    from placements
-    {% if is_incremental %}
-    union all
-    select h.keyword, h.location_code, h.language_code, h.device, h.engine, h.check_date, h.domain, h.rank_absolute, h.rank_group,
-    from {{ this }} as h
-    semi join (
-        select distinct keyword, location_code, language_code, device, engine, previous_check_date,
-        from scoped_checks
-        where previous_check_date < {{ incremental_since }}
-    ) as pc
-        on pc.keyword = h.keyword
-        and pc.location_code = h.location_code
-        and pc.language_code = h.language_code
-        and pc.device = h.device
-        and pc.engine = h.engine
-        and pc.previous_check_date = h.check_date
-    where h.check_date < {{ incremental_since }}
-      and not h.is_lost
-    {% endif %}
+    select task_id, result_index, domain, rank_absolute, first_seen_date,
+    from (
+        select task_id, result_index, domain, rank_absolute, null::date as first_seen_date,
+        from placements
+        {% if is_incremental %}
+        union all
+        select h.task_id, h.result_index, h.domain, h.rank_absolute, h.first_seen_date,
+        from {{ this }} as h
+        semi join scoped_checks as c
+            on c.previous_task_id = h.task_id
+            and c.previous_result_index = h.result_index
+        where h.check_date < {{ incremental_since }}
+          and not h.is_lost
+        {% endif %}
+    )
 ),
 
 ranked as (
     select
-        cur.*,
+        cur.* exclude (previous_task_id, previous_result_index),
         prev.rank_absolute as previous_rank_absolute,
         prev.rank_absolute - cur.rank_absolute as rank_change,
         prev.domain is null as is_new,
         false as is_lost,
+        prev.first_seen_date as prior_first_seen_date,
     from placements as cur
     left join previous_placements as prev
-        on prev.keyword = cur.keyword
-        and prev.location_code = cur.location_code
-        and prev.language_code = cur.language_code
-        and prev.device = cur.device
-        and prev.engine = cur.engine
-        and prev.check_date = cur.previous_check_date
+        on prev.task_id = cur.previous_task_id
+        and prev.result_index = cur.previous_result_index
         and prev.domain = cur.domain
 ),
 
@@ -105,6 +106,8 @@ lost as (
         c.device,
         c.engine,
         c.check_date,
+        c.task_id,
+        c.result_index,
         c.previous_check_date,
         prev.domain,
         null::integer as rank_absolute,
@@ -116,21 +119,14 @@ lost as (
         null::integer as rank_change,
         false as is_new,
         true as is_lost,
+        prev.first_seen_date as prior_first_seen_date,
     from scoped_checks as c
     inner join previous_placements as prev
-        on prev.keyword = c.keyword
-        and prev.location_code = c.location_code
-        and prev.language_code = c.language_code
-        and prev.device = c.device
-        and prev.engine = c.engine
-        and prev.check_date = c.previous_check_date
+        on prev.task_id = c.previous_task_id
+        and prev.result_index = c.previous_result_index
     anti join placements as cur
-        on cur.keyword = c.keyword
-        and cur.location_code = c.location_code
-        and cur.language_code = c.language_code
-        and cur.device = c.device
-        and cur.engine = c.engine
-        and cur.check_date = c.check_date
+        on cur.task_id = c.task_id
+        and cur.result_index = c.result_index
         and cur.domain = prev.domain
 ),
 
@@ -141,20 +137,27 @@ combined as (
 ),
 
 {% if is_incremental %}
+returning_domains as (
+    -- new on this check but perhaps seen long before: their first-seen date is looked up
+    select distinct keyword, location_code, language_code, device, engine, domain,
+    from combined
+    where is_new
+),
+
 prior_seen as (
     select
         h.keyword, h.location_code, h.language_code, h.device, h.engine, h.domain,
         min(h.first_seen_date) as first_seen_date,
-        max(h.last_seen_date) as last_seen_date,
     from {{ this }} as h
-    semi join (select distinct keyword, location_code, language_code, device, engine, domain, from combined) as k
-        on k.keyword = h.keyword
-        and k.location_code = h.location_code
-        and k.language_code = h.language_code
-        and k.device = h.device
-        and k.engine = h.engine
-        and k.domain = h.domain
+    semi join returning_domains as r
+        on r.keyword = h.keyword
+        and r.location_code = h.location_code
+        and r.language_code = h.language_code
+        and r.device = h.device
+        and r.engine = h.engine
+        and r.domain = h.domain
     where h.check_date < {{ incremental_since }}
+      and h.is_new
     group by all
 ),
 {% endif %}
@@ -162,13 +165,13 @@ prior_seen as (
 seen as (
     select
         c.*,
-        {% if is_incremental %}
-        coalesce(s.first_seen_date, min(case when not c.is_lost then c.check_date end) over running) as first_seen_date,
-        coalesce(max(case when not c.is_lost then c.check_date end) over running, s.last_seen_date) as last_seen_date,
-        {% else %}
-        min(case when not c.is_lost then c.check_date end) over running as first_seen_date,
-        max(case when not c.is_lost then c.check_date end) over running as last_seen_date,
-        {% endif %}
+        least(
+            {% if is_incremental %}
+            s.first_seen_date,
+            {% endif %}
+            min(least(c.prior_first_seen_date, case when not c.is_lost then c.check_date end)) over series_domain
+        ) as first_seen_date,
+        case when c.is_lost then c.previous_check_date else c.check_date end as last_seen_date,
     from combined as c
     {% if is_incremental %}
     left join prior_seen as s
@@ -179,11 +182,7 @@ seen as (
         and s.engine = c.engine
         and s.domain = c.domain
     {% endif %}
-    window running as (
-        partition by c.keyword, c.location_code, c.language_code, c.device, c.engine, c.domain
-        order by c.check_date
-        rows between unbounded preceding and current row
-    )
+    window series_domain as (partition by c.keyword, c.location_code, c.language_code, c.device, c.engine, c.domain)
 ),
 
 final as (
@@ -207,8 +206,10 @@ final as (
         is_lost,
         first_seen_date,
         last_seen_date,
+        task_id,
+        result_index,
     from seen
 )
 
 select * from final
-order by check_date, keyword, location_code, language_code, device, engine, domain
+order by check_date

@@ -9,3 +9,4 @@ export * from './test-models.js';
 export * from './format-results.js';
 export * from './run-models.js';
 export * from './clusters/index.js';
+export * from './measure-incremental.js';
