@@ -61,7 +61,8 @@ async function materialize(wh: Warehouse, m: Model, relations: Map<string, strin
   if (existing === 'table' && m.materialized === 'view') await wh.run(`drop table ${name}`);
   switch (m.materialized) {
     case 'seed': {
-      await wh.run(`create or replace table ${name} as select * from read_csv(?, header = true, auto_detect = true)`.replace('?', `'${m.file.replace(/'/g, "''")}'`));
+      const file = `'${m.file.replace(/'/g, "''")}'`;
+      await wh.run(`create or replace table ${name} as select * from read_csv(${file}, header = true, auto_detect = true)`);
       return { mode: 'full', rows: await countRows(wh, m.name) };
     }
     case 'view':
