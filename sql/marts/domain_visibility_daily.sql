@@ -2,11 +2,15 @@
 -- domain's best absolute rank over the keywords checked that day (weights from the
 -- ctr_weights seed; positions it does not list weigh 0). visibility_pct is that sum as a
 -- share of the most a domain could get (rank 1 on every checked keyword); share_of_voice
--- is the domain's part of all domains' visibility on the same day and market.
+-- is the domain's part of all domains' visibility on the same day and market. Each day
+-- stands alone, so the incremental build only recomputes days from the last built one on.
 with
 
 rank_history as (
     select * from rank_history
+    {% if is_incremental %}
+    where check_date >= {{ incremental_since }}
+    {% endif %}
 ),
 
 ctr_weights as (
@@ -15,6 +19,9 @@ ctr_weights as (
 
 daily_checks as (
     select * from int_serp__daily_checks
+    {% if is_incremental %}
+    where check_date >= {{ incremental_since }}
+    {% endif %}
 ),
 
 checked as (
@@ -81,4 +88,4 @@ final as (
 )
 
 select * from final
-order by check_date, location_code, language_code, device, engine, domain
+order by check_date

@@ -39,11 +39,11 @@ export async function writeSyntheticHistory(wh: Warehouse, shape: HistoryShape, 
 }
 
 /**
- * Times a full build of `rank_history` (and what it reads) against an incremental build
+ * Times a full build of `rank_history` and `domain_visibility_daily` (and what they read) against an incremental build
  * after one more day is loaded: the figure `models.incremental_ratio`.
  */
 export async function measureIncrementalRatio(wh: Warehouse, models: readonly Model[], shape: HistoryShape): Promise<{ fullS: number; incrementalS: number; ratio: number; rows: number }> {
-  const only = withUpstream(models, ['rank_history']);
+  const only = withUpstream(models, ['rank_history', 'domain_visibility_daily']);
   await writeSyntheticHistory(wh, shape);
   let t0 = performance.now();
   const full = await buildModels(wh, models, { only, fullRefresh: true });

@@ -59,9 +59,12 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
     // Rows of 01-02 (3, rebuilt as the last built day) and 01-04 (3) are written; 01-01 is kept.
     expect(second.find((b) => b.name === 'rank_history')).toMatchObject({ status: 'built', mode: 'incremental', rows: 6 });
     expect(await wh.all(HISTORY, ['trail shoes'])).toEqual(expectedTrail);
+    expect(second.find((b) => b.name === 'domain_visibility_daily')).toMatchObject({ status: 'built', mode: 'incremental' });
     const incremental = await wh.all(`select * from rank_history order by all`);
+    const visibility = await wh.all(`select * from domain_visibility_daily order by all`);
     await buildModels(wh, models, { fullRefresh: true });
     expect(await wh.all(`select * from rank_history order by all`)).toEqual(incremental);
+    expect(await wh.all(`select * from domain_visibility_daily order by all`)).toEqual(visibility);
   });
 
   it('weighs visibility and share of voice with the ctr_weights seed', async () => {
