@@ -74,6 +74,7 @@ describe('model runner on a small project', () => {
     expect(process.exitCode).toBe(1);
     expect(out).toMatch(/built\s+colour_counts\s+table\s+4 rows/);
     expect(out).toMatch(/skipped\s+stg_shop__absent/);
+    expect(out).toMatch(/FAILED\s+colour_counts: accepted_values\(colour\)/);
     out = '';
     await yargs(['models', 'test', '--warehouse', tmp.dir, '--sql', PROJECT]).command(modelsCommand).strict().parseAsync();
     expect(process.exitCode).toBe(1);

@@ -8,6 +8,7 @@ interface ModelsArgs {
   sql?: string;
   select?: string[];
   'full-refresh': boolean;
+  test: boolean;
   json: boolean;
 }
 
@@ -22,6 +23,7 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
       .option('sql', { type: 'string', describe: 'models folder (default: the sql/ shipped with the tool)' })
       .option('select', { type: 'string', array: true, describe: 'only these models (and the models they read)' })
       .option('full-refresh', { type: 'boolean', default: false, describe: 'rebuild incremental models from scratch' })
+      .option('test', { type: 'boolean', default: true, describe: 'after run, run the sidecar tests of the built models (--no-test to skip)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' }) as Argv<ModelsArgs>,
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
     const json = (o: unknown) => `${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}\n`;
@@ -31,9 +33,11 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
         sqlDir: args.sql,
         select: args.select,
         fullRefresh: args['full-refresh'],
+        test: args.test,
         onModel: args.json ? undefined : (r) => process.stdout.write(`${formatBuild(r)}\n`),
       });
       if (args.json) process.stdout.write(json(res));
+      else if (args.test) process.stdout.write(formatTests(res.tests));
       process.exitCode = res.ok ? ExitCode.ok : ExitCode.failure;
       return;
     }
