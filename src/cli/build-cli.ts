@@ -1,7 +1,10 @@
 import yargs, { type Argv } from 'yargs';
 import { ExitCode } from '../errors.js';
+import { apiCommand } from './commands/api.js';
 import { doctorCommand } from './commands/doctor.js';
+import { endpointsCommand } from './commands/endpoints.js';
 import { ledgerCommand } from './commands/ledger.js';
+import { modelsCommand } from './commands/models.js';
 import { reconcileCommand } from './commands/reconcile.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
@@ -27,13 +30,16 @@ export function buildCli(argv: string[]): Argv {
     .scriptName('pipeline')
     .usage('$0 <command> [options]\n\nLoad search data from the service into DuckDB and Parquet.')
     .command(runCommand)
-    .command(sandboxCommand)
+    .command(modelsCommand)
     .command(scheduleCommand)
     .command(statusCommand)
     .command(ledgerCommand)
     .command(reconcileCommand)
     .command(doctorCommand)
-    .demandCommand(1, 'name a command: run, schedule, status, ledger, reconcile, doctor or sandbox')
+    .command(endpointsCommand)
+    .command(apiCommand)
+    .command(sandboxCommand)
+    .demandCommand(1, 'name a command: run, models, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)
