@@ -1,8 +1,7 @@
-import type { ResultFormat } from '../catalog/index.js';
+import { endpoint as endpointById, type ResultFormat } from '../catalog/index.js';
+import { buildResults } from './data/results.js';
 import { makeTask, STATUS, type EnvelopeTask } from './envelope.js';
 import { serpFormats } from './serp-formats.js';
-import type { SerpParams } from './serp-query.js';
-import { buildSerpResult } from './serp-result.js';
 import type { SerpAdvancedResult } from './serp-types.js';
 import type { StoredTask } from './task-store.js';
 
@@ -18,6 +17,11 @@ export function formatSerp(format: ResultFormat | undefined, result: SerpAdvance
   }
 }
 
+/** A result array in a format: SERP results are reshaped, other families answer as built. */
+export function formatResults(api: string, format: ResultFormat | undefined, results: unknown[]): unknown[] {
+  return api === 'serp' ? results.map((r) => formatSerp(format, r as SerpAdvancedResult)) : results;
+}
+
 /**
  * The `task_get` task object of a done task: the result is built once for the day the
  * task finished and kept (a re-parse rebuilds it once, for the day of the fix), so every
@@ -26,16 +30,9 @@ export function formatSerp(format: ResultFormat | undefined, result: SerpAdvance
 export function doneTaskObject(seed: number, task: StoredTask, format: ResultFormat | undefined, pathSegments: string[], nowMs: number): EnvelopeTask {
   const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
   if (task.result === undefined || task.resultAtMs !== atMs) {
-    task.result = buildSerpResult({ seed, engine: task.engine, params: task.params as SerpParams, at: new Date(atMs) });
+    task.result = buildResults({ seed, endpoint: endpointById(task.endpointId), params: task.params, at: new Date(atMs) });
     task.resultAtMs = atMs;
   }
   const data = { ...task.data, function: 'task_get' };
-  return makeTask({
-    id: task.id,
-    status: STATUS.ok,
-    path: pathSegments,
-    data,
-    costMicros: task.costMicros,
-    result: [formatSerp(format, task.result as SerpAdvancedResult)],
-  });
+  return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.costMicros, result: formatResults(task.api, format, task.result as unknown[]) });
 }

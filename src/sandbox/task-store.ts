@@ -20,6 +20,8 @@ export interface StoredTask {
   endpointId: string;
   /** The API path the task was created with (`id_list` `url`). */
   postPath: string;
+  /** The function's path without the lifecycle suffix (function-base.ts): ready list and task_get match on it. */
+  base: string;
   engine: string;
   type: string;
   postedAtMs: number;
@@ -78,13 +80,13 @@ export class TaskStore {
   }
 
   /**
-   * Ready, uncollected tasks of one engine/type for one key, oldest first, at most
+   * Ready, uncollected tasks of one function for one key, oldest first, at most
    * `limit`. Callback tasks are left out unless their callback failed.
    */
-  ready(key: string, engine: string, type: string, nowMs: number, limit: number): StoredTask[] {
+  ready(key: string, base: string, nowMs: number, limit: number): StoredTask[] {
     const out: StoredTask[] = [];
     for (const t of this.#tasks.values()) {
-      if (t.key !== key || t.engine !== engine || t.type !== type || t.fn !== 'task_post') continue;
+      if (t.key !== key || t.base !== base || t.fn !== 'task_post') continue;
       if (t.collected || (t.callback && t.callbackState !== 'failed')) continue;
       if (t.readyAtMs > nowMs || nowMs - t.readyAtMs > READY_LIST_WINDOW_MS) continue;
       out.push(t);
@@ -92,11 +94,11 @@ export class TaskStore {
     return out.sort((a, b) => a.readyAtMs - b.readyAtMs).slice(0, limit);
   }
 
-  /** Re-parsed, uncollected tasks of one engine/type, fixed within the last 24 hours. */
-  fixed(key: string, engine: string, type: string, nowMs: number, limit: number): StoredTask[] {
+  /** Re-parsed, uncollected tasks of one function, fixed within the last 24 hours. */
+  fixed(key: string, base: string, nowMs: number, limit: number): StoredTask[] {
     const out: StoredTask[] = [];
     for (const t of this.#tasks.values()) {
-      if (t.key !== key || t.engine !== engine || t.type !== type || t.fixedAtMs === undefined) continue;
+      if (t.key !== key || t.base !== base || t.fixedAtMs === undefined) continue;
       if (t.collected || t.fixedAtMs > nowMs || nowMs - t.fixedAtMs > FIXED_WINDOW_MS) continue;
       out.push(t);
     }
