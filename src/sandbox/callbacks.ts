@@ -102,7 +102,7 @@ export class CallbackDispatcher {
         const getter = getters.get(task.callbackSpec!.format) ?? getters.get(undefined) ?? [...getters.values()][0];
         const segments = getter ? endpointPath(getter, task.id).split('/').filter(Boolean) : [];
         const envelope = makeEnvelope({
-          tasks: [doneTaskObject(world.seed, task, getter?.format, segments, world.now().getTime())],
+          tasks: [doneTaskObject(world.seed, task, getter?.format, segments, world.now().getTime(), world.account)],
           costMicros: 0,
           elapsedMs: 0,
         });

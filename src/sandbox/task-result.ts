@@ -1,5 +1,7 @@
 import { endpoint as endpointById, type ResultFormat } from '../catalog/index.js';
+import type { SandboxAccount } from './account.js';
 import { buildResults } from './data/results.js';
+import { unusedDepthUnits } from './depth-refund.js';
 import { makeTask, STATUS, type EnvelopeTask } from './envelope.js';
 import { serpFormats } from './serp-formats.js';
 import type { SerpAdvancedResult } from './serp-types.js';
@@ -25,13 +27,21 @@ export function formatResults(api: string, format: ResultFormat | undefined, res
 /**
  * The `task_get` task object of a done task: the result is built once for the day the
  * task finished and kept (a re-parse rebuilds it once, for the day of the fix), so every
- * fetch and every postback of a task carries the same content.
+ * fetch and every postback of a task carries the same content. When the first build
+ * serves fewer organic results than `depth`, the unused blocks go back to `account`.
  */
-export function doneTaskObject(seed: number, task: StoredTask, format: ResultFormat | undefined, pathSegments: string[], nowMs: number): EnvelopeTask {
+export function doneTaskObject(seed: number, task: StoredTask, format: ResultFormat | undefined, pathSegments: string[], nowMs: number, account?: SandboxAccount): EnvelopeTask {
   const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
   if (task.result === undefined || task.resultAtMs !== atMs) {
-    task.result = buildResults({ seed, endpoint: endpointById(task.endpointId), params: task.params, at: new Date(atMs) });
+    const endpoint = endpointById(task.endpointId);
+    const first = task.result === undefined;
+    task.result = buildResults({ seed, endpoint, params: task.params, at: new Date(atMs) });
     task.resultAtMs = atMs;
+    if (first && account && task.chargedUnits > 0) {
+      const refund = Math.min(task.chargedUnits, unusedDepthUnits(endpoint, task.params, 'standard', task.result as unknown[]));
+      account.refund(refund);
+      task.chargedUnits -= refund;
+    }
   }
   const data = { ...task.data, function: 'task_get' };
   return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.costMicros, result: formatResults(task.api, format, task.result as unknown[]) });
