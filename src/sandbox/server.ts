@@ -7,6 +7,7 @@ import { makeEnvelope, STATUS } from './envelope.js';
 import { callName } from './call-name.js';
 import { failure, type HandlerReply } from './handlers/context.js';
 import { formatCny, formatUsd } from './money.js';
+import { stringifyWithRaw } from './raw-json.js';
 import { routeFamily } from './route-family.js';
 import { routeCall } from './router.js';
 import { v1Error } from './v1/v1-context.js';
@@ -83,7 +84,7 @@ async function respond(
     }
   }
   const requestId = randomUUID();
-  const text = reply.json !== undefined ? JSON.stringify(reply.json) : JSON.stringify(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
+  const text = reply.json !== undefined ? JSON.stringify(reply.json) : stringifyWithRaw(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
   const chargeCny = formatCny(reply.chargedUnits);
   const headers: Record<string, string> = {
     'X-Svc-Charge-CNY': chargeCny,

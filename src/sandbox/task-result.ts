@@ -2,6 +2,7 @@ import { endpoint as endpointById, type ResultFormat } from '../catalog/index.js
 import type { SandboxAccount } from './account.js';
 import { buildResults } from './data/results.js';
 import { unusedDepthUnits } from './depth-refund.js';
+import { RawJson } from './raw-json.js';
 import { makeTask, STATUS, type EnvelopeTask } from './envelope.js';
 import { serpFormats } from './serp-formats.js';
 import type { SerpAdvancedResult } from './serp-types.js';
@@ -30,13 +31,23 @@ export function formatResults(api: string, format: ResultFormat | undefined, res
  * fetch and every postback of a task carries the same content. When the first build
  * serves fewer organic results than `depth`, the unused blocks go back to `account`.
  */
-export function doneTaskObject(seed: number, task: StoredTask, format: ResultFormat | undefined, pathSegments: string[], nowMs: number, account?: SandboxAccount): EnvelopeTask {
+export function doneTaskObject(
+  seed: number,
+  task: StoredTask,
+  format: ResultFormat | undefined,
+  pathSegments: string[],
+  nowMs: number,
+  account?: SandboxAccount,
+  /** Answer the result as cached JSON text (only for bodies written by the server's stringifyWithRaw). */
+  raw = false,
+): EnvelopeTask {
   const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
   if (task.result === undefined || task.resultAtMs !== atMs) {
     const endpoint = endpointById(task.endpointId);
     const first = task.result === undefined;
     task.result = buildResults({ seed, endpoint, params: task.params, at: new Date(atMs) });
     task.resultAtMs = atMs;
+    task.resultText = undefined;
     if (first && account && task.chargedUnits > 0) {
       const refund = Math.min(task.chargedUnits, unusedDepthUnits(endpoint, task.params, 'standard', task.result as unknown[]));
       account.refund(refund);
@@ -44,5 +55,23 @@ export function doneTaskObject(seed: number, task: StoredTask, format: ResultFor
     }
   }
   const data = { ...task.data, function: 'task_get' };
-  return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.costMicros, result: formatResults(task.api, format, task.result as unknown[]) });
+  let result = formatResults(task.api, format, task.result as unknown[]);
+  if (raw) {
+    task.resultText ??= new Map();
+    const key = format ?? '';
+    let text = task.resultText.get(key);
+    if (text === undefined) {
+      text = JSON.stringify(result);
+      task.resultText.set(key, text);
+    }
+    result = new RawArray(text, result.length) as unknown as unknown[];
+  }
+  return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.costMicros, result });
+}
+
+/** A result array kept as JSON text, with its length for `result_count`. */
+class RawArray extends RawJson {
+  constructor(text: string, readonly length: number) {
+    super(text);
+  }
 }

@@ -49,6 +49,8 @@ export interface StoredTask {
   result?: unknown;
   /** The day `result` was built for (a re-parse rebuilds it once). */
   resultAtMs?: number;
+  /** `result` serialized per format, made on first fetch (raw-json.ts). */
+  resultText?: Map<string, string>;
 }
 
 /** Ready tasks older than this are no longer listed (result-shapes.md: last 3 days). */
@@ -63,9 +65,12 @@ const FIXED_WINDOW_MS = 24 * 3600 * 1000;
  */
 export class TaskStore {
   readonly #tasks = new Map<string, StoredTask>();
+  /** Tasks whose callback has not been attempted: scanned on every call, so kept apart. */
+  readonly #pending = new Set<StoredTask>();
 
   add(task: StoredTask): void {
     this.#tasks.set(task.id, task);
+    if (task.callbackState === 'pending') this.#pending.add(task);
   }
 
   /** The task with this id if `key` posted it; other keys' tasks do not exist for them. */
@@ -108,8 +113,12 @@ export class TaskStore {
   /** Callback tasks that are done and whose callback has not been attempted yet. */
   dueCallbacks(nowMs: number): StoredTask[] {
     const out: StoredTask[] = [];
-    for (const t of this.#tasks.values()) {
-      if (t.callbackState === 'pending' && t.readyAtMs <= nowMs) out.push(t);
+    for (const t of this.#pending) {
+      if (t.callbackState !== 'pending') this.#pending.delete(t);
+      else if (t.readyAtMs <= nowMs) {
+        this.#pending.delete(t);
+        out.push(t);
+      }
     }
     return out;
   }

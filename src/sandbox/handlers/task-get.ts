@@ -32,7 +32,7 @@ export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   if (ctx.now.getTime() < task.readyAtMs) {
     return reply(makeTask({ id, status: STATUS.inQueue, path: ctx.pathSegments, data: { ...task.data, function: 'task_get' } }));
   }
-  const done = doneTaskObject(ctx.seed, task, ctx.endpoint.format, ctx.pathSegments, ctx.now.getTime(), ctx.account);
+  const done = doneTaskObject(ctx.seed, task, ctx.endpoint.format, ctx.pathSegments, ctx.now.getTime(), ctx.account, !ctx.ai);
   task.collected = true;
   return reply({ ...done, cost: 0 });
 }

@@ -8,8 +8,15 @@ export const READY_LIST_LIMIT = 1000;
 
 /** The `task_get` endpoints of a function, by format (`undefined` for the format-less ones). */
 export function taskGetters(base: string): Map<ResultFormat | undefined, Endpoint> {
-  return new Map(ENDPOINTS.filter((e) => e.mode === 'task_get' && e.path.startsWith(`${base}/task_get/`)).map((e) => [e.format, e]));
+  let found = GETTERS.get(base);
+  if (!found) {
+    found = new Map(ENDPOINTS.filter((e) => e.mode === 'task_get' && e.path.startsWith(`${base}/task_get/`)).map((e) => [e.format, e]));
+    GETTERS.set(base, found);
+  }
+  return found;
 }
+
+const GETTERS = new Map<string, Map<ResultFormat | undefined, Endpoint>>();
 
 /**
  * `GET .../tasks_ready`: the caller's finished, uncollected tasks of this function.
