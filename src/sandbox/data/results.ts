@@ -22,7 +22,10 @@ import { keywordsOf, type ResultInput } from './result-input.js';
 type Builder = (input: ResultInput) => unknown[];
 
 const BUILDERS: Partial<Record<ResultKind, Builder>> = {
-  serp: (i) => [buildSerpResult({ seed: i.seed, engine: i.endpoint.path.split('/')[3] ?? 'engA', params: i.params as SerpParams, at: i.at })],
+  serp: (i) => {
+    const [, , , engine = 'engA', type = 'organic'] = i.endpoint.path.split('/');
+    return [{ ...buildSerpResult({ seed: i.seed, engine, params: i.params as SerpParams, at: i.at }), type: type === 'v2' ? 'organic' : type }];
+  },
   search_volume: searchVolumeResults,
   keywords_for_keywords: keywordsForKeywordsResults,
   keywords_for_site: keywordsForSiteResults,
