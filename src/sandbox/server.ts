@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { matchEndpoint, type Endpoint } from '../catalog/index.js';
+import { matchEndpoint, type Endpoint, type FamilyId } from '../catalog/index.js';
 import { authenticate, type Caller } from './auth.js';
 import { makeEnvelope, STATUS } from './envelope.js';
 import { callName } from './call-name.js';
@@ -125,7 +125,7 @@ async function gate(
   world: SandboxWorld,
   caller: Caller,
   fault: ReturnType<SandboxWorld['faults']['nextCall']>,
-  family: string,
+  family: FamilyId,
   nowMs: number,
   isV1: boolean,
 ): Promise<HandlerReply> {
@@ -139,7 +139,7 @@ async function gate(
     const status = fault.http === 503 ? { code: 50301, message: 'Third-party API is unavailable.' } : STATUS.internal;
     return failure(fault.http, status);
   }
-  const refusal = world.limiter?.take(caller.key, family as never, nowMs);
+  const refusal = world.limiter?.take(caller.key, family, nowMs);
   if (refusal) return rateLimited(world, refusal.retryAfterMs, isV1, `${refusal.limit} calls per minute of family ${refusal.family}`);
   return { http: 0, tasks: [], chargedUnits: 0, costMicros: 0 };
 }
