@@ -132,3 +132,4 @@ function pickV1(m: EndpointMatch, body: unknown): EndpointMatch {
 export function chatEndpointFor(model: string): Endpoint {
   return endpoint(model === IMAGE_MODEL ? 'v1.chat.completions.image' : 'v1.chat.completions');
 }
+export * from './migration.js';

@@ -1,30 +1,26 @@
-import { randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
-import { endpointPath, type Endpoint } from '../catalog/index.js';
+import type { Dispatcher } from 'undici';
+import { aiPath, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
-import { readCharge, type ChargeRecord } from './charge.js';
+import { attempt, type Attempt, type Lander } from './attempt.js';
+import type { ChargeRecord } from './charge.js';
 import { envelopeSchema, type Envelope } from './envelope.js';
+import { outcomeUnknown, statusError, v1ErrorDetail, type FailureContext } from './failures.js';
 import { RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
 import { redact } from './redact.js';
 import { evaluateEnvelope, type CallOutcome } from './success.js';
-import { validateTasks } from './validate.js';
+import { validateBody, validateTasks } from './validate.js';
+import {
+  chat,
+  embed,
+  generateImage,
+  type ChatCompletion,
+  type ChatRequest,
+  type Embeddings,
+  type EmbeddingsRequest,
+  type GeneratedImage,
+  type ImageRequest,
+} from './v1-calls.js';
 
-/** A response exactly as it arrived, handed to the landing stage before anything parses it. */
-export interface RawResponse {
-  callId: string;
-  receivedAt: Date;
-  method: 'GET' | 'POST';
-  path: string;
-  endpointId: string;
-  httpStatus: number;
-  charge: ChargeRecord;
-  /** Tasks sent in the body (0 for GET). */
-  tasksSent: number;
-  body: string;
-}
-
-/** Persists a raw response durably; the client waits for it before parsing. */
-export type Lander = (raw: RawResponse) => Promise<void>;
 
 export interface ClientOptions {
   baseUrl: string;
@@ -35,6 +31,8 @@ export interface ClientOptions {
   limits?: RateLimiterOptions;
   /** Header and body timeout per attempt. */
   timeoutMs?: number;
+  /** Timeout of an image generation attempt; never below the 180 s the spec advises. */
+  imageTimeoutMs?: number;
   /** Attempts for calls that are safe to repeat (free reads, refused requests). */
   maxAttempts?: number;
   /** First backoff delay; doubles per attempt up to `maxBackoffMs`, with jitter. */
@@ -43,6 +41,19 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   now?: () => Date;
   random?: () => number;
+  /** Receives deprecation notes (legacy model aliases, v2 paths); defaults to `process.emitWarning`. */
+  onWarning?: (message: string) => void;
+}
+
+export interface CallInput {
+  /** The `{id}` of a task_get path. */
+  taskId?: string;
+  /** Other path placeholders, e.g. `{ country_code: 'us' }`. */
+  params?: Record<string, string>;
+  /** Tasks of a `/v3` POST body. */
+  tasks?: unknown[];
+  /** Ask for the AI-optimized response (`.ai` suffix, no extra charge) where the entry has one. */
+  ai?: boolean;
 }
 
 export interface CallResult {
@@ -54,7 +65,18 @@ export interface CallResult {
   outcome: CallOutcome;
 }
 
+/** A successful `/v1` call: the parsed body and what it cost. */
+export interface V1Result<T = unknown> {
+  endpoint: Endpoint;
+  httpStatus: number;
+  charge: ChargeRecord;
+  body: T;
+}
+
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The 180 s the spec advises as the least client timeout of image generation. */
+export const IMAGE_TIMEOUT_FLOOR_MS = 180_000;
 
 /**
  * The one way the tool talks to the service: Bearer auth, request validation against the
@@ -62,7 +84,7 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * re-buy a charged result. Every response is landed before it is parsed.
  */
 export class ServiceClient {
-  private readonly opts: Required<Omit<ClientOptions, 'dispatcher' | 'limits'>> & ClientOptions;
+  private readonly opts: Required<Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs'>> & ClientOptions;
   readonly limiter: RateLimiter;
 
   constructor(opts: ClientOptions) {
@@ -74,39 +96,123 @@ export class ServiceClient {
       sleep: defaultSleep,
       now: () => new Date(),
       random: Math.random,
+      onWarning: (m) => process.emitWarning(m, 'DeprecationWarning'),
       ...opts,
       baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     };
     this.limiter = new RateLimiter(opts.limits);
   }
 
-  /** Calls one endpoint. POST bodies are checked against the catalog before anything is sent. */
-  async call(ep: Endpoint, input: { taskId?: string; tasks?: unknown[] } = {}): Promise<CallResult> {
-    const path = endpointPath(ep, input.taskId);
+  /** `live` or `sandbox`, from the key prefix; `unknown` for anything else. */
+  get keyKind(): 'live' | 'sandbox' | 'unknown' {
+    const k = this.opts.apiKey;
+    return k.startsWith('svc_live_') ? 'live' : k.startsWith('svc_sandbox_') ? 'sandbox' : 'unknown';
+  }
+
+  /** Text chat completion (terra, luna; legacy aliases replaced with a warning). */
+  chat(req: ChatRequest): Promise<V1Result<ChatCompletion>> {
+    return chat(this, req);
+  }
+
+  /** Embeddings as float32 vectors in input order (base64 on the wire unless asked otherwise). */
+  embed(req: EmbeddingsRequest): Promise<Embeddings> {
+    return embed(this, req);
+  }
+
+  /** One image; size and tier checked before sending, retried once with a new request id. */
+  generateImage(req: ImageRequest): Promise<GeneratedImage> {
+    return generateImage(this, req);
+  }
+
+  /** Where deprecation notes go (the `/v1` helpers use it for legacy aliases). */
+  warn(message: string): void {
+    this.opts.onWarning(message);
+  }
+
+  /** Calls one `/v3` endpoint. POST bodies are checked against the catalog before anything is sent. */
+  async call(ep: Endpoint, input: CallInput = {}): Promise<CallResult> {
+    if (ep.body === 'object') throw new Error(`${ep.id} takes one JSON object: use callV1`);
+    const path = input.ai ? aiPath(ep, pathParams(input)) : endpointPath(ep, pathParams(input));
     let body: string | undefined;
+    const tasks = input.tasks ?? [];
     if (ep.method === 'POST') {
-      const tasks = input.tasks ?? [];
-      validateTasks(ep, tasks);
+      validateTasks(ep, tasks, { now: this.opts.now() });
       body = JSON.stringify(tasks);
     }
-    // A charged POST that reached the server may have created (and billed) tasks: only a
-    // response that proves refusal (429) may be repeated.
-    const repeatable = !(ep.charged && ep.method === 'POST');
-    for (let attempt = 1; ; attempt++) {
-      const res = await this.limiter.schedule(ep.family, () => this.send(ep, path, body, input.tasks?.length ?? 0, repeatable));
-      const retry = this.shouldRetry(res.httpStatus, repeatable) && attempt < this.opts.maxAttempts;
-      if (retry) {
-        await this.opts.sleep(this.backoff(attempt, res.retryAfter));
-        continue;
-      }
-      return this.finish(ep, path, res);
+    const f = this.failure(ep, path, tasks);
+    const res = await this.exchange(ep, path, body, tasks.length, f);
+    return this.finishV3(f, res);
+  }
+
+  /** Calls one `/v1` endpoint with a JSON object body, validated against the catalog first. */
+  async callV1<T = unknown>(ep: Endpoint, body: unknown): Promise<V1Result<T>> {
+    if (ep.body !== 'object') throw new Error(`${ep.id} is not a /v1 endpoint: use call`);
+    validateBody(ep, body);
+    const path = ep.path;
+    const f = this.failure(ep, path, []);
+    const res = await this.exchange(ep, path, JSON.stringify(body), 1, f);
+    const err = res.httpStatus >= 200 && res.httpStatus < 300 ? undefined : this.v1Failure(f, res);
+    if (err) throw err;
+    try {
+      return { endpoint: ep, httpStatus: res.httpStatus, charge: res.charge, body: JSON.parse(res.text) as T };
+    } catch (cause) {
+      throw new EtlError('ETL_SERVICE_ERROR', `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not JSON; the body was landed raw (request id ${res.charge.requestId ?? res.callId}).`, { cause, context: { stage: 'client', path, requestId: res.charge.requestId ?? res.callId } });
     }
   }
 
-  /** 429 refuses a call, and -1 means no connection was made: both are safe to repeat. */
-  private shouldRetry(status: number, repeatable: boolean): boolean {
-    if (status === 429 || status === -1) return true;
-    return status >= 500 && repeatable;
+  /** Timeout of one attempt at this endpoint: at least 180 s for image generation. */
+  timeoutFor(ep: Endpoint): number {
+    if (ep.resultKind !== 'image_generation') return this.opts.timeoutMs;
+    return Math.max(IMAGE_TIMEOUT_FLOOR_MS, this.opts.imageTimeoutMs ?? 0);
+  }
+
+  private failure(ep: Endpoint, path: string, tasks: unknown[]): FailureContext {
+    const tags = tasks.map((t) => (t as { tag?: unknown } | null)?.tag).filter((t): t is string => typeof t === 'string');
+    return { ep, path, apiKey: this.opts.apiKey, callIds: [], tags };
+  }
+
+  /**
+   * Sends until an answer is final. A free read is repeated after 5xx, timeouts and 429s; a
+   * charged call only after a 429 or a connection that never opened, since anything else may
+   * have been billed. Image generation alone is retried once after a failure with a new
+   * request id, as the spec advises.
+   */
+  private async exchange(ep: Endpoint, path: string, body: string | undefined, tasksSent: number, f: FailureContext): Promise<Extract<Attempt, { kind: 'answered' }>> {
+    const repeatable = !ep.charged || ep.method === 'GET';
+    const image = ep.resultKind === 'image_generation';
+    const timeoutMs = this.timeoutFor(ep);
+    let imageRetried = false;
+    for (let n = 1; ; n++) {
+      const a = await this.limiter.schedule(
+        ep.family,
+        () => attempt(this.opts, ep, path, body, tasksSent, timeoutMs),
+        (r) => r.kind === 'answered' && r.httpStatus === 429,
+      );
+      f.callIds.push(a.callId);
+      const more = n < this.opts.maxAttempts;
+      let retry: boolean;
+      if (a.kind === 'not_sent') {
+        if (!more) throw new EtlError('ETL_SERVICE_UNAVAILABLE', `${ep.method} ${this.opts.baseUrl}${path}: could not connect after ${n} attempts (${redact(errorText(a.error), [this.opts.apiKey])}), so nothing was sent; check SVC_BASE_URL and the network, then run again.`, { retryable: true, context: { stage: 'client', path } });
+        retry = true;
+      } else if (a.kind === 'lost') {
+        const why = `sent but got no answer (${redact(errorText(a.error), [this.opts.apiKey])})`;
+        if (repeatable) {
+          if (!more) throw new EtlError('ETL_TIMEOUT', `${ep.method} ${path}: ${why} after ${n} attempts; running again can help.`, { retryable: true, context: { stage: 'client', path } });
+          retry = true;
+        } else if (image && !imageRetried) {
+          retry = imageRetried = true;
+        } else {
+          throw outcomeUnknown(f, why);
+        }
+      } else {
+        if (a.httpStatus === 429) this.limiter.penalize(ep.family, a.retryAfterMs);
+        if (a.httpStatus === 429) retry = more;
+        else if (a.httpStatus >= 500) retry = (repeatable && more) || (image && !imageRetried && (imageRetried = true));
+        else retry = false;
+        if (!retry) return a;
+      }
+      await this.opts.sleep(this.backoff(n, a.kind === 'answered' ? a.retryAfterMs : null));
+    }
   }
 
   private backoff(attempt: number, retryAfterMs: number | null): number {
@@ -115,116 +221,46 @@ export class ServiceClient {
     return Math.max(jittered, retryAfterMs ?? 0);
   }
 
-  private async send(
-    ep: Endpoint,
-    path: string,
-    body: string | undefined,
-    tasksSent: number,
-    repeatable: boolean,
-  ): Promise<{ httpStatus: number; charge: ChargeRecord; text: string; retryAfter: number | null }> {
-    const callId = randomUUID();
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.opts.apiKey}`,
-      accept: 'application/json',
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: Dispatcher.ResponseData;
-    let text: string;
-    try {
-      res = await request(this.opts.baseUrl + path, {
-        method: ep.method,
-        headers,
-        body,
-        dispatcher: this.opts.dispatcher,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      });
-      text = await res.body.text();
-    } catch (err) {
-      // A connection that never opened carried no request: safe to try again, even a POST.
-      if (repeatable || neverSent(err)) return { httpStatus: -1, charge: emptyCharge(), text: '', retryAfter: null };
-      throw new EtlError(
-        'ETL_OUTCOME_UNKNOWN',
-        `${ep.method} ${path} was sent but got no answer (${redact(errorText(err), [this.opts.apiKey])}); ` +
-          'the service may have created and charged these tasks, so they were not re-sent. ' +
-          "They stay in the tasks table as 'planned' with their tags, which the service echoes, so they can be matched before anything is posted again.",
-        { context: { stage: 'client', path } },
-      );
-    }
-    const charge = readCharge(res.headers);
-    await this.opts.land({
-      callId,
-      receivedAt: this.opts.now(),
-      method: ep.method,
-      path,
-      endpointId: ep.id,
-      httpStatus: res.statusCode,
-      charge,
-      tasksSent,
-      body: text,
-    });
-    return { httpStatus: res.statusCode, charge, text, retryAfter: retryAfterMs(res.headers['retry-after']) };
-  }
-
-  private finish(ep: Endpoint, path: string, res: { httpStatus: number; charge: ChargeRecord; text: string }): CallResult {
+  private finishV3(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>): CallResult {
+    const { ep, path } = f;
+    f.charge = res.charge;
+    const known = statusError(f, res.httpStatus);
+    if (known && res.httpStatus !== 429) throw known;
+    if (res.httpStatus >= 500 && ep.charged && ep.method === 'POST') throw outcomeUnknown(f, `HTTP ${res.httpStatus}`);
     const ctx = { stage: 'client', path, requestId: res.charge.requestId ?? undefined };
-    if (res.httpStatus === -1) {
-      throw new EtlError('ETL_SERVICE_UNAVAILABLE', `${ep.method} ${this.opts.baseUrl}${path}: could not connect after ${this.opts.maxAttempts} attempts, so nothing was sent; check SVC_BASE_URL and the network, then run again.`, { retryable: true, context: ctx });
-    }
-    if (res.httpStatus === 401) {
-      throw new EtlError('ETL_AUTH', 'the service refused the API key (HTTP 401). Check SVC_API_KEY: it must be a valid svc_live_ or svc_sandbox_ key for this base address.', { context: ctx });
-    }
-    if (res.httpStatus === 402) {
-      throw new EtlError('ETL_PAYMENT_REQUIRED', 'the account balance cannot cover this call (HTTP 402). Top up the balance, then run again to continue.', { context: ctx });
-    }
-    if (res.httpStatus >= 500 && ep.charged && ep.method === 'POST') {
-      throw new EtlError(
-        'ETL_OUTCOME_UNKNOWN',
-        `${ep.method} ${path}: HTTP ${res.httpStatus} (request id ${res.charge.requestId ?? 'none'}); the service may still have created and charged these tasks, so they were not re-sent. ` +
-          "They stay in the tasks table as 'planned' with their tags, which the service echoes, so they can be matched before anything is posted again.",
-        { context: ctx },
-      );
-    }
+    const code = res.httpStatus === 429 ? 'ETL_RATE_LIMITED' : res.httpStatus >= 500 ? 'ETL_SERVICE_UNAVAILABLE' : 'ETL_SERVICE_ERROR';
     let envelope: Envelope;
     try {
       envelope = envelopeSchema.parse(JSON.parse(res.text));
     } catch (err) {
-      const code = res.httpStatus === 429 ? 'ETL_RATE_LIMITED' : res.httpStatus >= 500 ? 'ETL_SERVICE_UNAVAILABLE' : 'ETL_SERVICE_ERROR';
       throw new EtlError(code, `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not a service envelope; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`, { context: ctx, cause: err, retryable: code !== 'ETL_SERVICE_ERROR' });
     }
     const outcome = evaluateEnvelope(res.httpStatus, envelope);
     if (!outcome.httpOk || !outcome.topLevelOk) {
-      const code = res.httpStatus === 429 ? 'ETL_RATE_LIMITED' : res.httpStatus >= 500 ? 'ETL_SERVICE_UNAVAILABLE' : 'ETL_SERVICE_ERROR';
-      throw new EtlError(code, `${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' });
+      throw new EtlError(code, redact(`${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), [this.opts.apiKey]), { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' });
     }
     return { endpoint: ep, path, httpStatus: res.httpStatus, charge: res.charge, envelope, outcome };
   }
+
+  private v1Failure(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>): EtlError {
+    f.charge = res.charge;
+    const detail = v1ErrorDetail(res.text);
+    const known = statusError(f, res.httpStatus, detail);
+    if (known) return known;
+    if (res.httpStatus >= 500) return outcomeUnknown(f, `HTTP ${res.httpStatus}${detail ? ` (${redact(detail, [this.opts.apiKey])})` : ''}`);
+    const code = res.httpStatus === 400 ? 'ETL_REQUEST_INVALID' : 'ETL_SERVICE_ERROR';
+    return new EtlError(code, redact(`${f.ep.method} ${f.path}: the service refused the body (HTTP ${res.httpStatus}${detail ? `: ${detail}` : ''})`, [this.opts.apiKey]), {
+      context: { stage: 'client', path: f.path, requestId: res.charge.requestId ?? res.callId },
+    });
+  }
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-/** True when the error proves the request never left this machine (no connection was made). */
-function neverSent(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && NOT_SENT_CODES.has(e.code)) return true;
-  }
-  return false;
+function pathParams(input: CallInput): PathParams | undefined {
+  if (input.params) return input.taskId === undefined ? input.params : { ...input.params, id: input.taskId };
+  return input.taskId;
 }
 
 function errorText(err: unknown): string {
   const e = err as { code?: string; message?: string };
   return [e?.code, e?.message].filter(Boolean).join(': ') || String(err);
-}
-
-function emptyCharge(): ChargeRecord {
-  return { requestId: null, chargeCny: null, costUsd: null, balanceCny: null };
-}
-
-function retryAfterMs(v: string | string[] | undefined): number | null {
-  const s = Array.isArray(v) ? v[0] : v;
-  if (!s) return null;
-  const secs = Number(s);
-  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-  const at = Date.parse(s);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }

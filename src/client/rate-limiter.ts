@@ -1,5 +1,5 @@
-import PQueue from 'p-queue';
 import { FAMILIES, type FamilyId } from '../catalog/index.js';
+import { SlidingWindow } from './sliding-window.js';
 
 export interface RateLimiterOptions {
   /** Calls per minute per family, for accounts with higher limits than the spec's. */
@@ -8,24 +8,49 @@ export interface RateLimiterOptions {
   windowMs?: number;
   /** Most calls in flight at once per family. */
   concurrency?: number;
+  /** Whether a 429 pauses and narrows the family's window (default true). */
+  adaptive?: boolean;
+  /** Clock in milliseconds (monotonic); injected by tests. */
+  now?: () => number;
 }
 
 /**
- * One sliding-window queue per rate-limit family. p-queue's `strict` mode counts starts in
- * any rolling window (the default fixed window lets a double burst through at its edge,
- * see notes/measurements.md); a small margin on the interval absorbs clock skew.
+ * One {@link SlidingWindow} per rate-limit family of the spec's Limits table: never more
+ * calls in any sliding window than the family allows, and slower for a while after a 429.
  */
 export class RateLimiter {
-  private readonly queues = new Map<FamilyId, PQueue>();
+  private readonly windows = new Map<FamilyId, SlidingWindow>();
+  private readonly running = new Set<Promise<unknown>>();
   private readonly opts: Required<Pick<RateLimiterOptions, 'windowMs' | 'concurrency'>> & RateLimiterOptions;
 
   constructor(opts: RateLimiterOptions = {}) {
     this.opts = { windowMs: 60_000, concurrency: 8, ...opts };
   }
 
-  /** Runs `fn` when the family's window has room. */
-  schedule<T>(family: FamilyId, fn: () => Promise<T>): Promise<T> {
-    return this.queue(family).add(fn) as Promise<T>;
+  /**
+   * Runs `fn` when the family's window has room; its slot is held until `fn` settles, or
+   * given back at once when `refused(result)` says the server refused the call (429).
+   */
+  schedule<T>(family: FamilyId, fn: () => Promise<T>, refused?: (result: T) => boolean): Promise<T> {
+    const p = (async () => {
+      const release = await this.window(family).acquire();
+      let wasRefused = false;
+      try {
+        const r = await fn();
+        wasRefused = refused?.(r) ?? false;
+        return r;
+      } finally {
+        release(wasRefused);
+      }
+    })();
+    this.running.add(p);
+    void p.catch(() => {}).finally(() => this.running.delete(p));
+    return p;
+  }
+
+  /** Reports a 429 of the family, so its window pauses and narrows. */
+  penalize(family: FamilyId, retryAfterMs: number | null): void {
+    this.window(family).penalize(retryAfterMs);
   }
 
   /** Calls allowed per window for a family, after overrides. */
@@ -33,23 +58,28 @@ export class RateLimiter {
     return this.opts.perMinute?.[family] ?? FAMILIES[family].perMinute;
   }
 
-  private queue(family: FamilyId): PQueue {
-    let q = this.queues.get(family);
-    if (!q) {
-      const margin = Math.max(5, Math.round(this.opts.windowMs * 0.02));
-      q = new PQueue({
-        concurrency: this.opts.concurrency,
-        intervalCap: this.limit(family),
-        interval: this.opts.windowMs + margin,
-        strict: true,
-      });
-      this.queues.set(family, q);
-    }
-    return q;
+  /** The limit in force now, lowered for a while after a 429. */
+  currentLimit(family: FamilyId): number {
+    return this.window(family).limit;
   }
 
-  /** Waits for every queued call to finish. */
+  private window(family: FamilyId): SlidingWindow {
+    let w = this.windows.get(family);
+    if (!w) {
+      w = new SlidingWindow({
+        limit: this.limit(family),
+        windowMs: this.opts.windowMs,
+        concurrency: this.opts.concurrency,
+        ...(this.opts.now ? { now: this.opts.now } : {}),
+        ...(this.opts.adaptive === undefined ? {} : { adaptive: this.opts.adaptive }),
+      });
+      this.windows.set(family, w);
+    }
+    return w;
+  }
+
+  /** Waits for every scheduled call to finish. */
   async idle(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((q) => q.onIdle()));
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 }

@@ -30,12 +30,18 @@ describe('client retries never re-buy a charged result', () => {
   let server: Server | undefined;
   afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
 
+  /** A client whose backoff sleeps only advance a fake clock the limiter also reads. */
   function client(url: string, landed: RawResponse[], sleeps: number[] = []) {
+    let t = 0;
     return new ServiceClient({
       baseUrl: url,
       apiKey: 'svc_live_testtesttest',
       land: async (raw) => void landed.push(raw),
-      sleep: async (ms) => void sleeps.push(ms),
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        t += ms;
+      },
+      limits: { now: () => t },
       random: () => 0.5,
     });
   }
@@ -100,6 +106,69 @@ describe('client retries never re-buy a charged result', () => {
     expect((err as EtlError).code).toBe('ETL_REQUEST_INVALID');
     expect((err as Error).message).toContain('task 1: depth: at most 700');
     expect((err as Error).message).toContain('task 2: location_code: one of location_code, location_name or location_coordinate is required');
+    expect(s.hits()).toBe(0);
+  });
+
+  it('reports a lost charged task_post with its tags and the request id it sent, so the tasks can be looked up', async () => {
+    const seenIds: string[] = [];
+    const s = await scripted((req) => {
+      seenIds.push(String(req.headers['x-svc-request-id']));
+      req.socket.destroy();
+    });
+    server = s.server;
+    const tasks = [{ ...task, tag: 'run1-a' }, { ...task, keyword: 'b', tag: 'run1-b' }];
+    const err = (await client(s.url, []).call(endpoint('serp.engA.organic.task_post'), { tasks }).catch((e) => e)) as EtlError;
+    expect(err.code).toBe('ETL_OUTCOME_UNKNOWN');
+    expect(err.context.tags).toEqual(['run1-a', 'run1-b']);
+    expect(err.context.clientRequestIds).toEqual(seenIds);
+    expect(err.message).toContain(seenIds[0]!);
+    expect(err.message).toMatch(/run1-a, run1-b/);
+    expect(err.message).not.toContain('testtesttest');
+    expect(s.hits()).toBe(1);
+  });
+
+  it('returns per-task outcomes for a mixed batch instead of throwing', async () => {
+    const s = await scripted((_req, res) =>
+      reply(res, 200, { ...ok([{ id: 'a', status_code: 20100, result: null }, { id: 'b', status_code: 40501, status_message: 'Invalid Field', result: null }]), tasks_error: 1 }, { 'x-svc-charge-cny': '0.0120' }),
+    );
+    server = s.server;
+    const r = await client(s.url, []).call(endpoint('serp.engA.organic.task_post'), { tasks: [task, { ...task, keyword: 'b' }] });
+    expect(r.outcome.ok).toBe(false);
+    expect(r.outcome.failedTasks).toBe(1);
+    expect(r.outcome.tasks.map((t) => [t.id, t.ok, t.statusCode])).toEqual([['a', true, 20100], ['b', false, 40501]]);
+    expect(r.charge.chargeCny).toBe('0.0120');
+  });
+
+  it('gives up on a free read after maxAttempts 5xx answers, landing each of them', async () => {
+    const s = await scripted((_req, res) => reply(res, 503, { status_code: 50000, status_message: 'down' }));
+    server = s.server;
+    const landed: RawResponse[] = [];
+    const err = (await client(s.url, landed).call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
+    expect(err.code).toBe('ETL_SERVICE_UNAVAILABLE');
+    expect(s.hits()).toBe(5);
+    expect(landed).toHaveLength(5);
+  });
+
+  it('caps the backoff and never sleeps less than Retry-After', async () => {
+    const s = await scripted((_req, res, n) => (n < 5 ? reply(res, 429, { status_code: 40202 }, n === 4 ? { 'retry-after': '90' } : {}) : reply(res, 200, ok([]))));
+    server = s.server;
+    const sleeps: number[] = [];
+    const c = new ServiceClient({ baseUrl: s.url, apiKey: 'svc_live_testtesttest', land: async () => {}, sleep: async (ms) => void sleeps.push(ms), random: () => 1, backoffMs: 500, maxBackoffMs: 1500, limits: { now: () => 0, adaptive: false } });
+    await c.call(endpoint('serp.engA.organic.tasks_ready'));
+    expect(sleeps).toEqual([500, 1000, 1500, 90_000]);
+  });
+
+  it('checks clock-dependent rules and callback support before sending', async () => {
+    const s = await scripted((_req, res) => reply(res, 200, ok([])));
+    server = s.server;
+    const now = new Date('2026-11-21T00:00:00Z');
+    const c = new ServiceClient({ baseUrl: s.url, apiKey: 'svc_live_testtesttest', land: async () => {}, now: () => now });
+    const errs = await c.call(endpoint('serp.errors'), { tasks: [{ datetime_from: '2026-11-10 00-00-00 +00:00' }] }).catch((e) => e);
+    expect((errs as Error).message).toContain('task 0: datetime_from: not earlier than 7 days ago');
+    const live = await c.call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, pingback_url: 'https://cb.example/?id=$id' }] }).catch((e) => e);
+    expect((live as Error).message).toContain('task 0: pingback_url: /v3/serp/engA/organic/live/advanced has no callback support');
+    const many = await c.call(endpoint('appendix.webhook_resend'), { tasks: Array.from({ length: 101 }, () => ({ id: '01234567-89ab-4cde-8f01-23456789abcd' })) }).catch((e) => e);
+    expect((many as Error).message).toContain('101 tasks in one POST; /v3/appendix/webhook_resend takes at most 100');
     expect(s.hits()).toBe(0);
   });
 });

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { request, type Dispatcher } from 'undici';
+import type { Endpoint } from '../catalog/index.js';
+import { readCharge, type ChargeRecord } from './charge.js';
+
+/** A response exactly as it arrived, handed to the landing stage before anything parses it. */
+export interface RawResponse {
+  callId: string;
+  receivedAt: Date;
+  method: 'GET' | 'POST';
+  path: string;
+  endpointId: string;
+  httpStatus: number;
+  charge: ChargeRecord;
+  /** Tasks sent in the body (0 for GET, 1 for a `/v1` body). */
+  tasksSent: number;
+  body: string;
+}
+
+/** Persists a raw response durably; the client waits for it before parsing. */
+export type Lander = (raw: RawResponse) => Promise<void>;
+
+/** What one HTTP exchange came to. `callId` is also sent as `X-Svc-Request-ID`. */
+export type Attempt =
+  | { kind: 'answered'; callId: string; httpStatus: number; charge: ChargeRecord; text: string; retryAfterMs: number | null }
+  /** No connection was made: nothing reached the service. */
+  | { kind: 'not_sent'; callId: string; error: unknown }
+  /** The request may have reached the service, but no complete answer came back. */
+  | { kind: 'lost'; callId: string; error: unknown };
+
+export interface AttemptOptions {
+  baseUrl: string;
+  apiKey: string;
+  land: Lander;
+  dispatcher?: Dispatcher;
+  timeoutMs: number;
+  now: () => Date;
+}
+
+/**
+ * One HTTP exchange: Bearer auth, `Content-Type` on every body, a fresh client request id
+ * (`X-Svc-Request-ID`, so a retried image call carries a new identifier as the spec
+ * advises), and the body landed before the caller parses it.
+ */
+export async function attempt(
+  o: AttemptOptions,
+  ep: Endpoint,
+  path: string,
+  body: string | undefined,
+  tasksSent: number,
+  timeoutMs = o.timeoutMs,
+): Promise<Attempt> {
+  const callId = randomUUID();
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${o.apiKey}`,
+    accept: 'application/json',
+    'x-svc-request-id': callId,
+  };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Dispatcher.ResponseData;
+  let text: string;
+  try {
+    res = await request(o.baseUrl + path, {
+      method: ep.method,
+      headers,
+      body,
+      dispatcher: o.dispatcher,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    text = await res.body.text();
+  } catch (error) {
+    return neverSent(error) ? { kind: 'not_sent', callId, error } : { kind: 'lost', callId, error };
+  }
+  const charge = readCharge(res.headers);
+  await o.land({
+    callId,
+    receivedAt: o.now(),
+    method: ep.method,
+    path,
+    endpointId: ep.id,
+    httpStatus: res.statusCode,
+    charge,
+    tasksSent,
+    // A body that echoes the key (some error bodies quote the Authorization header) must not
+    // carry it into the warehouse; result data never contains it, so nothing paid for changes.
+    body: o.apiKey.length >= 8 && text.includes(o.apiKey) ? text.split(o.apiKey).join('***') : text,
+  });
+  return { kind: 'answered', callId, httpStatus: res.statusCode, charge, text, retryAfterMs: retryAfterMs(res.headers['retry-after'], o.now()) };
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** True when the error proves the request never left this machine (no connection was made). */
+export function neverSent(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && NOT_SENT_CODES.has(e.code)) return true;
+  }
+  return false;
+}
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date. */
+export function retryAfterMs(v: string | string[] | undefined, now: Date): number | null {
+  const s = Array.isArray(v) ? v[0] : v;
+  if (!s) return null;
+  const secs = Number(s);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const at = Date.parse(s);
+  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
+}

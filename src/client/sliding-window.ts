@@ -1,0 +1,127 @@
+/** Options of one family's window. */
+export interface SlidingWindowOptions {
+  /** Calls the server allows in any window. */
+  limit: number;
+  /** Length of the server's window (a minute, shorter against a time-scaled emulator). */
+  windowMs: number;
+  /** Most calls in flight at once. */
+  concurrency: number;
+  /** Whether a 429 pauses and narrows the window (on by default; off only to compare in tests). */
+  adaptive?: boolean;
+  /** Clock in milliseconds; injected by tests. */
+  now?: () => number;
+}
+
+/**
+ * A sliding-window gate for one rate-limit family that can never let the server count
+ * more than `limit` calls in any window, whatever the network does.
+ *
+ * The server stamps a call somewhere between our send and our receipt of its answer, and
+ * we cannot know where. So a call holds its slot from the moment it is sent until
+ * `windowMs` after its answer arrived: two calls that share a slot are then at least a
+ * window apart at the server however their latencies differ, and a fixed-window edge can
+ * never admit a double burst. The cost is one round trip per window (about 0.2% of a
+ * minute).
+ *
+ * On a 429 the gate adapts: it pauses until the `Retry-After` (or a window's share of
+ * time) has passed and lowers its own limit towards what the server evidently takes; each
+ * window without a 429 gives a tenth of the limit back (additive increase, multiplicative
+ * decrease).
+ */
+export class SlidingWindow {
+  private readonly opts: Required<SlidingWindowOptions>;
+  /** Times at which finished calls give their slot back. */
+  private readonly releases: number[] = [];
+  private inFlight = 0;
+  private readonly waiters: Array<() => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+  private pausedUntil = 0;
+  private current: number;
+  private lastPenalty = Number.NEGATIVE_INFINITY;
+  private limitBeforePenalty: number;
+  private lastRecovery = 0;
+
+  constructor(opts: SlidingWindowOptions) {
+    if (!(opts.limit >= 1) || !(opts.windowMs > 0)) throw new Error('a window needs limit >= 1 and windowMs > 0');
+    this.opts = { now: () => performance.now(), adaptive: true, ...opts };
+    this.current = opts.limit;
+    this.limitBeforePenalty = opts.limit;
+  }
+
+  /** The limit in force now (below the configured one for a while after a 429). */
+  get limit(): number {
+    return this.current;
+  }
+
+  /**
+   * Waits for a slot; the returned function gives it back when the call has been answered.
+   * A call the server refused (429) gives its slot back at once: it was not served, and the
+   * refusal is reported through {@link penalize}.
+   */
+  async acquire(): Promise<(refused?: boolean) => void> {
+    await new Promise<void>((resolve) => {
+      this.waiters.push(resolve);
+      this.pump();
+    });
+    let done = false;
+    return (refused = false) => {
+      if (done) return;
+      done = true;
+      this.inFlight--;
+      if (!refused) this.releases.push(this.opts.now() + this.opts.windowMs);
+      this.pump();
+    };
+  }
+
+  /** Tells the gate the server refused a call (429), with its `Retry-After` in ms when given. */
+  penalize(retryAfterMs: number | null): void {
+    if (!this.opts.adaptive) return;
+    const now = this.opts.now();
+    const pause = retryAfterMs ?? this.opts.windowMs / Math.max(1, this.current);
+    this.pausedUntil = Math.max(this.pausedUntil, now + pause);
+    // A burst of 429s from one overshoot is one signal: per window the limit is cut to what
+    // the server evidently takes (calls of the window served or in flight), but to no less
+    // than half and no more than nine tenths of the limit before the first 429.
+    if (now - this.lastPenalty >= this.opts.windowMs) {
+      this.limitBeforePenalty = this.current;
+      this.lastPenalty = now;
+    }
+    const before = this.limitBeforePenalty;
+    const taken = this.used(now);
+    this.current = Math.max(1, Math.floor(before * 0.5), Math.min(Math.floor(before * 0.9), taken));
+    this.lastRecovery = now;
+    this.pump();
+  }
+
+  private used(now: number): number {
+    while (this.releases.length > 0 && this.releases[0]! <= now) this.releases.shift();
+    return this.releases.length + this.inFlight;
+  }
+
+  /** Gives back a tenth of the configured limit per window without a 429. */
+  private recover(now: number): void {
+    if (this.current >= this.opts.limit) return;
+    const windows = Math.floor((now - this.lastRecovery) / this.opts.windowMs);
+    if (windows > 0) {
+      this.current = Math.min(this.opts.limit, this.current + windows * Math.ceil(this.opts.limit / 10));
+      this.lastRecovery += windows * this.opts.windowMs;
+    }
+  }
+
+  private pump(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const now = this.opts.now();
+    this.recover(now);
+    while (this.waiters.length > 0 && now >= this.pausedUntil && this.inFlight < this.opts.concurrency && this.used(now) < this.current) {
+      this.inFlight++; // counted here, so the slot is taken before the waiter even runs
+      this.waiters.shift()!();
+    }
+    if (this.waiters.length === 0) return;
+    // Wake when the pause ends or the earliest slot frees; in-flight calls wake us on release.
+    const wakeAt = now < this.pausedUntil ? this.pausedUntil : this.inFlight < this.opts.concurrency ? this.releases[0] : undefined;
+    if (wakeAt !== undefined && wakeAt > now) this.timer = setTimeout(() => this.pump(), Math.ceil(wakeAt - now) + 1);
+  }
+}
