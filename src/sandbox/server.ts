@@ -18,6 +18,9 @@ export type { SandboxLogEntry } from './world.js';
 /** Largest POST body accepted; far above 100 tasks of the largest allowed fields. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** `Retry-After` of an injected 429 burst (before the time scale): a transient refusal, not a spent minute. */
+const BURST_RETRY_AFTER_MS = 2_000;
+
 /** The admin view's path (served only with `admin: true`, without a key). */
 export const ADMIN_STATS_PATH = '/__admin/stats';
 
@@ -71,7 +74,7 @@ async function respond(
     reply = isV1 ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error') : failure(401, STATUS.unauthorized);
   } else {
     fault = world.faults.nextCall();
-    reply = await gate(world, caller, fault, family, now.getTime(), isV1);
+    reply = gate(world, caller, fault, family, now.getTime(), isV1);
     if (reply.http === 0) {
       try {
         reply = await routeCall(world, { method, path, body, caller, now, endpoint, taskId, ai });
@@ -121,17 +124,17 @@ async function respond(
  * The refusals that come before any processing: injected 429 bursts and 5xx, then the
  * family's rate limit. Returns `http: 0` when the call may go ahead.
  */
-async function gate(
+function gate(
   world: SandboxWorld,
   caller: Caller,
   fault: ReturnType<SandboxWorld['faults']['nextCall']>,
   family: FamilyId,
   nowMs: number,
   isV1: boolean,
-): Promise<HandlerReply> {
+): HandlerReply {
   if (fault.kind === 'rate_limited') {
     world.stats.fault('burst429');
-    return rateLimited(world, 60_000 / world.timeScale, isV1, 'simulated burst (fault profile)');
+    return rateLimited(world, BURST_RETRY_AFTER_MS / world.timeScale, isV1, 'simulated burst (fault profile)');
   }
   if (fault.kind === 'server_error') {
     world.stats.fault(`http${fault.http}`);
