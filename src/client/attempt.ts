@@ -82,7 +82,9 @@ export async function attempt(
     httpStatus: res.statusCode,
     charge,
     tasksSent,
-    body: text,
+    // A body that echoes the key (some error bodies quote the Authorization header) must not
+    // carry it into the warehouse; result data never contains it, so nothing paid for changes.
+    body: o.apiKey.length >= 8 && text.includes(o.apiKey) ? text.split(o.apiKey).join('***') : text,
   });
   return { kind: 'answered', callId, httpStatus: res.statusCode, charge, text, retryAfterMs: retryAfterMs(res.headers['retry-after'], o.now()) };
 }

@@ -103,7 +103,8 @@ describe('/v1 calls', () => {
         : reply(res, 401, { error: { message: `invalid key Bearer ${LIVE_KEY} (${LIVE_KEY})` } }),
     );
     close = s.close;
-    const c = client(s.url);
+    const landed: RawResponse[] = [];
+    const c = client(s.url, { landed });
     const body = { model: 'text-embedding-3-small', input: 'x' };
     const e402 = (await c.callV1(endpoint('v1.embeddings'), body).catch((e) => e)) as EtlError;
     expect(e402.code).toBe('ETL_PAYMENT_REQUIRED');
@@ -113,6 +114,9 @@ describe('/v1 calls', () => {
     expect(e401.message).toMatch(/HTTP 401/);
     expect(e401.message).not.toContain('v1secretkey123');
     expect(JSON.stringify(e401.context)).not.toContain('v1secretkey123');
+    expect(landed).toHaveLength(2);
+    expect(landed[1]!.body).toContain('invalid key');
+    expect(landed.map((l) => l.body).join()).not.toContain('v1secretkey123');
   });
 
   it('image: tier computed before sending; a 502 is retried once with a new request id', async () => {
