@@ -60,11 +60,20 @@ export function priceTasks(plan: Plan, history: PriceHistory, rates: Tree | unde
   return [...out.values()];
 }
 
+/**
+ * Finds the base rate of an endpoint in the `rates` tree (`<api>` > `<function>` >
+ * `<func_type>` > priority). The spec does not fix how `<func_type>` is spelled, so the
+ * path segments between the api and the mode are tried from the most to the least specific
+ * (`engA/organic`, `engA`, `organic`), then `default`.
+ */
 function rateUsd(rates: Tree | undefined, path: string, mode: string, high: boolean): number | null {
-  const seg = path.split('/');
-  const api = (rates?.[seg[2] ?? ''] ?? undefined) as Tree | undefined;
+  const seg = path.split('/').filter(Boolean); // v3, api, ..., mode
+  const api = (rates?.[seg[1] ?? ''] ?? undefined) as Tree | undefined;
   const fn = (api?.[mode] ?? undefined) as Tree | undefined;
-  const leaf = (fn?.[seg[3] ?? ''] ?? fn?.default) as Tree | undefined;
+  if (!fn) return null;
+  const middle = seg.slice(2, seg.indexOf(mode) > 0 ? seg.indexOf(mode) : seg.length - 1);
+  const candidates = [middle.join('/'), ...middle, 'default'];
+  const leaf = candidates.map((k) => fn[k]).find((v) => v !== null && typeof v === 'object') as Tree | undefined;
   const v = leaf?.[high ? 'priority_high' : 'priority_normal'];
   return typeof v === 'number' ? v : null;
 }
