@@ -7,11 +7,17 @@ export interface PullOptions {
   client: ServiceClient;
   wh: Warehouse;
   store: RunStore;
-  /** task_post endpoints used by the run: their `tasks_ready` lists are polled. */
+  /** task_post endpoints whose tasks are waiting: their `tasks_ready` lists are polled. */
   postEndpoints: readonly Endpoint[];
   pollIntervalMs: number;
   /** Give up waiting after this long; uncollected tasks stay resumable. */
   timeoutMs: number;
+  /**
+   * Fetch every waiting task directly once before polling. For tasks posted by an earlier
+   * process: one fetched but not loaded (a crash, an error in its group) has left the ready
+   * list for good, and only a direct `task_get` (free) finds it again.
+   */
+  sweep?: boolean;
   /** Aborting ends the wait between polls; tasks left stay posted in state. */
   signal?: AbortSignal;
   now: () => Date;
@@ -33,25 +39,42 @@ const GROUP = 50;
 /** Task codes that mean "not done yet, ask again later". */
 const NOT_READY = new Set([40601, 40602]);
 
+interface Fn {
+  ready: Endpoint;
+  get: Endpoint;
+}
+
+function functionOf(post: Endpoint): Fn {
+  const fn = post.id.replace(/\.task_post$/, '');
+  return { ready: endpoint(`${fn}.tasks_ready`), get: endpoint(`${fn}.task_get.advanced`) };
+}
+
 /**
  * Pull collection: polls `tasks_ready` for the run's functions, fetches each ready task of
  * this run with `task_get/advanced/{id}`, and loads the rows of a group of tasks with their
  * collected marks in one transaction. Each body was landed by the client before this code
- * sees it, so a crash between fetch and load loses nothing that was paid for.
+ * sees it; a task fetched but not loaded is found again by the next run's sweep.
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
   const started = o.now().getTime();
   const res: PullResult = { collected: 0, failed: 0, rowsLoaded: 0, pending: 0 };
-  const readyEndpoints = [...new Set(o.postEndpoints.map((e) => e.id.replace(/\.task_post$/, '')))].map((fn) => ({
-    ready: endpoint(`${fn}.tasks_ready`),
-    get: endpoint(`${fn}.task_get.advanced`),
-  }));
+  const fns = new Map(o.postEndpoints.map((e) => [e.id, functionOf(e)]));
+  if (o.sweep) {
+    const waiting = await o.wh.all<{ task_id: string; endpoint_id: string }>(
+      `SELECT task_id, endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL ORDER BY task_id`,
+      [o.store.runId],
+    );
+    for (const [epId, fn] of fns) {
+      const ids = waiting.filter((w) => w.endpoint_id === epId).map((w) => w.task_id);
+      for (let i = 0; i < ids.length && !o.signal?.aborted; i += GROUP) await collectGroup(o, fn.get, ids.slice(i, i + GROUP), res);
+    }
+  }
   for (;;) {
     const pending = new Set(await o.store.pendingTaskIds());
     res.pending = pending.size;
     o.onProgress?.({ collected: res.collected, failed: res.failed, pending: pending.size });
     if (pending.size === 0) return res;
-    for (const fn of readyEndpoints) {
+    for (const fn of fns.values()) {
       const ready = await o.client.call(fn.ready);
       const ours = readyIds(ready).filter((id) => pending.has(id));
       for (let i = 0; i < ours.length && !o.signal?.aborted; i += GROUP) {
@@ -86,19 +109,28 @@ function readyIds(call: CallResult): string[] {
  */
 async function collectGroup(o: PullOptions, get: Endpoint, ids: readonly string[], res: PullResult): Promise<void> {
   const done: EnvelopeTask[] = [];
-  for (const id of ids) {
-    const call = await o.client.call(get, { taskId: id });
-    const task = call.envelope.tasks?.[0];
-    const verdict = call.outcome.tasks[0];
-    if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
-    if (!verdict.ok) {
-      await o.store.markFailed(id, verdict.statusCode, verdict.message);
-      res.failed++;
-      continue;
+  let failure: unknown;
+  try {
+    for (const id of ids) {
+      const call = await o.client.call(get, { taskId: id });
+      const task = call.envelope.tasks?.[0];
+      const verdict = call.outcome.tasks[0];
+      if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
+      if (!verdict.ok) {
+        await o.store.markFailed(id, verdict.statusCode, verdict.message);
+        res.failed++;
+        continue;
+      }
+      done.push({ ...task, id: task.id ?? id });
     }
-    done.push({ ...task, id: task.id ?? id });
+  } catch (err) {
+    failure = err; // load what was fetched before the error, then report it
   }
-  if (done.length === 0) return;
+  if (done.length > 0) await loadGroup(o, done, res);
+  if (failure !== undefined) throw failure;
+}
+
+async function loadGroup(o: PullOptions, done: EnvelopeTask[], res: PullResult): Promise<void> {
   const { results, items } = normalizeSerpTasks(done, { runId: o.store.runId });
   const perTask = countByTask(results, items);
   const at = o.now();

@@ -1,48 +1,57 @@
+import { endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import { EtlError } from '../errors.js';
-import type { Plan } from '../plan/index.js';
 import type { RunStore, Warehouse } from '../warehouse/index.js';
 import { findTasksByTag } from './find-by-tag.js';
-import { markTasks, taskStates } from './run-state.js';
+import { markTasks, openTasks } from './run-state.js';
 
 /**
- * Settles tasks whose POST outcome is unknown (`planned` after a crash, `unknown` after a
- * timeout): those the service created are recorded with their ids (to be collected, not
- * bought again); those it never created become `unsent`, to be posted. Returns a reason
- * when the lookup itself failed, in which case nothing is posted for them.
+ * Settles a run's tasks whose POST outcome is unknown (`planned` after a crash, `unknown`
+ * after a timeout), as recorded in state: those the service created are recorded with
+ * their ids (to be collected, not bought again); those it never created become `unsent`,
+ * to be posted. `id_list` with metadata looks back one month, so a tag not found among
+ * tasks older than that proves nothing: such tasks stay `unknown` and are reported.
  */
 export async function resolveUnknown(a: {
   wh: Warehouse;
   client: ServiceClient;
   store: RunStore;
-  plan: Plan;
-  runStartedAt: Date;
+  runId: string;
   now: () => Date;
-}): Promise<{ found: number; notCreated: number; error?: string }> {
-  const states = await taskStates(a.wh, a.plan.runId);
-  const open = a.plan.tasks.filter((t) => states.get(t.tag) === 'planned' || states.get(t.tag) === 'unknown');
+}): Promise<{ found: number; notCreated: number; stillUnknown: number; error?: string }> {
+  const open = await openTasks(a.wh, a.runId);
   let found = 0;
   let notCreated = 0;
+  let stillUnknown = 0;
   const byEndpoint = new Map<string, typeof open>();
-  for (const t of open) byEndpoint.set(t.endpoint.id, [...(byEndpoint.get(t.endpoint.id) ?? []), t]);
-  for (const tasks of byEndpoint.values()) {
-    const ep = tasks[0]!.endpoint;
+  for (const t of open) byEndpoint.set(t.endpointId, [...(byEndpoint.get(t.endpointId) ?? []), t]);
+  for (const [endpointId, tasks] of byEndpoint) {
+    const now = a.now();
+    const earliest = new Date(Math.min(...tasks.map((t) => t.plannedAt.getTime())));
+    const monthAgo = new Date(now);
+    monthAgo.setUTCMonth(monthAgo.getUTCMonth() - 1);
+    const beyondLookBack = earliest.getTime() - 60_000 < monthAgo.getTime();
     let matches;
     try {
-      matches = await findTasksByTag(a.client, ep, new Set(tasks.map((t) => t.tag)), { from: a.runStartedAt, now: a.now() });
+      matches = await findTasksByTag(a.client, endpoint(endpointId), new Set(tasks.map((t) => t.tag)), { from: earliest, now });
     } catch (err) {
       if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
-      return { found, notCreated, error: `could not look up ${tasks.length} task(s) of unknown outcome by tag (${err.message}); they are not re-posted` };
+      return { found, notCreated, stillUnknown: open.length - found - notCreated, error: `could not look up ${tasks.length} task(s) of unknown outcome by tag (${err.message}); they are not re-posted` };
     }
     const hit = new Set(matches.map((m) => m.tag));
     await a.store.recordPosted(
       matches.map((m) => ({ tag: m.tag, taskId: m.taskId, ok: true, statusCode: 20100, message: 'found by tag with id_list after an unknown POST outcome' })),
-      a.now(),
+      now,
     );
     const missing = tasks.filter((t) => !hit.has(t.tag)).map((t) => t.tag);
-    await markTasks(a.wh, a.plan.runId, missing, 'unsent', 'not found by tag with id_list: the service never created it');
     found += matches.length;
-    notCreated += missing.length;
+    if (beyondLookBack) {
+      await markTasks(a.wh, a.runId, missing, 'unknown', 'posted more than a month ago: id_list cannot tell whether the service created it, so it is not posted again');
+      stillUnknown += missing.length;
+    } else {
+      await markTasks(a.wh, a.runId, missing, 'unsent', 'not found by tag with id_list: the service never created it');
+      notCreated += missing.length;
+    }
   }
-  return { found, notCreated };
+  return { found, notCreated, stillUnknown };
 }

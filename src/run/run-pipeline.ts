@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { collectByPull, type PullResult } from '../collect/index.js';
+import { endpoint } from '../catalog/index.js';
 import { ServiceClient, validateTasks, type RateLimiterOptions } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
 import { exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { resolveUnknown } from './resolve-unknown.js';
-import { findUnfinishedRun, forgetUnsent, markTasks, reopenRun, taskStates } from './run-state.js';
+import { forgetUnsent, listUnfinishedRuns, markSuperseded, markTasks, openTasks, reopenRun, taskStates, waitingEndpointIds } from './run-state.js';
 import { summarize, type RunSummary } from './summary.js';
 
 /** What a run reports while it works (the CLI renders it). */
@@ -60,39 +61,53 @@ interface Ctx {
 
 /**
  * Drives one run: plan, record each batch's tasks with their tags, post, record the ids,
- * collect by pull, load, export Parquet. An unfinished earlier run of the same pipeline is
- * resumed under its own id (so its tags match): what it posted is collected first, then
- * only what it never sent is posted. A budget, a 402, an unknown outcome or an abort stops
- * posting cleanly, and the summary says why.
+ * collect by pull, load, export Parquet. The latest unfinished run of the same pipeline is
+ * resumed under its own id (so its tags match): what it posted is collected first, tasks
+ * of unknown outcome are looked up by tag, then only what never reached the service is
+ * posted. Older unfinished runs (all of them with `newRun`) are settled first: their paid
+ * tasks collected and looked up, nothing posted. A budget, a 402, an unknown outcome or an
+ * abort stops posting cleanly, and the summary says why.
  */
 export async function runPipeline(o: RunOptions): Promise<RunSummary> {
   const now = o.now ?? (() => new Date());
   const sleep = o.sleep ?? abortableSleep(o.signal);
   return withWarehouse(o.warehouseDir, async (wh) => {
     const started = now();
-    const prior = o.newRun ? null : await findUnfinishedRun(wh, o.pipeline.name);
-    const runId = prior?.runId ?? newRunId(started);
+    const unfinished = await listUnfinishedRuns(wh, o.pipeline.name);
+    const resume = o.newRun ? undefined : unfinished.at(-1);
+    const runId = resume?.runId ?? newRunId(started);
     const plan = planPipeline(o.pipeline, runId);
     // Every task is checked against the catalog before the first call of the run.
     for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
-    const log = o.logger.child({ runId, pipeline: o.pipeline.name });
-    const note = (text: string) => o.onProgress?.({ kind: 'note', text });
-    const store = new RunStore(wh, runId, o.pipeline.name);
-    const landing = new RawLanding(wh, { runId, pipeline: o.pipeline.name });
-    const client = new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land: landing.land, dispatcher: o.dispatcher, limits: o.limits, now, sleep });
-    const ctx: Ctx = { o, wh, client, store, runId, log, now, sleep, note };
+    const make = (id: string): Ctx => {
+      const landing = new RawLanding(wh, { runId: id, pipeline: o.pipeline.name });
+      return {
+        o,
+        wh,
+        runId: id,
+        store: new RunStore(wh, id, o.pipeline.name),
+        client: new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land: landing.land, dispatcher: o.dispatcher, limits: o.limits, now, sleep }),
+        log: o.logger.child({ runId: id, pipeline: o.pipeline.name }),
+        now,
+        sleep,
+        note: (text: string) => o.onProgress?.({ kind: 'note', text }),
+      };
+    };
+    for (const old of unfinished) if (old !== resume) await settle(make(old.runId), runId);
 
-    if (prior) {
+    const ctx = make(runId);
+    const { store, log, note } = ctx;
+    if (resume) {
       await reopenRun(wh, runId);
-      note(`resuming unfinished run ${runId} (started ${prior.startedAt.toISOString()}): collecting what it posted first`);
+      note(`resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): collecting what it posted first`);
     } else {
       await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: keyKind(o.apiKey), at: started });
     }
     try {
       let stop: Stop | null = null;
-      if (prior) {
-        stop = (await collect(ctx, plan.batches)).stop;
-        const settled = await resolveUnknown({ wh, client, store, plan, runStartedAt: prior.startedAt, now });
+      if (resume) {
+        stop = (await collect(ctx, { sweep: true })).stop;
+        const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now });
         if (settled.found + settled.notCreated > 0) {
           note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
         }
@@ -100,32 +115,55 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       }
       const states = await taskStates(wh, runId);
       const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
-      const unresolved = plan.tasks.filter((t) => states.get(t.tag) === 'planned' || states.get(t.tag) === 'unknown');
-      log.info({ tasks: plan.tasks.length, toPost: toPost.length, unresolved: unresolved.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
+      log.info({ tasks: plan.tasks.length, toPost: toPost.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
       const batches = packBatches(toPost);
       note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
       if (!stop) {
         await forgetUnsent(wh, runId, toPost.map((t) => t.tag));
         stop = await postAll(ctx, batches);
       }
-      const pull = await collect(ctx, plan.batches);
-      stop ??= pull.stop;
-      if (!stop && unresolved.length > 0) {
+      // Always collect, whatever stopped the posting: what was posted is paid for.
+      const pulled = await collect(ctx, {});
+      stop ??= pulled.stop;
+      const unresolved = (await openTasks(wh, runId)).length;
+      if (!stop && unresolved > 0) {
         stop = {
           kind: 'unknown',
-          reason: `${unresolved.length} task(s) were sent but their POST outcome is unknown; they are not re-posted, so nothing is paid twice. They stay in the tasks table with their tags.`,
+          reason: `${unresolved} task(s) were sent but their POST outcome is unknown; they are not re-posted, so nothing is paid twice. They stay in the tasks table with their tags; the next run looks them up.`,
         };
       }
       await exportParquet(wh);
       const state = stop === null ? 'completed' : 'partial';
       await store.finishRun(state, stop?.reason ?? null, now());
       log.info({ state, stop: stop?.kind }, 'run finished');
-      return summarize(wh, { runId, pipeline: o.pipeline.name, state, stopReason: stop?.reason ?? null, stopKind: stop?.kind ?? null, started, finished: now(), warehouseDir: wh.dir });
+      const summary = await summarize(wh, { runId, pipeline: o.pipeline.name, state, stopReason: stop?.reason ?? null, stopKind: stop?.kind ?? null, started, finished: now(), warehouseDir: wh.dir });
+      return { ...summary, resumed: resume !== undefined };
     } catch (err) {
       await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
       throw err;
     }
   });
+}
+
+/**
+ * Settles an older unfinished run without posting: collects what it posted (a direct sweep
+ * finds tasks fetched but never loaded), looks its tasks of unknown outcome up by tag, and
+ * marks it superseded once nothing of it is left open.
+ */
+async function settle(c: Ctx, by: string): Promise<void> {
+  c.note(`settling earlier unfinished run ${c.runId}: collecting what it posted`);
+  await collect(c, { sweep: true, timeoutMs: 0 });
+  const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now });
+  if (r.error) c.log.warn(r.error);
+  const waiting = await waitingEndpointIds(c.wh, c.runId);
+  const open = await openTasks(c.wh, c.runId);
+  const unsent = [...(await taskStates(c.wh, c.runId)).values()].filter((s) => s === 'unsent').length;
+  if (waiting.length === 0 && open.length === 0) {
+    await markSuperseded(c.wh, c.runId, by, c.now());
+    if (unsent) c.note(`run ${c.runId}: ${unsent} task(s) it never sent are left to the new run's plan`);
+  } else {
+    c.note(`run ${c.runId} still has tasks waiting or of unknown outcome; a later run settles it again`);
+  }
 }
 
 /** A sleep that ends early when the run is aborted, so Ctrl-C never waits out a poll. */
@@ -148,15 +186,26 @@ function keyKind(key: string): string {
 }
 
 /** Collection errors end the run as partial (the tasks stay posted in state), never as a crash. */
-async function collect(c: Ctx, batches: readonly PlannedBatch[]): Promise<{ pull: PullResult | null; stop: Stop | null }> {
+async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ pull: PullResult | null; stop: Stop | null }> {
+  // The functions to poll come from state, so tasks of a job since removed from the file are still collected.
+  const postEndpoints = (await waitingEndpointIds(c.wh, c.runId)).flatMap((id) => {
+    try {
+      return [endpoint(id)];
+    } catch {
+      c.log.error({ endpointId: id }, 'tasks of an endpoint the catalog no longer knows cannot be collected');
+      return [];
+    }
+  });
+  if (postEndpoints.length === 0) return { pull: null, stop: null };
   try {
     const pull = await collectByPull({
       client: c.client,
       wh: c.wh,
       store: c.store,
-      postEndpoints: [...new Set(batches.map((b) => b.endpoint))],
+      postEndpoints,
+      sweep: opts.sweep,
       pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
-      timeoutMs: c.o.collectTimeoutMs ?? 30 * 60_000,
+      timeoutMs: opts.timeoutMs ?? c.o.collectTimeoutMs ?? 30 * 60_000,
       signal: c.o.signal,
       now: c.now,
       sleep: c.sleep,

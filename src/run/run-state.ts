@@ -18,14 +18,44 @@ export interface UnfinishedRun {
   startedAt: Date;
 }
 
-/** The latest run of a pipeline that did not complete (running after a crash, or partial). */
-export async function findUnfinishedRun(wh: Warehouse, pipeline: string): Promise<UnfinishedRun | null> {
-  const [row] = await wh.all<{ run_id: string; started_at: Date }>(
-    `SELECT run_id, started_at FROM runs WHERE pipeline = $1 AND state IN ('running', 'partial')
-     ORDER BY started_at DESC LIMIT 1`,
+/**
+ * Runs of a pipeline that did not complete, oldest first: running (a crash), partial (a
+ * stop) and failed (an error after tasks may have been bought). Each may hold paid tasks
+ * that still have to be collected or looked up.
+ */
+export async function listUnfinishedRuns(wh: Warehouse, pipeline: string): Promise<UnfinishedRun[]> {
+  const rows = await wh.all<{ run_id: string; started_at: Date }>(
+    `SELECT run_id, started_at FROM runs WHERE pipeline = $1 AND state IN ('running', 'partial', 'failed')
+     ORDER BY started_at, run_id`,
     [pipeline],
   );
-  return row ? { runId: row.run_id, startedAt: new Date(row.started_at) } : null;
+  return rows.map((r) => ({ runId: r.run_id, startedAt: new Date(r.started_at) }));
+}
+
+/** Task-post endpoints of a run with tasks still waiting to be collected (from state, not from the current file). */
+export async function waitingEndpointIds(wh: Warehouse, runId: string): Promise<string[]> {
+  const rows = await wh.all<{ endpoint_id: string }>(
+    `SELECT DISTINCT endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' ORDER BY endpoint_id`,
+    [runId],
+  );
+  return rows.map((r) => r.endpoint_id);
+}
+
+/** Tasks of a run whose POST outcome is not known, as recorded (so an edited file cannot hide them). */
+export async function openTasks(wh: Warehouse, runId: string): Promise<{ tag: string; endpointId: string; plannedAt: Date }[]> {
+  const rows = await wh.all<{ tag: string; endpoint_id: string; planned_at: Date }>(
+    `SELECT tag, endpoint_id, planned_at FROM tasks WHERE run_id = $1 AND state IN ('planned', 'unknown') ORDER BY tag`,
+    [runId],
+  );
+  return rows.map((r) => ({ tag: r.tag, endpointId: r.endpoint_id, plannedAt: new Date(r.planned_at) }));
+}
+
+/** Marks an older run settled: what it posted is collected, nothing of unknown outcome is left. */
+export async function markSuperseded(wh: Warehouse, runId: string, by: string, at: Date): Promise<void> {
+  await wh.run(
+    `UPDATE runs SET state = 'superseded', stop_reason = coalesce(stop_reason || '; ', '') || $2, finished_at = $3::TIMESTAMPTZ WHERE run_id = $1`,
+    [runId, `settled and superseded by run ${by}`, at.toISOString()],
+  );
 }
 
 /** Marks a run as running again, keeping its id, so its tags still match its tasks. */

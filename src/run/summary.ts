@@ -15,6 +15,8 @@ export interface RunSummary {
   chargedCny: string;
   durationMs: number;
   warehouse: string;
+  /** True when this invocation finished an earlier unfinished run instead of starting one. */
+  resumed?: boolean;
 }
 
 /** Reads the run's figures back from the warehouse, so the summary is what was stored. */
