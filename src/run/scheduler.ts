@@ -54,7 +54,9 @@ export class Scheduler {
       const last = await this.o.journal.lastScheduled(e.p.name);
       if (!last) continue; // never scheduled before: nothing can have been missed
       const missed = e.clock.latestBetween(last > horizon ? last : horizon, now);
-      if (!missed || floorMinute(missed).getTime() === floorMinute(now).getTime()) continue;
+      if (!missed) continue;
+      // The first tick is the next minute: a run due in the current one is started here.
+      e.fired.add(e.clock.localKey(missed));
       await this.record(e, missed, 'missed', { detail: 'the scheduler was not running at this time; running it now' });
       this.enqueue(e, missed);
     }

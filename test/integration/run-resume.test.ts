@@ -163,4 +163,63 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(second.runId).not.toBe(first.runId);
     expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(2);
   });
+
+  it('collects a task fetched but never loaded, though it has left the ready list', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const target = sandbox.url;
+    let gets = 0;
+    // Forwards everything; the 2nd task fetched reaches the emulator (and leaves its ready
+    // list) but its answer is replaced by a 503, every time the client retries it.
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const upstream = await request(target + req.url, { method: req.method as 'GET' | 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const body = await upstream.body.text();
+      if (req.url?.includes('/task_get/') && ++gets >= 2) {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return res.end('{"status_code":50000}');
+      }
+      res.writeHead(upstream.statusCode, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const first = await runPipeline(base(proxy, { collectTimeoutMs: 10_000 }));
+    expect(first.state).toBe('partial');
+    expect(first.tasks.collected).toBe(1);
+
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 0 }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ posted: 5, collected: 5, pending: 0 });
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1);
+  });
+
+  it('finishes a run that failed part way instead of buying its tasks again', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const target = sandbox.url;
+    let posts = 0;
+    // The second POST is refused with 401 (a revoked key): the run fails after buying 100 tasks.
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      if (req.url?.endsWith('/task_post') && ++posts === 2) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        return res.end('{"status_code":40100,"status_message":"You are not authorized.","tasks":[]}');
+      }
+      const upstream = await request(target + req.url, { method: req.method as 'GET' | 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      res.writeHead(upstream.statusCode, { 'content-type': 'application/json' });
+      res.end(await upstream.body.text());
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const many = parsePipeline(`name: resume\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: [${Array.from({ length: 150 }, (_, i) => `k${i}`).join(', ')}]\n`, 'resume.yaml', {});
+    await expect(runPipeline(base(proxy, { pipeline: many, limits: { windowMs: 100 } }))).rejects.toThrow(/HTTP 401/);
+    expect((await runsAndTasks()).runs.map((r) => r.state)).toEqual(['failed']);
+
+    const second = await runPipeline(base(sandbox.url, { pipeline: many, collectTimeoutMs: 10_000, limits: { windowMs: 100 } }));
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ planned: 150, posted: 150, collected: 150 });
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(2); // 100 + 50, none twice
+  });
 });

@@ -68,7 +68,13 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
         const pipeline = await loadPipeline(p.file);
         const target = await resolveTarget(process.env, { announce: (line) => log.info(line) });
         try {
-          const s = await runPipeline({ pipeline, file: p.file, warehouseDir: args.warehouse, baseUrl: target.baseUrl, apiKey: target.apiKey, logger: log, signal, pollIntervalMs: target.sandbox ? 250 : 30_000 });
+          const opts = { pipeline, file: p.file, warehouseDir: args.warehouse, baseUrl: target.baseUrl, apiKey: target.apiKey, logger: log, signal, pollIntervalMs: target.sandbox ? 250 : 30_000 };
+          let s = await runPipeline(opts);
+          // A tick that only finished an earlier run still owes tonight's data: start a new run.
+          if (s.resumed && !signal.aborted) {
+            log.info({ pipeline: p.name, runId: s.runId, state: s.state }, 'finished an earlier run; starting tonight\'s');
+            s = await runPipeline({ ...opts, newRun: true });
+          }
           log.info({ pipeline: p.name, runId: s.runId, state: s.state, chargedCny: s.chargedCny }, 'scheduled run done');
           return { runId: s.runId, state: s.state };
         } finally {

@@ -84,6 +84,16 @@ describe('Scheduler on a fake clock', () => {
     expect(missed.map((e) => e.scheduledFor)).toEqual(['2026-11-21T03:00:00.000Z']);
   });
 
+  it('runs a run due in the very minute it starts, once', async () => {
+    await journal.record({ pipeline: 'nightly', scheduledFor: '2026-11-20T03:00:00.000Z', localTime: '', event: 'finished', at: '2026-11-20T03:05:00.000Z' });
+    clock = Date.parse('2026-11-21T03:00:30Z');
+    const s = new Scheduler({ pipelines: [p('0 3 * * *')], now, journal, log, run: async () => ({ runId: 'r', state: 'completed' }) });
+    await s.startUp();
+    await s.tick(new Date('2026-11-21T03:00:00Z')); // a late first tick of the same minute
+    await s.idle();
+    expect(await started()).toEqual(['2026-11-21T03:00:00.000Z']);
+  });
+
   it('does not catch up on the very first start, with no history', async () => {
     const ran: string[] = [];
     clock = Date.parse('2026-11-21T10:00:00Z');
