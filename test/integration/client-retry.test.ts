@@ -171,4 +171,15 @@ describe('client retries never re-buy a charged result', () => {
     expect((many as Error).message).toContain('101 tasks in one POST; /v3/appendix/webhook_resend takes at most 100');
     expect(s.hits()).toBe(0);
   });
+
+  it('asks for the .ai variant and reads its slimmer body with the same success rule', async () => {
+    const s = await scripted((_req, res) => reply(res, 200, { id: '01234567-89ab-4cde-8f01-23456789abcd', status_code: 20000, status_message: 'Ok.', items: [{ keyword: 'a' }] }));
+    server = s.server;
+    const seen: string[] = [];
+    s.server.on('request', (req) => seen.push(req.url ?? ''));
+    const r = await client(s.url, []).call(endpoint('svc_labs.engA.ranked_keywords.live'), { tasks: [{ target: 'example.com' }], ai: true });
+    expect(seen).toEqual(['/v3/svc_labs/engA/ranked_keywords/live.ai']);
+    expect(r.outcome.ok).toBe(true);
+    expect((r.envelope as { items?: unknown[] }).items).toHaveLength(1);
+  });
 });
