@@ -182,4 +182,20 @@ describe('client retries never re-buy a charged result', () => {
     expect(r.outcome.ok).toBe(true);
     expect((r.envelope as { items?: unknown[] }).items).toHaveLength(1);
   });
+
+  it('a charged live call that times out is sent once and reported as outcome unknown; a free read that times out is retried', async () => {
+    const held: ServerResponse[] = [];
+    const s = await scripted((_req, res) => void held.push(res)); // never answers
+    server = s.server;
+    const c = new ServiceClient({ baseUrl: s.url, apiKey: 'svc_live_testtesttest', land: async () => {}, sleep: async () => {}, timeoutMs: 150, maxAttempts: 3 });
+    const err = (await c.call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, tag: 'live-1' }] }).catch((e) => e)) as EtlError;
+    expect(err.code).toBe('ETL_OUTCOME_UNKNOWN');
+    expect(err.message).toMatch(/Timeout/i);
+    expect(err.context.tags).toEqual(['live-1']);
+    expect(s.hits()).toBe(1);
+    const read = (await c.call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
+    expect(read.code).toBe('ETL_TIMEOUT');
+    expect(s.hits()).toBe(4);
+    for (const r of held) r.destroy();
+  });
 });
