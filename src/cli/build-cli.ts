@@ -1,14 +1,23 @@
 import yargs, { type Argv } from 'yargs';
 import { ExitCode } from '../errors.js';
+import { apiCommand } from './commands/api.js';
+import { doctorCommand } from './commands/doctor.js';
+import { endpointsCommand } from './commands/endpoints.js';
+import { ledgerCommand } from './commands/ledger.js';
+import { modelsCommand } from './commands/models.js';
+import { reconcileCommand } from './commands/reconcile.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
+import { scheduleCommand } from './commands/schedule.js';
+import { statusCommand } from './commands/status.js';
 import { exitWithError } from './exit.js';
 
 const EPILOG = `Environment:
   SVC_API_KEY      svc_live_... or svc_sandbox_... key; unset = built-in sandbox emulator
   SVC_BASE_URL     base address of the service (required with a key)
   SVC_SANDBOX_URL  base address for svc_sandbox_ keys (defaults to SVC_BASE_URL)
-  LOG_LEVEL        pino level for the JSON logs on stderr (default warn)
+  LOG_LEVEL        pino log level on stderr (default warn; the scheduler: info)
+  LOG_FORMAT       json or pretty (default: pretty on a terminal, JSON otherwise)
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
@@ -21,8 +30,16 @@ export function buildCli(argv: string[]): Argv {
     .scriptName('pipeline')
     .usage('$0 <command> [options]\n\nLoad search data from the service into DuckDB and Parquet.')
     .command(runCommand)
+    .command(modelsCommand)
+    .command(scheduleCommand)
+    .command(statusCommand)
+    .command(ledgerCommand)
+    .command(reconcileCommand)
+    .command(doctorCommand)
+    .command(endpointsCommand)
+    .command(apiCommand)
     .command(sandboxCommand)
-    .demandCommand(1, 'name a command: run or sandbox')
+    .demandCommand(1, 'name a command: run, models, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)

@@ -12,6 +12,8 @@ export interface PullOptions {
   pollIntervalMs: number;
   /** Give up waiting after this long; uncollected tasks stay resumable. */
   timeoutMs: number;
+  /** Aborting ends the wait between polls; tasks left stay posted in state. */
+  signal?: AbortSignal;
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
   onProgress?: (p: { collected: number; failed: number; pending: number }) => void;
@@ -52,7 +54,7 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
     for (const fn of readyEndpoints) {
       const ready = await o.client.call(fn.ready);
       const ours = readyIds(ready).filter((id) => pending.has(id));
-      for (let i = 0; i < ours.length; i += GROUP) {
+      for (let i = 0; i < ours.length && !o.signal?.aborted; i += GROUP) {
         const group = ours.slice(i, i + GROUP);
         await collectGroup(o, fn.get, group, res);
         for (const id of group) pending.delete(id);
@@ -61,7 +63,7 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
       }
     }
     if (pending.size === 0) continue;
-    if (o.now().getTime() - started >= o.timeoutMs) return res;
+    if (o.signal?.aborted || o.now().getTime() - started >= o.timeoutMs) return res;
     await o.sleep(o.pollIntervalMs);
   }
 }

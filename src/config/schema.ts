@@ -1,3 +1,4 @@
+import cron from 'node-cron';
 import { z } from 'zod';
 import { serpJobSchema } from './serp-job.js';
 
@@ -46,6 +47,18 @@ export const pipelineSchema = z
       .positive('a positive number of CNY')
       .optional()
       .describe('Spending cap of one run in CNY: the run stops posting tasks before the charges would pass it.'),
+    schedule: z
+      .string()
+      .refine((s) => cron.validate(s), {
+        error: "a cron expression: minute hour day-of-month month day-of-week, e.g. '0 3 * * *' for 03:00 every day",
+      })
+      .optional()
+      .describe('When `pipeline schedule` runs this pipeline: a cron expression in `timezone`.'),
+    timezone: z
+      .string()
+      .refine(isTimeZone, { error: "an IANA time zone such as 'UTC' or 'Europe/London'" })
+      .default('UTC')
+      .describe('Time zone of `schedule` (IANA name). Default UTC.'),
     jobs: z
       .array(jobSchema)
       .min(1, 'at least one job')
@@ -54,6 +67,15 @@ export const pipelineSchema = z
       .describe('What to collect. Each job has a `kind`; its fields depend on the kind.'),
   })
   .describe('A pipeline file: what to buy from the search-data service and where it goes.');
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A pipeline as written: optional fields may be left out. */
 export type PipelineInput = z.input<typeof pipelineSchema>;

@@ -5,8 +5,10 @@ import { collectByPull, type PullResult } from '../collect/index.js';
 import { ServiceClient, validateTasks, type RateLimiterOptions } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
 import { EtlError } from '../errors.js';
-import { planPipeline, type Plan, type PlannedBatch } from '../plan/index.js';
+import { packBatches, planPipeline, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import { exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
+import { resolveUnknown } from './resolve-unknown.js';
+import { findUnfinishedRun, forgetUnsent, markTasks, reopenRun, taskStates } from './run-state.js';
 import { summarize, type RunSummary } from './summary.js';
 
 /** What a run reports while it works (the CLI renders it). */
@@ -21,10 +23,14 @@ export interface RunOptions {
   baseUrl: string;
   apiKey: string;
   logger: Logger;
+  /** Start a new run even when the last run of this pipeline is unfinished. */
+  newRun?: boolean;
   pollIntervalMs?: number;
   collectTimeoutMs?: number;
   limits?: RateLimiterOptions;
   dispatcher?: Dispatcher;
+  /** Aborting stops posting and collecting; calls in flight finish and state is saved. */
+  signal?: AbortSignal;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
   /** Progress for people; the summary is returned, not printed. */
@@ -36,62 +42,82 @@ export function newRunId(now: Date): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
+type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
+
+interface Ctx {
+  o: RunOptions;
+  wh: Warehouse;
+  client: ServiceClient;
+  store: RunStore;
+  runId: string;
+  log: Logger;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+  note: (text: string) => void;
+}
+
 /**
  * Drives one run: plan, record each batch's tasks with their tags, post, record the ids,
- * collect by pull, load, export Parquet. A budget, a 402 or an unknown outcome stops
- * posting cleanly; what was posted is still collected, and the summary says why it stopped.
+ * collect by pull, load, export Parquet. An unfinished earlier run of the same pipeline is
+ * resumed under its own id (so its tags match): what it posted is collected first, then
+ * only what it never sent is posted. A budget, a 402, an unknown outcome or an abort stops
+ * posting cleanly, and the summary says why.
  */
 export async function runPipeline(o: RunOptions): Promise<RunSummary> {
   const now = o.now ?? (() => new Date());
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const started = now();
-  const runId = newRunId(started);
-  const plan = planPipeline(o.pipeline, runId);
-  // Every task is checked against the catalog before the first call of the run.
-  for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
-  const log = o.logger.child({ runId, pipeline: o.pipeline.name });
-  const note = (text: string) => o.onProgress?.({ kind: 'note', text });
+  const sleep = o.sleep ?? abortableSleep(o.signal);
   return withWarehouse(o.warehouseDir, async (wh) => {
+    const started = now();
+    const prior = o.newRun ? null : await findUnfinishedRun(wh, o.pipeline.name);
+    const runId = prior?.runId ?? newRunId(started);
+    const plan = planPipeline(o.pipeline, runId);
+    // Every task is checked against the catalog before the first call of the run.
+    for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
+    const log = o.logger.child({ runId, pipeline: o.pipeline.name });
+    const note = (text: string) => o.onProgress?.({ kind: 'note', text });
     const store = new RunStore(wh, runId, o.pipeline.name);
     const landing = new RawLanding(wh, { runId, pipeline: o.pipeline.name });
-    const client = new ServiceClient({
-      baseUrl: o.baseUrl,
-      apiKey: o.apiKey,
-      land: landing.land,
-      dispatcher: o.dispatcher,
-      limits: o.limits,
-      now,
-      sleep,
-    });
-    await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: keyKind(o.apiKey), at: started });
-    log.info({ tasks: plan.tasks.length, batches: plan.batches.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
-    note(`planned ${plan.tasks.length} tasks in ${plan.batches.length} POST(s)${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}`);
+    const client = new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land: landing.land, dispatcher: o.dispatcher, limits: o.limits, now, sleep });
+    const ctx: Ctx = { o, wh, client, store, runId, log, now, sleep, note };
+
+    if (prior) {
+      await reopenRun(wh, runId);
+      note(`resuming unfinished run ${runId} (started ${prior.startedAt.toISOString()}): collecting what it posted first`);
+    } else {
+      await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: keyKind(o.apiKey), at: started });
+    }
     try {
-      let stop = await postAll({ wh, client, store, plan, budget: o.pipeline.budget_cny, now, note });
-      if (stop) log.warn({ kind: stop.kind }, stop.reason);
-      const pull = await collectSafely(() =>
-        collectByPull({
-          client,
-          wh,
-          store,
-          postEndpoints: [...new Set(plan.batches.map((b) => b.endpoint))],
-          pollIntervalMs: o.pollIntervalMs ?? 30_000,
-          timeoutMs: o.collectTimeoutMs ?? 30 * 60_000,
-          now,
-          sleep,
-          onProgress: (p) => o.onProgress?.({ kind: 'collect', ...p }),
-        }),
-      );
-      if (pull.error) {
-        log.error({ code: pull.error.code }, pull.error.message);
-        stop ??= { kind: 'unknown', reason: `collection stopped: ${pull.error.message}; what was posted stays in state, run again to collect it` };
-      } else if (pull.pending > 0) {
-        stop ??= { kind: 'unknown', reason: `${pull.pending} task(s) not ready before the collection timeout; run again to collect them` };
+      let stop: Stop | null = null;
+      if (prior) {
+        stop = (await collect(ctx, plan.batches)).stop;
+        const settled = await resolveUnknown({ wh, client, store, plan, runStartedAt: prior.startedAt, now });
+        if (settled.found + settled.notCreated > 0) {
+          note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
+        }
+        if (settled.error) log.warn(settled.error);
+      }
+      const states = await taskStates(wh, runId);
+      const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
+      const unresolved = plan.tasks.filter((t) => states.get(t.tag) === 'planned' || states.get(t.tag) === 'unknown');
+      log.info({ tasks: plan.tasks.length, toPost: toPost.length, unresolved: unresolved.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
+      const batches = packBatches(toPost);
+      note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
+      if (!stop) {
+        await forgetUnsent(wh, runId, toPost.map((t) => t.tag));
+        stop = await postAll(ctx, batches);
+      }
+      const pull = await collect(ctx, plan.batches);
+      stop ??= pull.stop;
+      if (!stop && unresolved.length > 0) {
+        stop = {
+          kind: 'unknown',
+          reason: `${unresolved.length} task(s) were sent but their POST outcome is unknown; they are not re-posted, so nothing is paid twice. They stay in the tasks table with their tags.`,
+        };
       }
       await exportParquet(wh);
       const state = stop === null ? 'completed' : 'partial';
       await store.finishRun(state, stop?.reason ?? null, now());
-      log.info({ state, collected: pull.collected, rows: pull.rowsLoaded }, 'run finished');
+      log.info({ state, stop: stop?.kind }, 'run finished');
       return summarize(wh, { runId, pipeline: o.pipeline.name, state, stopReason: stop?.reason ?? null, stopKind: stop?.kind ?? null, started, finished: now(), warehouseDir: wh.dir });
     } catch (err) {
       await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
@@ -100,62 +126,97 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
   });
 }
 
-type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
-
-/**
- * Posts the plan's batches in order. A budget, a 402 or an unknown outcome stops posting
- * (returned, so what was posted is still collected); a refused key ends the run.
- */
-async function postAll(a: {
-  wh: Warehouse;
-  client: ServiceClient;
-  store: RunStore;
-  plan: Plan;
-  budget: number | undefined;
-  now: () => Date;
-  note: (text: string) => void;
-}): Promise<Stop | null> {
-  let posted = 0;
-  for (const batch of a.plan.batches) {
-    const over = await overBudget(a.wh, a.plan.runId, a.budget, batch, posted);
-    if (over) return { kind: 'budget', reason: over };
-    try {
-      await postBatch(a.client, a.store, batch, a.now);
-      posted++;
-      a.note(`posted batch ${batch.no}/${a.plan.batches.length} (${batch.tasks.length} tasks)`);
-    } catch (err) {
-      if (!(err instanceof EtlError) || err.code === 'ETL_AUTH' || err.code === 'ETL_REQUEST_INVALID') throw err;
-      const kind = err.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : err.code === 'ETL_SERVICE_UNAVAILABLE' || err.code === 'ETL_RATE_LIMITED' ? 'unavailable' : 'unknown';
-      return { kind, reason: err.message };
-    }
-  }
-  return null;
+/** A sleep that ends early when the run is aborted, so Ctrl-C never waits out a poll. */
+function abortableSleep(signal: AbortSignal | undefined): (ms: number) => Promise<void> {
+  return (ms) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    });
 }
 
 function keyKind(key: string): string {
   return key.startsWith('svc_live_') ? 'live' : key.startsWith('svc_sandbox_') ? 'sandbox' : 'unknown';
 }
 
-async function postBatch(client: ServiceClient, store: RunStore, batch: PlannedBatch, now: () => Date): Promise<void> {
-  await store.planTasks(
+/** Collection errors end the run as partial (the tasks stay posted in state), never as a crash. */
+async function collect(c: Ctx, batches: readonly PlannedBatch[]): Promise<{ pull: PullResult | null; stop: Stop | null }> {
+  try {
+    const pull = await collectByPull({
+      client: c.client,
+      wh: c.wh,
+      store: c.store,
+      postEndpoints: [...new Set(batches.map((b) => b.endpoint))],
+      pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
+      timeoutMs: c.o.collectTimeoutMs ?? 30 * 60_000,
+      signal: c.o.signal,
+      now: c.now,
+      sleep: c.sleep,
+      onProgress: (p) => c.o.onProgress?.({ kind: 'collect', ...p }),
+    });
+    if (pull.pending === 0) return { pull, stop: null };
+    if (c.o.signal?.aborted) return { pull, stop: { kind: 'interrupted', reason: `interrupted with ${pull.pending} task(s) still to collect; run again to resume` } };
+    return { pull, stop: { kind: 'unknown', reason: `${pull.pending} task(s) not ready before the collection timeout; run again to collect them` } };
+  } catch (err) {
+    if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
+    c.log.error({ code: err.code }, err.message);
+    return { pull: null, stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
+  }
+}
+
+/**
+ * Posts batches in order. A budget, a 402, an abort or a POST with no answer stops posting
+ * (returned, so what was posted is still collected); a refused key ends the run.
+ */
+async function postAll(c: Ctx, batches: readonly PlannedBatch[]): Promise<Stop | null> {
+  let posted = 0;
+  for (const batch of batches) {
+    if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted before batch ${batch.no} of ${batches.length}; run again to resume` };
+    const over = await overBudget(c.wh, c.runId, c.o.pipeline.budget_cny, batch, posted);
+    if (over) return { kind: 'budget', reason: over };
+    try {
+      await postBatch(c, batch);
+      posted++;
+      c.note(`posted batch ${batch.no}/${batches.length} (${batch.tasks.length} tasks)`);
+    } catch (err) {
+      if (!(err instanceof EtlError)) throw err;
+      // A refusal (no connection, 401, 402, repeated 429) created nothing; anything else may have.
+      const refused = ['ETL_SERVICE_UNAVAILABLE', 'ETL_RATE_LIMITED', 'ETL_PAYMENT_REQUIRED', 'ETL_AUTH'].includes(err.code);
+      await markTasks(c.wh, c.runId, batch.tasks.map((t) => t.tag), refused ? 'unsent' : 'unknown', err.message);
+      if (err.code === 'ETL_AUTH' || err.code === 'ETL_REQUEST_INVALID') throw err;
+      const kind = err.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : refused ? 'unavailable' : 'unknown';
+      return { kind, reason: err.message };
+    }
+  }
+  return null;
+}
+
+async function postBatch(c: Ctx, batch: PlannedBatch): Promise<void> {
+  await c.store.planTasks(
     batch.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: batch.no, spec: t.spec })),
-    now(),
+    c.now(),
   );
-  const call = await client.call(batch.endpoint, { tasks: batch.tasks.map((t) => t.spec) });
-  const byTag = new Map(batch.tasks.map((t) => [t.tag, t]));
+  const call = await c.client.call(batch.endpoint, { tasks: batch.tasks.map((t) => t.spec) });
+  const byTag = new Map<string, PlannedTask>(batch.tasks.map((t) => [t.tag, t]));
   const rows = (call.envelope.tasks ?? []).map((task, i) => {
     const echoed = (task.data as { tag?: unknown } | undefined)?.tag;
     const tag = typeof echoed === 'string' && byTag.has(echoed) ? echoed : batch.tasks[i]?.tag;
     const verdict = call.outcome.tasks[i]!;
     return { tag: tag ?? '', taskId: task.id ?? null, ok: verdict.ok, statusCode: verdict.statusCode, message: verdict.message };
   });
-  await store.recordPosted(rows.filter((r) => r.tag !== ''), now());
+  await c.store.recordPosted(rows.filter((r) => r.tag !== ''), c.now());
 }
 
 /**
  * Stops posting before the next batch would pass the budget. The next batch is priced at
- * the average charge per task seen so far in this run (the first batch is priced by
- * `pipeline plan` in a later release; until then it is always posted).
+ * the average charge per task seen so far in this run (the first batch is always posted
+ * until `pipeline plan` prices from the account's rates).
  */
 async function overBudget(wh: Warehouse, runId: string, budget: number | undefined, batch: PlannedBatch, posted: number): Promise<string | null> {
   if (budget === undefined || posted === 0) return null;
@@ -168,17 +229,7 @@ async function overBudget(wh: Warehouse, runId: string, budget: number | undefin
   const perTask = row && row.tasks > 0 ? spent / row.tasks : 0;
   const next = perTask * batch.tasks.length;
   if (spent + next > budget) {
-    return `budget of ${budget} CNY reached: ${spent.toFixed(4)} CNY spent, the next batch would cost about ${next.toFixed(4)} CNY; run again with a higher budget_cny to continue`;
+    return `budget of ${budget} CNY reached: ${spent.toFixed(4)} CNY spent, the next batch would cost about ${next.toFixed(4)} CNY; raise budget_cny and run again to continue`;
   }
   return null;
-}
-
-/** Collection errors end the run as partial (the tasks stay posted in state), never as a crash. */
-async function collectSafely(fn: () => Promise<PullResult>): Promise<PullResult & { error?: EtlError }> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
-    return { collected: 0, failed: 0, rowsLoaded: 0, pending: -1, error: err };
-  }
 }

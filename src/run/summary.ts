@@ -7,7 +7,7 @@ export interface RunSummary {
   state: 'completed' | 'partial' | 'failed';
   stopReason: string | null;
   /** Why posting or collecting stopped early: the CLI maps it to an exit code. */
-  stopKind: 'budget' | 'balance' | 'unavailable' | 'unknown' | null;
+  stopKind: 'budget' | 'balance' | 'unavailable' | 'unknown' | 'interrupted' | null;
   tasks: { planned: number; posted: number; failed: number; collected: number; pending: number };
   rowsLoaded: { serp_results: number; serp_items: number };
   calls: number;

@@ -5,9 +5,12 @@
  */
 export class SandboxAccount {
   #balanceUnits: number;
+  /** Money put on the account (the starting balance), CNY units: `user_data.money.total`. */
+  readonly totalUnits: number;
 
   constructor(startUnits: number) {
     this.#balanceUnits = startUnits;
+    this.totalUnits = startUnits;
   }
 
   /** Balance in CNY units of 0.0001. */

@@ -1,12 +1,25 @@
 import type { AddressInfo } from 'node:net';
+import type { Dispatcher } from 'undici';
+import type { FamilyId } from '../catalog/index.js';
 import { SandboxAccount } from './account.js';
+import { AdminStats } from './admin-stats.js';
+import { CallbackDispatcher } from './callbacks.js';
+import { ErrorLog } from './error-log.js';
+import { FaultInjector } from './faults/fault-injector.js';
+import { parseFaultProfile, resolveFaultProfile, type FaultProfile } from './faults/fault-profile.js';
 import { formatCny, parseCny } from './money.js';
+import { SlidingWindowLimiter, specFamilyLimits } from './rate-limit.js';
 import { createSandboxServer, type SandboxLogEntry } from './server.js';
 import { TaskStore } from './task-store.js';
+import { UsageLedger } from './usage.js';
+import type { SandboxWorld } from './world.js';
 
 export { SAMPLE_TASK_ID } from './handlers/task-get.js';
 export { serpTaskPriceUnits } from './pricing.js';
 export type { SandboxLogEntry } from './server.js';
+export { ADMIN_STATS_PATH } from './server.js';
+export { FAULT_PROFILES, NO_FAULTS, parseFaultProfile, type FaultProfile } from './faults/fault-profile.js';
+export type { AdminStatsBody } from './admin-stats.js';
 
 /** A key the emulator accepts out of the box; sandbox keys are never charged. */
 export const DEFAULT_SANDBOX_KEY = 'svc_sandbox_local';
@@ -17,16 +30,39 @@ export interface SandboxOptions {
   port?: number;
   /** Loopback only; default `127.0.0.1`. */
   host?: string;
-  /** Default 1; all data are deterministic for (seed, task params, UTC date). */
+  /** Default 1; all data (and faults) are deterministic for (seed, task params, UTC date). */
   seed?: number;
   /** The clock; default `() => new Date()`. Tests advance it instead of sleeping. */
   now?: () => Date;
   /** Starting simulated balance in CNY, default `'1000.0000'`. */
   balanceCny?: string;
-  /** A posted task becomes ready this long after posting, by `now`; default 300. */
+  /** A posted task is done this long after posting, by `now`, before the time scale; default 300. */
   readyAfterMs?: number;
   /** Accepted keys; default any key matching `/^svc_(live|sandbox)_[A-Za-z0-9]{4,}$/`. */
   keys?: string[];
+  /**
+   * Faults to inject: a profile, or its text form (`flaky`, `burst429=0.2,drop=0.05`).
+   * Default none.
+   */
+  faults?: Partial<FaultProfile> | string;
+  /**
+   * How many times faster than real time the emulator runs its windows and delays: 60
+   * makes a rate-limit minute, the ready delay and the 10-second callback rule 60 times
+   * shorter. Default 1.
+   */
+  timeScale?: number;
+  /**
+   * Per-family rate limits (429 with `Retry-After`): `true` for the spec's Limits table,
+   * an object to override some families, `false` (the default in-process, so long test
+   * runs on a frozen clock are never throttled) for none.
+   */
+  rateLimits?: boolean | Partial<Record<FamilyId, number>>;
+  /** Serve `GET /__admin/stats` (calls per family, tasks per tag, CNY charged). Default false. */
+  admin?: boolean;
+  /** Deliver callbacks to non-loopback hosts too. Default false. */
+  allowRemoteCallbacks?: boolean;
+  /** HTTP dispatcher used for callbacks; undici's global one by default. */
+  callbackDispatcher?: Dispatcher;
 }
 
 /** A running emulator. */
@@ -35,17 +71,21 @@ export interface SandboxHandle {
   url: string;
   port: number;
   close(): Promise<void>;
-  /** every response sent: method, path, http status, request id, charge CNY as string — lets tests compare the ledger with what was sent */
-  readonly log: ReadonlyArray<{ method: string; path: string; status: number; requestId: string; chargeCny: string }>;
+  /** every response sent: method, path, http status (0 = dropped by a fault), request id, charge CNY as string — lets tests compare the ledger with what was sent */
+  readonly log: ReadonlyArray<SandboxLogEntry>;
   /** The simulated balance now, CNY with 4 decimals. */
   balanceCny(): string;
+  /** Starts the callbacks of tasks done by now and waits for every callback under way (tests call this instead of sleeping). */
+  flushCallbacks(): Promise<void>;
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
+/** How often callbacks of done tasks are looked for, in real milliseconds. */
+const CALLBACK_POLL_MS = 25;
 
 /**
- * Starts the built-in emulator of the service's SERP organic slice on loopback, so
- * pipelines and tests run against spec-true responses without an account or spending.
+ * Starts the built-in emulator of the service on loopback, so pipelines and tests run
+ * against spec-true responses without an account or spending.
  *
  * @example
  * const sb = await startSandbox({ now: () => clock });
@@ -61,17 +101,30 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   if (!LOOPBACK.test(host)) throw new Error(`sandbox host "${host}" is not loopback; it binds only to 127.0.0.1, ::1 or localhost`);
   const readyAfterMs = opts.readyAfterMs ?? 300;
   if (!Number.isFinite(readyAfterMs) || readyAfterMs < 0) throw new Error(`readyAfterMs ${readyAfterMs} must be a non-negative number`);
-  const account = new SandboxAccount(parseCny(opts.balanceCny ?? '1000.0000'));
-  const log: SandboxLogEntry[] = [];
-  const server = createSandboxServer({
-    seed: opts.seed ?? 1,
+  const timeScale = opts.timeScale ?? 1;
+  if (!Number.isFinite(timeScale) || timeScale <= 0) throw new Error(`timeScale ${timeScale} must be a positive number (60 makes a minute last a second)`);
+  const seed = opts.seed ?? 1;
+  const profile = typeof opts.faults === 'string' ? parseFaultProfile(opts.faults) : resolveFaultProfile(opts.faults);
+  const world = {
+    seed,
     now: opts.now ?? (() => new Date()),
-    readyAfterMs,
+    timeScale,
+    readyAfterMs: readyAfterMs / timeScale,
     keys: opts.keys,
-    account,
+    account: new SandboxAccount(parseCny(opts.balanceCny ?? '1000.0000')),
     store: new TaskStore(),
-    log,
-  });
+    log: [],
+    faults: new FaultInjector(profile, seed),
+    stats: new AdminStats(),
+    errors: new ErrorLog(),
+    usage: new UsageLedger(),
+    limiter: limiterFor(opts.rateLimits, timeScale),
+    admin: opts.admin ?? false,
+    allowRemoteCallbacks: opts.allowRemoteCallbacks ?? false,
+    dispatcher: opts.callbackDispatcher,
+  } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
+  world.callbacks = new CallbackDispatcher(world);
+  const server = createSandboxServer(world, () => world.callbacks.tick());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {
@@ -79,17 +132,27 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       resolve();
     });
   });
+  const poll = setInterval(() => world.callbacks.tick(), CALLBACK_POLL_MS);
+  poll.unref();
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}`,
     port,
-    log,
-    balanceCny: () => formatCny(account.balanceUnits),
+    log: world.log,
+    balanceCny: () => formatCny(world.account.balanceUnits),
+    flushCallbacks: () => world.callbacks.flush(),
     close: () =>
       new Promise<void>((resolve, reject) => {
+        clearInterval(poll);
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
       }),
   };
+}
+
+function limiterFor(setting: SandboxOptions['rateLimits'], timeScale: number): SlidingWindowLimiter | undefined {
+  if (!setting) return undefined;
+  const limits = { ...specFamilyLimits(), ...(setting === true ? {} : setting) };
+  return new SlidingWindowLimiter(limits, 60_000 / timeScale);
 }

@@ -35,14 +35,16 @@ export interface SerpQuery {
   datetime: string;
 }
 
-interface Country {
+/** A country of the locations lists. */
+export interface Country {
   code: number;
   name: string;
   gl: string;
   language: string;
 }
 
-const COUNTRIES: readonly Country[] = [
+/** The countries the emulator knows (locations lists, default languages). */
+export const COUNTRIES: readonly Country[] = [
   { code: 2840, name: 'United States', gl: 'us', language: 'en' },
   { code: 2826, name: 'United Kingdom', gl: 'gb', language: 'en' },
   { code: 2124, name: 'Canada', gl: 'ca', language: 'en' },
@@ -57,7 +59,8 @@ const COUNTRIES: readonly Country[] = [
   { code: 2392, name: 'Japan', gl: 'jp', language: 'ja' },
 ];
 
-const LANGUAGES: Readonly<Record<string, string>> = {
+/** Language names (lower case) to codes. */
+export const LANGUAGES: Readonly<Record<string, string>> = {
   english: 'en',
   german: 'de',
   french: 'fr',

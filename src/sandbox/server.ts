@@ -1,145 +1,174 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { matchEndpoint, SERP_ORGANIC_ENGINES, type Endpoint } from '../catalog/index.js';
-import type { SandboxAccount } from './account.js';
-import { authenticate } from './auth.js';
+import { matchEndpoint, type Endpoint } from '../catalog/index.js';
+import { authenticate, type Caller } from './auth.js';
 import { makeEnvelope, STATUS } from './envelope.js';
-import type { HandlerContext, HandlerReply } from './handlers/context.js';
-import { handleLive } from './handlers/live.js';
-import { handleTaskGet } from './handlers/task-get.js';
-import { handleTaskPost } from './handlers/task-post.js';
-import { handleTasksReady } from './handlers/tasks-ready.js';
+import { callName } from './call-name.js';
+import { failure, type HandlerReply } from './handlers/context.js';
 import { formatCny, formatUsd } from './money.js';
-import type { TaskStore } from './task-store.js';
+import { routeFamily } from './route-family.js';
+import { routeCall } from './router.js';
+import { v1Error } from './v1/v1-context.js';
+import type { SandboxWorld } from './world.js';
 
-/** One response the emulator sent, for tests that reconcile a ledger against it. */
-export interface SandboxLogEntry {
-  method: string;
-  path: string;
-  status: number;
-  requestId: string;
-  chargeCny: string;
-}
-
-/** Everything the server needs, resolved by `startSandbox`. */
-export interface SandboxServerDeps {
-  seed: number;
-  now: () => Date;
-  readyAfterMs: number;
-  keys: readonly string[] | undefined;
-  account: SandboxAccount;
-  store: TaskStore;
-  log: SandboxLogEntry[];
-}
+export type { SandboxLogEntry } from './world.js';
 
 /** Largest POST body accepted; far above 100 tasks of the largest allowed fields. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-type Handler = (ctx: HandlerContext) => HandlerReply;
-const HANDLERS: Partial<Record<Endpoint['mode'], Handler>> = {
-  task_post: handleTaskPost,
-  tasks_ready: handleTasksReady,
-  task_get: handleTaskGet,
-  live: handleLive,
-};
+/** The admin view's path (served only with `admin: true`, without a key). */
+export const ADMIN_STATS_PATH = '/__admin/stats';
 
 /**
- * The HTTP face of the emulator: auth, routing through the catalog, body checks, the
- * envelope, and the charge headers on every response (401s and free GETs included),
- * so a client's ledger can be reconciled against `log` call by call.
+ * The HTTP face of the emulator: auth, faults, rate limits, routing, the envelope, and
+ * the charge headers on every response (401s, 429s and free GETs included), so a
+ * client's ledger can be reconciled against `log` call by call.
  */
-export function createSandboxServer(deps: SandboxServerDeps): Server {
+export function createSandboxServer(world: SandboxWorld, beforeCall: () => void = () => {}): Server {
   return createServer((req, res) => {
     readBody(req).then(
-      (body) => respond(deps, req, res, body),
-      () => respond(deps, req, res, undefined),
+      (body) => respond(world, req, res, body, beforeCall),
+      () => respond(world, req, res, undefined, beforeCall),
     );
   });
 }
 
-function respond(deps: SandboxServerDeps, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void {
+async function respond(
+  world: SandboxWorld,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+  beforeCall: () => void,
+): Promise<void> {
   const started = performance.now();
   const method = req.method ?? 'GET';
   const path = (req.url ?? '/').split('?')[0] ?? '/';
-  let reply: HandlerReply;
+  if (world.admin && method === 'GET' && path === ADMIN_STATS_PATH) {
+    send(res, 200, JSON.stringify(world.stats.body()), {});
+    return;
+  }
+  beforeCall();
+  const isV1 = path.startsWith('/v1/');
+  let endpoint: Endpoint | undefined;
+  let taskId: string | undefined;
+  let ai = false;
   try {
-    reply = route(deps, req, method, path, body);
-  } catch (err) {
-    reply = failure(500, STATUS.internal, `Internal Error: ${err instanceof Error ? err.message : String(err)}`);
+    const m = matchEndpoint(method, path, isV1 ? jsonOrUndefined(body) : undefined);
+    endpoint = m?.endpoint;
+    taskId = m?.taskId;
+    ai = m?.ai ?? false;
+  } catch {
+    endpoint = undefined; // a malformed %-escape in the task id
+  }
+  const family = routeFamily(path, endpoint);
+  const now = world.now();
+  const caller = authenticate(req.headers.authorization, world.keys);
+  let reply: HandlerReply;
+  let fault: ReturnType<SandboxWorld['faults']['nextCall']> = { kind: 'none' };
+  if (!caller) {
+    reply = isV1 ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error') : failure(401, STATUS.unauthorized);
+  } else {
+    fault = world.faults.nextCall();
+    reply = await gate(world, caller, fault, family, now.getTime(), isV1);
+    if (reply.http === 0) {
+      try {
+        reply = await routeCall(world, { method, path, body, caller, now, endpoint, taskId, ai });
+      } catch (err) {
+        reply = failure(500, STATUS.internal, `Internal Error: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      world.usage.record(now, ...callName(path, endpoint), reply.chargedUnits);
+    } else {
+      fault = { kind: 'none' };
+    }
   }
   const requestId = randomUUID();
-  const envelope = makeEnvelope({ ...reply, elapsedMs: performance.now() - started });
-  const text = JSON.stringify(envelope);
+  const text = reply.json !== undefined ? JSON.stringify(reply.json) : JSON.stringify(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
   const chargeCny = formatCny(reply.chargedUnits);
-  res.writeHead(reply.http, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
+  const headers: Record<string, string> = {
     'X-Svc-Charge-CNY': chargeCny,
     'X-Svc-Cost-USD': formatUsd(reply.costMicros),
-    'X-Svc-Balance-CNY': formatCny(deps.account.balanceUnits),
+    'X-Svc-Balance-CNY': formatCny(world.account.balanceUnits),
     'X-Svc-Request-ID': requestId,
+    ...reply.headers,
+  };
+  world.stats.call(family, fault.kind === 'drop' ? 0 : reply.http, reply.chargedUnits);
+  const entry = { method, path, status: reply.http, requestId, chargeCny };
+  switch (fault.kind) {
+    case 'drop':
+      world.stats.fault('drop');
+      world.log.push({ ...entry, status: 0 });
+      req.socket.destroy();
+      return;
+    case 'malformed':
+      world.stats.fault('malformed');
+      world.log.push(entry);
+      send(res, reply.http, text.slice(0, Math.max(1, Math.floor(text.length / 2))), headers);
+      return;
+    case 'slow':
+      world.stats.fault('slow');
+      await new Promise((r) => setTimeout(r, fault.kind === 'slow' ? fault.delayMs : 0));
+      break;
+    default:
+      break;
+  }
+  world.log.push(entry);
+  if (!res.destroyed) send(res, reply.http, text, headers);
+}
+
+/**
+ * The refusals that come before any processing: injected 429 bursts and 5xx, then the
+ * family's rate limit. Returns `http: 0` when the call may go ahead.
+ */
+async function gate(
+  world: SandboxWorld,
+  caller: Caller,
+  fault: ReturnType<SandboxWorld['faults']['nextCall']>,
+  family: string,
+  nowMs: number,
+  isV1: boolean,
+): Promise<HandlerReply> {
+  if (fault.kind === 'rate_limited') {
+    world.stats.fault('burst429');
+    return rateLimited(world, 60_000 / world.timeScale, isV1, 'simulated burst (fault profile)');
+  }
+  if (fault.kind === 'server_error') {
+    world.stats.fault(`http${fault.http}`);
+    if (isV1) return v1Error(fault.http, 'server_error', 'The upstream service is unavailable (simulated fault).', 'svc_error');
+    const status = fault.http === 503 ? { code: 50301, message: 'Third-party API is unavailable.' } : STATUS.internal;
+    return failure(fault.http, status);
+  }
+  const refusal = world.limiter?.take(caller.key, family as never, nowMs);
+  if (refusal) return rateLimited(world, refusal.retryAfterMs, isV1, `${refusal.limit} calls per minute of family ${refusal.family}`);
+  return { http: 0, tasks: [], chargedUnits: 0, costMicros: 0 };
+}
+
+function rateLimited(world: SandboxWorld, retryAfterClockMs: number, isV1: boolean, why: string): HandlerReply {
+  // The wait is read on the emulator clock, whose minute is already divided by the time scale.
+  const realMs = Math.max(1, Math.ceil(retryAfterClockMs));
+  const secs = world.timeScale === 1 ? String(Math.max(1, Math.ceil(realMs / 1000))) : (realMs / 1000).toFixed(3);
+  const headers = { 'Retry-After': secs, 'retry-after-ms': String(realMs) };
+  const message = `Rate limit per minute exceeded: ${why}.`;
+  if (isV1) return { ...v1Error(429, 'rate_limit_exceeded', message, 'rate_limit_error'), headers };
+  return { ...failure(429, { code: 40202, message: 'Rate Limit Per Minute Exceeded.' }, message), headers };
+}
+
+function jsonOrUndefined(body: Buffer | undefined): unknown {
+  if (!body || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function send(res: ServerResponse, http: number, text: string, headers: Record<string, string>): void {
+  res.writeHead(http, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
   });
   res.end(text);
-  deps.log.push({ method, path, status: reply.http, requestId, chargeCny });
-}
-
-function route(deps: SandboxServerDeps, req: IncomingMessage, method: string, path: string, body: Buffer | undefined): HandlerReply {
-  const caller = authenticate(req.headers.authorization, deps.keys);
-  if (!caller) return failure(401, STATUS.unauthorized);
-  let match: ReturnType<typeof matchEndpoint>;
-  try {
-    match = matchEndpoint(method, path);
-  } catch {
-    match = undefined; // a malformed %-escape in the task id
-  }
-  if (!match) return failure(404, STATUS.notFound, `Not Found: no endpoint ${method} ${path}.`);
-  const m = /^\/v3\/serp\/([^/]+)\/([^/]+)\//.exec(match.endpoint.path);
-  const handler = HANDLERS[match.endpoint.mode];
-  const engine = m?.[1] ?? '';
-  const type = m?.[2] ?? '';
-  if (!handler || type !== 'organic' || !(SERP_ORGANIC_ENGINES as readonly string[]).includes(engine)) {
-    return failure(404, STATUS.notFound, `Not Found: ${method} ${path} is not emulated by the sandbox yet.`);
-  }
-  let tasks: unknown[] = [];
-  if (method === 'POST') {
-    const parsed = parseTasks(body);
-    if (!Array.isArray(parsed)) return parsed;
-    tasks = parsed;
-  }
-  const now = deps.now();
-  return handler({
-    endpoint: match.endpoint,
-    engine,
-    type,
-    ...(match.taskId === undefined ? {} : { taskId: match.taskId }),
-    pathSegments: path.split('/').filter(Boolean),
-    body: tasks,
-    caller,
-    now,
-    seed: deps.seed,
-    readyAfterMs: deps.readyAfterMs,
-    store: deps.store,
-    account: deps.account,
-  });
-}
-
-/** The body as a non-empty JSON array of tasks, or the 40503/40502 reply. */
-function parseTasks(body: Buffer | undefined): unknown[] | HandlerReply {
-  if (body === undefined) return failure(200, STATUS.postInvalid, 'POST data is invalid: the body could not be read (too large?).');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return failure(200, STATUS.postInvalid, 'POST data is invalid: the body is not JSON.');
-  }
-  if (!Array.isArray(parsed)) return failure(200, STATUS.postInvalid, 'POST data is invalid: the body must be a JSON array of tasks.');
-  if (parsed.length === 0) return failure(200, STATUS.postEmpty);
-  return parsed;
-}
-
-function failure(http: number, status: { code: number; message: string }, message?: string): HandlerReply {
-  return { http, status, ...(message === undefined ? {} : { message }), tasks: [], chargedUnits: 0, costMicros: 0 };
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -1,30 +1,58 @@
-import type { SerpAdvancedResult } from './serp-types.js';
+/** Where a task's result goes when it is done. */
+export interface TaskCallback {
+  kind: 'pingback' | 'postback';
+  /** The URL as posted, with `$id` and `$tag` still in it. */
+  url: string;
+  /** `postback_data`: the `task_get` format the postback carries. */
+  format: 'regular' | 'advanced' | 'html';
+}
 
 /** A task the emulator accepted, with its place in the lifecycle. */
 export interface StoredTask {
   id: string;
   /** Key that posted it: the ready list and `task_get` answer only that key. */
   key: string;
+  /** `{api}` of the spec (`serp`, `keywords_data`, …), for `errors`, `id_list`, `webhook_resend`. */
+  api: string;
+  /** The function that created it: `task_post` or `live`. */
+  fn: string;
+  /** Catalog id of the creating endpoint. */
+  endpointId: string;
+  /** The API path the task was created with (`id_list` `url`). */
+  postPath: string;
   engine: string;
   type: string;
   postedAtMs: number;
+  /** When the task is done, on the emulator clock (live tasks: at once). */
   readyAtMs: number;
   /** The task as posted (what the generator reads). */
   params: Record<string, unknown>;
   /** `data` of the envelope: the echo plus api, function, se, se_type, device, os. */
   data: Record<string, unknown>;
   tag: string | null;
-  /** Posted with pingback_url or postback_url: delivered by callback, not listed as ready. */
+  /** Posted with pingback_url or postback_url: delivered by callback, not listed as ready unless the callback failed. */
   callback: boolean;
+  /** The callback, when one was posted. */
+  callbackSpec?: TaskCallback;
+  /** `pending` until done; then `delivered`, or `failed` (the task joins the ready list). */
+  callbackState?: 'pending' | 'sending' | 'delivered' | 'failed';
+  /** Whether the creating endpoint supports callbacks at all (`webhook_resend` 40503 otherwise). */
+  callbacksSupported: boolean;
+  /** Set when the fault profile re-parses the task: when it shows up in `tasks_fixed`. */
+  fixedAtMs?: number;
   chargedUnits: number;
   costMicros: number;
   collected: boolean;
   /** Built on first collection and kept, so every later `task_get` answers the same. */
-  result?: SerpAdvancedResult;
+  result?: unknown;
+  /** The day `result` was built for (a re-parse rebuilds it once). */
+  resultAtMs?: number;
 }
 
 /** Ready tasks older than this are no longer listed (result-shapes.md: last 3 days). */
 const READY_LIST_WINDOW_MS = 3 * 24 * 3600 * 1000;
+/** A re-parsed task is listed by `tasks_fixed` for 24 hours while uncollected (spec, States). */
+const FIXED_WINDOW_MS = 24 * 3600 * 1000;
 
 /**
  * In-memory task lifecycle: created → ready (at `readyAtMs` on the injected clock) →
@@ -44,18 +72,43 @@ export class TaskStore {
     return t && t.key === key ? t : undefined;
   }
 
+  /** Every task, oldest first (insertion order). */
+  all(): IterableIterator<StoredTask> {
+    return this.#tasks.values();
+  }
+
   /**
    * Ready, uncollected tasks of one engine/type for one key, oldest first, at most
-   * `limit`. Callback tasks are left out (their callbacks have not failed).
+   * `limit`. Callback tasks are left out unless their callback failed.
    */
   ready(key: string, engine: string, type: string, nowMs: number, limit: number): StoredTask[] {
     const out: StoredTask[] = [];
     for (const t of this.#tasks.values()) {
-      if (t.key !== key || t.engine !== engine || t.type !== type) continue;
-      if (t.collected || t.callback) continue;
+      if (t.key !== key || t.engine !== engine || t.type !== type || t.fn !== 'task_post') continue;
+      if (t.collected || (t.callback && t.callbackState !== 'failed')) continue;
       if (t.readyAtMs > nowMs || nowMs - t.readyAtMs > READY_LIST_WINDOW_MS) continue;
       out.push(t);
     }
     return out.sort((a, b) => a.readyAtMs - b.readyAtMs).slice(0, limit);
+  }
+
+  /** Re-parsed, uncollected tasks of one engine/type, fixed within the last 24 hours. */
+  fixed(key: string, engine: string, type: string, nowMs: number, limit: number): StoredTask[] {
+    const out: StoredTask[] = [];
+    for (const t of this.#tasks.values()) {
+      if (t.key !== key || t.engine !== engine || t.type !== type || t.fixedAtMs === undefined) continue;
+      if (t.collected || t.fixedAtMs > nowMs || nowMs - t.fixedAtMs > FIXED_WINDOW_MS) continue;
+      out.push(t);
+    }
+    return out.sort((a, b) => (a.fixedAtMs ?? 0) - (b.fixedAtMs ?? 0)).slice(0, limit);
+  }
+
+  /** Callback tasks that are done and whose callback has not been attempted yet. */
+  dueCallbacks(nowMs: number): StoredTask[] {
+    const out: StoredTask[] = [];
+    for (const t of this.#tasks.values()) {
+      if (t.callbackState === 'pending' && t.readyAtMs <= nowMs) out.push(t);
+    }
+    return out;
   }
 }

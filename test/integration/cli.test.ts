@@ -101,4 +101,24 @@ describe('pipeline CLI', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("pipeline --help");
   });
+
+  it('lists the next run times of scheduled pipelines, and refuses a folder with an invalid file', async () => {
+    const dir = join(tmp.dir, 'sched');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(dir);
+    const job = 'jobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a]\n';
+    await writeFile(join(dir, 'a.yaml'), `name: weekly\nschedule: "0 3 * * 1"\ntimezone: America/New_York\n${job}`);
+    await writeFile(join(dir, 'b.yaml'), `name: adhoc\n${job}`);
+    const out = await cli(['schedule', dir, '--list', '--count', '2']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("weekly  '0 3 * * 1' America/New_York");
+    expect(out.stdout).not.toContain('adhoc');
+    const times = out.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split('  ')[1]);
+    expect(times).toHaveLength(2);
+    for (const t of times) expect(t).toMatch(/^\d{4}-\d{2}-\d{2} 03:00 America\/New_York$/);
+    await writeFile(join(dir, 'c.yaml'), `name: broken\nschedule: "99 * * * *"\n${job}`);
+    const bad = await cli(['schedule', dir, '--list']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/c\.yaml:2:\d+  schedule: a cron expression/);
+  });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
+import { receiver } from './sandbox-receiver.js';
 import { DEFAULT_SANDBOX_KEY, SAMPLE_TASK_ID, startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 
 const LIVE_KEY = 'svc_live_abcd1234';
@@ -284,11 +285,13 @@ describe('sandbox: task lifecycle on the injected clock', () => {
   });
 
   it('keeps callback tasks out of the ready list but serves them by id', async () => {
-    const { call, advance } = await sandbox();
+    const rx = await receiver();
+    const { call, advance, sb } = await sandbox();
     const post = await call('POST', `${BASE}/task_post`, {
-      body: [task('office plants', { pingback_url: 'http://127.0.0.1:9/ping?id=$id' }), task('cactus')],
+      body: [task('office plants', { pingback_url: `${rx.url}/ping?id=$id` }), task('cactus')],
     });
     advance(300);
+    await sb.flushCallbacks();
     const ready = await call('GET', `${BASE}/tasks_ready`);
     expect(ready.body.tasks[0].result.map((t: Json) => t.id)).toEqual([post.body.tasks[1].id]);
     const got = await call('GET', `${BASE}/task_get/advanced/${post.body.tasks[0].id}`);

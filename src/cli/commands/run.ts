@@ -1,6 +1,8 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../../config/index.js';
 import { ExitCode } from '../../errors.js';
+import { formatBuild, formatTests } from '../../models/format-results.js';
+import { runModels } from '../../models/run-models.js';
 import { runPipeline, type RunSummary } from '../../run/index.js';
 import { makeLogger } from '../logger.js';
 import { makeProgress } from '../progress.js';
@@ -15,6 +17,8 @@ interface RunArgs {
   'poll-interval'?: number;
   'collect-timeout': number;
   'log-level'?: string;
+  'new-run': boolean;
+  models: boolean;
 }
 
 /** `pipeline run FILE`: validate, plan, post, collect, load, print the summary. */
@@ -25,6 +29,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'pipeline YAML, e.g. pipelines/keywords.yaml' })
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder (DuckDB file, raw/, parquet/)' })
+      .option('models', { type: 'boolean', default: true, describe: 'build and test the SQL models after loading (--no-models to skip)' })
+      .option('new-run', { type: 'boolean', default: false, describe: 'start a new run even if the last run of this pipeline is unfinished (default: resume it)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as one JSON object on stdout' })
       .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' })
       .option('poll-interval', { type: 'number', describe: 'seconds between tasks_ready polls (default 30; 0.25 with the built-in sandbox)' })
@@ -35,6 +41,14 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const target = await resolveTarget(process.env, { seed: args.seed, announce: say });
     let summary: RunSummary;
+    const stopper = new AbortController();
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (stopper.signal.aborted) process.exit(130); // a second Ctrl-C: stop now
+      say(`${sig}: stopping after the calls in flight; state is saved and the run can be resumed (again to force).`);
+      stopper.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     try {
       const poll = args['poll-interval'] ?? (target.sandbox ? 0.25 : 30);
       summary = await runPipeline({
@@ -47,12 +61,29 @@ export const runCommand: CommandModule<object, RunArgs> = {
         pollIntervalMs: poll * 1000,
         collectTimeoutMs: args['collect-timeout'] * 1000,
         onProgress: args.json ? undefined : makeProgress(),
+        newRun: args['new-run'],
+        signal: stopper.signal,
       });
     } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
       await target.sandbox?.close();
     }
     process.stdout.write(args.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
     process.exitCode = summaryExitCode(summary);
+    if (args.models && summary.tasks.collected > 0) {
+      const models = await runModels({ warehouseDir: args.warehouse, test: true });
+      const built = models.builds.filter((b) => b.status === 'built').length;
+      const failed = models.builds.filter((b) => b.status === 'failed');
+      const badTests = models.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped');
+      say(`models: ${built} built, ${failed.length} failed, ${models.tests.length - badTests.length}/${models.tests.length} tests passed`);
+      if (!models.ok) {
+        for (const f of failed) say(formatBuild(f));
+        if (badTests.length) say(formatTests(badTests));
+        say("the data is loaded; fix the models and run 'pipeline models run'");
+        if (process.exitCode === ExitCode.ok) process.exitCode = ExitCode.failure;
+      }
+    }
   },
 };
 

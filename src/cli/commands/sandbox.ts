@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { DEFAULT_SANDBOX_KEY, startSandbox } from '../../sandbox/index.js';
+import { FAULT_PROFILES, parseFaultProfile, startSandbox, type SandboxHandle, type SandboxOptions } from '../../sandbox/index.js';
 
 interface SandboxArgs {
   port: number;
@@ -7,6 +8,39 @@ interface SandboxArgs {
   seed: number;
   'ready-after': number;
   balance: string;
+  faults: string;
+  'time-scale': number;
+  'live-key'?: string;
+  'sandbox-key'?: string;
+  admin: boolean;
+  'rate-limits': boolean;
+}
+
+const KEY = { live: /^svc_live_[A-Za-z0-9]{4,}$/, sandbox: /^svc_sandbox_[A-Za-z0-9]{4,}$/ };
+
+/** The options of `startSandbox` for these arguments, and the keys it will accept (made up when not given). */
+export function sandboxOptionsFromArgs(args: SandboxArgs): { options: SandboxOptions; liveKey: string; sandboxKey: string; madeKeys: boolean } {
+  const liveKey = args['live-key'] ?? `svc_live_${randomBytes(12).toString('hex')}`;
+  const sandboxKey = args['sandbox-key'] ?? `svc_sandbox_${randomBytes(12).toString('hex')}`;
+  if (!KEY.live.test(liveKey)) throw new Error('--live-key must look like svc_live_<letters and digits, 4 or more>');
+  if (!KEY.sandbox.test(sandboxKey)) throw new Error('--sandbox-key must look like svc_sandbox_<letters and digits, 4 or more>');
+  return {
+    liveKey,
+    sandboxKey,
+    madeKeys: args['live-key'] === undefined || args['sandbox-key'] === undefined,
+    options: {
+      port: args.port,
+      host: args.host,
+      seed: args.seed,
+      readyAfterMs: args['ready-after'] * 1000,
+      balanceCny: args.balance,
+      faults: parseFaultProfile(args.faults),
+      timeScale: args['time-scale'],
+      keys: [liveKey, sandboxKey],
+      admin: args.admin,
+      rateLimits: args['rate-limits'],
+    },
+  };
 }
 
 /** `pipeline sandbox`: the emulator alone, for other tools or a second terminal. */
@@ -17,20 +51,27 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
     y
       .option('port', { type: 'number', default: 8787, describe: 'port to listen on (0 picks a free one)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'loopback address to bind' })
-      .option('seed', { type: 'number', default: 1, describe: 'seed of the simulated data' })
-      .option('ready-after', { type: 'number', default: 2, describe: 'seconds until a posted task is ready' })
-      .option('balance', { type: 'string', default: '1000.0000', describe: 'starting simulated balance in CNY (svc_live_ keys are charged against it)' }) as Argv<SandboxArgs>,
+      .option('seed', { type: 'number', default: 1, describe: 'seed of the simulated data and of the faults' })
+      .option('ready-after', { type: 'number', default: 2, describe: 'seconds until a posted task is done (divided by --time-scale)' })
+      .option('balance', { type: 'string', default: '1000.0000', describe: 'starting simulated balance in CNY (svc_live_ keys are charged against it)' })
+      .option('faults', {
+        type: 'string',
+        default: 'none',
+        describe: `fault profile: ${Object.keys(FAULT_PROFILES).join(', ')}, or field=rate pairs such as burst429=0.1,error5xx=0.05,drop=0.01,malformed=0.01,slow=0.01,slowMs=5000,taskFailure=0.05,callbackFailure=0.2,reparse=0.1`,
+      })
+      .option('time-scale', { type: 'number', default: 1, describe: 'run rate-limit minutes and task delays this many times faster (60: a minute lasts a second)' })
+      .option('live-key', { type: 'string', describe: 'the svc_live_ key to accept (charged against the balance); made up and printed when omitted' })
+      .option('sandbox-key', { type: 'string', describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted' })
+      .option('admin', { type: 'boolean', default: false, describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)' })
+      .option('rate-limits', { type: 'boolean', default: true, describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)" }) as Argv<SandboxArgs>,
   handler: async (args: ArgumentsCamelCase<SandboxArgs>) => {
-    const sb = await startSandbox({
-      port: args.port,
-      host: args.host,
-      seed: args.seed,
-      readyAfterMs: args['ready-after'] * 1000,
-      balanceCny: args.balance,
-    });
+    const { options, liveKey, sandboxKey, madeKeys } = sandboxOptionsFromArgs(args);
+    const sb: SandboxHandle = await startSandbox(options);
     process.stderr.write(
       `sandbox emulator listening on ${sb.url}\n` +
-        `  try: SVC_API_KEY=${DEFAULT_SANDBOX_KEY} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
+        (madeKeys ? `  accepted keys (made up for this run): live ${liveKey}  sandbox ${sandboxKey}\n` : '  accepting the keys given on the command line; any other key gets 401\n') +
+        `  try: SVC_API_KEY=${madeKeys ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
+        `  faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',
     );
     await new Promise<void>((resolveStop) => {

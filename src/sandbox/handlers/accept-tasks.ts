@@ -4,6 +4,9 @@ import { serpTaskPriceUnits } from '../pricing.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 import { validateTask } from './validate-task.js';
 
+/** The status of a task the fault profile fails (result-shapes.md: 40103). */
+export const TASK_FAILED = { code: 40103, message: 'Task execution failed. Please, resubmit the task.' } as const;
+
 /** One posted task after checking: accepted with its price, or refused with a status. */
 export type TaskOutcome =
   | { ok: true; raw: unknown; task: Record<string, unknown>; priceUnits: number; costMicros: number }
@@ -18,7 +21,8 @@ export type Acceptance =
  * Validates every task of a POST on its own (one bad task does not block the others),
  * refuses tasks past the endpoint's `maxTasksPerPost` (40006, or 40000 on live
  * endpoints), prices the rest and charges them in one step. When a live key's balance
- * cannot cover the batch, nothing is created and nothing is charged (HTTP 402).
+ * cannot cover the batch, nothing is created and nothing is charged (HTTP 402). The
+ * fault profile may fail a valid task (40103, not charged): one batch, mixed outcomes.
  */
 export function acceptTasks(ctx: HandlerContext, mode: 'standard' | 'live'): Acceptance {
   const max = ctx.endpoint.maxTasksPerPost ?? Number.POSITIVE_INFINITY;
@@ -27,6 +31,10 @@ export function acceptTasks(ctx: HandlerContext, mode: 'standard' | 'live'): Acc
     if (i >= max) return { ok: false, raw, status: overflow, message: overflow.message };
     const check = validateTask(ctx.endpoint.request, raw);
     if (!check.ok) return { ok: false, raw, status: check.status, message: check.message };
+    if (ctx.world.faults.nextTaskFails()) {
+      ctx.world.stats.fault('task_failure');
+      return { ok: false, raw, status: TASK_FAILED, message: `${TASK_FAILED.message} (simulated by the fault profile; not charged)` };
+    }
     const priceUnits = serpTaskPriceUnits(check.task, mode);
     return { ok: true, raw, task: check.task, priceUnits, costMicros: cnyUnitsToUsdMicros(priceUnits) };
   });

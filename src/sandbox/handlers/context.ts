@@ -3,8 +3,9 @@ import type { SandboxAccount } from '../account.js';
 import type { Caller } from '../auth.js';
 import type { EnvelopeTask, Status } from '../envelope.js';
 import type { TaskStore } from '../task-store.js';
+import type { SandboxWorld } from '../world.js';
 
-/** What the server hands a route handler: the matched endpoint, the caller and the world. */
+/** What the server hands a catalog route handler: the matched endpoint, the caller and the world. */
 export interface HandlerContext {
   endpoint: Endpoint;
   /** Engine and type read from the endpoint path, e.g. `engA` and `organic`. */
@@ -21,6 +22,7 @@ export interface HandlerContext {
   readyAfterMs: number;
   store: TaskStore;
   account: SandboxAccount;
+  world: SandboxWorld;
 }
 
 /** What a handler answers; the server wraps it in the envelope and the charge headers. */
@@ -33,4 +35,35 @@ export interface HandlerReply {
   chargedUnits: number;
   /** Raw USD cost in micro-dollars (the body's `cost`, also `X-Svc-Cost-USD`). */
   costMicros: number;
+  /** A body sent as is instead of the /v3 envelope (the `/v1` endpoints, `.ai` answers). */
+  json?: unknown;
+  /** Extra response headers (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
+}
+
+/** A handler of a catalog endpoint. */
+export type Handler = (ctx: HandlerContext) => HandlerReply | Promise<HandlerReply>;
+
+/** What the server hands a handler of a path the emulator serves on its own (utilities, `/v1`). */
+export interface RouteContext {
+  method: string;
+  path: string;
+  pathSegments: string[];
+  /** Capture groups of the route's pattern. */
+  params: string[];
+  /** POST body parsed as JSON (any shape), or undefined for GET and unreadable bodies. */
+  json: unknown;
+  /** True when a POST body was sent but is not JSON. */
+  badJson: boolean;
+  caller: Caller;
+  now: Date;
+  world: SandboxWorld;
+}
+
+/** A handler of a route of its own. */
+export type RouteHandler = (ctx: RouteContext) => HandlerReply | Promise<HandlerReply>;
+
+/** A reply with no tasks and no charge. */
+export function failure(http: number, status: Status, message?: string): HandlerReply {
+  return { http, status, ...(message === undefined ? {} : { message }), tasks: [], chargedUnits: 0, costMicros: 0 };
 }

@@ -1,8 +1,7 @@
 import { makeTask, STATUS } from '../envelope.js';
-import { serpFormats } from '../serp-formats.js';
 import type { SerpParams } from '../serp-query.js';
 import { buildSerpResult } from '../serp-result.js';
-import type { SerpAdvancedResult } from '../serp-types.js';
+import { doneTaskObject, formatSerp } from '../task-result.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 
 /** The id whose `task_get` answers a full result-element sample (spec, Sandbox). */
@@ -12,9 +11,9 @@ const SAMPLE_PARAMS: SerpParams = { keyword: 'coffee maker', location_code: 2840
 
 /**
  * `GET .../task_get/{regular|advanced|html}/{id}`: free. Unknown (or another key's) id
- * → 40401, not ready yet → 40602, ready → 20000 with the result. The result is built
- * once, for the day the task finished, and kept: a collected task leaves the ready list
- * but answers the same content on every later fetch.
+ * → 40401, not ready yet → 40602, ready → 20000 with the result. A collected task
+ * leaves the ready list (and `tasks_fixed`) but answers the same content on every
+ * later fetch.
  */
 export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   const id = ctx.taskId ?? '';
@@ -24,33 +23,16 @@ export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   if (id === SAMPLE_TASK_ID) {
     const sample = buildSerpResult({ seed: ctx.seed, engine: ctx.engine, params: SAMPLE_PARAMS, at: ctx.now, full: true });
     const data = { ...frame, ...SAMPLE_PARAMS, device: 'desktop', os: 'windows' };
-    return reply(makeTask({ id, status: STATUS.ok, path: ctx.pathSegments, data, result: [format(ctx, sample)] }));
+    return reply(makeTask({ id, status: STATUS.ok, path: ctx.pathSegments, data, result: [formatSerp(ctx.endpoint.format, sample)] }));
   }
   const task = ctx.store.get(id, ctx.caller.key);
   if (!task || task.engine !== ctx.engine || task.type !== ctx.type) {
     return reply(makeTask({ id, status: STATUS.taskNotFound, path: ctx.pathSegments, data: frame }));
   }
-  const data = { ...task.data, function: 'task_get' };
   if (ctx.now.getTime() < task.readyAtMs) {
-    return reply(makeTask({ id, status: STATUS.inQueue, path: ctx.pathSegments, data }));
+    return reply(makeTask({ id, status: STATUS.inQueue, path: ctx.pathSegments, data: { ...task.data, function: 'task_get' } }));
   }
-  task.result ??= buildSerpResult({
-    seed: ctx.seed,
-    engine: task.engine,
-    params: task.params as SerpParams,
-    at: new Date(task.readyAtMs),
-  });
+  const done = doneTaskObject(ctx.seed, task, ctx.endpoint.format, ctx.pathSegments, ctx.now.getTime());
   task.collected = true;
-  return reply(makeTask({ id, status: STATUS.ok, path: ctx.pathSegments, data, result: [format(ctx, task.result)] }));
-}
-
-function format(ctx: HandlerContext, result: SerpAdvancedResult): unknown {
-  switch (ctx.endpoint.format) {
-    case 'regular':
-      return serpFormats.regular(result);
-    case 'html':
-      return serpFormats.html(result);
-    default:
-      return result;
-  }
+  return reply({ ...done, cost: 0 });
 }

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { makeTask, STATUS } from '../envelope.js';
+import type { TaskCallback } from '../task-store.js';
 import { acceptTasks } from './accept-tasks.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 import { echoData } from './echo-data.js';
 
+/** A re-parse (fault profile) lands this long after the task is done, on the emulator clock, before scaling. */
+const REPARSE_AFTER_MS = 60_000;
+
 /**
  * `POST .../task_post`: creates a task per valid element (20100, `result: null`), charged
- * at creation; the task becomes ready `readyAfterMs` later on the injected clock.
+ * at creation; the task is done `readyAfterMs` later on the injected clock, then either
+ * joins the ready list or is delivered by its pingback/postback.
  */
 export function handleTaskPost(ctx: HandlerContext): HandlerReply {
   const acceptance = acceptTasks(ctx, 'standard');
@@ -14,25 +19,61 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
   const nowMs = ctx.now.getTime();
   const tasks = acceptance.outcomes.map((o) => {
     const data = echoData(o.raw, 'task_post', ctx.engine, ctx.type);
-    if (!o.ok) return makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
+    if (!o.ok) {
+      const failed = makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
+      if (o.status.code >= 40100) {
+        ctx.world.errors.add(ctx.caller.key, 'serp', ctx.now, {
+          id: failed.id,
+          function: 'task_post',
+          error_code: o.status.code,
+          error_message: o.message,
+          http_url: ctx.endpoint.path,
+          http_method: 'POST',
+          http_code: 200,
+          http_time: 0,
+          http_response: '',
+        });
+      }
+      return failed;
+    }
     const id = randomUUID();
     const tag = typeof o.task.tag === 'string' ? o.task.tag : null;
+    const callbackSpec = callbackOf(o.task);
+    const readyAtMs = nowMs + ctx.readyAfterMs;
+    const reparsed = ctx.world.faults.nextTaskReparsed();
     ctx.store.add({
       id,
       key: ctx.caller.key,
+      api: 'serp',
+      fn: 'task_post',
+      endpointId: ctx.endpoint.id,
+      postPath: ctx.endpoint.path,
       engine: ctx.engine,
       type: ctx.type,
       postedAtMs: nowMs,
-      readyAtMs: nowMs + ctx.readyAfterMs,
+      readyAtMs,
       params: o.task,
       data,
       tag,
-      callback: o.task.pingback_url !== undefined || o.task.postback_url !== undefined,
+      callback: callbackSpec !== undefined,
+      ...(callbackSpec ? { callbackSpec, callbackState: 'pending' as const } : {}),
+      callbacksSupported: ctx.endpoint.callbacks,
+      ...(reparsed ? { fixedAtMs: readyAtMs + REPARSE_AFTER_MS / ctx.world.timeScale } : {}),
       chargedUnits: ctx.caller.live ? o.priceUnits : 0,
       costMicros: o.costMicros,
       collected: false,
     });
+    ctx.world.stats.taskCreated(tag);
     return makeTask({ id, status: STATUS.created, path: ctx.pathSegments, data, costMicros: o.costMicros });
   });
   return { http: 200, tasks, chargedUnits: acceptance.chargedUnits, costMicros: acceptance.costMicros };
+}
+
+function callbackOf(task: Record<string, unknown>): TaskCallback | undefined {
+  if (typeof task.postback_url === 'string') {
+    const format = task.postback_data === 'regular' || task.postback_data === 'html' ? task.postback_data : 'advanced';
+    return { kind: 'postback', url: task.postback_url, format };
+  }
+  if (typeof task.pingback_url === 'string') return { kind: 'pingback', url: task.pingback_url, format: 'advanced' };
+  return undefined;
 }

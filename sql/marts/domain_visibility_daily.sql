@@ -1,0 +1,91 @@
+-- Daily visibility and share of voice per domain: the click-through-weighted sum of the
+-- domain's best absolute rank over the keywords checked that day (weights from the
+-- ctr_weights seed; positions it does not list weigh 0). visibility_pct is that sum as a
+-- share of the most a domain could get (rank 1 on every checked keyword); share_of_voice
+-- is the domain's part of all domains' visibility on the same day and market. Each day
+-- stands alone, so the incremental build only recomputes days from the last built one on.
+with
+
+rank_history as (
+    select * from rank_history
+    {% if is_incremental %}
+    where check_date >= {{ incremental_since }}
+    {% endif %}
+),
+
+ctr_weights as (
+    select * from ctr_weights
+),
+
+daily_checks as (
+    select * from int_serp__daily_checks
+    {% if is_incremental %}
+    where check_date >= {{ incremental_since }}
+    {% endif %}
+),
+
+checked as (
+    select
+        check_date,
+        location_code,
+        language_code,
+        device,
+        engine,
+        count(*) as keywords_checked,
+    from daily_checks
+    group by all
+),
+
+weighted as (
+    select
+        r.check_date,
+        r.location_code,
+        r.language_code,
+        r.device,
+        r.engine,
+        r.domain,
+        r.rank_absolute,
+        coalesce(w.ctr, 0) as ctr,
+    from rank_history as r
+    left join ctr_weights as w
+        on w.position = r.rank_absolute
+    where not r.is_lost
+),
+
+per_domain as (
+    select
+        check_date,
+        location_code,
+        language_code,
+        device,
+        engine,
+        domain,
+        count(*) as keywords_ranked,
+        count(*) filter (where rank_absolute <= 10) as keywords_top10,
+        sum(ctr) as visibility,
+    from weighted
+    group by all
+),
+
+final as (
+    select
+        d.check_date,
+        d.location_code,
+        d.language_code,
+        d.device,
+        d.engine,
+        d.domain,
+        c.keywords_checked,
+        d.keywords_ranked,
+        d.keywords_top10,
+        d.visibility,
+        d.visibility / (c.keywords_checked * (select max(ctr) from ctr_weights)) as visibility_pct,
+        d.visibility / nullif(sum(d.visibility) over market, 0) as share_of_voice,
+    from per_domain as d
+    inner join checked as c
+        using (check_date, location_code, language_code, device, engine)
+    window market as (partition by d.check_date, d.location_code, d.language_code, d.device, d.engine)
+)
+
+select * from final
+order by check_date

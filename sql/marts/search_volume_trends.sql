@@ -1,0 +1,86 @@
+-- Search-volume trends: one row per keyword, location and month that has data. A month
+-- with no data has no row, and every comparison is by calendar offset, not by row, so a
+-- gap never makes February look like January's successor.
+--   mom / yoy          change against the month before / the same month a year before
+--   avg_3m             mean of this and the two months before (null unless all three exist)
+--   slope_12m          least-squares slope per month over the last 12 months
+--                      (null with fewer than 6 months of data in that window)
+--   seasonality_index  mean volume of this calendar month over the years, divided by the
+--                      mean of the 12 calendar-month means (1 = an average month)
+--   peak_month         calendar month (1-12) with the highest mean volume; ties: earliest
+-- When several rows give one keyword, location and month (languages, or both the
+-- keywords-data and the labs sources), the largest volume is kept.
+with
+
+monthly as (
+    select * from stg_keywords_data__search_volume_monthly
+),
+
+per_month as (
+    select
+        keyword,
+        location_code,
+        month_start,
+        max(search_volume) as search_volume,
+        year(month_start) * 12 + month(month_start) - 1 as month_index,
+    from monthly
+    where search_volume is not null
+    group by keyword, location_code, month_start
+),
+
+windowed as (
+    select
+        *,
+        max(search_volume) over (series range between 1 preceding and 1 preceding) as previous_month_volume,
+        max(search_volume) over (series range between 12 preceding and 12 preceding) as year_ago_volume,
+        avg(search_volume) over (series range between 2 preceding and current row) as mean_3m,
+        count(*) over (series range between 2 preceding and current row) as months_in_3m,
+        regr_slope(search_volume, month_index) over (series range between 11 preceding and current row) as fitted_slope_12m,
+        count(*) over (series range between 11 preceding and current row) as months_in_12m,
+    from per_month
+    window series as (partition by keyword, location_code order by month_index)
+),
+
+calendar_months as (
+    select
+        keyword,
+        location_code,
+        month(month_start)::integer as calendar_month,
+        avg(search_volume) as mean_volume,
+    from per_month
+    group by all
+),
+
+seasonality as (
+    select
+        keyword,
+        location_code,
+        calendar_month,
+        mean_volume / nullif(avg(mean_volume) over (partition by keyword, location_code), 0) as seasonality_index,
+        arg_max(calendar_month, [mean_volume, -calendar_month]) over (partition by keyword, location_code) as peak_month,
+    from calendar_months
+),
+
+final as (
+    select
+        w.keyword,
+        w.location_code,
+        w.month_start,
+        w.search_volume,
+        w.search_volume - w.previous_month_volume as mom_change,
+        (w.search_volume - w.previous_month_volume) / nullif(w.previous_month_volume, 0) as mom_pct,
+        w.search_volume - w.year_ago_volume as yoy_change,
+        (w.search_volume - w.year_ago_volume) / nullif(w.year_ago_volume, 0) as yoy_pct,
+        case when w.months_in_3m = 3 then w.mean_3m end as avg_3m,
+        case when w.months_in_12m >= 6 then w.fitted_slope_12m end as slope_12m,
+        s.seasonality_index,
+        s.peak_month,
+    from windowed as w
+    inner join seasonality as s
+        on s.keyword = w.keyword
+        and s.location_code = w.location_code
+        and s.calendar_month = month(w.month_start)
+)
+
+select * from final
+order by keyword, location_code, month_start

@@ -1,0 +1,40 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { runDoctor, type Check } from '../../run/doctor.js';
+import { resolveTarget } from '../service-target.js';
+
+interface DoctorArgs {
+  warehouse: string;
+  'callback-url'?: string;
+  json: boolean;
+}
+
+const MARK: Record<Check['level'], string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
+
+/** `pipeline doctor`: is this machine ready for a nightly run? */
+export const doctorCommand: CommandModule<object, DoctorArgs> = {
+  command: 'doctor',
+  describe: 'Check the key, balance, limits, service status, warehouse, callback URL and clock, one line each',
+  builder: (y: Argv) =>
+    y
+      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder to check' })
+      .option('callback-url', { type: 'string', describe: 'public callback URL to check (push collection)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the checks as JSON' }) as Argv<DoctorArgs>,
+  handler: async (args: ArgumentsCamelCase<DoctorArgs>) => {
+    const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
+    let checks: Check[];
+    try {
+      checks = await runDoctor({ baseUrl: target.baseUrl, apiKey: target.apiKey, warehouseDir: args.warehouse, callbackUrl: args['callback-url'] });
+    } finally {
+      await target.sandbox?.close();
+    }
+    if (args.json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+    else {
+      const w = Math.max(...checks.map((c) => c.name.length));
+      for (const c of checks) {
+        process.stdout.write(`${MARK[c.level]}  ${c.name.padEnd(w)}  ${c.detail}\n`);
+        if (c.level !== 'ok' && c.fix) process.stdout.write(`      ${' '.repeat(w)}  → ${c.fix}\n`);
+      }
+    }
+    process.exitCode = checks.some((c) => c.level === 'fail') ? 1 : 0;
+  },
+};

@@ -1,0 +1,51 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { EtlError } from '../../errors.js';
+import { ledgerReport, ledgerToParquet, type LedgerGrouping } from '../../run/ledger-report.js';
+import { withWarehouse } from '../../warehouse/index.js';
+import { render } from '../render.js';
+import { requireWarehouse } from './status.js';
+
+interface LedgerArgs {
+  warehouse: string;
+  from?: string;
+  to?: string;
+  by?: LedgerGrouping;
+  format: 'table' | 'csv' | 'json' | 'parquet';
+  out?: string;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `pipeline ledger`: every call and what it cost, for finance. */
+export const ledgerCommand: CommandModule<object, LedgerArgs> = {
+  command: 'ledger',
+  describe: 'Print the cost ledger (one row per HTTP call, or grouped), in CNY from the charge headers',
+  builder: (y: Argv) =>
+    y
+      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder' })
+      .option('from', { type: 'string', describe: 'first UTC day, yyyy-mm-dd' })
+      .option('to', { type: 'string', describe: 'last UTC day, yyyy-mm-dd (inclusive)' })
+      .option('by', { choices: ['day', 'pipeline', 'endpoint', 'run'] as const, describe: 'group and sum' })
+      .option('format', { choices: ['table', 'csv', 'json', 'parquet'] as const, default: 'table' as const, describe: 'output format' })
+      .option('out', { type: 'string', describe: 'file to write (required for parquet)' }) as Argv<LedgerArgs>,
+  handler: async (args: ArgumentsCamelCase<LedgerArgs>) => {
+    for (const [name, v] of [['--from', args.from], ['--to', args.to]] as const) {
+      if (v !== undefined && !DAY.test(v)) throw new EtlError('ETL_CONFIG_INVALID', `${name} must be a day like 2026-11-21; got '${v}'`);
+    }
+    if (args.format === 'parquet' && !args.out) throw new EtlError('ETL_CONFIG_INVALID', '--format parquet needs --out FILE');
+    requireWarehouse(args.warehouse);
+    const q = { from: args.from, to: args.to, by: args.by };
+    await withWarehouse(args.warehouse, async (wh) => {
+      if (args.format === 'parquet') {
+        await ledgerToParquet(wh, q, args.out!);
+        process.stderr.write(`wrote ${args.out}\n`);
+        return;
+      }
+      const text = render(await ledgerReport(wh, q), args.format);
+      if (args.out) {
+        const { writeFile } = await import('node:fs/promises');
+        await writeFile(args.out, text);
+      } else process.stdout.write(text);
+    });
+  },
+};

@@ -1,0 +1,45 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { ServiceClient } from '../../client/index.js';
+import { reconcile } from '../../run/reconcile.js';
+import { withWarehouse } from '../../warehouse/index.js';
+import { render } from '../render.js';
+import { resolveTarget } from '../service-target.js';
+import { requireWarehouse } from './status.js';
+
+interface ReconcileArgs {
+  warehouse: string;
+  json: boolean;
+}
+
+/** `pipeline reconcile`: the ledger against the account's own figures; exit 1 when they differ. */
+export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
+  command: 'reconcile',
+  describe: "Compare the ledger with the account's user_data (spending, balance); list every difference of 0.0001 CNY or more",
+  builder: (y: Argv) =>
+    y
+      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON' }) as Argv<ReconcileArgs>,
+  handler: async (args: ArgumentsCamelCase<ReconcileArgs>) => {
+    requireWarehouse(args.warehouse);
+    const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
+    try {
+      const client = new ServiceClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, land: async () => {} });
+      const r = await withWarehouse(args.warehouse, (wh) => reconcile(wh, client));
+      if (args.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+      else {
+        process.stdout.write(
+          `${r.day} (${r.timezone}): ledger ${r.ledgerCny} CNY, account ${r.accountCny} CNY over ${r.calls} ledger calls` +
+            `${r.uncharged ? ` (${r.uncharged} sandbox calls, uncharged)` : ''}${r.balanceCny !== null ? `; balance now ${r.balanceCny} CNY` : ''}\n`,
+        );
+        process.stdout.write(
+          r.discrepancies.length === 0
+            ? 'no discrepancies\n'
+            : render(r.discrepancies.map((d) => ({ kind: d.kind, amount_cny: d.amountCny, api: d.api ?? '', request_id: d.requestId ?? '', detail: d.detail })), 'table'),
+        );
+      }
+      process.exitCode = r.discrepancies.length ? 1 : 0;
+    } finally {
+      await target.sandbox?.close();
+    }
+  },
+};

@@ -1,0 +1,100 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { loadPipeline } from '../../config/index.js';
+import { ConfigError } from '../../errors.js';
+import { CronClock } from '../../run/cron-clock.js';
+import { runPipeline } from '../../run/index.js';
+import { ScheduleJournal } from '../../run/schedule-journal.js';
+import { Scheduler, type ScheduledPipeline } from '../../run/scheduler.js';
+import { makeLogger } from '../logger.js';
+import { resolveTarget } from '../service-target.js';
+
+interface ScheduleArgs {
+  dir: string;
+  warehouse: string;
+  list: boolean;
+  count: number;
+  'log-level'?: string;
+}
+
+/** Every pipeline file of a folder that has a `schedule:`; any invalid file stops start-up. */
+export async function scheduledPipelines(dir: string): Promise<ScheduledPipeline[]> {
+  const files = (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const out: ScheduledPipeline[] = [];
+  const issues: ConfigError['issues'] = [];
+  for (const f of files) {
+    try {
+      const p = await loadPipeline(join(dir, f));
+      if (p.schedule) out.push({ name: p.name, file: join(dir, f), schedule: p.schedule, timezone: p.timezone });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      issues.push(...err.issues);
+    }
+  }
+  if (issues.length) throw new ConfigError(issues);
+  return out;
+}
+
+/** `pipeline schedule [DIR]`: run scheduled pipelines until SIGTERM, or list their next runs. */
+export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
+  command: 'schedule [dir]',
+  describe: 'Run every pipeline of DIR that has a schedule: (cron + timezone), until stopped',
+  builder: (y: Argv) =>
+    y
+      .positional('dir', { type: 'string', default: 'pipelines', describe: 'folder of pipeline files' })
+      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder' })
+      .option('list', { type: 'boolean', default: false, describe: 'print the next run times of each scheduled pipeline and exit' })
+      .option('count', { type: 'number', default: 3, describe: 'how many next run times --list prints' })
+      .option('log-level', { type: 'string', describe: 'pino log level on stderr (default: LOG_LEVEL or info)' }) as Argv<ScheduleArgs>,
+  handler: async (args: ArgumentsCamelCase<ScheduleArgs>) => {
+    const pipelines = await scheduledPipelines(args.dir);
+    if (args.list) {
+      process.stdout.write(formatList(pipelines, new Date(), args.count));
+      return;
+    }
+    const log = makeLogger(args['log-level'] ?? process.env.LOG_LEVEL ?? 'info');
+    if (pipelines.length === 0) {
+      process.stderr.write(`no pipeline in ${args.dir} has a schedule: field; nothing to do.\n`);
+      return;
+    }
+    const journal = new ScheduleJournal(join(args.warehouse, 'schedule', 'events.ndjson'));
+    const scheduler = new Scheduler({
+      pipelines,
+      now: () => new Date(),
+      journal,
+      log,
+      run: async (p, signal) => {
+        const pipeline = await loadPipeline(p.file);
+        const target = await resolveTarget(process.env, { announce: (line) => log.info(line) });
+        try {
+          const s = await runPipeline({ pipeline, file: p.file, warehouseDir: args.warehouse, baseUrl: target.baseUrl, apiKey: target.apiKey, logger: log, signal, pollIntervalMs: target.sandbox ? 250 : 30_000 });
+          log.info({ pipeline: p.name, runId: s.runId, state: s.state, chargedCny: s.chargedCny }, 'scheduled run done');
+          return { runId: s.runId, state: s.state };
+        } finally {
+          await target.sandbox?.close();
+        }
+      },
+    });
+    log.info({ pipelines: pipelines.map((p) => `${p.name} (${p.schedule} ${p.timezone})`) }, 'scheduler started');
+    await scheduler.startUp();
+    scheduler.runForever();
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    log.info('stopping: finishing calls in flight and saving state');
+    await scheduler.stop();
+  },
+};
+
+function formatList(pipelines: readonly ScheduledPipeline[], now: Date, count: number): string {
+  if (pipelines.length === 0) return 'no scheduled pipelines\n';
+  const lines: string[] = [];
+  for (const p of pipelines) {
+    const clock = new CronClock(p.schedule, p.timezone);
+    lines.push(`${p.name}  '${p.schedule}' ${p.timezone}  (${p.file})`);
+    for (const d of clock.next(now, count)) lines.push(`  ${d.toISOString()}  ${clock.localKey(d)} ${p.timezone}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

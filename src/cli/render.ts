@@ -1,0 +1,41 @@
+/** Output formats shared by the reporting commands. */
+export type Format = 'table' | 'csv' | 'json';
+
+type Rows = readonly Record<string, unknown>[];
+
+function text(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/** Aligned columns for people; numbers and decimal strings right-aligned. */
+export function renderTable(rows: Rows): string {
+  if (rows.length === 0) return '(no rows)\n';
+  const cols = Object.keys(rows[0]!);
+  const cells = rows.map((r) => cols.map((c) => text(r[c])));
+  const width = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const numeric = cols.map((_, i) => cells.every((row) => row[i] === '' || /^-?\d+(\.\d+)?$/.test(row[i]!)));
+  const line = (vals: string[]) =>
+    vals.map((v, i) => (numeric[i] ? v.padStart(width[i]!) : v.padEnd(width[i]!))).join('  ').trimEnd();
+  return [line(cols), line(width.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
+}
+
+/** RFC 4180 CSV: quoted where needed, header first. */
+export function renderCsv(rows: Rows): string {
+  if (rows.length === 0) return '';
+  const cols = Object.keys(rows[0]!);
+  const q = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
+  return [cols.map(q).join(','), ...rows.map((r) => cols.map((c) => q(text(r[c]))).join(','))].join('\n') + '\n';
+}
+
+/** A JSON array; bigints become numbers when safe, decimal amounts stay strings. */
+export function renderJson(rows: Rows): string {
+  return `${JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()) : v), 2)}\n`;
+}
+
+export function render(rows: Rows, format: Format): string {
+  return format === 'csv' ? renderCsv(rows) : format === 'json' ? renderJson(rows) : renderTable(rows);
+}

@@ -1,0 +1,136 @@
+import { performance } from 'node:perf_hooks';
+import type { Warehouse } from '../warehouse/index.js';
+import type { Model } from './model.js';
+import { orderModels } from './order-models.js';
+import { ident, listRelations, relationColumns } from './relation-info.js';
+import { renderTemplate } from './render-sql.js';
+
+/** What happened to one model in `models run`: a result per model, never a throw at the first. */
+export interface ModelBuildResult {
+  name: string;
+  materialized: Model['materialized'];
+  status: 'built' | 'skipped' | 'failed';
+  /** `incremental` when only rows from the last built key value on were rebuilt. */
+  mode?: 'full' | 'incremental';
+  /** Rows in the relation after the build (tables), or rows written (incremental). */
+  rows?: number;
+  ms: number;
+  message?: string;
+}
+
+export interface BuildOptions {
+  /** Rebuild incremental models from scratch. */
+  fullRefresh?: boolean;
+  /** Build only these models (callers add upstream models with `withUpstream`). */
+  only?: ReadonlySet<string>;
+  /** Called after each model, for progress lines. */
+  onModel?: (r: ModelBuildResult) => void;
+}
+
+async function sourceProblem(wh: Warehouse, m: Model, relations: Map<string, string>): Promise<{ skip?: string; fail?: string }> {
+  for (const [table, cols] of Object.entries(m.sidecar.sources ?? {})) {
+    if (!relations.has(table.toLowerCase())) {
+      return { skip: `source table ${table} is not in the warehouse (no pipeline has loaded it yet); ${m.name} and the models reading it are skipped` };
+    }
+    const have = await relationColumns(wh, table);
+    const missing = cols.filter((c) => !have.has(c.toLowerCase()));
+    if (missing.length > 0) {
+      return { fail: `source table ${table} lacks column(s) ${missing.join(', ')} that ${m.name} expects (declared in its sidecar); has: ${[...have].sort().join(', ')}` };
+    }
+  }
+  return {};
+}
+
+async function countRows(wh: Warehouse, name: string): Promise<number> {
+  const [row] = await wh.all<{ n: number }>(`select count(*)::double as n from ${ident(name)}`);
+  return Number(row?.n ?? 0);
+}
+
+async function lastBuiltLiteral(wh: Warehouse, table: string, key: string): Promise<string | undefined> {
+  const [row] = await wh.all<{ t: string; v: string | null }>(
+    `select typeof(max(${ident(key)})) as t, max(${ident(key)})::varchar as v from ${ident(table)}`,
+  );
+  if (!row || row.v === null) return undefined;
+  return `cast('${row.v.replace(/'/g, "''")}' as ${row.t})`;
+}
+
+async function materialize(wh: Warehouse, m: Model, relations: Map<string, string>, fullRefresh: boolean): Promise<Pick<ModelBuildResult, 'mode' | 'rows'>> {
+  const name = ident(m.name);
+  const existing = relations.get(m.name.toLowerCase());
+  if (existing === 'view' && m.materialized !== 'view') await wh.run(`drop view ${name}`);
+  if (existing === 'table' && m.materialized === 'view') await wh.run(`drop table ${name}`);
+  switch (m.materialized) {
+    case 'seed': {
+      const file = `'${m.file.replace(/'/g, "''")}'`;
+      await wh.run(`create or replace table ${name} as select * from read_csv(${file}, header = true, auto_detect = true)`);
+      return { mode: 'full', rows: await countRows(wh, m.name) };
+    }
+    case 'view':
+      await wh.run(`create or replace view ${name} as\n${renderTemplate(m.sql, { self: m.name })}`);
+      return { mode: 'full' };
+    case 'table':
+      await wh.run(`create or replace table ${name} as\n${renderTemplate(m.sql, { self: m.name })}`);
+      return { mode: 'full', rows: await countRows(wh, m.name) };
+    case 'incremental': {
+      const key = m.sidecar.incremental!.key;
+      const since = existing === 'table' && !fullRefresh ? await lastBuiltLiteral(wh, m.name, key) : undefined;
+      if (since === undefined) {
+        await wh.run(`create or replace table ${name} as\n${renderTemplate(m.sql, { self: m.name, isIncremental: false })}`);
+        return { mode: 'full', rows: await countRows(wh, m.name) };
+      }
+      const sql = renderTemplate(m.sql, { self: m.name, isIncremental: true, incrementalSince: since });
+      const temp = ident(`__new_${m.name}`);
+      return wh.transaction(async () => {
+        await wh.run(`create or replace temp table ${temp} as\n${sql}`);
+        await wh.run(`delete from ${name} where ${ident(key)} >= ${since}`);
+        await wh.run(`insert into ${name} by name select * from ${temp}`);
+        const rows = await countRows(wh, `__new_${m.name}`);
+        await wh.run(`drop table ${temp}`);
+        return { mode: 'incremental' as const, rows };
+      });
+    }
+  }
+}
+
+/**
+ * Builds every model in dependency order: staging views, mart tables, incremental marts
+ * (only rows from the last built key value on). A model whose source table is absent is
+ * skipped with the reason, and so is everything downstream of it; a failing model does not
+ * stop the others. Returns one result per model.
+ */
+export async function buildModels(wh: Warehouse, models: readonly Model[], opts: BuildOptions = {}): Promise<ModelBuildResult[]> {
+  const results: ModelBuildResult[] = [];
+  const notBuilt = new Map<string, string>();
+  for (const m of orderModels(models)) {
+    if (opts.only && !opts.only.has(m.name)) continue;
+    const t0 = performance.now();
+    const done = (r: Omit<ModelBuildResult, 'name' | 'materialized' | 'ms'>) => {
+      const res: ModelBuildResult = { name: m.name, materialized: m.materialized, ms: Math.round(performance.now() - t0), ...r };
+      if (res.status !== 'built') notBuilt.set(m.name, res.status);
+      results.push(res);
+      opts.onModel?.(res);
+    };
+    const upstream = m.dependsOn.find((d) => notBuilt.has(d));
+    if (upstream) {
+      done({ status: 'skipped', message: `upstream model ${upstream} was ${notBuilt.get(upstream)}` });
+      continue;
+    }
+    const relations = await listRelations(wh);
+    const problem = await sourceProblem(wh, m, relations);
+    if (problem.skip) {
+      done({ status: 'skipped', message: problem.skip });
+      continue;
+    }
+    if (problem.fail) {
+      done({ status: 'failed', message: problem.fail });
+      continue;
+    }
+    try {
+      done({ status: 'built', ...(await materialize(wh, m, relations, opts.fullRefresh ?? false)) });
+    } catch (err) {
+      const hint = m.materialized === 'incremental' ? ' (if its columns changed, run again with --full-refresh)' : '';
+      done({ status: 'failed', message: `${(err as Error).message}${hint}` });
+    }
+  }
+  return results;
+}

@@ -1,0 +1,93 @@
+import { listValue } from '@duckdb/node-api';
+import { EtlError } from '../../errors.js';
+import type { Warehouse } from '../../warehouse/index.js';
+
+/**
+ * Turns texts into vectors: in production one `/v1/embeddings` call through the client
+ * (batched input, `dimensions`, ledger row per call); in tests a local function. Passed
+ * in, so this module never knows about HTTP.
+ */
+export type EmbedFn = (texts: string[]) => Promise<Float32Array[]> | Float32Array[];
+
+export interface EmbedOptions {
+  /** Embedding model name, part of the cache key. */
+  model: string;
+  /** Output dimensions, part of the cache key. */
+  dimensions: number;
+  embed: EmbedFn;
+  /** Texts per embed call (default 100). */
+  batchSize?: number;
+  now?: () => Date;
+}
+
+export interface EmbedResult {
+  vectors: Map<string, Float32Array>;
+  /** Texts found in the cache. */
+  cached: number;
+  /** Texts embedded now (and stored). */
+  embedded: number;
+  /** Embed calls made. */
+  calls: number;
+}
+
+/**
+ * `keyword_embeddings` is the cache: one row per model, dimensions and text. Created here
+ * if the warehouse does not have it yet (same columns as the warehouse's declaration, with
+ * a variable-length FLOAT[] so one table holds any dimensions).
+ */
+export async function ensureEmbeddingTable(wh: Warehouse): Promise<void> {
+  await wh.run(`create table if not exists keyword_embeddings (
+    keyword varchar not null,
+    model varchar not null,
+    dimensions integer not null,
+    embedding float[] not null,
+    embedded_at timestamptz
+  )`);
+}
+
+/**
+ * Vectors for every text, from the cache where present; the rest are embedded in batches
+ * and each batch is stored as soon as it returns, so a paid embedding is never lost and
+ * never bought twice.
+ */
+export async function embedWithCache(wh: Warehouse, texts: readonly string[], opts: EmbedOptions): Promise<EmbedResult> {
+  await ensureEmbeddingTable(wh);
+  const wanted = [...new Set(texts)];
+  const vectors = new Map<string, Float32Array>();
+  const rows = await wh.all<{ keyword: string; embedding: number[] }>(
+    `select keyword, embedding::float[] as embedding from keyword_embeddings where model = ? and dimensions = ?`,
+    [opts.model, opts.dimensions],
+  );
+  const want = new Set(wanted);
+  for (const r of rows) if (want.has(r.keyword)) vectors.set(r.keyword, Float32Array.from(r.embedding));
+  const cached = vectors.size;
+  const missing = wanted.filter((t) => !vectors.has(t));
+  const size = opts.batchSize ?? 100;
+  let calls = 0;
+  for (let i = 0; i < missing.length; i += size) {
+    const batch = missing.slice(i, i + size);
+    const out = await opts.embed(batch);
+    calls++;
+    if (out.length !== batch.length) {
+      throw new EtlError('ETL_SERVICE_ERROR', `embedding call returned ${out.length} vectors for ${batch.length} texts (model ${opts.model}); nothing of this batch was stored, ${i} texts before it were`, { context: { stage: 'models' } });
+    }
+    const bad = out.findIndex((v) => v.length !== opts.dimensions);
+    if (bad >= 0) {
+      throw new EtlError('ETL_SERVICE_ERROR', `embedding of "${batch[bad]}" has ${out[bad]!.length} dimensions, expected ${opts.dimensions} (model ${opts.model})`, { context: { stage: 'models' } });
+    }
+    const at = (opts.now ?? (() => new Date()))().toISOString();
+    await wh.transaction(async () => {
+      for (const [j, text] of batch.entries()) {
+        await wh.run(`insert into keyword_embeddings (keyword, model, dimensions, embedding, embedded_at) values (?, ?, ?, ?::float[], ?::timestamptz)`, [
+          text,
+          opts.model,
+          opts.dimensions,
+          listValue(Array.from(out[j]!)),
+          at,
+        ]);
+      }
+    });
+    batch.forEach((t, j) => vectors.set(t, out[j]!));
+  }
+  return { vectors, cached, embedded: missing.length, calls };
+}

@@ -1,0 +1,78 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, extname, join, relative, resolve, sep } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { EtlError } from '../errors.js';
+import type { Materialization, Model } from './model.js';
+import { sidecarSchema, type Sidecar } from './sidecar.js';
+import { sqlIdentifiers } from './sql-identifiers.js';
+import { renderTemplate } from './render-sql.js';
+
+async function walk(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const out: string[] = [];
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walk(p)));
+    else out.push(p);
+  }
+  return out.sort();
+}
+
+async function readSidecar(file: string): Promise<Sidecar> {
+  const yml = file.slice(0, -extname(file).length) + '.yml';
+  let text: string;
+  try {
+    text = await readFile(yml, 'utf8');
+  } catch {
+    throw new EtlError('ETL_CONFIG_INVALID', `model ${basename(file)} has no sidecar: expected ${yml} stating at least its grain`, { context: { stage: 'models', path: yml } });
+  }
+  const parsed = sidecarSchema.safeParse(parseYaml(text));
+  if (!parsed.success) {
+    const why = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+    throw new EtlError('ETL_CONFIG_INVALID', `sidecar ${yml} is invalid: ${why}`, { context: { stage: 'models', path: yml } });
+  }
+  return parsed.data;
+}
+
+function defaultMaterialization(layer: string, sidecar: Sidecar, isSeed: boolean): Materialization {
+  if (isSeed) return 'seed';
+  if (sidecar.materialized) return sidecar.materialized;
+  return layer === 'staging' || layer === 'intermediate' ? 'view' : 'table';
+}
+
+/**
+ * Every model under `sqlDir`: `*.sql` files and seed `*.csv` files, each with a `.yml`
+ * sidecar. Dependencies between models are found from the SQL text (both branches of
+ * any `{% if is_incremental %}` block); errors name the file.
+ */
+export async function discoverModels(sqlDir: string): Promise<Model[]> {
+  const root = resolve(sqlDir);
+  const files = (await walk(root)).filter((f) => f.endsWith('.sql') || f.endsWith('.csv'));
+  const models: Model[] = [];
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const name = basename(file, extname(file));
+    const other = seen.get(name);
+    if (other) throw new EtlError('ETL_CONFIG_INVALID', `two models are named ${name}: ${other} and ${file}; model names are relation names and must be unique`, { context: { stage: 'models' } });
+    seen.set(name, file);
+    const layer = relative(root, file).split(sep)[0] ?? '';
+    const isSeed = file.endsWith('.csv');
+    const sidecar = await readSidecar(file);
+    const sql = isSeed ? '' : await readFile(file, 'utf8');
+    models.push({ name, layer, file, sql, sidecar, materialized: defaultMaterialization(layer, sidecar, isSeed), dependsOn: [] });
+  }
+  const names = new Set(models.map((m) => m.name));
+  for (const m of models) {
+    const ids = sqlIdentifiers(renderTemplate(m.sql, { allBranches: true }));
+    m.dependsOn = [...ids].filter((id) => id !== m.name && names.has(id)).sort();
+    for (const src of Object.keys(m.sidecar.sources ?? {})) {
+      if (!ids.has(src.toLowerCase())) {
+        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} declares source ${src}, but ${m.file} never reads it`, { context: { stage: 'models', path: m.file } });
+      }
+    }
+    if (m.materialized === 'incremental' && !m.sidecar.incremental) {
+      throw new EtlError('ETL_CONFIG_INVALID', `model ${m.name} is incremental but its sidecar has no incremental.key`, { context: { stage: 'models', path: m.file } });
+    }
+  }
+  return models;
+}

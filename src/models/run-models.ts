@@ -1,0 +1,50 @@
+import { fileURLToPath } from 'node:url';
+import { withWarehouse } from '../warehouse/index.js';
+import { buildModels, type ModelBuildResult } from './build-models.js';
+import { discoverModels } from './discover-models.js';
+import { withUpstream } from './order-models.js';
+import { testModels, type ModelTestResult } from './test-models.js';
+
+/** The `sql/` folder shipped with the tool, so `pipeline models` works from any directory. */
+export const DEFAULT_SQL_DIR = fileURLToPath(new URL('../../sql', import.meta.url));
+
+export interface RunModelsOptions {
+  warehouseDir: string;
+  sqlDir?: string;
+  /** Build these models and what they read; default all. */
+  select?: readonly string[];
+  fullRefresh?: boolean;
+  /** Run the sidecar tests of the built models afterwards. */
+  test?: boolean;
+  onModel?: (r: ModelBuildResult) => void;
+}
+
+export interface RunModelsResult {
+  builds: ModelBuildResult[];
+  tests: ModelTestResult[];
+  /** True when no model failed and no test failed or errored. */
+  ok: boolean;
+}
+
+/**
+ * Discovers, builds and (optionally) tests the models against one warehouse: what
+ * `pipeline models run` does, and what a `pipeline run` calls after loading.
+ */
+export async function runModels(opts: RunModelsOptions): Promise<RunModelsResult> {
+  const models = await discoverModels(opts.sqlDir ?? DEFAULT_SQL_DIR);
+  const only = opts.select && opts.select.length > 0 ? withUpstream(models, opts.select) : undefined;
+  return withWarehouse(opts.warehouseDir, async (wh) => {
+    const builds = await buildModels(wh, models, { fullRefresh: opts.fullRefresh, only, onModel: opts.onModel });
+    const built = new Set(builds.filter((b) => b.status === 'built').map((b) => b.name));
+    const tests = opts.test ? await testModels(wh, models.filter((m) => built.has(m.name))) : [];
+    const ok = builds.every((b) => b.status !== 'failed') && tests.every((t) => t.status === 'passed' || t.status === 'skipped');
+    return { builds, tests, ok };
+  });
+}
+
+/** Runs the sidecar tests of every model (or the selected ones) already in the warehouse. */
+export async function testWarehouseModels(opts: { warehouseDir: string; sqlDir?: string; select?: readonly string[] }): Promise<ModelTestResult[]> {
+  const models = await discoverModels(opts.sqlDir ?? DEFAULT_SQL_DIR);
+  const picked = opts.select && opts.select.length > 0 ? models.filter((m) => opts.select!.includes(m.name)) : models;
+  return withWarehouse(opts.warehouseDir, (wh) => testModels(wh, picked));
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+const columnList = z.array(z.string().min(1)).min(1);
+
+/** One test of a sidecar; each kind becomes one query that returns the offending rows. */
+export const modelTestSchema = z.union([
+  z.object({ unique: columnList }).strict().describe('no two rows share these columns'),
+  z.object({ not_null: columnList }).strict().describe('none of these columns is null'),
+  z
+    .object({ accepted_values: z.object({ column: z.string(), values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1) }).strict() })
+    .strict()
+    .describe('every non-null value of the column is one of these'),
+  z
+    .object({ relationships: z.object({ column: z.string(), to: z.string(), field: z.string() }).strict() })
+    .strict()
+    .describe('every non-null value of the column exists in to.field'),
+  z
+    .object({ expression: z.string().min(1), name: z.string().optional() })
+    .strict()
+    .describe('a boolean SQL expression that must hold for every row'),
+]);
+export type ModelTest = z.infer<typeof modelTestSchema>;
+
+/**
+ * The sidecar next to a model (`rank_history.yml` beside `rank_history.sql`): what one row
+ * is, how it is materialized and which tests must hold. Kept as data so `models test`
+ * and the docs read the same file.
+ */
+export const sidecarSchema = z
+  .object({
+    grain: z.string().min(1).describe('what one row is, e.g. "one row per keyword, domain and day"'),
+    description: z.string().optional(),
+    materialized: z.enum(['view', 'table', 'incremental']).optional().describe('default: view under staging/ and intermediate/, table elsewhere'),
+    incremental: z
+      .object({ key: z.string().min(1).describe('date column; rows from the last built value on are rebuilt') })
+      .strict()
+      .optional(),
+    sources: z
+      .record(z.string(), z.array(z.string().min(1)))
+      .optional()
+      .describe('warehouse tables this model reads and the columns it expects; an absent table skips the model'),
+    tests: z.array(modelTestSchema).default([]),
+  })
+  .strict();
+export type Sidecar = z.infer<typeof sidecarSchema>;

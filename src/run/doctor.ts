@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { request, type Dispatcher } from 'undici';
+import { endpoint } from '../catalog/index.js';
+import { ServiceClient } from '../client/index.js';
+import type { EtlError } from '../errors.js';
+import { withWarehouse } from '../warehouse/index.js';
+
+export type CheckLevel = 'ok' | 'warn' | 'fail';
+
+/** One line of `pipeline doctor`: what was checked, what was found, what to do if it failed. */
+export interface Check {
+  name: string;
+  level: CheckLevel;
+  detail: string;
+  fix?: string;
+}
+
+export interface DoctorOptions {
+  baseUrl: string;
+  apiKey: string;
+  warehouseDir: string;
+  /** A callback URL the pipelines use, if any: it must answer from outside within 10 s. */
+  callbackUrl?: string;
+  dispatcher?: Dispatcher;
+  now?: () => Date;
+  /** Clock skew beyond which the check fails (the service stamps times in UTC). */
+  maxSkewMs?: number;
+}
+
+type UserData = {
+  login?: string;
+  money?: { balance?: number; total?: number };
+  limits?: { minute?: Record<string, unknown>; day?: Record<string, unknown> };
+  backlinks_subscription_expiry_date?: string | null;
+};
+
+/**
+ * Checks what a nightly run depends on, each as one line: the key (valid, live or
+ * sandbox), the balance and limits from `user_data`, outages from `appendix/status`, the
+ * warehouse folder is writable, the callback URL answers, the clock agrees with the
+ * service's. Only free endpoints are called; their bodies are not landed (no run owns them).
+ */
+export async function runDoctor(o: DoctorOptions): Promise<Check[]> {
+  const now = o.now ?? (() => new Date());
+  const client = new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land: async () => {}, dispatcher: o.dispatcher, maxAttempts: 2, timeoutMs: 20_000 });
+  const checks: Check[] = [];
+  const kind = o.apiKey.startsWith('svc_live_') ? 'live' : 'sandbox';
+
+  let user: UserData | undefined;
+  try {
+    const call = await client.call(endpoint('appendix.user_data'));
+    user = (call.envelope.tasks?.[0]?.result?.[0] ?? {}) as UserData;
+    checks.push({ name: 'key', level: 'ok', detail: `${kind} key accepted by ${o.baseUrl}${user.login ? ` (login ${user.login})` : ''}` });
+  } catch (err) {
+    const e = err as EtlError;
+    checks.push({
+      name: 'key',
+      level: 'fail',
+      detail: e.code === 'ETL_AUTH' ? `the service refused the ${kind} key (HTTP 401)` : `user_data failed: ${e.message}`,
+      fix: e.code === 'ETL_AUTH' ? 'set SVC_API_KEY to a valid key for this address (svc_sandbox_ keys go with the sandbox address)' : 'check SVC_BASE_URL and the network',
+    });
+  }
+  if (user) {
+    const balance = user.money?.balance;
+    checks.push(
+      typeof balance !== 'number'
+        ? { name: 'balance', level: 'warn', detail: 'user_data has no money.balance' }
+        : balance <= 0 && kind === 'live'
+          ? { name: 'balance', level: 'fail', detail: `balance ${balance} CNY`, fix: 'top up the account; runs stop at the first 402' }
+          : { name: 'balance', level: 'ok', detail: `balance ${balance} CNY${kind === 'sandbox' ? ' (sandbox keys are never charged)' : ''}` },
+    );
+    const perMinute = user.limits?.minute ?? {};
+    const totals = Object.entries(perMinute).filter(([k, v]) => k.startsWith('total_') && typeof v === 'number');
+    checks.push({
+      name: 'limits',
+      level: totals.length ? 'ok' : 'warn',
+      detail: totals.length ? `per minute: ${totals.map(([k, v]) => `${k.slice(6)} ${v}`).join(', ')}` : 'user_data lists no per-minute limits',
+    });
+  }
+  checks.push(await statusCheck(client));
+  checks.push(await warehouseCheck(o.warehouseDir));
+  if (o.callbackUrl) checks.push(await callbackCheck(o.callbackUrl, o.dispatcher));
+  checks.push(await clockCheck(o.baseUrl, now, o.maxSkewMs ?? 60_000, o.dispatcher));
+  return checks;
+}
+
+async function statusCheck(client: ServiceClient): Promise<Check> {
+  try {
+    const call = await client.call(endpoint('appendix.status'));
+    const apis = (call.envelope.tasks?.[0]?.result ?? []) as { api?: string; status?: string; endpoints?: { endpoint?: string; status?: string }[] }[];
+    const bad: string[] = [];
+    for (const a of apis) {
+      if (a.status && a.status !== 'ok') bad.push(`${a.api}: ${a.status}`);
+      for (const e of a.endpoints ?? []) if (e.status && e.status !== 'ok') bad.push(`${e.endpoint}: ${e.status}`);
+    }
+    if (bad.length === 0) return { name: 'status', level: 'ok', detail: `${apis.length} APIs report ok` };
+    const outage = bad.some((b) => /outage/.test(b));
+    return { name: 'status', level: outage ? 'fail' : 'warn', detail: bad.slice(0, 6).join('; ') + (bad.length > 6 ? ` (+${bad.length - 6} more)` : ''), fix: 'runs may fail or be slow; postpone, or expect results late (the run can be resumed)' };
+  } catch (err) {
+    return { name: 'status', level: 'warn', detail: `appendix/status failed: ${(err as Error).message}` };
+  }
+}
+
+async function warehouseCheck(dir: string): Promise<Check> {
+  const probe = join(dir, `.doctor-${randomUUID().slice(0, 8)}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(probe, 'ok');
+    await rm(probe);
+  } catch (err) {
+    return { name: 'warehouse', level: 'fail', detail: `${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, fix: 'pass --warehouse DIR with a folder this user can write' };
+  }
+  try {
+    await withWarehouse(dir, async () => {});
+    return { name: 'warehouse', level: 'ok', detail: `${dir} is writable and its DuckDB file opens` };
+  } catch (err) {
+    return { name: 'warehouse', level: 'fail', detail: (err as Error).message, fix: 'another process (a run, a BI tool) may hold the DuckDB file; wait for it or close it' };
+  }
+}
+
+async function callbackCheck(url: string, dispatcher?: Dispatcher): Promise<Check> {
+  const started = Date.now();
+  try {
+    const res = await request(url, { method: 'GET', dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    await res.body.dump();
+    const ms = Date.now() - started;
+    const ok = res.statusCode >= 200 && res.statusCode <= 300;
+    return ok
+      ? { name: 'callback', level: 'ok', detail: `${url} answered ${res.statusCode} in ${ms} ms` }
+      : { name: 'callback', level: 'fail', detail: `${url} answered ${res.statusCode}`, fix: 'the service treats a status outside 200-300 as a failed callback; results then wait in the ready list' };
+  } catch (err) {
+    return { name: 'callback', level: 'fail', detail: `${url} did not answer (${(err as Error).message})`, fix: 'check the public URL and that the callback server is running; pull collection still works' };
+  }
+}
+
+async function clockCheck(baseUrl: string, now: () => Date, maxSkewMs: number, dispatcher?: Dispatcher): Promise<Check> {
+  try {
+    const before = now().getTime();
+    const res = await request(baseUrl.replace(/\/+$/, '') + '/', { method: 'GET', dispatcher, headersTimeout: 10_000 });
+    await res.body.dump();
+    const after = now().getTime();
+    const date = res.headers.date;
+    const server = Date.parse(Array.isArray(date) ? date[0]! : (date ?? ''));
+    if (Number.isNaN(server)) return { name: 'clock', level: 'warn', detail: 'the service sent no Date header to compare with' };
+    // The Date header has 1 s resolution: compare with the middle of the round trip.
+    const skew = (before + after) / 2 - server;
+    const secs = (skew / 1000).toFixed(1);
+    return Math.abs(skew) <= maxSkewMs + 1000
+      ? { name: 'clock', level: 'ok', detail: `within ${Math.abs(Number(secs))} s of the service` }
+      : { name: 'clock', level: 'fail', detail: `${secs} s off the service's clock`, fix: 'enable NTP (timedatectl set-ntp true); time windows of errors and id_list depend on it' };
+  } catch (err) {
+    return { name: 'clock', level: 'warn', detail: `could not read the service's clock (${(err as Error).message})` };
+  }
+}

@@ -1,0 +1,51 @@
+import { endpoint, formatSpecDatetime, type Endpoint } from '../catalog/index.js';
+import type { ServiceClient } from '../client/index.js';
+
+export interface TagMatch {
+  tag: string;
+  taskId: string;
+}
+
+/** The `{api}` of a task endpoint (`serp.engA.organic.task_post` → `serp`), whose id_list knows its tasks. */
+export function apiOf(ep: Endpoint): string {
+  return ep.id.split('.')[0]!;
+}
+
+/**
+ * Finds tasks the service created from our POSTs whose answers never came, by the tag the
+ * service keeps in each task's metadata: `{api}/id_list` with `include_metadata`, over the
+ * window since the run started (at most the 1-month look-back the spec allows), paged
+ * 1000 at a time. Tags not found were not created and can be posted again.
+ */
+export async function findTasksByTag(
+  client: ServiceClient,
+  ep: Endpoint,
+  tags: ReadonlySet<string>,
+  window: { from: Date; now: Date },
+): Promise<TagMatch[]> {
+  const list = endpoint(`${apiOf(ep)}.id_list`);
+  const monthAgo = new Date(window.now);
+  monthAgo.setUTCMonth(monthAgo.getUTCMonth() - 1);
+  const from = new Date(Math.max(window.from.getTime() - 60_000, monthAgo.getTime() + 60_000));
+  const found: TagMatch[] = [];
+  for (let offset = 0; ; offset += 1000) {
+    const call = await client.call(list, {
+      tasks: [
+        {
+          datetime_from: formatSpecDatetime(from),
+          datetime_to: formatSpecDatetime(window.now),
+          include_metadata: true,
+          limit: 1000,
+          offset,
+          sort: 'asc',
+        },
+      ],
+    });
+    const rows = (call.envelope.tasks?.[0]?.result ?? []) as { id?: unknown; metadata?: { tag?: unknown } | null }[];
+    for (const r of rows) {
+      const tag = r?.metadata?.tag;
+      if (typeof tag === 'string' && tags.has(tag) && typeof r.id === 'string') found.push({ tag, taskId: r.id });
+    }
+    if (rows.length < 1000) return found;
+  }
+}

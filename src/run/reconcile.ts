@@ -1,0 +1,145 @@
+import { endpoint } from '../catalog/index.js';
+import type { ServiceClient } from '../client/index.js';
+import type { Warehouse } from '../warehouse/index.js';
+
+/** What kind of difference finance is looking at. */
+export type DiscrepancyKind =
+  /** A ledger call whose response carried no `X-Svc-Charge-CNY`: its cost is unknown. */
+  | 'missing_charge_header'
+  /** The account spent more than the ledger knows (another client, or a lost row). */
+  | 'charge_not_in_ledger'
+  /** The ledger holds charges the account's statistics do not show. */
+  | 'ledger_charge_not_in_account'
+  /** The balance rose with no ledger row explaining it: a refund or top-up not matched. */
+  | 'unmatched_refund'
+  /** The balance fell by more than the ledger's charges between two calls. */
+  | 'unexplained_debit';
+
+export interface Discrepancy {
+  kind: DiscrepancyKind;
+  /** Exact decimal string, CNY (positive: the account side is higher). */
+  amountCny: string;
+  detail: string;
+  callId?: string;
+  requestId?: string;
+  api?: string;
+}
+
+export interface Reconciliation {
+  /** The account's statistics day (`yyyy-MM-dd` in the account time zone). */
+  day: string;
+  timezone: string;
+  ledgerCny: string;
+  accountCny: string;
+  balanceCny: string | null;
+  calls: number;
+  uncharged: number;
+  discrepancies: Discrepancy[];
+}
+
+/** Amounts in millionths of a CNY, so sums are exact; 0.0001 CNY is 100 units. */
+const UNIT = 1_000_000n;
+const TOLERANCE = 100n;
+
+export function toMicros(v: number | string | null | undefined): bigint {
+  if (v === null || v === undefined || v === '') return 0n;
+  const s = typeof v === 'number' ? v.toFixed(6) : v;
+  const neg = s.startsWith('-');
+  const [int, frac = ''] = s.replace('-', '').split('.');
+  const m = BigInt(int || '0') * UNIT + BigInt((frac + '000000').slice(0, 6));
+  return neg ? -m : m;
+}
+
+export function fromMicros(m: bigint): string {
+  const neg = m < 0n;
+  const a = neg ? -m : m;
+  return `${neg ? '-' : ''}${a / UNIT}.${String(a % UNIT).padStart(6, '0')}`;
+}
+
+type Tree = Record<string, unknown>;
+
+/**
+ * Compares the ledger with the account's own figures from `user_data`: the day's spending
+ * per api (`money.statistics.day.total_<api>`) against the ledger's charges of that day in
+ * the account's time zone, the chain of `X-Svc-Balance-CNY` values against the charges
+ * between them, the balance now against the last one seen, and every call that came back
+ * without a charge header. Differences of 0.0001 CNY or more are listed.
+ */
+export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<Reconciliation> {
+  const call = await client.call(endpoint('appendix.user_data'));
+  const user = (call.envelope.tasks?.[0]?.result?.[0] ?? {}) as Tree;
+  const money = (user.money ?? {}) as Tree;
+  const dayStats = (((money.statistics ?? {}) as Tree).day ?? {}) as Tree;
+  const timezone = typeof user.timezone === 'string' && user.timezone ? user.timezone : 'UTC';
+  const day = typeof dayStats.value === 'string' ? dayStats.value : new Date().toISOString().slice(0, 10);
+  const out: Discrepancy[] = [];
+
+  const rows = await wh.all<{ call_id: string; request_id: string | null; path: string; charge: string | null; balance: string | null; sandbox: boolean }>(
+    `SELECT l.call_id, l.request_id, l.path, l.charge_cny::VARCHAR AS charge, l.balance_cny::VARCHAR AS balance,
+            coalesce(r.key_kind = 'sandbox', false) AS sandbox
+     FROM ledger l LEFT JOIN runs r USING (run_id)
+     WHERE (l.called_at AT TIME ZONE $1)::DATE = $2::DATE
+     ORDER BY l.called_at, l.call_id`,
+    [timezone, day],
+  );
+  const ledgerByApi = new Map<string, bigint>();
+  let ledgerTotal = 0n;
+  let uncharged = 0;
+  for (const r of rows) {
+    if (r.sandbox) {
+      uncharged++;
+      continue;
+    }
+    if (r.charge === null) {
+      out.push({ kind: 'missing_charge_header', amountCny: '0.000000', detail: `${r.path}: no X-Svc-Charge-CNY header; its cost is unknown`, callId: r.call_id, requestId: r.request_id ?? undefined });
+      continue;
+    }
+    const api = r.path.split('/')[2] ?? 'unknown';
+    const m = toMicros(r.charge);
+    ledgerByApi.set(api, (ledgerByApi.get(api) ?? 0n) + m);
+    ledgerTotal += m;
+  }
+
+  // Spending per api: the account's statistics against the ledger.
+  let accountTotal = 0n;
+  const apis = new Set<string>([...ledgerByApi.keys()]);
+  for (const k of Object.keys(dayStats)) if (k.startsWith('total_')) apis.add(k.slice(6));
+  for (const api of [...apis].sort()) {
+    const account = toMicros(dayStats[`total_${api}`] as number | undefined);
+    const ledger = ledgerByApi.get(api) ?? 0n;
+    accountTotal += account;
+    const diff = account - ledger;
+    if (diff >= TOLERANCE) out.push({ kind: 'charge_not_in_ledger', api, amountCny: fromMicros(diff), detail: `${api}: the account spent ${fromMicros(account)} CNY on ${day}, the ledger knows ${fromMicros(ledger)}` });
+    else if (-diff >= TOLERANCE) out.push({ kind: 'ledger_charge_not_in_account', api, amountCny: fromMicros(diff), detail: `${api}: the ledger holds ${fromMicros(ledger)} CNY on ${day}, the account shows ${fromMicros(account)}` });
+  }
+
+  // The balance chain: each balance should be the previous one less this call's charge.
+  let prev: { balance: bigint; callId: string } | null = null;
+  for (const r of rows) {
+    if (r.sandbox || r.balance === null) continue;
+    const bal = toMicros(r.balance);
+    if (prev) {
+      const expected = prev.balance - toMicros(r.charge);
+      pushMovement(out, bal - expected, `between call ${prev.callId} and ${r.call_id}`, r.call_id, r.request_id);
+    }
+    prev = { balance: bal, callId: r.call_id };
+  }
+  const balanceNow = typeof money.balance === 'number' ? toMicros(money.balance) : null;
+  if (prev && balanceNow !== null) pushMovement(out, balanceNow - prev.balance, `since the last call in the ledger (${prev.callId})`);
+
+  return {
+    day,
+    timezone,
+    ledgerCny: fromMicros(ledgerTotal),
+    accountCny: fromMicros(accountTotal),
+    balanceCny: balanceNow === null ? null : fromMicros(balanceNow),
+    calls: rows.length,
+    uncharged,
+    discrepancies: out,
+  };
+}
+
+function pushMovement(out: Discrepancy[], delta: bigint, where: string, callId?: string, requestId?: string | null): void {
+  if (delta >= TOLERANCE) out.push({ kind: 'unmatched_refund', amountCny: fromMicros(delta), detail: `the balance rose by ${fromMicros(delta)} CNY ${where} with no ledger row for it (a refund or top-up)`, callId, requestId: requestId ?? undefined });
+  else if (-delta >= TOLERANCE) out.push({ kind: 'unexplained_debit', amountCny: fromMicros(delta), detail: `the balance fell by ${fromMicros(-delta)} CNY more than the ledger's charges ${where}`, callId, requestId: requestId ?? undefined });
+}

@@ -1,0 +1,53 @@
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export type ScheduleEventKind = 'started' | 'finished' | 'failed' | 'skipped' | 'missed';
+
+/** One thing the scheduler did about one scheduled minute of one pipeline. */
+export interface ScheduleEvent {
+  pipeline: string;
+  /** The scheduled minute (UTC). */
+  scheduledFor: string;
+  /** The same minute on the pipeline's wall clock, e.g. `2026-10-25 01:30 Europe/London`. */
+  localTime: string;
+  event: ScheduleEventKind;
+  at: string;
+  runId?: string;
+  detail?: string;
+}
+
+/**
+ * The scheduler's record, an append-only NDJSON file beside the warehouse
+ * (`warehouse/schedule/events.ndjson`, readable with DuckDB's `read_json`). A file rather
+ * than a table so the scheduler never holds the DuckDB file open between runs, leaving it
+ * free for other readers.
+ */
+export class ScheduleJournal {
+  constructor(readonly file: string) {}
+
+  async record(e: ScheduleEvent): Promise<void> {
+    await mkdir(dirname(this.file), { recursive: true });
+    await appendFile(this.file, `${JSON.stringify(e)}\n`);
+  }
+
+  async events(): Promise<ScheduleEvent[]> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as ScheduleEvent);
+  }
+
+  /** The latest scheduled minute the scheduler handled for a pipeline, whatever it did. */
+  async lastScheduled(pipeline: string): Promise<Date | null> {
+    let last: string | null = null;
+    for (const e of await this.events()) if (e.pipeline === pipeline && (last === null || e.scheduledFor > last)) last = e.scheduledFor;
+    return last ? new Date(last) : null;
+  }
+}

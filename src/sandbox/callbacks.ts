@@ -1,0 +1,124 @@
+import { performance } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
+import { request } from 'undici';
+import { makeEnvelope } from './envelope.js';
+import { doneTaskObject } from './task-result.js';
+import type { StoredTask } from './task-store.js';
+import type { SandboxWorld } from './world.js';
+
+/** The service waits this long for a callback answer (spec, Limits), before the time scale. */
+export const CALLBACK_TIMEOUT_MS = 10_000;
+/** The task status code the errors endpoint records for a failed callback (spec: 50000 example). */
+const CALLBACK_ERROR_CODE = 50000;
+const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost)$/;
+
+/**
+ * `$id` and `$tag` of a callback URL replaced by the task's id and tag, the tag
+ * URL-encoded (a tag may hold `&` or spaces).
+ */
+export function substituteCallbackUrl(url: string, id: string, tag: string | null): string {
+  return url.replaceAll('$id', encodeURIComponent(id)).replaceAll('$tag', encodeURIComponent(tag ?? ''));
+}
+
+/**
+ * Sends pingbacks (GET) and gzip postbacks (POST of the `task_get` envelope of the
+ * format named by `postback_data`) for done tasks. An answer outside 200-300, or none
+ * within 10 seconds divided by the time scale, fails the callback: the task joins the
+ * ready list and an `errors` row names the URL. Only loopback URLs are called unless
+ * the emulator was told otherwise, so tests never reach the outside network.
+ */
+export class CallbackDispatcher {
+  readonly #world: SandboxWorld;
+  readonly #inflight = new Set<Promise<void>>();
+
+  constructor(world: SandboxWorld) {
+    this.#world = world;
+  }
+
+  /** Starts the callbacks of every task that is done by now. */
+  tick(): void {
+    for (const task of this.#world.store.dueCallbacks(this.#world.now().getTime())) this.send(task);
+  }
+
+  /** Sends a task's callback now (again, for `webhook_resend`). */
+  send(task: StoredTask): void {
+    if (!task.callbackSpec || task.callbackState === 'sending') return;
+    task.callbackState = 'sending';
+    const p = this.#deliver(task).finally(() => this.#inflight.delete(p));
+    this.#inflight.add(p);
+  }
+
+  /** Starts due callbacks and waits until every callback under way has ended. */
+  async flush(): Promise<void> {
+    this.tick();
+    while (this.#inflight.size > 0) await Promise.all([...this.#inflight]);
+  }
+
+  async #deliver(task: StoredTask): Promise<void> {
+    const spec = task.callbackSpec!;
+    const world = this.#world;
+    const url = substituteCallbackUrl(spec.url, task.id, task.tag);
+    const method = spec.kind === 'pingback' ? 'GET' : 'POST';
+    const started = performance.now();
+    let outcome: { httpCode: number; response: string; message?: string };
+    if (world.faults.nextCallbackFails()) {
+      world.stats.fault('callback_failure');
+      outcome = { httpCode: 0, response: '', message: 'Connection timed out (simulated by the fault profile).' };
+    } else if (!world.allowRemoteCallbacks && !isLoopback(url)) {
+      outcome = { httpCode: 0, response: '', message: 'The emulator calls back only loopback addresses.' };
+    } else {
+      outcome = await this.#call(task, url, method);
+    }
+    const ok = outcome.message === undefined && outcome.httpCode >= 200 && outcome.httpCode <= 300;
+    world.stats.callback(ok);
+    task.callbackState = ok ? 'delivered' : 'failed';
+    if (ok) return;
+    world.errors.add(task.key, task.api, world.now(), {
+      id: task.id,
+      function: `${spec.kind}_url`,
+      error_code: CALLBACK_ERROR_CODE,
+      error_message: outcome.message ?? `The callback answered HTTP ${outcome.httpCode}.`,
+      http_url: url,
+      http_method: method,
+      http_code: outcome.httpCode,
+      http_time: Number(((performance.now() - started) / 1000).toFixed(4)),
+      http_response: outcome.response.slice(0, 1000),
+    });
+  }
+
+  async #call(task: StoredTask, url: string, method: 'GET' | 'POST'): Promise<{ httpCode: number; response: string; message?: string }> {
+    const world = this.#world;
+    const timeoutMs = Math.max(1, CALLBACK_TIMEOUT_MS / world.timeScale);
+    try {
+      const init: Parameters<typeof request>[1] = {
+        method,
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(world.dispatcher ? { dispatcher: world.dispatcher } : {}),
+      };
+      if (method === 'POST') {
+        const segments = ['v3', 'serp', task.engine, task.type, 'task_get', task.callbackSpec!.format, task.id];
+        const envelope = makeEnvelope({
+          tasks: [doneTaskObject(world.seed, task, task.callbackSpec!.format, segments, world.now().getTime())],
+          costMicros: 0,
+          elapsedMs: 0,
+        });
+        init.body = gzipSync(JSON.stringify(envelope));
+        init.headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+      }
+      const res = await request(url, init);
+      const response = await res.body.text();
+      return { httpCode: res.statusCode, response };
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      return { httpCode: 0, response: '', message: timedOut ? `No answer within ${CALLBACK_TIMEOUT_MS / 1000} seconds.` : `Connection failed: ${(err as Error).message}` };
+    }
+  }
+}
+
+function isLoopback(url: string): boolean {
+  try {
+    return LOOPBACK_HOST.test(new URL(url).hostname) || new URL(url).hostname === '[::1]';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,40 @@
+import type { RouteHandler } from './handlers/context.js';
+import { handleErrors } from './utilities/errors-endpoint.js';
+import { handleIdList } from './utilities/id-list.js';
+import {
+  handleApiStatus,
+  handleEndpointList,
+  handleLanguages,
+  handleLighthouseVersions,
+  handleLocations,
+  handleLocationsAndLanguages,
+} from './utilities/reference-data.js';
+import { handleTasksFixed } from './utilities/tasks-fixed.js';
+import { handleUserData } from './utilities/user-data.js';
+import { UTILITY_APIS } from './utilities/utility-reply.js';
+import { handleWebhookResend } from './utilities/webhook-resend.js';
+
+/** A path the emulator serves by itself, outside the catalog's task endpoints. */
+export interface OwnRoute {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  handler: RouteHandler;
+}
+
+const API = `(${UTILITY_APIS.join('|')})`;
+const ENGINE = '(eng[A-G])';
+
+/** The `/v1` endpoints and the utilities, in match order (trailing slashes are removed before matching). */
+export const OWN_ROUTES: OwnRoute[] = [
+  { method: 'GET', pattern: /^\/v3\/appendix\/status$/, handler: handleApiStatus },
+  { method: 'GET', pattern: /^\/v3\/appendix\/user_data$/, handler: handleUserData },
+  { method: 'POST', pattern: /^\/v3\/appendix\/webhook_resend$/, handler: handleWebhookResend },
+  { method: 'POST', pattern: new RegExp(`^/v3/${API}/errors$`), handler: handleErrors },
+  { method: 'POST', pattern: new RegExp(`^/v3/${API}/id_list$`), handler: handleIdList },
+  { method: 'GET', pattern: /^\/v3\/(serp|keywords_data)\/endpoints$/, handler: handleEndpointList },
+  { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}/([a-z_]+)/tasks_fixed$`), handler: handleTasksFixed },
+  { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}(?:/events)?/locations$`), handler: handleLocations },
+  { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}/languages$`), handler: handleLanguages },
+  { method: 'GET', pattern: /^\/v3\/(svc_labs|ai_optimization\/ai_keyword_data)\/locations_and_languages$/, handler: handleLocationsAndLanguages },
+  { method: 'GET', pattern: /^\/v3\/on_page\/lighthouse\/versions$/, handler: handleLighthouseVersions },
+];

@@ -1,0 +1,59 @@
+/**
+ * `/v1` prices in CNY units of 0.0001 (money.ts), from the spec's Billing section. Token
+ * charges are rounded up to the next unit, so a non-empty call never costs 0.
+ */
+
+/** CNY per 1M tokens: input, output (spec, chat reference prices). */
+export const CHAT_PRICES: Readonly<Record<string, { input: number; output: number }>> = {
+  'chat5.6-terra': { input: 0.6, output: 3.6 },
+  'chat5.6-luna': { input: 0.06, output: 0.36 },
+};
+
+/** CNY per 1K tokens (spec, embeddings reference prices). */
+export const EMBEDDING_PRICES: Readonly<Record<string, number>> = {
+  'text-embedding-3-small': 0.00032,
+  'text-embedding-3-large': 0.00208,
+  'text-embedding-ada-002': 0.0016,
+};
+
+/** USD per image by billing tier (spec), converted at the image-specific rate. */
+export const IMAGE_TIER_USD = { '0.5K': 0.018, '1K': 0.0268, '2K': 0.0404, '4K': 0.0604 } as const;
+/** CNY per USD for image generation (spec: 8, independent of the /v3 rate). */
+export const IMAGE_CNY_PER_USD = 8;
+/**
+ * Upstream USD per 1M text tokens of the image model (the spec gives none; the emulator's
+ * choice), charged at 40%.
+ */
+export const IMAGE_TEXT_USD_PER_M = { input: 0.3, output: 2.5 } as const;
+/** The most text/thinking tokens the image model is assumed to write, for the 402 estimate. */
+export const IMAGE_MAX_OUTPUT_TOKENS = 1000;
+
+const UNITS_PER_CNY = 10_000;
+
+/** CNY units for an amount of CNY, rounded up. */
+export function cnyToUnitsCeil(cny: number): number {
+  return Math.ceil(cny * UNITS_PER_CNY - 1e-9);
+}
+
+/** Chat charge in CNY units, input and output priced separately. */
+export function chatUnits(model: string, promptTokens: number, completionTokens: number): number {
+  const p = CHAT_PRICES[model];
+  if (!p) throw new Error(`no price for chat model ${model}`);
+  return cnyToUnitsCeil((promptTokens * p.input + completionTokens * p.output) / 1_000_000);
+}
+
+/** Embeddings charge in CNY units. */
+export function embeddingUnits(model: string, tokens: number): number {
+  return cnyToUnitsCeil(((EMBEDDING_PRICES[model] ?? 0) * tokens) / 1000);
+}
+
+/** Image charge in CNY units: the tier's price plus 40% of the text tokens, at the image rate. */
+export function imageUnits(tier: keyof typeof IMAGE_TIER_USD, promptTokens: number, outputTokens: number): number {
+  const textUsd = 0.4 * ((promptTokens * IMAGE_TEXT_USD_PER_M.input + outputTokens * IMAGE_TEXT_USD_PER_M.output) / 1_000_000);
+  return cnyToUnitsCeil((IMAGE_TIER_USD[tier] + textUsd) * IMAGE_CNY_PER_USD);
+}
+
+/** Tokens of a text, as the emulator counts them: about four characters a token, at least 1. */
+export function countTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}

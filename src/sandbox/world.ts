@@ -1,0 +1,50 @@
+import type { Dispatcher } from 'undici';
+import type { SandboxAccount } from './account.js';
+import type { AdminStats } from './admin-stats.js';
+import type { CallbackDispatcher } from './callbacks.js';
+import type { ErrorLog } from './error-log.js';
+import type { FaultInjector } from './faults/fault-injector.js';
+import type { SlidingWindowLimiter } from './rate-limit.js';
+import type { TaskStore } from './task-store.js';
+import type { UsageLedger } from './usage.js';
+
+/** One response the emulator sent, for tests that reconcile a ledger against it. */
+export interface SandboxLogEntry {
+  method: string;
+  path: string;
+  /** HTTP status; 0 when the fault profile dropped the connection after processing. */
+  status: number;
+  requestId: string;
+  chargeCny: string;
+}
+
+/**
+ * Everything the emulator's handlers share, resolved once by `startSandbox`: the clock,
+ * the seed, the account and the stores. Passed in rather than imported, so each
+ * emulator instance is its own world and tests can run several side by side.
+ */
+export interface SandboxWorld {
+  seed: number;
+  now: () => Date;
+  /** Emulator time speed-up: 60 makes a minute of rate limit (and every delay) last a second. */
+  timeScale: number;
+  /** Delay from posting to done, on the emulator clock, already divided by `timeScale`. */
+  readyAfterMs: number;
+  keys: readonly string[] | undefined;
+  account: SandboxAccount;
+  store: TaskStore;
+  log: SandboxLogEntry[];
+  faults: FaultInjector;
+  stats: AdminStats;
+  errors: ErrorLog;
+  usage: UsageLedger;
+  /** Undefined when rate limits are off. */
+  limiter: SlidingWindowLimiter | undefined;
+  admin: boolean;
+  /** Deliver callbacks to non-loopback hosts too (off: tests never reach the outside network). */
+  allowRemoteCallbacks: boolean;
+  /** Sends pingbacks and postbacks (and resends them). */
+  callbacks: CallbackDispatcher;
+  /** HTTP dispatcher for callbacks; undici's global one by default. */
+  dispatcher: Dispatcher | undefined;
+}

@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildModels, discoverModels, DEFAULT_SQL_DIR, testModels, type Model } from '../../src/models/index.js';
+import { Warehouse } from '../../src/warehouse/index.js';
+import { RANK_DAY_4, RANK_DAYS_1_2 } from '../fixtures/models/rank-pages.js';
+import { insertPages } from '../fixtures/models/serp-pages.js';
+import { tempDir } from './helpers.js';
+
+const HISTORY = `
+  select domain, check_date::varchar as date, previous_check_date::varchar as prev_date, rank_absolute as abs, rank_group as grp,
+         url, item_type as type, items_on_page as n, previous_rank_absolute as prev, rank_change as change, is_new, is_lost,
+         first_seen_date::varchar as first, last_seen_date::varchar as last
+  from rank_history where keyword = ? order by check_date, domain`;
+
+describe('rank_history and domain_visibility_daily on hand-worked pages', () => {
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  let wh: Warehouse;
+  let models: Model[];
+
+  beforeEach(async () => {
+    tmp = await tempDir('pipeline-models-rank-');
+    wh = await Warehouse.open(tmp.dir);
+    models = await discoverModels(DEFAULT_SQL_DIR);
+  });
+  afterEach(async () => {
+    wh.close();
+    await tmp.cleanup();
+  });
+
+  const expectedTrail = [
+    { domain: 'a.com', date: '2026-01-01', prev_date: null, abs: 4, grp: 2, url: 'https://a.com/one', type: 'organic', n: 2, prev: null, change: null, is_new: true, is_lost: false, first: '2026-01-01', last: '2026-01-01' },
+    { domain: 'b.com', date: '2026-01-01', prev_date: null, abs: 2, grp: 1, url: 'https://b.com/snippet', type: 'featured_snippet', n: 2, prev: null, change: null, is_new: true, is_lost: false, first: '2026-01-01', last: '2026-01-01' },
+    { domain: 'c.com', date: '2026-01-01', prev_date: null, abs: 6, grp: 3, url: 'https://c.com/x', type: 'organic', n: 1, prev: null, change: null, is_new: true, is_lost: false, first: '2026-01-01', last: '2026-01-01' },
+    { domain: 'a.com', date: '2026-01-02', prev_date: '2026-01-01', abs: 2, grp: 1, url: 'https://a.com/one', type: 'organic', n: 1, prev: 4, change: 2, is_new: false, is_lost: false, first: '2026-01-01', last: '2026-01-02' },
+    { domain: 'b.com', date: '2026-01-02', prev_date: '2026-01-01', abs: 3, grp: 2, url: 'https://b.com/guide', type: 'organic', n: 1, prev: 2, change: -1, is_new: false, is_lost: false, first: '2026-01-01', last: '2026-01-02' },
+    { domain: 'c.com', date: '2026-01-02', prev_date: '2026-01-01', abs: null, grp: null, url: null, type: null, n: 0, prev: 6, change: null, is_new: false, is_lost: true, first: '2026-01-01', last: '2026-01-01' },
+    { domain: 'a.com', date: '2026-01-04', prev_date: '2026-01-02', abs: 4, grp: 2, url: 'https://www.a.com/one', type: 'organic', n: 1, prev: 2, change: -2, is_new: false, is_lost: false, first: '2026-01-01', last: '2026-01-04' },
+    { domain: 'b.com', date: '2026-01-04', prev_date: '2026-01-02', abs: 1, grp: 1, url: 'https://b.com/guide', type: 'organic', n: 1, prev: 3, change: 2, is_new: false, is_lost: false, first: '2026-01-01', last: '2026-01-04' },
+    { domain: 'c.com', date: '2026-01-04', prev_date: '2026-01-02', abs: 9, grp: 5, url: 'https://c.com/x', type: 'organic', n: 1, prev: null, change: null, is_new: true, is_lost: false, first: '2026-01-01', last: '2026-01-04' },
+  ];
+
+  it('tracks every domain: best rank of two URLs, snippet over organic, drop-out and return, failed day absent, later check of a day wins', async () => {
+    await insertPages(wh, [...RANK_DAYS_1_2, ...RANK_DAY_4]);
+    const builds = await buildModels(wh, models);
+    expect(builds.filter((b) => b.status !== 'built' && !b.message?.includes('search_volume'))).toEqual([]);
+    expect(await wh.all(HISTORY, ['trail shoes'])).toEqual(expectedTrail);
+    // An ad is not a rank; a failed check (01-03) is no row, never rank 0 or 101.
+    const [odd] = await wh.all<{ n: number }>(`select count(*)::int as n from rank_history where domain = 'd.com' or check_date = '2026-01-03' or rank_absolute in (0, 101)`);
+    expect(odd!.n).toBe(0);
+    const failures = (await testModels(wh, models.filter((m) => builds.some((b) => b.name === m.name && b.status === 'built')))).filter((t) => t.status !== 'passed');
+    expect(failures).toEqual([]);
+  });
+
+  it('an incremental build of a new day gives the same rows as a full rebuild, and rebuilds only from the last built day', async () => {
+    await insertPages(wh, RANK_DAYS_1_2);
+    const first = await buildModels(wh, models);
+    expect(first.find((b) => b.name === 'rank_history')).toMatchObject({ status: 'built', mode: 'full', rows: 7 });
+    await insertPages(wh, RANK_DAY_4);
+    const second = await buildModels(wh, models);
+    // Rows of 01-02 (3, rebuilt as the last built day) and 01-04 (3) are written; 01-01 is kept.
+    expect(second.find((b) => b.name === 'rank_history')).toMatchObject({ status: 'built', mode: 'incremental', rows: 6 });
+    expect(await wh.all(HISTORY, ['trail shoes'])).toEqual(expectedTrail);
+    expect(second.find((b) => b.name === 'domain_visibility_daily')).toMatchObject({ status: 'built', mode: 'incremental' });
+    const incremental = await wh.all(`select * from rank_history order by all`);
+    const visibility = await wh.all(`select * from domain_visibility_daily order by all`);
+    await buildModels(wh, models, { fullRefresh: true });
+    expect(await wh.all(`select * from rank_history order by all`)).toEqual(incremental);
+    expect(await wh.all(`select * from domain_visibility_daily order by all`)).toEqual(visibility);
+  });
+
+  it('weighs visibility and share of voice with the ctr_weights seed', async () => {
+    await insertPages(wh, [...RANK_DAYS_1_2, ...RANK_DAY_4]);
+    await buildModels(wh, models);
+    const rows = await wh.all<Record<string, number | string>>(
+      `select domain, keywords_checked as checked, keywords_ranked as ranked, round(visibility, 6) as vis,
+              round(visibility_pct, 6) as pct, round(share_of_voice, 6) as sov
+       from domain_visibility_daily where check_date = '2026-01-01' order by domain`,
+    );
+    const w = Object.fromEntries((await wh.all<{ position: number; ctr: number }>(`select position, ctr from ctr_weights`)).map((r) => [r.position, Number(r.ctr)]));
+    const a = w[4]! + w[1]!;
+    const total = a + w[2]! + w[6]!;
+    const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+    expect(rows).toEqual([
+      { domain: 'a.com', checked: 2n, ranked: 2n, vis: r6(a), pct: r6(a / (2 * w[1]!)), sov: r6(a / total) },
+      { domain: 'b.com', checked: 2n, ranked: 1n, vis: r6(w[2]!), pct: r6(w[2]! / (2 * w[1]!)), sov: r6(w[2]! / total) },
+      { domain: 'c.com', checked: 2n, ranked: 1n, vis: r6(w[6]!), pct: r6(w[6]! / (2 * w[1]!)), sov: r6(w[6]! / total) },
+    ]);
+    const [lost] = await wh.all<{ n: number }>(`select count(*)::int as n from domain_visibility_daily where domain = 'c.com' and check_date = '2026-01-02'`);
+    expect(lost!.n).toBe(0);
+  });
+});

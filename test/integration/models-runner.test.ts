@@ -1,0 +1,84 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import yargs from 'yargs';
+import { modelsCommand } from '../../src/cli/commands/models.js';
+import { buildModels, discoverModels, testModels } from '../../src/models/index.js';
+import { withWarehouse } from '../../src/warehouse/index.js';
+import { tempDir } from './helpers.js';
+
+const PROJECT = fileURLToPath(new URL('../fixtures/models/project', import.meta.url));
+
+async function seed(dir: string): Promise<void> {
+  await withWarehouse(dir, async (wh) => {
+    await wh.run(`create table things (id varchar, name varchar, colour varchar)`);
+    await wh.run(`insert into things values ('1', 'A', 'red'), ('2', 'B', 'blue'), ('3', 'C', 'green'), ('4', 'D', 'red'), ('5', 'E', null)`);
+    await wh.run(`create table colours as select * from (values ('red'), ('blue')) t(colour)`);
+  });
+}
+
+describe('model runner on a small project', () => {
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  beforeEach(async () => {
+    tmp = await tempDir('pipeline-models-runner-');
+    await seed(tmp.dir);
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    process.exitCode = undefined;
+    await tmp.cleanup();
+  });
+
+  it('finds dependencies in the SQL (not in comments) and builds in that order', async () => {
+    const models = await discoverModels(PROJECT);
+    const deps = Object.fromEntries(models.map((m) => [m.name, m.dependsOn]));
+    expect(deps).toMatchObject({ colour_counts: ['stg_shop__things'], absent_summary: ['stg_shop__absent'], stg_shop__things: [] });
+    expect(models.find((m) => m.name === 'stg_shop__things')!.materialized).toBe('view');
+    expect(models.find((m) => m.name === 'colour_counts')!.materialized).toBe('table');
+  });
+
+  it('skips a model whose source is absent, and its downstream; fails one whose source lacks a declared column; builds the rest', async () => {
+    const models = await discoverModels(PROJECT);
+    const builds = await withWarehouse(tmp.dir, (wh) => buildModels(wh, models));
+    const by = Object.fromEntries(builds.map((b) => [b.name, b]));
+    expect(by.stg_shop__absent).toMatchObject({ status: 'skipped' });
+    expect(by.stg_shop__absent!.message).toMatch(/source table absent_source is not in the warehouse/);
+    expect(by.absent_summary).toMatchObject({ status: 'skipped', message: 'upstream model stg_shop__absent was skipped' });
+    expect(by.stg_shop__wrong_columns).toMatchObject({ status: 'failed' });
+    expect(by.stg_shop__wrong_columns!.message).toMatch(/lacks column\(s\) missing_col/);
+    expect(by.colour_counts).toMatchObject({ status: 'built', rows: 4 });
+    expect(builds.findIndex((b) => b.name === 'stg_shop__things')).toBeLessThan(builds.findIndex((b) => b.name === 'colour_counts'));
+  });
+
+  it('reports each failing test with the model, the test and the offending rows', async () => {
+    const models = await discoverModels(PROJECT);
+    const results = await withWarehouse(tmp.dir, async (wh) => {
+      await buildModels(wh, models);
+      return testModels(wh, models);
+    });
+    const of = (test: string) => results.find((r) => r.model === 'colour_counts' && r.test === test);
+    expect(of('unique(colour)')).toMatchObject({ status: 'passed', failures: 0 });
+    expect(of('not_null(colour)')).toMatchObject({ status: 'failed', failures: 1, sample: [{ colour: null, things: 1n }] });
+    expect(of('accepted_values(colour)')).toMatchObject({ status: 'failed', failures: 1, sample: [{ colour: 'green', rows: 1n }] });
+    expect(of('relationships(colour -> colours.colour)')).toMatchObject({ status: 'failed', failures: 1, sample: [{ colour: 'green' }] });
+    expect(of('one thing per colour')).toMatchObject({ status: 'failed', failures: 1, sample: [{ colour: 'red', things: 2n }] });
+    expect(results.find((r) => r.model === 'absent_summary')).toMatchObject({ status: 'skipped' });
+  });
+
+  it('`pipeline models test` exits non-zero and prints model, test and rows', async () => {
+    let out = '';
+    vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+      out += String(s);
+      return true;
+    });
+    await yargs(['models', 'run', '--warehouse', tmp.dir, '--sql', PROJECT]).command(modelsCommand).strict().parseAsync();
+    expect(process.exitCode).toBe(1);
+    expect(out).toMatch(/built\s+colour_counts\s+table\s+4 rows/);
+    expect(out).toMatch(/skipped\s+stg_shop__absent/);
+    expect(out).toMatch(/FAILED\s+colour_counts: accepted_values\(colour\)/);
+    out = '';
+    await yargs(['models', 'test', '--warehouse', tmp.dir, '--sql', PROJECT]).command(modelsCommand).strict().parseAsync();
+    expect(process.exitCode).toBe(1);
+    expect(out).toMatch(/FAILED\s+colour_counts: one thing per colour\s+\(1 offending rows\)\n\s+\{"colour":"red","things":2\}/);
+    expect(out).toMatch(/PASSED\s+colour_counts: unique\(colour\)/);
+  });
+});

@@ -1,0 +1,87 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildModels, discoverModels, DEFAULT_SQL_DIR, testModels, withUpstream, type Model } from '../../src/models/index.js';
+import { Warehouse } from '../../src/warehouse/index.js';
+import { SKI_SHAPE, volumeFixture } from '../fixtures/models/volume-series.js';
+import { tempDir } from './helpers.js';
+
+async function loadMonthly(wh: Warehouse): Promise<void> {
+  // The columns the staging sidecar declares, plus one it does not know (ignored).
+  await wh.run(`create table search_volume_monthly (keyword varchar, location_code integer, language_code varchar, year integer, month integer, search_volume bigint, source_kind varchar)`);
+  for (const r of volumeFixture()) {
+    await wh.run(`insert into search_volume_monthly values (?, ?, ?, ?, ?, ?, 'fixture')`, [r.keyword, r.location_code, r.language_code, r.year, r.month, r.search_volume]);
+  }
+}
+
+const TRENDS = `
+  select month_start::varchar as month, search_volume as v, mom_change as mom, round(mom_pct, 6) as mom_pct, yoy_change as yoy,
+         avg_3m, round(slope_12m, 6) as slope, round(seasonality_index, 6) as season, peak_month as peak
+  from search_volume_trends where keyword = ? order by month_start`;
+
+describe('search_volume_trends on series with known answers', () => {
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  let wh: Warehouse;
+  let models: Model[];
+  let only: Set<string>;
+
+  beforeEach(async () => {
+    tmp = await tempDir('pipeline-models-volume-');
+    wh = await Warehouse.open(tmp.dir);
+    models = await discoverModels(DEFAULT_SQL_DIR);
+    only = withUpstream(models, ['search_volume_trends']);
+  });
+  afterEach(async () => {
+    wh.close();
+    await tmp.cleanup();
+  });
+
+  it('is skipped with the reason when search_volume_monthly is not in the warehouse, and the other models still build', async () => {
+    const builds = await buildModels(wh, models);
+    const by = Object.fromEntries(builds.map((b) => [b.name, b]));
+    expect(by.stg_keywords_data__search_volume_monthly).toMatchObject({ status: 'skipped' });
+    expect(by.stg_keywords_data__search_volume_monthly!.message).toMatch(/source table search_volume_monthly is not in the warehouse/);
+    expect(by.search_volume_trends).toMatchObject({ status: 'skipped', message: 'upstream model stg_keywords_data__search_volume_monthly was skipped' });
+    expect(by.rank_history).toMatchObject({ status: 'built' });
+  });
+
+  it('finds the peak month and seasonality of a seasonal series, and its year-on-year change', async () => {
+    await loadMonthly(wh);
+    const builds = await buildModels(wh, models, { only });
+    expect(builds.every((b) => b.status === 'built')).toBe(true);
+    const rows = await wh.all<Record<string, unknown>>(TRENDS, ['ski boots']);
+    expect(rows).toHaveLength(24);
+    const means = SKI_SHAPE.map((v) => v + 50);
+    const overall = means.reduce((a, b) => a + b, 0) / 12;
+    const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+    expect(rows.every((r) => r.peak === 12)).toBe(true);
+    expect(rows[11]).toMatchObject({ month: '2024-12-01', v: 1200n, mom: 300n, yoy: null, season: r6(1250 / overall) });
+    expect(rows[12]).toMatchObject({ month: '2025-01-01', v: 1000n, mom: -200n, yoy: 100n, season: r6(950 / overall) });
+    expect(rows[17]).toMatchObject({ month: '2025-06-01', v: 200n, yoy: 100n, mom_pct: r6(-100 / 300) });
+    expect(rows[0]).toMatchObject({ mom: null, avg_3m: null, slope: null });
+    expect(rows[2]!.avg_3m).toBeCloseTo((900 + 700 + 500) / 3, 9);
+  });
+
+  it('gives the exact slope of a linear series and its 3-month mean', async () => {
+    await loadMonthly(wh);
+    await buildModels(wh, models, { only });
+    const rows = await wh.all<Record<string, unknown>>(TRENDS, ['linear']);
+    expect(rows.map((r) => r.slope)).toEqual([null, null, null, null, null, 10, 10, 10, 10, 10, 10, 10]);
+    expect(rows.map((r) => r.mom)).toEqual([null, ...Array(11).fill(10n)]);
+    expect(rows[3]!.avg_3m).toBe(120);
+  });
+
+  it('leaves a month with no data out and compares by calendar month, never across the gap', async () => {
+    await loadMonthly(wh);
+    await buildModels(wh, models, { only });
+    const rows = await wh.all<Record<string, unknown>>(TRENDS, ['gappy']);
+    expect(rows.map((r) => [r.month, r.v, r.mom, r.avg_3m])).toEqual([
+      ['2025-01-01', 100n, null, null],
+      ['2025-02-01', 200n, 100n, null],
+      ['2025-04-01', 400n, null, null],
+      ['2025-05-01', 500n, 100n, null],
+    ]);
+    const [two] = await wh.all<{ v: bigint; n: bigint }>(`select max(search_volume) as v, count(*) as n from search_volume_trends where keyword = 'two rows'`);
+    expect(two).toEqual({ v: 120n, n: 1n });
+    const failing = (await testModels(wh, models.filter((m) => only.has(m.name)))).filter((t) => t.status !== 'passed');
+    expect(failing).toEqual([]);
+  });
+});

@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePipeline } from '../../src/config/index.js';
+import { runPipeline, type RunSummary } from '../../src/run/index.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { withWarehouse } from '../../src/warehouse/index.js';
+import { silentLogger, sumDecimals, tempDir } from './helpers.js';
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const yaml = (name: string, keywords: string[]) =>
+  parsePipeline(`name: ${name}\njobs:\n  - kind: serp\n    depth: 20\n    locations: [2840]\n    keywords: [${keywords.join(', ')}]\n`, `${name}.yaml`, {});
+
+describe('status and ledger commands over a real warehouse', () => {
+  let sandbox: SandboxHandle;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let wh: string;
+  const summaries: RunSummary[] = [];
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    tmp = await tempDir('pipeline-ops-');
+    wh = join(tmp.dir, 'wh');
+    for (const [name, kws] of [['alpha', ['a', 'b', 'c']], ['beta', ['d', 'e']]] as const) {
+      summaries.push(
+        await runPipeline({ pipeline: yaml(name, [...kws]), file: `${name}.yaml`, warehouseDir: wh, baseUrl: sandbox.url, apiKey: 'svc_live_opstest', logger: silentLogger, pollIntervalMs: 10 }),
+      );
+    }
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await tmp.cleanup();
+  });
+
+  it('status --json lists each run with its figures, newest first', async () => {
+    const out = await cli(['status', '--warehouse', wh, '--json']);
+    expect(out.code).toBe(0);
+    const runs = JSON.parse(out.stdout);
+    expect(runs.map((r: { pipeline: string }) => r.pipeline)).toEqual(['beta', 'alpha']);
+    expect(runs[1]).toMatchObject({ runId: summaries[0]!.runId, state: 'completed', tasks: { planned: 3, posted: 3, collected: 3, failed: 0 } });
+    expect(runs[1].chargedCny).toBe(summaries[0]!.chargedCny);
+    expect(runs[1].rowsLoaded).toBe(summaries[0]!.rowsLoaded.serp_results + summaries[0]!.rowsLoaded.serp_items);
+  });
+
+  it('status prints one run for people, and fails clearly for an unknown run', async () => {
+    const one = await cli(['status', '--warehouse', wh, '--run', summaries[1]!.runId]);
+    expect(one.stdout).toContain(`${summaries[1]!.runId}  beta  completed`);
+    expect(one.stdout).toContain('2 collected');
+    const missing = await cli(['status', '--warehouse', wh, '--run', 'nope']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no run nope');
+  });
+
+  it('ledger --by pipeline sums exactly what the emulator charged, in every format', async () => {
+    const charged = sumDecimals(sandbox.log.map((l) => l.chargeCny));
+    expect(Number(charged)).toBeGreaterThan(0);
+    const json = JSON.parse((await cli(['ledger', '--warehouse', wh, '--by', 'pipeline', '--format', 'json'])).stdout);
+    expect(json.map((r: { pipeline: string }) => r.pipeline)).toEqual(['alpha', 'beta']);
+    expect(sumDecimals(json.map((r: { charge_cny: string }) => r.charge_cny))).toBe(charged);
+    expect(json.reduce((a: number, r: { calls: number }) => a + r.calls, 0)).toBe(sandbox.log.length);
+
+    const csv = (await cli(['ledger', '--warehouse', wh, '--by', 'pipeline', '--format', 'csv'])).stdout.trim().split('\n');
+    expect(csv[0]).toBe('pipeline,calls,calls_without_charge,tasks,charge_cny');
+    expect(csv.slice(1).map((l) => l.split(',')[4])).toEqual(json.map((r: { charge_cny: string }) => r.charge_cny));
+
+    const table = (await cli(['ledger', '--warehouse', wh, '--by', 'pipeline'])).stdout;
+    expect(table).toMatch(/alpha\s+\d+\s+0\s+3\s+\d+\.\d{6}/);
+
+    const file = join(tmp.dir, 'ledger.parquet');
+    expect((await cli(['ledger', '--warehouse', wh, '--format', 'parquet', '--out', file])).code).toBe(0);
+    await withWarehouse(wh, async (db) => {
+      const [r] = await db.all<{ n: number; s: string }>(`SELECT count(*)::INT AS n, sum(charge_cny::DECIMAL(18,6))::VARCHAR AS s FROM read_parquet('${file}')`);
+      expect(r).toEqual({ n: sandbox.log.length, s: charged });
+    });
+  });
+
+  it('ledger filters by day and refuses a malformed day', async () => {
+    const future = JSON.parse((await cli(['ledger', '--warehouse', wh, '--from', '2999-01-01', '--format', 'json'])).stdout);
+    expect(future).toEqual([]);
+    const bad = await cli(['ledger', '--warehouse', wh, '--from', 'yesterday']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--from must be a day like 2026-11-21; got 'yesterday'");
+  });
+
+  it('says there is no warehouse rather than creating one', async () => {
+    const out = await cli(['status', '--warehouse', join(tmp.dir, 'none')]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('no warehouse at');
+  });
+});

@@ -1,0 +1,166 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parsePipeline, type Pipeline } from '../../src/config/index.js';
+import { runPipeline, type RunOptions } from '../../src/run/index.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { withWarehouse } from '../../src/warehouse/index.js';
+import { silentLogger, tempDir } from './helpers.js';
+
+const pipeline: Pipeline = parsePipeline(
+  `name: resume
+jobs:
+  - kind: serp
+    depth: 10
+    locations: [2840]
+    keywords: [alpha, beta, gamma, delta, epsilon]
+`,
+  'resume.yaml',
+  {},
+);
+
+/** A clock the test moves by hand; the emulator and the run share it. */
+function handClock(startIso = '2026-11-20T09:00:00Z') {
+  let t = Date.parse(startIso);
+  return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
+}
+
+describe('a second run finishes an unfinished one and never pays twice', () => {
+  let wh: { dir: string; cleanup: () => Promise<void> };
+  let sandbox: SandboxHandle | undefined;
+  let server: Server | undefined;
+  const clock = handClock();
+
+  beforeEach(async () => {
+    wh = await tempDir('pipeline-resume-');
+  });
+  afterEach(async () => {
+    await sandbox?.close();
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    sandbox = undefined;
+    server = undefined;
+    await wh.cleanup();
+  });
+
+  const base = (url: string, extra: Partial<RunOptions> = {}): RunOptions => ({
+    pipeline,
+    file: 'resume.yaml',
+    warehouseDir: wh.dir,
+    baseUrl: url,
+    apiKey: 'svc_live_resumetest',
+    logger: silentLogger,
+    pollIntervalMs: 1,
+    collectTimeoutMs: 0,
+    now: clock.now,
+    sleep: async () => {},
+    ...extra,
+  });
+
+  async function runsAndTasks() {
+    return withWarehouse(wh.dir, async (db) => ({
+      runs: await db.all<{ run_id: string; state: string }>(`SELECT run_id, state FROM runs ORDER BY started_at`),
+      tasks: await db.all<{ state: string; n: number }>(`SELECT state, count(*)::INT AS n FROM tasks GROUP BY state ORDER BY state`),
+    }));
+  }
+
+  it('collects what the first run posted, under the same run id, without posting again', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 60_000 });
+    const first = await runPipeline(base(sandbox.url));
+    expect(first.state).toBe('partial');
+    expect(first.tasks).toMatchObject({ posted: 5, collected: 0, pending: 5 });
+    clock.advance(61_000);
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5, pending: 0 });
+    expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
+    const { runs } = await runsAndTasks();
+    expect(runs).toEqual([{ run_id: first.runId, state: 'completed' }]);
+  });
+
+  it('posts again only tasks whose POST never reached the service', async () => {
+    const dead = await startSandbox();
+    const deadUrl = dead.url;
+    await dead.close(); // nothing listens there any more: connections are refused
+    const first = await runPipeline(base(deadUrl, { limits: { windowMs: 1 } }));
+    expect(first.state).toBe('partial');
+    expect(first.stopKind).toBe('unavailable');
+    expect((await runsAndTasks()).tasks).toEqual([{ state: 'unsent', n: 5 }]);
+
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
+    expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
+  });
+
+  it('finds by tag the tasks a lost answer had created, and collects them without buying them again', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const target = sandbox.url;
+    // A proxy that forwards the task_post to the emulator, then drops the answer on the floor.
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const upstream = await request(target + req.url, { method: req.method as 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+      await upstream.body.text();
+      res.socket?.destroy();
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const first = await runPipeline(base(proxy));
+    expect(first.stopKind).toBe('unknown');
+    expect((await runsAndTasks()).tasks).toEqual([{ state: 'unknown', n: 5 }]);
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // created and charged
+
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
+    expect(sandbox.log.some((l) => l.path.endsWith('/serp/id_list'))).toBe(true);
+  });
+
+  it('posts tasks of unknown outcome that the service says it never created', async () => {
+    let hits = 0;
+    server = createServer((req) => {
+      hits++;
+      req.socket.destroy(); // the request arrived somewhere else; the emulator never saw it
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const first = await runPipeline(base(url));
+    expect(hits).toBe(1);
+    expect(first.stopKind).toBe('unknown');
+
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1);
+  });
+
+  it('stops before posting when aborted, and a later run posts everything once', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const stop = new AbortController();
+    stop.abort();
+    const first = await runPipeline(base(sandbox.url, { signal: stop.signal }));
+    expect(first.state).toBe('partial');
+    expect(first.stopKind).toBe('interrupted');
+    expect(sandbox.log).toHaveLength(0);
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
+  });
+
+  it('starts a fresh run with newRun even when the last one is unfinished', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 60_000 });
+    const first = await runPipeline(base(sandbox.url));
+    const second = await runPipeline(base(sandbox.url, { newRun: true }));
+    expect(second.runId).not.toBe(first.runId);
+    expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(2);
+  });
+});

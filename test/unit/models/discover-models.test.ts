@@ -1,0 +1,46 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { discoverModels } from '../../../src/models/index.js';
+
+describe('discoverModels refuses a project it cannot build, naming the file', () => {
+  let dir: string;
+  const put = async (rel: string, text: string) => {
+    await mkdir(dirname(join(dir, rel)), { recursive: true });
+    await writeFile(join(dir, rel), text);
+  };
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pipeline-discover-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('a model without a sidecar', async () => {
+    await put('marts/a.sql', 'select 1');
+    await expect(discoverModels(dir)).rejects.toThrow(/model a.sql has no sidecar: expected .*a\.yml/);
+  });
+
+  it('a sidecar without a grain, or with an unknown test kind', async () => {
+    await put('marts/a.sql', 'select 1');
+    await put('marts/a.yml', 'tests:\n  - unique_ish: [x]\n');
+    await expect(discoverModels(dir)).rejects.toThrow(/a\.yml is invalid: .*grain/);
+  });
+
+  it('a declared source the SQL never reads', async () => {
+    await put('staging/stg_x__y.sql', 'select * from other_table');
+    await put('staging/stg_x__y.yml', 'grain: one row per y\nsources:\n  y_table: [id]\n');
+    await expect(discoverModels(dir)).rejects.toThrow(/declares source y_table, but .*stg_x__y.sql never reads it/);
+  });
+
+  it('two models with one name, and an incremental model without a key', async () => {
+    await put('staging/dup.sql', 'select 1');
+    await put('staging/dup.yml', 'grain: one row');
+    await put('marts/dup.sql', 'select 1');
+    await put('marts/dup.yml', 'grain: one row');
+    await expect(discoverModels(dir)).rejects.toThrow(/two models are named dup/);
+    await rm(join(dir, 'marts'), { recursive: true });
+    await put('marts/inc.sql', 'select 1');
+    await put('marts/inc.yml', 'grain: one row\nmaterialized: incremental\n');
+    await expect(discoverModels(dir)).rejects.toThrow(/inc is incremental but its sidecar has no incremental.key/);
+  });
+});

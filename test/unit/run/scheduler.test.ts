@@ -1,0 +1,146 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CronClock } from '../../../src/run/cron-clock.js';
+import { ScheduleJournal } from '../../../src/run/schedule-journal.js';
+import { Scheduler, type ScheduledPipeline } from '../../../src/run/scheduler.js';
+
+const log = pino({ level: 'silent' });
+const MIN = 60_000;
+
+describe('Scheduler on a fake clock', () => {
+  let dir: string;
+  let journal: ScheduleJournal;
+  let clock: number;
+  const now = () => new Date(clock);
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sched-'));
+    journal = new ScheduleJournal(join(dir, 'schedule', 'events.ndjson'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  const p = (schedule: string, timezone = 'UTC', name = 'nightly'): ScheduledPipeline => ({ name, file: `${name}.yaml`, schedule, timezone });
+
+  /** Ticks every minute in [fromIso, toIso), as the real driver would (runs are minutes apart). */
+  async function tickRange(s: Scheduler, fromIso: string, toIso: string) {
+    for (let t = Date.parse(fromIso); t < Date.parse(toIso); t += MIN) {
+      clock = t;
+      await s.tick(new Date(t));
+      await s.idle();
+    }
+  }
+
+  /** The scheduled minutes that started a run, from the scheduler's own record. */
+  async function started(): Promise<string[]> {
+    return (await journal.events()).filter((e) => e.event === 'started').map((e) => e.scheduledFor);
+  }
+
+  async function until(cond: () => boolean) {
+    for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  it('never runs one pipeline twice at once: an overlapping tick is skipped and recorded', async () => {
+    let release!: () => void;
+    const runs: string[] = [];
+    const s = new Scheduler({
+      pipelines: [p('* * * * *')],
+      now,
+      journal,
+      log,
+      run: async () => {
+        runs.push(now().toISOString());
+        await new Promise<void>((r) => (release = r));
+        return { runId: 'r1', state: 'completed' };
+      },
+    });
+    clock = Date.parse('2026-11-21T10:00:00Z');
+    await s.tick(now());
+    await until(() => runs.length === 1);
+    clock += MIN;
+    await s.tick(now());
+    release();
+    await s.idle();
+    expect(runs).toEqual(['2026-11-21T10:00:00.000Z']);
+    const events = (await journal.events()).map((e) => [e.scheduledFor, e.event]);
+    expect(events).toEqual([
+      ['2026-11-21T10:00:00.000Z', 'started'],
+      ['2026-11-21T10:01:00.000Z', 'skipped'],
+      ['2026-11-21T10:00:00.000Z', 'finished'],
+    ]);
+  });
+
+  it('runs a run missed while it was down once at start-up, not once per missed day', async () => {
+    await journal.record({ pipeline: 'nightly', scheduledFor: '2026-11-19T03:00:00.000Z', localTime: '', event: 'finished', at: '2026-11-19T03:05:00.000Z' });
+    const ran: string[] = [];
+    clock = Date.parse('2026-11-21T10:00:00Z');
+    const s = new Scheduler({ pipelines: [p('0 3 * * *')], now, journal, log, run: async () => (ran.push('x'), { runId: 'r', state: 'completed' }) });
+    await s.startUp();
+    await s.idle();
+    expect(ran).toHaveLength(1);
+    const missed = (await journal.events()).filter((e) => e.event === 'missed');
+    expect(missed.map((e) => e.scheduledFor)).toEqual(['2026-11-21T03:00:00.000Z']);
+  });
+
+  it('does not catch up on the very first start, with no history', async () => {
+    const ran: string[] = [];
+    clock = Date.parse('2026-11-21T10:00:00Z');
+    const s = new Scheduler({ pipelines: [p('0 3 * * *')], now, journal, log, run: async () => (ran.push('x'), { runId: 'r', state: 'completed' }) });
+    await s.startUp();
+    await s.idle();
+    expect(ran).toHaveLength(0);
+  });
+
+  it('fires in the pipeline time zone', async () => {
+    const s = new Scheduler({ pipelines: [p('0 3 * * *', 'America/New_York')], now, journal, log, run: async () => ({ runId: 'r', state: 'ok' }) });
+    await tickRange(s, '2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z');
+    expect(await started()).toEqual(['2026-11-21T08:00:00.000Z']); // 03:00 EST = 08:00 UTC
+  });
+
+  it('runs once on the day the clocks go back, though 01:30 happens twice', async () => {
+    const s = new Scheduler({ pipelines: [p('30 1 * * *', 'Europe/London')], now, journal, log, run: async () => ({ runId: 'r', state: 'ok' }) });
+    await tickRange(s, '2026-10-24T23:00:00Z', '2026-10-25T04:00:00Z');
+    expect(await started()).toEqual(['2026-10-25T00:30:00.000Z']); // 01:30 BST; 01:30 GMT an hour later is skipped
+  });
+
+  it('skips a time that does not exist on the day the clocks go forward', async () => {
+    const s = new Scheduler({ pipelines: [p('30 2 * * *', 'America/New_York')], now, journal, log, run: async () => ({ runId: 'r', state: 'ok' }) });
+    await tickRange(s, '2026-03-07T00:00:00Z', '2026-03-10T00:00:00Z');
+    // 2026-03-08 02:30 does not exist in New York; the days around it run at 02:30 local.
+    expect(await started()).toEqual(['2026-03-07T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
+  });
+
+  it('asks a running pipeline to stop and waits for it on stop()', async () => {
+    let sawAbort = false;
+    let inRun = false;
+    const s = new Scheduler({
+      pipelines: [p('* * * * *')],
+      now,
+      journal,
+      log,
+      run: (_p, signal) =>
+        new Promise((resolve) => {
+          inRun = true;
+          signal.addEventListener('abort', () => {
+            sawAbort = true;
+            resolve({ runId: 'r', state: 'partial' });
+          });
+        }),
+    });
+    clock = Date.parse('2026-11-21T10:00:00Z');
+    await s.tick(now());
+    await until(() => inRun);
+    await s.stop();
+    expect(sawAbort).toBe(true);
+    expect((await journal.events()).map((e) => e.event)).toEqual(['started', 'finished']);
+  });
+});
+
+describe('CronClock', () => {
+  it('lists the next run times in the time zone', () => {
+    const c = new CronClock('0 3 * * 1', 'Europe/London');
+    expect(c.next(new Date('2026-11-21T10:00:00Z'), 2).map((d) => d.toISOString())).toEqual(['2026-11-23T03:00:00.000Z', '2026-11-30T03:00:00.000Z']);
+  });
+});
