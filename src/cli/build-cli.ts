@@ -5,6 +5,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { endpointsCommand } from './commands/endpoints.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { modelsCommand } from './commands/models.js';
+import { planCommand } from './commands/plan.js';
 import { reconcileCommand } from './commands/reconcile.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
@@ -30,6 +31,7 @@ export function buildCli(argv: string[]): Argv {
     .scriptName('pipeline')
     .usage('$0 <command> [options]\n\nLoad search data from the service into DuckDB and Parquet.')
     .command(runCommand)
+    .command(planCommand)
     .command(modelsCommand)
     .command(scheduleCommand)
     .command(statusCommand)
@@ -39,7 +41,7 @@ export function buildCli(argv: string[]): Argv {
     .command(endpointsCommand)
     .command(apiCommand)
     .command(sandboxCommand)
-    .demandCommand(1, 'name a command: run, models, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
+    .demandCommand(1, 'name a command: run, plan, models, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)

@@ -1,2 +1,5 @@
 export * from './plan.js';
 export * from './tag.js';
+export * from './plan-summary.js';
+export * from './price.js';
+export * from './price-history.js';

@@ -5,7 +5,7 @@ import { collectByPull, type PullResult } from '../collect/index.js';
 import { ServiceClient, validateTasks, type RateLimiterOptions } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
 import { EtlError } from '../errors.js';
-import { packBatches, planPipeline, type PlannedBatch, type PlannedTask } from '../plan/index.js';
+import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
 import { exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { resolveUnknown } from './resolve-unknown.js';
 import { findUnfinishedRun, forgetUnsent, markTasks, reopenRun, taskStates } from './run-state.js';
@@ -54,6 +54,8 @@ interface Ctx {
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
   note: (text: string) => void;
+  /** Past prices from the ledger, read once when the budget first needs them. */
+  priceHistory?: PriceHistory;
 }
 
 /**
@@ -175,14 +177,12 @@ async function collect(c: Ctx, batches: readonly PlannedBatch[]): Promise<{ pull
  * (returned, so what was posted is still collected); a refused key ends the run.
  */
 async function postAll(c: Ctx, batches: readonly PlannedBatch[]): Promise<Stop | null> {
-  let posted = 0;
   for (const batch of batches) {
     if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted before batch ${batch.no} of ${batches.length}; run again to resume` };
-    const over = await overBudget(c.wh, c.runId, c.o.pipeline.budget_cny, batch, posted);
+    const over = await overBudget(c, batch);
     if (over) return { kind: 'budget', reason: over };
     try {
       await postBatch(c, batch);
-      posted++;
       c.note(`posted batch ${batch.no}/${batches.length} (${batch.tasks.length} tasks)`);
     } catch (err) {
       if (!(err instanceof EtlError)) throw err;
@@ -215,18 +215,25 @@ async function postBatch(c: Ctx, batch: PlannedBatch): Promise<void> {
 
 /**
  * Stops posting before the next batch would pass the budget. The next batch is priced at
- * the average charge per task seen so far in this run (the first batch is always posted
- * until `pipeline plan` prices from the account's rates).
+ * the average charge per task seen so far in this run, or before the first POST at what
+ * the ledger says earlier runs paid; a task never bought before is not priced (0), so a
+ * first run of a new pipeline can pass the budget by at most one batch.
  */
-async function overBudget(wh: Warehouse, runId: string, budget: number | undefined, batch: PlannedBatch, posted: number): Promise<string | null> {
-  if (budget === undefined || posted === 0) return null;
+async function overBudget(c: Ctx, batch: PlannedBatch): Promise<string | null> {
+  const budget = c.o.pipeline.budget_cny;
+  if (budget === undefined) return null;
+  const { wh, runId } = c;
   const [row] = await wh.all<{ spent: number; tasks: number }>(
     `SELECT coalesce(sum(charge_cny), 0)::DOUBLE AS spent, coalesce(sum(tasks) FILTER (WHERE charge_cny > 0), 0)::DOUBLE AS tasks
      FROM ledger WHERE run_id = $1`,
     [runId],
   );
   const spent = row?.spent ?? 0;
-  const perTask = row && row.tasks > 0 ? spent / row.tasks : 0;
+  // This run's own average once it has one; before its first POST, what the ledger says
+  // earlier runs paid per task of this endpoint (the price `pipeline plan` shows).
+  const history = (c.priceHistory ??= await readPriceHistory(wh));
+  const known = history.byPipeline.get(`${c.o.pipeline.name}\0${batch.endpoint.id}`) ?? history.byEndpoint.get(batch.endpoint.id);
+  const perTask = row && row.tasks > 0 ? spent / row.tasks : (known ?? 0);
   const next = perTask * batch.tasks.length;
   if (spent + next > budget) {
     return `budget of ${budget} CNY reached: ${spent.toFixed(4)} CNY spent, the next batch would cost about ${next.toFixed(4)} CNY; raise budget_cny and run again to continue`;

@@ -28,4 +28,9 @@ export class SandboxAccount {
     this.#balanceUnits -= units;
     return units;
   }
+
+  /** Credits back part of a charge (unused depth, spec: the difference is refunded to the balance). */
+  refund(units: number): void {
+    if (units > 0) this.#balanceUnits += units;
+  }
 }

@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
+import { endpointPath } from '../catalog/index.js';
 import { makeEnvelope } from './envelope.js';
+import { taskGetters } from './handlers/tasks-ready.js';
 import { doneTaskObject } from './task-result.js';
 import type { StoredTask } from './task-store.js';
 import type { SandboxWorld } from './world.js';
@@ -96,9 +98,11 @@ export class CallbackDispatcher {
         ...(world.dispatcher ? { dispatcher: world.dispatcher } : {}),
       };
       if (method === 'POST') {
-        const segments = ['v3', 'serp', task.engine, task.type, 'task_get', task.callbackSpec!.format, task.id];
+        const getters = taskGetters(task.base);
+        const getter = getters.get(task.callbackSpec!.format) ?? getters.get(undefined) ?? [...getters.values()][0];
+        const segments = getter ? endpointPath(getter, task.id).split('/').filter(Boolean) : [];
         const envelope = makeEnvelope({
-          tasks: [doneTaskObject(world.seed, task, task.callbackSpec!.format, segments, world.now().getTime())],
+          tasks: [doneTaskObject(world.seed, task, getter?.format, segments, world.now().getTime(), world.account)],
           costMicros: 0,
           elapsedMs: 0,
         });

@@ -6,12 +6,15 @@ import {
   handleEndpointList,
   handleLanguages,
   handleLighthouseVersions,
+  handleCountryLocations,
   handleLocations,
   handleLocationsAndLanguages,
+  handleStatusCodes,
 } from './utilities/reference-data.js';
 import { handleTasksFixed } from './utilities/tasks-fixed.js';
 import { handleUserData } from './utilities/user-data.js';
-import { UTILITY_APIS } from './utilities/utility-reply.js';
+import { UTILITY_APIS, utilityReply } from './utilities/utility-reply.js';
+import { aiAvailableFiltersResult, llmModelsResult } from './data/llm-results.js';
 import { handleWebhookResend } from './utilities/webhook-resend.js';
 
 /** A path the emulator serves by itself, outside the catalog's task endpoints. */
@@ -19,6 +22,8 @@ export interface OwnRoute {
   method: 'GET' | 'POST';
   pattern: RegExp;
   handler: RouteHandler;
+  /** Whether `{path}.ai` is served too. */
+  ai?: boolean;
 }
 
 const API = `(${UTILITY_APIS.join('|')})`;
@@ -28,12 +33,16 @@ const ENGINE = '(eng[A-G])';
 export const OWN_ROUTES: OwnRoute[] = [
   { method: 'GET', pattern: /^\/v3\/appendix\/status$/, handler: handleApiStatus },
   { method: 'GET', pattern: /^\/v3\/appendix\/user_data$/, handler: handleUserData },
+  { method: 'GET', pattern: /^\/v3\/appendix\/errors$/, handler: handleStatusCodes },
   { method: 'POST', pattern: /^\/v3\/appendix\/webhook_resend$/, handler: handleWebhookResend },
   { method: 'POST', pattern: new RegExp(`^/v3/${API}/errors$`), handler: handleErrors },
   { method: 'POST', pattern: new RegExp(`^/v3/${API}/id_list$`), handler: handleIdList },
   { method: 'GET', pattern: /^\/v3\/(serp|keywords_data)\/endpoints$/, handler: handleEndpointList },
   { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}/([a-z_]+)/tasks_fixed$`), handler: handleTasksFixed },
-  { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}(?:/events)?/locations$`), handler: handleLocations },
+  { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}(?:/events)?/locations$`), handler: handleLocations, ai: true },
+  { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}/locations/([a-zA-Z]{2})$`), handler: handleCountryLocations, ai: true },
+  { method: 'GET', pattern: /^\/v3\/ai_optimization\/ai_keyword_data\/available_filters$/, handler: (ctx) => utilityReply(ctx, 'available_filters', aiAvailableFiltersResult()) },
+  { method: 'GET', pattern: /^\/v3\/ai_optimization\/chat_llm\/llm_responses\/models$/, handler: (ctx) => utilityReply(ctx, 'models', llmModelsResult()) },
   { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}/languages$`), handler: handleLanguages },
   { method: 'GET', pattern: /^\/v3\/(svc_labs|ai_optimization\/ai_keyword_data)\/locations_and_languages$/, handler: handleLocationsAndLanguages },
   { method: 'GET', pattern: /^\/v3\/on_page\/lighthouse\/versions$/, handler: handleLighthouseVersions },

@@ -1,3 +1,6 @@
+import type { Endpoint } from '../catalog/index.js';
+import { dataTaskPriceUnits } from './data/results.js';
+
 /**
  * Simulated price list of the SERP organic slice, in CNY units of 0.0001 (see money.ts).
  * The spec names the shape of the price (a base that covers the first page, an extra per
@@ -29,4 +32,18 @@ export function serpTaskPriceUnits(task: PricedTask, mode: 'standard' | 'live'):
   if (task.priority === 2) units *= 2;
   if (mode === 'live') units = Math.floor((units * LIVE_FACTOR_TENTHS + 5) / 10);
   return units;
+}
+
+/** Events `task_post`: about 0.0240 CNY per task (spec, Billing). */
+export const EVENTS_TASK_UNITS = 240;
+
+/**
+ * Price of one task of any endpoint in CNY units: SERP by depth and priority (events at
+ * their own base), other families by result kind (data/results.ts).
+ */
+export function taskPriceUnits(endpoint: Endpoint, task: Record<string, unknown>, mode: 'standard' | 'live'): number {
+  if (endpoint.api !== 'serp') return dataTaskPriceUnits(endpoint, task, mode);
+  const units = serpTaskPriceUnits(task as PricedTask, mode);
+  if (!endpoint.path.includes('/events/')) return units;
+  return Math.round((units * EVENTS_TASK_UNITS) / BASE_TASK_UNITS);
 }

@@ -1,4 +1,7 @@
-import { SERP_ORGANIC_ENGINES, type Endpoint } from '../catalog/index.js';
+import type { Endpoint, ResultKind } from '../catalog/index.js';
+import { aiReply, aiRequestDefaults } from './ai-variant.js';
+import { functionBase } from './function-base.js';
+import { handleOnPageRead } from './handlers/on-page-read.js';
 import type { Caller } from './auth.js';
 import { STATUS } from './envelope.js';
 import { failure, type Handler, type HandlerReply } from './handlers/context.js';
@@ -41,12 +44,15 @@ export async function routeCall(world: SandboxWorld, call: CallInput): Promise<H
   const { method, path } = call;
   const pathSegments = path.split('/').filter(Boolean);
   if (path.startsWith('/v1/')) return routeV1(world, call);
+  const ownPath = path.replace(/\/+$/, '').replace(/\.ai$/, '');
+  const ownAi = ownPath !== path.replace(/\/+$/, '');
   for (const route of OWN_ROUTES) {
     if (route.method !== method) continue;
-    const m = route.pattern.exec(path.replace(/\/+$/, ''));
+    if (ownAi && !route.ai) continue;
+    const m = route.pattern.exec(ownPath);
     if (!m) continue;
     const parsed = parseJson(call.body, method);
-    return route.handler({
+    const reply = await route.handler({
       method,
       path,
       pathSegments,
@@ -56,27 +62,28 @@ export async function routeCall(world: SandboxWorld, call: CallInput): Promise<H
       caller: call.caller,
       now: call.now,
       world,
+      ai: ownAi,
     });
+    return ownAi ? aiReply(reply) : reply;
   }
   const endpoint = call.endpoint;
   if (!endpoint) return failure(404, STATUS.notFound, `Not Found: no endpoint ${method} ${path}.`);
-  const m = /^\/v3\/serp\/([^/]+)\/([^/]+)\//.exec(endpoint.path);
-  const handler = HANDLERS[endpoint.mode];
-  const engine = m?.[1] ?? '';
-  const type = m?.[2] ?? '';
-  if (!handler || type !== 'organic' || !(SERP_ORGANIC_ENGINES as readonly string[]).includes(engine)) {
-    return failure(404, STATUS.notFound, `Not Found: ${method} ${path} is not emulated by the sandbox yet.`);
-  }
+  const special = SPECIAL_HANDLERS[endpoint.resultKind ?? 'generic'];
+  const handler = special ?? HANDLERS[endpoint.mode];
+  if (!handler) return failure(404, STATUS.notFound, `Not Found: ${method} ${path} is not emulated by the sandbox yet.`);
+  const segs = endpoint.path.split('/');
   let tasks: unknown[] = [];
   if (method === 'POST') {
     const parsed = parseTasks(call.body);
     if (!Array.isArray(parsed)) return parsed;
-    tasks = parsed;
+    tasks = call.ai ? aiRequestDefaults(endpoint, parsed) : parsed;
   }
-  return handler({
+  const reply = await handler({
     endpoint,
-    engine,
-    type,
+    engine: segs[3] ?? '',
+    type: segs[4] ?? '',
+    base: functionBase(endpoint.path),
+    ai: call.ai,
     ...(call.taskId === undefined ? {} : { taskId: call.taskId }),
     pathSegments,
     body: tasks,
@@ -88,7 +95,15 @@ export async function routeCall(world: SandboxWorld, call: CallInput): Promise<H
     account: world.account,
     world,
   });
+  return call.ai ? aiReply(reply, endpoint) : reply;
 }
+
+/** Endpoints answered by their own handler whatever their mode (the on-page reads). */
+const SPECIAL_HANDLERS: Partial<Record<ResultKind, Handler>> = {
+  on_page_pages: handleOnPageRead,
+  on_page_links: handleOnPageRead,
+  on_page_resources: handleOnPageRead,
+};
 
 const V1_HANDLERS: Record<string, (ctx: V1Context) => HandlerReply> = {
   'v1.chat.completions': handleChat,

@@ -24,7 +24,8 @@ export interface SerpResultOptions {
  * language, device, depth, UTC day).
  */
 export function buildSerpResult(opts: SerpResultOptions): SerpAdvancedResult {
-  const q = resolveSerpQuery(opts.engine, opts.params, opts.at);
+  const resolved = resolveSerpQuery(opts.engine, opts.params, opts.at);
+  const q = { ...resolved, depth: Math.min(resolved.depth, organicAvailable(opts.seed, resolved.keyword)) };
   const kw = q.keyword.toLowerCase();
   const organics = rankSites(q, opts.seed).map((r, i) => buildOrganicItem(r.site, r.page, i + 1, q, opts.seed));
   const placed = opts.full ? fullLayout(q, organics, opts.seed) : ordinaryLayout(q, organics, opts.seed);
@@ -44,6 +45,16 @@ export function buildSerpResult(opts: SerpResultOptions): SerpAdvancedResult {
     items_count: items.length,
     items,
   };
+}
+
+/**
+ * How many organic results exist for a keyword: long-tail keywords (seven words or more)
+ * have only 20-50, so a deep request returns fewer than `depth` and the unused blocks
+ * are refunded; shorter keywords have as many as asked for.
+ */
+export function organicAvailable(seed: number, keyword: string): number {
+  const words = keyword.trim().split(/\s+/).filter(Boolean).length;
+  return words >= 7 ? createRng(seed, 'available', keyword.toLowerCase()).int(20, 50) : Number.POSITIVE_INFINITY;
 }
 
 /** Features decided per keyword (stable), ads per day (they rotate). */

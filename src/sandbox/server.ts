@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { matchEndpoint, type Endpoint } from '../catalog/index.js';
+import { matchEndpoint, type Endpoint, type FamilyId } from '../catalog/index.js';
 import { authenticate, type Caller } from './auth.js';
 import { makeEnvelope, STATUS } from './envelope.js';
 import { callName } from './call-name.js';
 import { failure, type HandlerReply } from './handlers/context.js';
 import { formatCny, formatUsd } from './money.js';
+import { stringifyWithRaw } from './raw-json.js';
 import { routeFamily } from './route-family.js';
 import { routeCall } from './router.js';
 import { v1Error } from './v1/v1-context.js';
@@ -16,6 +17,9 @@ export type { SandboxLogEntry } from './world.js';
 
 /** Largest POST body accepted; far above 100 tasks of the largest allowed fields. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** `Retry-After` of an injected 429 burst (before the time scale): a transient refusal, not a spent minute. */
+const BURST_RETRY_AFTER_MS = 2_000;
 
 /** The admin view's path (served only with `admin: true`, without a key). */
 export const ADMIN_STATS_PATH = '/__admin/stats';
@@ -70,7 +74,7 @@ async function respond(
     reply = isV1 ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error') : failure(401, STATUS.unauthorized);
   } else {
     fault = world.faults.nextCall();
-    reply = await gate(world, caller, fault, family, now.getTime(), isV1);
+    reply = gate(world, caller, fault, family, now.getTime(), isV1);
     if (reply.http === 0) {
       try {
         reply = await routeCall(world, { method, path, body, caller, now, endpoint, taskId, ai });
@@ -83,7 +87,7 @@ async function respond(
     }
   }
   const requestId = randomUUID();
-  const text = reply.json !== undefined ? JSON.stringify(reply.json) : JSON.stringify(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
+  const text = reply.json !== undefined ? JSON.stringify(reply.json) : stringifyWithRaw(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
   const chargeCny = formatCny(reply.chargedUnits);
   const headers: Record<string, string> = {
     'X-Svc-Charge-CNY': chargeCny,
@@ -120,17 +124,17 @@ async function respond(
  * The refusals that come before any processing: injected 429 bursts and 5xx, then the
  * family's rate limit. Returns `http: 0` when the call may go ahead.
  */
-async function gate(
+function gate(
   world: SandboxWorld,
   caller: Caller,
   fault: ReturnType<SandboxWorld['faults']['nextCall']>,
-  family: string,
+  family: FamilyId,
   nowMs: number,
   isV1: boolean,
-): Promise<HandlerReply> {
+): HandlerReply {
   if (fault.kind === 'rate_limited') {
     world.stats.fault('burst429');
-    return rateLimited(world, 60_000 / world.timeScale, isV1, 'simulated burst (fault profile)');
+    return rateLimited(world, BURST_RETRY_AFTER_MS / world.timeScale, isV1, 'simulated burst (fault profile)');
   }
   if (fault.kind === 'server_error') {
     world.stats.fault(`http${fault.http}`);
@@ -138,7 +142,7 @@ async function gate(
     const status = fault.http === 503 ? { code: 50301, message: 'Third-party API is unavailable.' } : STATUS.internal;
     return failure(fault.http, status);
   }
-  const refusal = world.limiter?.take(caller.key, family as never, nowMs);
+  const refusal = world.limiter?.take(caller.key, family, nowMs);
   if (refusal) return rateLimited(world, refusal.retryAfterMs, isV1, `${refusal.limit} calls per minute of family ${refusal.family}`);
   return { http: 0, tasks: [], chargedUnits: 0, costMicros: 0 };
 }

@@ -1,8 +1,10 @@
-import type { ResultFormat } from '../catalog/index.js';
+import { endpoint as endpointById, type ResultFormat } from '../catalog/index.js';
+import type { SandboxAccount } from './account.js';
+import { buildResults } from './data/results.js';
+import { unusedDepthUnits } from './depth-refund.js';
+import { RawJson } from './raw-json.js';
 import { makeTask, STATUS, type EnvelopeTask } from './envelope.js';
 import { serpFormats } from './serp-formats.js';
-import type { SerpParams } from './serp-query.js';
-import { buildSerpResult } from './serp-result.js';
 import type { SerpAdvancedResult } from './serp-types.js';
 import type { StoredTask } from './task-store.js';
 
@@ -18,24 +20,58 @@ export function formatSerp(format: ResultFormat | undefined, result: SerpAdvance
   }
 }
 
+/** A result array in a format: SERP results are reshaped, other families answer as built. */
+export function formatResults(api: string, format: ResultFormat | undefined, results: unknown[]): unknown[] {
+  return api === 'serp' ? results.map((r) => formatSerp(format, r as SerpAdvancedResult)) : results;
+}
+
 /**
  * The `task_get` task object of a done task: the result is built once for the day the
  * task finished and kept (a re-parse rebuilds it once, for the day of the fix), so every
- * fetch and every postback of a task carries the same content.
+ * fetch and every postback of a task carries the same content. When the first build
+ * serves fewer organic results than `depth`, the unused blocks go back to `account`.
  */
-export function doneTaskObject(seed: number, task: StoredTask, format: ResultFormat | undefined, pathSegments: string[], nowMs: number): EnvelopeTask {
+export function doneTaskObject(
+  seed: number,
+  task: StoredTask,
+  format: ResultFormat | undefined,
+  pathSegments: string[],
+  nowMs: number,
+  account?: SandboxAccount,
+  /** Answer the result as cached JSON text (only for bodies written by the server's stringifyWithRaw). */
+  raw = false,
+): EnvelopeTask {
   const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
   if (task.result === undefined || task.resultAtMs !== atMs) {
-    task.result = buildSerpResult({ seed, engine: task.engine, params: task.params as SerpParams, at: new Date(atMs) });
+    const endpoint = endpointById(task.endpointId);
+    const first = task.result === undefined;
+    task.result = buildResults({ seed, endpoint, params: task.params, at: new Date(atMs) });
     task.resultAtMs = atMs;
+    task.resultText = undefined;
+    if (first && account && task.chargedUnits > 0) {
+      const refund = Math.min(task.chargedUnits, unusedDepthUnits(endpoint, task.params, 'standard', task.result as unknown[]));
+      account.refund(refund);
+      task.chargedUnits -= refund;
+    }
   }
   const data = { ...task.data, function: 'task_get' };
-  return makeTask({
-    id: task.id,
-    status: STATUS.ok,
-    path: pathSegments,
-    data,
-    costMicros: task.costMicros,
-    result: [formatSerp(format, task.result as SerpAdvancedResult)],
-  });
+  let result = formatResults(task.api, format, task.result as unknown[]);
+  if (raw) {
+    task.resultText ??= new Map();
+    const key = format ?? '';
+    let text = task.resultText.get(key);
+    if (text === undefined) {
+      text = JSON.stringify(result);
+      task.resultText.set(key, text);
+    }
+    result = new RawArray(text, result.length) as unknown as unknown[];
+  }
+  return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.costMicros, result });
+}
+
+/** A result array kept as JSON text, with its length for `result_count`. */
+class RawArray extends RawJson {
+  constructor(text: string, readonly length: number) {
+    super(text);
+  }
 }

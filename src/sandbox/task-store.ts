@@ -20,6 +20,8 @@ export interface StoredTask {
   endpointId: string;
   /** The API path the task was created with (`id_list` `url`). */
   postPath: string;
+  /** The function's path without the lifecycle suffix (function-base.ts): ready list and task_get match on it. */
+  base: string;
   engine: string;
   type: string;
   postedAtMs: number;
@@ -47,6 +49,8 @@ export interface StoredTask {
   result?: unknown;
   /** The day `result` was built for (a re-parse rebuilds it once). */
   resultAtMs?: number;
+  /** `result` serialized per format, made on first fetch (raw-json.ts). */
+  resultText?: Map<string, string>;
 }
 
 /** Ready tasks older than this are no longer listed (result-shapes.md: last 3 days). */
@@ -61,9 +65,12 @@ const FIXED_WINDOW_MS = 24 * 3600 * 1000;
  */
 export class TaskStore {
   readonly #tasks = new Map<string, StoredTask>();
+  /** Tasks whose callback has not been attempted: scanned on every call, so kept apart. */
+  readonly #pending = new Set<StoredTask>();
 
   add(task: StoredTask): void {
     this.#tasks.set(task.id, task);
+    if (task.callbackState === 'pending') this.#pending.add(task);
   }
 
   /** The task with this id if `key` posted it; other keys' tasks do not exist for them. */
@@ -78,13 +85,13 @@ export class TaskStore {
   }
 
   /**
-   * Ready, uncollected tasks of one engine/type for one key, oldest first, at most
+   * Ready, uncollected tasks of one function for one key, oldest first, at most
    * `limit`. Callback tasks are left out unless their callback failed.
    */
-  ready(key: string, engine: string, type: string, nowMs: number, limit: number): StoredTask[] {
+  ready(key: string, base: string, nowMs: number, limit: number): StoredTask[] {
     const out: StoredTask[] = [];
     for (const t of this.#tasks.values()) {
-      if (t.key !== key || t.engine !== engine || t.type !== type || t.fn !== 'task_post') continue;
+      if (t.key !== key || t.base !== base || t.fn !== 'task_post') continue;
       if (t.collected || (t.callback && t.callbackState !== 'failed')) continue;
       if (t.readyAtMs > nowMs || nowMs - t.readyAtMs > READY_LIST_WINDOW_MS) continue;
       out.push(t);
@@ -92,11 +99,11 @@ export class TaskStore {
     return out.sort((a, b) => a.readyAtMs - b.readyAtMs).slice(0, limit);
   }
 
-  /** Re-parsed, uncollected tasks of one engine/type, fixed within the last 24 hours. */
-  fixed(key: string, engine: string, type: string, nowMs: number, limit: number): StoredTask[] {
+  /** Re-parsed, uncollected tasks of one function, fixed within the last 24 hours. */
+  fixed(key: string, base: string, nowMs: number, limit: number): StoredTask[] {
     const out: StoredTask[] = [];
     for (const t of this.#tasks.values()) {
-      if (t.key !== key || t.engine !== engine || t.type !== type || t.fixedAtMs === undefined) continue;
+      if (t.key !== key || t.base !== base || t.fixedAtMs === undefined) continue;
       if (t.collected || t.fixedAtMs > nowMs || nowMs - t.fixedAtMs > FIXED_WINDOW_MS) continue;
       out.push(t);
     }
@@ -106,8 +113,12 @@ export class TaskStore {
   /** Callback tasks that are done and whose callback has not been attempted yet. */
   dueCallbacks(nowMs: number): StoredTask[] {
     const out: StoredTask[] = [];
-    for (const t of this.#tasks.values()) {
-      if (t.callbackState === 'pending' && t.readyAtMs <= nowMs) out.push(t);
+    for (const t of this.#pending) {
+      if (t.callbackState !== 'pending') this.#pending.delete(t);
+      else if (t.readyAtMs <= nowMs) {
+        this.#pending.delete(t);
+        out.push(t);
+      }
     }
     return out;
   }

@@ -75,8 +75,13 @@ describe('sandbox: fault profile', () => {
     const run = async (seed: number) => {
       const { call, sb } = await harness({ seed, faults: { burst429: 0.2, burstLength: 3 } });
       const statuses: number[] = [];
-      for (let i = 0; i < 40; i++) statuses.push((await call('POST', `${SERP}/task_post`, { key: LIVE_KEY, body: [serpTask(`k${i}`)] })).status);
-      return { statuses, sb };
+      const retryAfter = new Set<string>();
+      for (let i = 0; i < 40; i++) {
+        const r = await call('POST', `${SERP}/task_post`, { key: LIVE_KEY, body: [serpTask(`k${i}`)] });
+        statuses.push(r.status);
+        if (r.status === 429) retryAfter.add(r.headers['retry-after']!);
+      }
+      return { statuses, sb, retryAfter };
     };
     const a = await run(7);
     const b = await run(7);
@@ -88,6 +93,7 @@ describe('sandbox: fault profile', () => {
       const len = m[1]!.split(',').filter(Boolean).length;
       if (m.index! + m[0].length < s.length) expect(len % 3).toBe(0);
     }
+    expect(a.retryAfter).toEqual(new Set(['2'])); // a transient refusal: 2 s, not a spent minute
     const charged = a.sb.log.filter((l) => l.status === 429).map((l) => l.chargeCny);
     expect(new Set(charged)).toEqual(new Set(['0.0000']));
     const c = await run(8);

@@ -147,9 +147,12 @@ describe('sandbox: user_data and reference endpoints', () => {
     expect(r.headers['x-svc-charge-cny']).toBe('0.0000');
     const u = r.body.tasks[0].result[0];
     expect(u.timezone).toBe('UTC');
-    expect(u.rates.serp.task_post.engA).toMatchObject({ priority_low: expect.any(Number), priority_normal: expect.any(Number), priority_high: expect.any(Number), cost_type: 'per_request' });
-    expect(u.rates.serp.task_post.engA.priority_high).toBeGreaterThan(u.rates.serp.task_post.engA.priority_normal);
-    expect(u.rates.serp.live.engA.priority_normal).toBeGreaterThan(u.rates.serp.task_post.engA.priority_normal);
+    const organic = u.rates.serp.task_post['engA/organic'];
+    expect(organic).toMatchObject({ priority_low: expect.any(Number), priority_normal: expect.any(Number), priority_high: expect.any(Number), cost_type: 'per_request' });
+    expect(organic.priority_high).toBeGreaterThan(organic.priority_normal);
+    expect(u.rates.serp.live['engA/organic'].priority_normal).toBeGreaterThan(organic.priority_normal);
+    expect(u.rates.serp.task_post['engA/events'].priority_normal).toBeGreaterThan(organic.priority_normal);
+    expect(u.rates.keywords_data.task_post['engA_ads/search_volume'].priority_normal).toBeGreaterThan(0);
     expect(u.limits.minute.serp.task_post).toBe(60);
     expect(u.limits.minute.total_serp).toBe(60);
     expect(u.limits.day.serp.task_post).toBeGreaterThan(60);

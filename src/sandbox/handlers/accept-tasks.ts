@@ -1,6 +1,7 @@
 import { STATUS, type Status } from '../envelope.js';
 import { cnyUnitsToUsdMicros, formatCny } from '../money.js';
-import { serpTaskPriceUnits } from '../pricing.js';
+import { taskPriceUnits } from '../pricing.js';
+import { checkTaskRules } from '../data/results.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 import { validateTask } from './validate-task.js';
 
@@ -31,11 +32,13 @@ export function acceptTasks(ctx: HandlerContext, mode: 'standard' | 'live'): Acc
     if (i >= max) return { ok: false, raw, status: overflow, message: overflow.message };
     const check = validateTask(ctx.endpoint.request, raw);
     if (!check.ok) return { ok: false, raw, status: check.status, message: check.message };
+    const rule = checkTaskRules(ctx.endpoint, check.task);
+    if (rule) return { ok: false, raw, status: rule.status, message: rule.message };
     if (ctx.world.faults.nextTaskFails()) {
       ctx.world.stats.fault('task_failure');
       return { ok: false, raw, status: TASK_FAILED, message: `${TASK_FAILED.message} (simulated by the fault profile; not charged)` };
     }
-    const priceUnits = serpTaskPriceUnits(check.task, mode);
+    const priceUnits = ctx.endpoint.charged ? taskPriceUnits(ctx.endpoint, check.task, mode) : 0;
     return { ok: true, raw, task: check.task, priceUnits, costMicros: cnyUnitsToUsdMicros(priceUnits) };
   });
   let priceUnits = 0;

@@ -12,6 +12,10 @@ export interface HandlerContext {
   engine: string;
   type: string;
   taskId?: string;
+  /** The function's path without the lifecycle suffix (function-base.ts). */
+  base: string;
+  /** The request carried the `.ai` suffix. */
+  ai: boolean;
   /** Segments of the requested path, as the envelope's `path` field reports them. */
   pathSegments: string[];
   /** The POST body, already checked to be a non-empty JSON array. */
@@ -58,6 +62,8 @@ export interface RouteContext {
   caller: Caller;
   now: Date;
   world: SandboxWorld;
+  /** The path carried the `.ai` suffix. */
+  ai: boolean;
 }
 
 /** A handler of a route of its own. */

@@ -1,36 +1,40 @@
 import { randomUUID } from 'node:crypto';
+import { buildResults } from '../data/results.js';
+import { unusedDepthUnits } from '../depth-refund.js';
 import { makeTask, STATUS } from '../envelope.js';
-import { serpFormats } from '../serp-formats.js';
-import type { SerpParams } from '../serp-query.js';
-import { buildSerpResult } from '../serp-result.js';
+import { formatResults } from '../task-result.js';
 import { acceptTasks } from './accept-tasks.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 import { echoData } from './echo-data.js';
 
 /**
- * `POST .../live/{regular|advanced}`: one task per POST (extra tasks get 40000 and are
- * not charged), charged at the live price, answered at once with status 20000. The task
- * is remembered (collected, no callback) so `id_list` lists it and `webhook_resend`
+ * A live endpoint: one task per POST (extra tasks get 40000 and are not charged),
+ * charged at the live price (less unused depth, refunded at once), answered with 20000. The task is
+ * remembered (collected, no callback) so `id_list` lists it and `webhook_resend`
  * can say the function has no callbacks.
  */
 export function handleLive(ctx: HandlerContext): HandlerReply {
   const acceptance = acceptTasks(ctx, 'live');
   if (acceptance.refused) return acceptance.reply;
   const nowMs = ctx.now.getTime();
+  let refundedUnits = 0;
   const tasks = acceptance.outcomes.map((o) => {
-    const data = echoData(o.raw, 'live', ctx.engine, ctx.type);
+    const data = echoData(o.raw, 'live', ctx);
     if (!o.ok) return makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
-    const advanced = buildSerpResult({ seed: ctx.seed, engine: ctx.engine, params: o.task as SerpParams, at: ctx.now });
-    const result = ctx.endpoint.format === 'regular' ? serpFormats.regular(advanced) : advanced;
+    const built = buildResults({ seed: ctx.seed, endpoint: ctx.endpoint, params: o.task, at: ctx.now });
+    const refund = ctx.caller.live ? unusedDepthUnits(ctx.endpoint, o.task, 'live', built) : 0;
+    ctx.account.refund(refund);
+    refundedUnits += refund;
     const id = randomUUID();
     const tag = typeof o.task.tag === 'string' ? o.task.tag : null;
     ctx.store.add({
       id,
       key: ctx.caller.key,
-      api: 'serp',
+      api: ctx.endpoint.api,
       fn: 'live',
       endpointId: ctx.endpoint.id,
       postPath: ctx.endpoint.path,
+      base: ctx.base,
       engine: ctx.engine,
       type: ctx.type,
       postedAtMs: nowMs,
@@ -40,14 +44,14 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
       tag,
       callback: false,
       callbacksSupported: ctx.endpoint.callbacks,
-      chargedUnits: ctx.caller.live ? o.priceUnits : 0,
+      chargedUnits: ctx.caller.live ? o.priceUnits - refund : 0,
       costMicros: o.costMicros,
       collected: true,
-      result: advanced,
+      result: built,
       resultAtMs: nowMs,
     });
     ctx.world.stats.taskCreated(tag);
-    return makeTask({ id, status: STATUS.ok, path: ctx.pathSegments, data, costMicros: o.costMicros, result: [result] });
+    return makeTask({ id, status: STATUS.ok, path: ctx.pathSegments, data, costMicros: o.costMicros, result: formatResults(ctx.endpoint.api, ctx.endpoint.format, built) });
   });
-  return { http: 200, tasks, chargedUnits: acceptance.chargedUnits, costMicros: acceptance.costMicros };
+  return { http: 200, tasks, chargedUnits: acceptance.chargedUnits - refundedUnits, costMicros: acceptance.costMicros };
 }

@@ -18,11 +18,11 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
   if (acceptance.refused) return acceptance.reply;
   const nowMs = ctx.now.getTime();
   const tasks = acceptance.outcomes.map((o) => {
-    const data = echoData(o.raw, 'task_post', ctx.engine, ctx.type);
+    const data = echoData(o.raw, 'task_post', ctx);
     if (!o.ok) {
       const failed = makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
       if (o.status.code >= 40100) {
-        ctx.world.errors.add(ctx.caller.key, 'serp', ctx.now, {
+        ctx.world.errors.add(ctx.caller.key, ctx.endpoint.api, ctx.now, {
           id: failed.id,
           function: 'task_post',
           error_code: o.status.code,
@@ -44,10 +44,11 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
     ctx.store.add({
       id,
       key: ctx.caller.key,
-      api: 'serp',
+      api: ctx.endpoint.api,
       fn: 'task_post',
       endpointId: ctx.endpoint.id,
       postPath: ctx.endpoint.path,
+      base: ctx.base,
       engine: ctx.engine,
       type: ctx.type,
       postedAtMs: nowMs,

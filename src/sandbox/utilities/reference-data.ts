@@ -44,7 +44,37 @@ export function locationRecords() {
 
 /** `GET /v3/serp/{engine}/locations` and `.../events/locations`. Free. */
 export function handleLocations(ctx: RouteContext): HandlerReply {
-  return utilityReply(ctx, 'locations', locationRecords());
+  const records = locationRecords();
+  if (!ctx.ai) return utilityReply(ctx, 'locations', records);
+  const withUrls = records.map((r) => ({ ...r, default_url: `https://www.${(ctx.params[0] ?? 'engA').toLowerCase()}.com/?gl=${r.country_iso_code.toLowerCase()}` }));
+  return utilityReply(ctx, 'locations', withUrls);
+}
+
+/** A few cities per country for `locations/{country_code}` (the emulator's small gazetteer). */
+const CITIES: Readonly<Record<string, readonly string[]>> = {
+  us: ['New York', 'Los Angeles', 'Chicago', 'Houston', 'Seattle'],
+  gb: ['London', 'Manchester', 'Birmingham'],
+  de: ['Berlin', 'Hamburg', 'Munich'],
+  fr: ['Paris', 'Lyon', 'Marseille'],
+  ca: ['Toronto', 'Vancouver', 'Montreal'],
+};
+
+/**
+ * `GET /v3/serp/engA/locations/{country_code}`: the cities of a country (codes derived
+ * from the country's), empty for a country the gazetteer lacks. With `.ai`, the list
+ * form; the countries list (`locations.ai`) carries each country's default URL.
+ */
+export function handleCountryLocations(ctx: RouteContext): HandlerReply {
+  const cc = (ctx.params[1] ?? '').toLowerCase();
+  const country = COUNTRIES.find((c) => c.gl === cc);
+  const result = (CITIES[cc] ?? []).map((name, i) => ({
+    location_code: (country?.code ?? 0) * 1000 + i + 1,
+    location_name: `${name},${country?.name ?? cc.toUpperCase()}`,
+    location_code_parent: country?.code ?? null,
+    country_iso_code: cc.toUpperCase(),
+    location_type: 'City',
+  }));
+  return utilityReply(ctx, 'locations', result);
 }
 
 /** `GET /v3/serp/{engine}/languages`. Free. */
@@ -69,4 +99,18 @@ export function handleLocationsAndLanguages(ctx: RouteContext): HandlerReply {
 export function handleLighthouseVersions(ctx: RouteContext): HandlerReply {
   const available_versions = LIGHTHOUSE_VERSIONS.map((version, i) => ({ version, default: i === 0 }));
   return utilityReply(ctx, 'versions', [{ available_versions }]);
+}
+
+/** Status codes and messages (result-shapes.md), for `GET /v3/appendix/errors`. */
+const STATUS_CODES: ReadonlyArray<[number, string]> = [
+  [20000, 'Ok.'], [20100, 'Task Created.'], [40000, 'You can set only one task at a time.'], [40006, 'You can set no more than 100 tasks at a time.'],
+  [40100, 'You are not authorized to access this resource.'], [40101, 'Internal engine error.'], [40102, 'No Search Results.'], [40103, 'Task execution failed. Please, resubmit the task.'],
+  [40200, 'Payment Required.'], [40202, 'Rate Limit Per Minute Exceeded.'], [40203, 'Cost Limit Exceeded.'], [40400, 'Not Found.'], [40401, 'Task Not Found.'],
+  [40402, 'Invalid Path.'], [40403, 'Results Expired.'], [40501, 'Invalid Field.'], [40502, 'POST Data Is Empty.'], [40503, 'POST data is invalid.'],
+  [40506, 'Unknown Fields.'], [40601, 'Task Handed.'], [40602, 'Task In Queue.'], [50000, 'Internal Error.'], [50301, 'Third-party API is unavailable.'], [50401, 'Internal Timeout.'],
+];
+
+/** `GET /v3/appendix/errors`: the service's status codes and messages. Free. */
+export function handleStatusCodes(ctx: RouteContext): HandlerReply {
+  return utilityReply(ctx, 'errors', STATUS_CODES.map(([code, message]) => ({ code, message })));
 }

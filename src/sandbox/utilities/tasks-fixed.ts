@@ -13,7 +13,7 @@ export const TASKS_FIXED_LIMIT = 1000;
  */
 export function handleTasksFixed(ctx: RouteContext): HandlerReply {
   const [engine = '', type = ''] = ctx.params;
-  const fixed = ctx.world.store.fixed(ctx.caller.key, engine, type, ctx.now.getTime(), TASKS_FIXED_LIMIT);
+  const fixed = ctx.world.store.fixed(ctx.caller.key, `/v3/serp/${engine}/${type}`, ctx.now.getTime(), TASKS_FIXED_LIMIT);
   const base = `/v3/serp/${engine}/${type}/task_get/`;
   const getters = new Map(ENDPOINTS.filter((e) => e.mode === 'task_get' && e.format && e.path.startsWith(base)).map((e) => [e.format as ResultFormat, e]));
   const path = (format: ResultFormat, id: string) => {

@@ -1,8 +1,9 @@
 import { ENDPOINTS, FAMILIES, familyOf, type Endpoint } from '../../catalog/index.js';
 import { callName } from '../call-name.js';
+import { functionBase } from '../function-base.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
 import { CNY_UNIT, cnyUnitsToUsdMicros, formatCny } from '../money.js';
-import { serpTaskPriceUnits } from '../pricing.js';
+import { taskPriceUnits } from '../pricing.js';
 import { dayOf, minuteOf, type PeriodUsage } from '../usage.js';
 import { utilityReply } from './utility-reply.js';
 
@@ -18,9 +19,9 @@ function apiOf(e: Endpoint): string {
   return e.path.split('/')[2] ?? 'unknown';
 }
 
-/** `<func_type>` of a rate: the engine segment after the api (`engA`, `engA_ads`), else `default`. */
+/** `<func_type>` of a rate: the function's path between the api and the mode (`engA/organic`, `engA_ads/search_volume`), else `default`. */
 function funcTypeOf(e: Endpoint): string {
-  return e.path.split('/')[3] ?? 'default';
+  return functionBase(e.path).split('/').slice(3).join('/') || 'default';
 }
 
 function usd(units: number): number {
@@ -33,8 +34,8 @@ function rates(): Tree {
   for (const e of ENDPOINTS) {
     if (!e.charged || (e.mode !== 'task_post' && e.mode !== 'live')) continue;
     const mode = e.mode === 'live' ? 'live' : 'standard';
-    const normal = usd(serpTaskPriceUnits({}, mode));
-    const high = usd(serpTaskPriceUnits({ priority: 2 }, mode));
+    const normal = usd(taskPriceUnits(e, {}, mode));
+    const high = usd(taskPriceUnits(e, { priority: 2 }, mode));
     const api = (out[apiOf(e)] ??= {});
     const fn = (api[e.mode] ??= {}) as Record<string, unknown>;
     fn[funcTypeOf(e)] = { priority_low: normal, priority_normal: normal, priority_high: mode === 'live' ? normal : high, cost_type: 'per_request', cost: normal };

@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { endpoint } from '../../catalog/index.js';
+import { ServiceClient } from '../../client/index.js';
+import { loadPipeline } from '../../config/index.js';
+import { planPipeline, priceTasks, readPriceHistory, summarizePlan, type PlanSummary, type PriceHistory } from '../../plan/index.js';
+import { withWarehouse } from '../../warehouse/index.js';
+import { render } from '../render.js';
+import { resolveTarget } from '../service-target.js';
+
+interface PlanArgs {
+  file: string;
+  warehouse: string;
+  json: boolean;
+  'cny-per-usd'?: number;
+}
+
+/** `pipeline plan FILE`: what a run would post and what it should cost; posts nothing. */
+export const planCommand: CommandModule<object, PlanArgs> = {
+  command: 'plan <file>',
+  describe: 'Show what a run would post (tasks, POSTs, calls per rate family, time) and its estimated CNY; posts nothing',
+  builder: (y: Argv) =>
+    y
+      .positional('file', { type: 'string', demandOption: true, describe: 'pipeline YAML' })
+      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse whose ledger prices past runs' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the plan as one JSON object' })
+      .option('cny-per-usd', { type: 'number', describe: "CNY per USD to convert user_data's USD base rates when the ledger has no past charge" }) as Argv<PlanArgs>,
+  handler: async (args: ArgumentsCamelCase<PlanArgs>) => {
+    const pipeline = await loadPipeline(args.file);
+    const plan = planPipeline(pipeline, 'plan');
+    const history: PriceHistory = existsSync(join(args.warehouse, 'warehouse.duckdb'))
+      ? await withWarehouse(args.warehouse, readPriceHistory)
+      : { byPipeline: new Map(), byEndpoint: new Map(), cnyPerUsd: null };
+    if (args['cny-per-usd'] !== undefined) history.cnyPerUsd = args['cny-per-usd'];
+    const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
+    let summary: PlanSummary;
+    try {
+      const sandboxKey = target.apiKey.startsWith('svc_sandbox_');
+      // user_data is free: the account's base rates price what the ledger has never seen.
+      const client = new ServiceClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, land: async () => {} });
+      const user = (await client.call(endpoint('appendix.user_data'))).envelope.tasks?.[0]?.result?.[0] as { rates?: Record<string, unknown> } | undefined;
+      const high = new Set(pipeline.jobs.filter((j) => j.priority === 2).flatMap((j) => j.engines.map((e) => `serp.${e}.${j.type}.task_post`)));
+      const prices = sandboxKey
+        ? [...new Set(plan.tasks.map((t) => t.endpoint.id))].map((id) => ({ endpointId: id, cnyPerTask: 0, source: 'sandbox' as const, note: 'sandbox keys are never charged' }))
+        : priceTasks(plan, history, user?.rates, (id) => high.has(id));
+      summary = summarizePlan(plan, prices);
+    } finally {
+      await target.sandbox?.close();
+    }
+    process.stdout.write(args.json ? `${JSON.stringify(summary, null, 2)}\n` : formatPlan(summary, pipeline.budget_cny));
+  },
+};
+
+function cny(v: number | null): string {
+  return v === null ? 'unknown' : v.toFixed(4);
+}
+
+export function formatPlan(s: PlanSummary, budget?: number): string {
+  const lines = [
+    `pipeline ${s.pipeline}: ${s.tasks} tasks in ${s.posts} POST(s)${s.duplicatesDropped ? ` (${s.duplicatesDropped} repeats dropped)` : ''}; nothing was posted`,
+    '',
+    render(s.endpoints.map((e) => ({ endpoint: e.endpointId, tasks: e.tasks, posts: e.posts, cny_per_task: cny(e.cnyPerTask), cny: cny(e.cny), price_from: e.priceSource, note: e.note ?? '' })), 'table').trimEnd(),
+    '',
+    render(s.families.map((f) => ({ rate_family: f.family, calls: f.calls, per_minute: f.perMinute, minutes: f.minutes.toFixed(1) })), 'table').trimEnd(),
+    '',
+    `at least ${s.minMinutes.toFixed(1)} min at the rate limits (plus the service's own queue time in standard mode)`,
+    `estimated charge: ${s.estimatedCny === null ? 'unknown for some endpoints (see price_from)' : `${s.estimatedCny.toFixed(4)} CNY`}${budget !== undefined ? `; budget ${budget} CNY` : ''}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,62 @@
+import { endpoint, FAMILIES, type FamilyId } from '../catalog/index.js';
+import type { Plan } from './plan.js';
+import type { TaskPrice } from './price.js';
+
+export interface PlanSummary {
+  pipeline: string;
+  tasks: number;
+  duplicatesDropped: number;
+  posts: number;
+  endpoints: { endpointId: string; tasks: number; posts: number; cnyPerTask: number | null; priceSource: string; cny: number | null; note?: string }[];
+  /** Calls the run makes per rate-limit family (at least one ready-list poll per function). */
+  families: { family: FamilyId; calls: number; perMinute: number; minutes: number }[];
+  /** The least wall time the rate limits allow for these calls (families run side by side). */
+  minMinutes: number;
+  /** Sum of the endpoint estimates; null when any price is unknown. */
+  estimatedCny: number | null;
+}
+
+/** Counts what a plan will do, and what it should cost, without calling anything. */
+export function summarizePlan(plan: Plan, prices: readonly TaskPrice[]): PlanSummary {
+  const price = new Map(prices.map((p) => [p.endpointId, p]));
+  const calls = new Map<FamilyId, number>();
+  const add = (f: FamilyId, n: number) => calls.set(f, (calls.get(f) ?? 0) + n);
+  const endpoints: PlanSummary['endpoints'] = [];
+  for (const ep of new Set(plan.tasks.map((t) => t.endpoint))) {
+    const tasks = plan.tasks.filter((t) => t.endpoint === ep).length;
+    const posts = plan.batches.filter((b) => b.endpoint === ep).length;
+    add(ep.family, posts);
+    if (ep.mode === 'task_post') {
+      const fn = ep.id.replace(/\.task_post$/, '');
+      const get = tryEndpoint(`${fn}.task_get.advanced`) ?? tryEndpoint(`${fn}.task_get`);
+      const ready = tryEndpoint(`${fn}.tasks_ready`);
+      if (get) add(get.family, tasks);
+      if (ready) add(ready.family, 1);
+    }
+    const p = price.get(ep.id);
+    const cny = p?.cnyPerTask === null || p?.cnyPerTask === undefined ? null : p.cnyPerTask * tasks;
+    endpoints.push({ endpointId: ep.id, tasks, posts, cnyPerTask: p?.cnyPerTask ?? null, priceSource: p?.source ?? 'unknown', cny, note: p?.note });
+  }
+  const families = [...calls].map(([family, n]) => {
+    const perMinute = FAMILIES[family].perMinute;
+    return { family, calls: n, perMinute, minutes: n / perMinute };
+  });
+  return {
+    pipeline: plan.pipeline,
+    tasks: plan.tasks.length,
+    duplicatesDropped: plan.duplicatesDropped,
+    posts: plan.batches.length,
+    endpoints,
+    families,
+    minMinutes: Math.max(0, ...families.map((f) => f.minutes)),
+    estimatedCny: endpoints.some((e) => e.cny === null) ? null : endpoints.reduce((a, e) => a + (e.cny ?? 0), 0),
+  };
+}
+
+function tryEndpoint(id: string) {
+  try {
+    return endpoint(id);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,79 @@
+import type { Plan } from './plan.js';
+
+/** Where a price came from, so a user knows how far to trust the estimate. */
+export type PriceSource = 'ledger:pipeline' | 'ledger:endpoint' | 'rates' | 'sandbox' | 'unknown';
+
+export interface TaskPrice {
+  endpointId: string;
+  /** CNY per task, or null when unknown. */
+  cnyPerTask: number | null;
+  source: PriceSource;
+  note?: string;
+}
+
+/** What the warehouse knows of past prices: average CNY per posted task. */
+export interface PriceHistory {
+  /** `${pipeline}\0${endpointId}` → CNY per task, from this pipeline's own past POSTs. */
+  byPipeline: Map<string, number>;
+  /** endpointId → CNY per task over every pipeline. */
+  byEndpoint: Map<string, number>;
+  /** CNY charged per USD of raw cost, seen in the ledger (to convert user_data rates). */
+  cnyPerUsd: number | null;
+}
+
+type Tree = Record<string, unknown>;
+
+/**
+ * Prices each endpoint of a plan: first from this pipeline's own past charges (the
+ * `X-Svc-Charge-CNY` of earlier POSTs per task: exact for a nightly pipeline that does not
+ * change), then from any pipeline's, then from the account's `user_data` base rates
+ * (`rates.<api>.<mode>.<engine>.priority_*`, raw USD converted at the ledger's CNY/USD),
+ * which are a lower bound: deeper result pages and extra parameters cost more.
+ */
+export function priceTasks(plan: Plan, history: PriceHistory, rates: Tree | undefined, highPriority: (endpointId: string) => boolean): TaskPrice[] {
+  const out = new Map<string, TaskPrice>();
+  for (const t of plan.tasks) {
+    const id = t.endpoint.id;
+    if (out.has(id)) continue;
+    const own = history.byPipeline.get(`${plan.pipeline}\0${id}`);
+    if (own !== undefined) {
+      out.set(id, { endpointId: id, cnyPerTask: own, source: 'ledger:pipeline' });
+      continue;
+    }
+    const any = history.byEndpoint.get(id);
+    if (any !== undefined) {
+      out.set(id, { endpointId: id, cnyPerTask: any, source: 'ledger:endpoint', note: 'average of other pipelines; depth may differ' });
+      continue;
+    }
+    const usd = rateUsd(rates, t.endpoint.path, t.endpoint.mode, highPriority(id));
+    if (usd !== null && history.cnyPerUsd !== null) {
+      out.set(id, { endpointId: id, cnyPerTask: usd * history.cnyPerUsd, source: 'rates', note: 'base rate: a lower bound (deeper pages cost extra)' });
+    } else {
+      out.set(id, {
+        endpointId: id,
+        cnyPerTask: null,
+        source: 'unknown',
+        note: usd === null ? 'no rate in user_data and no past charge' : 'no past charge to convert the USD rate to CNY: pass --cny-per-usd',
+      });
+    }
+  }
+  return [...out.values()];
+}
+
+/**
+ * Finds the base rate of an endpoint in the `rates` tree (`<api>` > `<function>` >
+ * `<func_type>` > priority). The spec does not fix how `<func_type>` is spelled, so the
+ * path segments between the api and the mode are tried from the most to the least specific
+ * (`engA/organic`, `engA`, `organic`), then `default`.
+ */
+function rateUsd(rates: Tree | undefined, path: string, mode: string, high: boolean): number | null {
+  const seg = path.split('/').filter(Boolean); // v3, api, ..., mode
+  const api = (rates?.[seg[1] ?? ''] ?? undefined) as Tree | undefined;
+  const fn = (api?.[mode] ?? undefined) as Tree | undefined;
+  if (!fn) return null;
+  const middle = seg.slice(2, seg.indexOf(mode) > 0 ? seg.indexOf(mode) : seg.length - 1);
+  const candidates = [middle.join('/'), ...middle, 'default'];
+  const leaf = candidates.map((k) => fn[k]).find((v) => v !== null && typeof v === 'object') as Tree | undefined;
+  const v = leaf?.[high ? 'priority_high' : 'priority_normal'];
+  return typeof v === 'number' ? v : null;
+}

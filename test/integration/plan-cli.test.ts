@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePipeline } from '../../src/config/index.js';
+import { runPipeline } from '../../src/run/index.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { silentLogger, tempDir } from './helpers.js';
+
+const KEY = 'svc_live_plantest';
+const YAML = 'name: shoes\nbudget_cny: 2\njobs:\n  - kind: serp\n    depth: 100\n    locations: [2840, 2826]\n    keywords: [a, b, c, A, d]\n';
+
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('pipeline plan', () => {
+  let sandbox: SandboxHandle;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let file: string;
+  const env = () => ({ SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    tmp = await tempDir('pipeline-plan-');
+    file = join(tmp.dir, 'shoes.yaml');
+    await writeFile(file, YAML);
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await tmp.cleanup();
+  });
+
+  it('counts tasks, POSTs and calls per rate family, and posts nothing', async () => {
+    const out = await cli(['plan', file, '--json', '--warehouse', join(tmp.dir, 'none')], env());
+    expect(out.code).toBe(0);
+    const s = JSON.parse(out.stdout);
+    expect(s).toMatchObject({ pipeline: 'shoes', tasks: 8, duplicatesDropped: 2, posts: 1 });
+    // 1 POST + 8 task_get + 1 ready-list poll, all in the SERP family (60 a minute)
+    expect(s.families).toEqual([{ family: 'serp_keywords_domain', calls: 10, perMinute: 60, minutes: 10 / 60 }]);
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(0);
+    // With no past charge and no exchange rate, the price is honestly unknown.
+    expect(s.estimatedCny).toBeNull();
+    expect(s.endpoints[0].note).toContain('--cny-per-usd');
+  });
+
+  it('gives a lower bound from the account rates when told the exchange rate', async () => {
+    const s = JSON.parse((await cli(['plan', file, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
+    expect(s.endpoints[0].priceSource).toBe('rates');
+    expect(s.estimatedCny).toBeGreaterThan(0);
+  });
+
+  it('prices a pipeline it has run before at exactly what that run was charged', async () => {
+    const wh = join(tmp.dir, 'wh');
+    const pipeline = parsePipeline(YAML, file, {});
+    const first = await runPipeline({ pipeline, file, warehouseDir: wh, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    const s = JSON.parse((await cli(['plan', file, '--json', '--warehouse', wh], env())).stdout);
+    expect(s.endpoints[0].priceSource).toBe('ledger:pipeline');
+    expect(s.estimatedCny.toFixed(6)).toBe(first.chargedCny);
+    const lowerBound = JSON.parse((await cli(['plan', file, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
+    expect(lowerBound.estimatedCny).toBeLessThan(s.estimatedCny);
+  });
+
+  it('prints a table for people with the time the rate limits impose', async () => {
+    const out = await cli(['plan', file, '--warehouse', join(tmp.dir, 'none')], env());
+    expect(out.stdout).toContain('8 tasks in 1 POST(s) (2 repeats dropped); nothing was posted');
+    expect(out.stdout).toMatch(/at least 0\.2 min at the rate limits/);
+  });
+});

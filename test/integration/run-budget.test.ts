@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parsePipeline } from '../../src/config/index.js';
+import { runPipeline, type RunOptions } from '../../src/run/index.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { silentLogger, sumDecimals, tempDir } from './helpers.js';
+
+const KEY = 'svc_live_budgettest';
+const keywords = Array.from({ length: 125 }, (_, i) => `kw ${i}`).join(', ');
+const pipeline = (budget: number) =>
+  parsePipeline(`name: budget\nbudget_cny: ${budget}\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [${keywords}]\n`, 'b.yaml', {});
+
+describe('budget and balance stop posting cleanly and leave the run resumable', () => {
+  let sandbox: SandboxHandle;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  const opts = (budget: number, extra: Partial<RunOptions> = {}): RunOptions => ({
+    pipeline: pipeline(budget),
+    file: 'b.yaml',
+    warehouseDir: tmp.dir,
+    baseUrl: sandbox.url,
+    apiKey: KEY,
+    logger: silentLogger,
+    pollIntervalMs: 5,
+    limits: { windowMs: 200 }, // a rate-limit "minute" of 0.2 s: 60 calls per 0.2 s
+    ...extra,
+  });
+  const posts = () => sandbox.log.filter((l) => l.path.endsWith('/task_post') && l.status === 200);
+
+  beforeEach(async () => {
+    tmp = await tempDir('pipeline-budget-');
+  });
+  afterEach(async () => {
+    await sandbox.close();
+    await tmp.cleanup();
+  });
+
+  it('stops before the batch that would pass the budget, then resumes with a higher one', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    // 250 tasks in POSTs of 100, 100 and 50; each task costs 0.0043 CNY in the emulator.
+    const first = await runPipeline(opts(0.5));
+    expect(first.state).toBe('partial');
+    expect(first.stopKind).toBe('budget');
+    expect(first.stopReason).toMatch(/budget of 0\.5 CNY reached/);
+    expect(first.tasks).toMatchObject({ posted: 100, collected: 100 });
+    expect(Number(first.chargedCny)).toBeLessThanOrEqual(0.5);
+
+    const second = await runPipeline(opts(5));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ planned: 250, posted: 250, collected: 250 });
+    expect(posts()).toHaveLength(3); // the first 100 were never bought again
+    expect(second.chargedCny).toBe(sumDecimals(sandbox.log.map((l) => l.chargeCny)));
+  });
+
+  it('prices the first batch from earlier runs, so a small budget posts nothing', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    await runPipeline(opts(5));
+    const before = posts().length;
+    const next = await runPipeline(opts(0.1, { newRun: true }));
+    expect(next.stopKind).toBe('budget');
+    expect(next.tasks.posted).toBe(0);
+    expect(posts()).toHaveLength(before);
+  });
+
+  it('stops at a 402 with the refused batch left to post, not lost and not bought', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0, balanceCny: '0.5000' });
+    const r = await runPipeline(opts(50));
+    expect(r.state).toBe('partial');
+    expect(r.stopKind).toBe('balance');
+    expect(r.stopReason).toContain('HTTP 402');
+    expect(r.tasks).toMatchObject({ posted: 100, collected: 100 });
+    expect(Number(sandbox.balanceCny())).toBeCloseTo(0.5 - 0.43, 4);
+  });
+});
