@@ -11,6 +11,7 @@ export interface EndpointDef {
   format?: ResultFormat;
   family?: FamilyId;
   maxTasksPerPost?: number;
+  maxKeywordsPerTask?: number;
   callbacks?: boolean;
   charged?: boolean;
   request?: Endpoint['request'];
@@ -57,6 +58,7 @@ export function define(d: EndpointDef): Endpoint {
   };
   const maxTasks = d.maxTasksPerPost ?? (method === 'POST' && !v1 ? (d.mode === 'task_post' ? 100 : 1) : undefined);
   if (maxTasks !== undefined) ep.maxTasksPerPost = maxTasks;
+  if (d.maxKeywordsPerTask !== undefined) ep.maxKeywordsPerTask = d.maxKeywordsPerTask;
   if (d.format) ep.format = d.format;
   if (d.request) ep.request = d.request;
   if (d.timeRules) ep.timeRules = d.timeRules;
@@ -78,18 +80,19 @@ export function taskFunction(
     liveRequest?: Endpoint['request'];
     resultKind: ResultKind;
     inferred?: string;
+    maxKeywordsPerTask?: number;
   },
 ): Endpoint[] {
-  const extra = o.inferred ? { inferred: o.inferred } : {};
+  const extra = { ...(o.inferred ? { inferred: o.inferred } : {}), ...(o.maxKeywordsPerTask ? { maxKeywordsPerTask: o.maxKeywordsPerTask } : {}) };
   const out: Endpoint[] = [
     define({ path: `${base}/task_post`, mode: 'task_post', request: o.request, resultKind: o.resultKind, ...extra }),
-    define({ path: `${base}/tasks_ready`, mode: 'tasks_ready', resultKind: 'tasks_ready', ...extra }),
+    define({ path: `${base}/tasks_ready`, mode: 'tasks_ready', resultKind: 'tasks_ready', ...(o.inferred ? { inferred: o.inferred } : {}) }),
   ];
   if (o.formats.length === 0) {
-    out.push(define({ path: `${base}/task_get/{id}`, mode: 'task_get', resultKind: o.resultKind, ...extra }));
+    out.push(define({ path: `${base}/task_get/{id}`, mode: 'task_get', resultKind: o.resultKind, ...(o.inferred ? { inferred: o.inferred } : {}) }));
   }
   for (const format of o.formats) {
-    out.push(define({ path: `${base}/task_get/${format}/{id}`, mode: 'task_get', format, resultKind: o.resultKind, ...extra }));
+    out.push(define({ path: `${base}/task_get/${format}/{id}`, mode: 'task_get', format, resultKind: o.resultKind, ...(o.inferred ? { inferred: o.inferred } : {}) }));
   }
   const liveRequest = o.liveRequest ?? o.request;
   if (o.live === 'plain') {

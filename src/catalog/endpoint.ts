@@ -74,6 +74,8 @@ export interface Endpoint {
   body: BodyKind;
   /** Most tasks one POST may carry (extra tasks fail with 40006). */
   maxTasksPerPost?: number;
+  /** Most `keywords` one task may carry (700 search volume, 1000 AI volume, 5 trends); the planner packs by it. */
+  maxKeywordsPerTask?: number;
   /** Whether tasks created here can carry pingback/postback URLs (else `webhook_resend` gives 40503). */
   callbacks: boolean;
   /** Whether the service may charge for a call; unknowns are taken as charged so they are never re-sent blindly. */

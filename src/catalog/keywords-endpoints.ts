@@ -23,17 +23,24 @@ const TRENDS = ['explore', 'subregion_interests', 'demography', 'merged_data'] a
  */
 export const KEYWORDS_ENDPOINTS: readonly Endpoint[] = [
   ...ADS_FUNCTIONS.flatMap(([fn, request, resultKind]) =>
-    taskFunction(`/v3/keywords_data/engA_ads/${fn}`, { formats: [], live: 'plain', request, resultKind }),
+    taskFunction(`/v3/keywords_data/engA_ads/${fn}`, {
+      formats: [],
+      live: 'plain',
+      request,
+      resultKind,
+      ...(fn === 'search_volume' ? { maxKeywordsPerTask: 700 } : {}),
+    }),
   ),
   ...taskFunction('/v3/keywords_data/engA/search_volume', {
     formats: [],
     live: 'plain',
     request: searchVolumeTaskSchema,
     resultKind: 'search_volume',
+    maxKeywordsPerTask: 700,
     inferred: 'the sandbox table shows task_post, task_get/{id} and live; tasks_ready assumed as for engA_ads',
   }),
   ...TRENDS.map((fn) =>
-    define({ path: `/v3/keywords_data/svc_trends/${fn}/live`, mode: 'live', request: trendsTaskSchema, resultKind: 'trends' }),
+    define({ path: `/v3/keywords_data/svc_trends/${fn}/live`, mode: 'live', request: trendsTaskSchema, resultKind: 'trends', maxKeywordsPerTask: 5 }),
   ),
   define({ path: '/v3/keywords_data/endpoints', mode: 'utility', method: 'GET', resultKind: 'endpoint_list' }),
 ];

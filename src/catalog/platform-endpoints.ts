@@ -28,6 +28,7 @@ export const AI_OPTIMIZATION_ENDPOINTS: readonly Endpoint[] = [
     mode: 'live',
     request: aiKeywordVolumeTaskSchema,
     resultKind: 'ai_keyword_volume',
+    maxKeywordsPerTask: 1000,
   }),
   define({ path: '/v3/ai_optimization/ai_keyword_data/locations_and_languages', mode: 'utility', method: 'GET', resultKind: 'locations' }),
   define({ path: '/v3/ai_optimization/chat_llm/llm_responses/live', mode: 'live', request: llmResponseTaskSchema, resultKind: 'llm_response' }),

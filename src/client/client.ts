@@ -205,10 +205,16 @@ export class ServiceClient {
           throw outcomeUnknown(f, why);
         }
       } else {
-        if (a.httpStatus === 429) this.limiter.penalize(ep.family, a.retryAfterMs);
-        if (a.httpStatus === 429) retry = more;
-        else if (a.httpStatus >= 500) retry = (repeatable && more) || (image && !imageRetried && (imageRetried = true));
-        else retry = false;
+        if (a.httpStatus === 429) {
+          this.limiter.penalize(ep.family, a.retryAfterMs);
+          retry = more; // a refusal created and charged nothing
+        } else if (a.httpStatus >= 500 && repeatable) {
+          retry = more;
+        } else if (a.httpStatus >= 500 && image && !imageRetried) {
+          retry = imageRetried = true;
+        } else {
+          retry = false;
+        }
         if (!retry) return a;
       }
       await this.opts.sleep(this.backoff(n, a.kind === 'answered' ? a.retryAfterMs : null));

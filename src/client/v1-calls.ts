@@ -38,6 +38,9 @@ export interface ChatCompletion {
  * it maps to, with a deprecation warning, so old workflows keep running on the current ids.
  */
 export async function chat(client: V1Caller, req: ChatRequest): Promise<V1Result<ChatCompletion>> {
+  if (req.stream === true) {
+    throw new EtlError('ETL_REQUEST_INVALID', 'chat() reads one JSON answer; stream: true is not supported here (nothing was sent).', { context: { stage: 'client', path: '/v1/chat/completions' } });
+  }
   const canonical = CHAT_MODEL_ALIASES[req.model];
   if (canonical) client.warn(`model ${req.model} is a legacy alias kept only for old workflows; sending ${canonical} instead. Use ${canonical} in new code.`);
   return client.callV1<ChatCompletion>(endpoint('v1.chat.completions'), canonical ? { ...req, model: canonical } : req);

@@ -60,6 +60,15 @@ describe('exploring the service by method and path', () => {
     expect(sb.log.length).toBe(before);
   });
 
+  it('asks for the .ai variant when the path carries the suffix', async () => {
+    const r = await exploreCall({ baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY }, { method: 'POST', path: '/v3/serp/engA/organic/live/advanced.ai', data: task });
+    expect(sb.log.at(-1)!.path).toBe('/v3/serp/engA/organic/live/advanced.ai');
+    const body = JSON.parse(r.body) as { status_code: number; items?: unknown[]; tasks?: unknown };
+    expect(body.status_code).toBe(20000);
+    expect(Array.isArray(body.items)).toBe(true);
+    expect(body.tasks).toBeUndefined();
+  });
+
   it('translates a /v2 path with a warning', async () => {
     const r = await exploreCall({ baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY }, { method: 'GET', path: '/v2/serp/engA/organic/tasks_ready' });
     expect(r.endpoint.id).toBe('serp.engA.organic.tasks_ready');

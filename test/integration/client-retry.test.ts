@@ -171,4 +171,31 @@ describe('client retries never re-buy a charged result', () => {
     expect((many as Error).message).toContain('101 tasks in one POST; /v3/appendix/webhook_resend takes at most 100');
     expect(s.hits()).toBe(0);
   });
+
+  it('asks for the .ai variant and reads its slimmer body with the same success rule', async () => {
+    const s = await scripted((_req, res) => reply(res, 200, { id: '01234567-89ab-4cde-8f01-23456789abcd', status_code: 20000, status_message: 'Ok.', items: [{ keyword: 'a' }] }));
+    server = s.server;
+    const seen: string[] = [];
+    s.server.on('request', (req) => seen.push(req.url ?? ''));
+    const r = await client(s.url, []).call(endpoint('svc_labs.engA.ranked_keywords.live'), { tasks: [{ target: 'example.com' }], ai: true });
+    expect(seen).toEqual(['/v3/svc_labs/engA/ranked_keywords/live.ai']);
+    expect(r.outcome.ok).toBe(true);
+    expect((r.envelope as { items?: unknown[] }).items).toHaveLength(1);
+  });
+
+  it('a charged live call that times out is sent once and reported as outcome unknown; a free read that times out is retried', async () => {
+    const held: ServerResponse[] = [];
+    const s = await scripted((_req, res) => void held.push(res)); // never answers
+    server = s.server;
+    const c = new ServiceClient({ baseUrl: s.url, apiKey: 'svc_live_testtesttest', land: async () => {}, sleep: async () => {}, timeoutMs: 150, maxAttempts: 3 });
+    const err = (await c.call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, tag: 'live-1' }] }).catch((e) => e)) as EtlError;
+    expect(err.code).toBe('ETL_OUTCOME_UNKNOWN');
+    expect(err.message).toMatch(/Timeout/i);
+    expect(err.context.tags).toEqual(['live-1']);
+    expect(s.hits()).toBe(1);
+    const read = (await c.call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
+    expect(read.code).toBe('ETL_TIMEOUT');
+    expect(s.hits()).toBe(4);
+    for (const r of held) r.destroy();
+  });
 });

@@ -58,6 +58,8 @@ describe('/v1 calls', () => {
     const err = await client(s.url).chat({ model: 'gpt-4', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
     expect((err as EtlError).code).toBe('ETL_REQUEST_INVALID');
     expect((err as Error).message).toMatch(/model: one of chat5.6-terra/);
+    const streamed = await client(s.url).chat({ model: 'chat5.6-luna', messages: [{ role: 'user', content: 'hi' }], stream: true }).catch((e) => e);
+    expect((streamed as Error).message).toMatch(/stream: true is not supported/);
     expect(s.seen).toHaveLength(0);
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { datetimeOrderRule, parseSpecDatetime, specDatetime } from './common.js';
+import { datetimeOrderRule, parseSpecDatetime, specDatetime, tagField } from './common.js';
 
 /** A rule that depends on the current time (look-back windows), checked with an injected clock. */
 export interface TimedIssue {
@@ -17,6 +17,8 @@ export const errorsQuerySchema = z
     filtered_function: z.string().min(1, 'must not be empty').optional(),
     datetime_from: specDatetime.optional(),
     datetime_to: specDatetime.optional(),
+    /** Echoed in `data` like every task's tag (the spec's table does not list it; the emulator takes it). */
+    tag: tagField,
   })
   .strict()
   .superRefine(datetimeOrderRule);
@@ -41,6 +43,7 @@ export const idListQuerySchema = z
     offset: z.number().int().min(0, 'between 0 and 100000000').max(100_000_000, 'between 0 and 100000000').optional(),
     sort: z.enum(['asc', 'desc']).optional(),
     include_metadata: z.boolean().optional(),
+    tag: tagField,
   })
   .strict()
   .superRefine(datetimeOrderRule);

@@ -115,6 +115,18 @@ describe('free and charged calls', () => {
     }
     expect(endpoint('appendix.webhook_resend').maxTasksPerPost).toBe(100);
   });
+
+  it('states the keywords per task the planner packs by', () => {
+    const withMax = ENDPOINTS.filter((e) => e.maxKeywordsPerTask !== undefined).map((e) => [e.id, e.maxKeywordsPerTask]);
+    expect(withMax).toContainEqual(['keywords_data.engA_ads.search_volume.task_post', 700]);
+    expect(withMax).toContainEqual(['keywords_data.engA_ads.search_volume.live', 700]);
+    expect(withMax).toContainEqual(['ai_optimization.ai_keyword_data.keywords_search_volume.live', 1000]);
+    expect(withMax).toContainEqual(['keywords_data.svc_trends.explore.live', 5]);
+    // Only endpoints whose bodies carry keywords, and never on a read.
+    for (const e of ENDPOINTS.filter((x) => x.maxKeywordsPerTask !== undefined)) expect(e.method, e.id).toBe('POST');
+    // search volume task_post and live for engA_ads and engA, AI volume, four trends.
+    expect(withMax).toHaveLength(2 + 2 + 1 + 4);
+  });
 });
 
 describe('paths', () => {
