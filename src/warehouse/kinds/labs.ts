@@ -63,7 +63,6 @@ export const rankedKeywordsKind: KindSpec = {
       c('is_new', 'bool', 'ranked_serp_element.serp_item.rank_changes.is_new'),
       c('is_up', 'bool', 'ranked_serp_element.serp_item.rank_changes.is_up'),
       c('is_down', 'bool', 'ranked_serp_element.serp_item.rank_changes.is_down'),
-      c('serp_item', 'json', 'ranked_serp_element.serp_item', 'the whole ranked SERP element, every field'),
       c('serp_item_types', 'varchar[]', 'ranked_serp_element.serp_item_types'),
       c('se_results_count', 'varchar', 'ranked_serp_element.se_results_count', 'a string in this endpoint'),
       c('serp_keyword_difficulty', 'int', 'ranked_serp_element.keyword_difficulty'),
