@@ -6,6 +6,10 @@ import { ALL_TABLES } from './tables.js';
 function table(t: TableSpec, kind?: string, match?: RegExp): string {
   const head = [`### \`${t.name}\``, '', `${t.grain}.${kind ? ` Kind \`${kind}\`, from responses matching \`${match!.source}\`; rows: \`${t.rows || '(the body)'}\`.` : ''}`];
   if (t.partitionBy) head.push(`Parquet partition: \`date\` = \`${t.partitionBy}\` (UTC day).`);
+  if (t.rows === undefined) {
+    const rows = t.columns.map((c) => `| \`${c.name}\` | ${sqlType(c.kind)}${c.key ? ' (key)' : ''} | ${c.doc ?? ''} |`);
+    return [...head, '', '| column | type | note |', '|---|---|---|', ...rows, ''].join('\n');
+  }
   const rows = t.columns.map((c) => {
     const from = c.source ?? (c.index ? `index in \`${c.index}\`` : `\`${c.path ?? c.name}\``);
     return `| \`${c.name}\` | ${sqlType(c.kind)}${c.key ? ' (key)' : ''} | ${from}${c.transform ? ` (${c.transform})` : ''} | ${c.doc ?? ''} |`;
