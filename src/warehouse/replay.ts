@@ -3,15 +3,18 @@ import { EtlError } from './../errors.js';
 import { CALLS_KIND, DECLARED_KINDS } from './kinds/index.js';
 import { loadLanded, type LoadReport } from './load-landed.js';
 import { MALFORMED_KIND } from './raw-landing.js';
+import { reindexRaw } from './reindex.js';
 import type { Warehouse } from './warehouse.js';
 
 /**
  * Rebuilds typed tables from the raw landing alone, with no call to the service: the
  * tables of the chosen kinds are emptied and every landed response of those kinds is
  * loaded again (the newest response of each task wins, as in a normal load). With a
- * table, the whole kind it belongs to is rebuilt, since its tables share keys.
+ * table, the whole kind it belongs to is rebuilt, since its tables share keys. Landed files
+ * missing from the raw index (a lost or older database) are indexed first.
  */
-export async function replay(wh: Warehouse, o: { table?: string } = {}): Promise<LoadReport & { kinds: string[] }> {
+export async function replay(wh: Warehouse, o: { table?: string } = {}): Promise<LoadReport & { kinds: string[]; reindexed: number }> {
+  const reindexed = await reindexRaw(wh);
   const landedKinds = (await wh.all<{ kind: string }>(`SELECT DISTINCT kind FROM raw_responses WHERE kind NOT IN ('${CALLS_KIND}', '${MALFORMED_KIND}') ORDER BY kind`)).map((r) => r.kind);
   let kinds = landedKinds;
   if (o.table) {
@@ -23,7 +26,7 @@ export async function replay(wh: Warehouse, o: { table?: string } = {}): Promise
     for (const t of await tablesOfKind(wh, kind)) await wh.run(`DELETE FROM ${ident(t)}`);
   }
   const report = await loadLanded(wh, { all: true, kinds });
-  return { ...report, kinds };
+  return { ...report, kinds, reindexed };
 }
 
 async function kindOfTable(wh: Warehouse, table: string): Promise<string | undefined> {

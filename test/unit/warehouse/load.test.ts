@@ -158,3 +158,47 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect(b.getChild('rating_votes_count')!.get(1)).toBe(1200n);
   });
 });
+
+describe('raw index and ledger', () => {
+  let wh: Warehouse;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  it('rebuilds the raw index from the files alone, then replays the same rows', async () => {
+    const ids = await land(
+      wh,
+      response(SERP, await serpBody()),
+      response('/v3/serp/engA/organic/tasks_ready', '{"status_code":20000,"tasks":[]}'),
+      response(SERP, 'not json at all'),
+    );
+    await loadLanded(wh, { callIds: ids });
+    const items = await wh.all(`SELECT * FROM serp_items ORDER BY ALL`);
+    const index = await wh.all(`SELECT call_id, kind, parsed, task_ids, shape, file FROM raw_responses ORDER BY call_id`);
+    await wh.run(`DELETE FROM raw_responses`);
+    await wh.run(`DELETE FROM serp_items`);
+    const report = await replay(wh);
+    expect(report.reindexed).toBe(3);
+    expect(await wh.all(`SELECT call_id, kind, parsed, task_ids, shape, file FROM raw_responses ORDER BY call_id`)).toEqual(index);
+    expect(await wh.all(`SELECT * FROM serp_items ORDER BY ALL`)).toEqual(items);
+  });
+
+  it('writes one ledger row per call, free calls included, with exact decimals and refunds', async () => {
+    await land(
+      wh,
+      response('/v3/serp/engA/organic/task_post', '{"status_code":20000,"tasks":[]}', { method: 'POST', tasksSent: 2, charge: { requestId: 'r1', chargeCny: '0.048000', costUsd: '0.006', balanceCny: '99.952000' } }),
+      response('/v3/serp/engA/organic/tasks_ready', '{"status_code":20000,"tasks":[]}', { charge: { requestId: 'r2', chargeCny: '0', costUsd: '0', balanceCny: null } }),
+      response(SERP, await serpBody(), { charge: { requestId: 'r3', chargeCny: '-0.012000', costUsd: '-0.0015', balanceCny: '99.964000' } }),
+    );
+    const rows = await wh.all<Record<string, unknown>>(
+      `SELECT request_id, method, tasks, charge_cny::VARCHAR AS charge, refund_cny::VARCHAR AS refund, balance_cny::VARCHAR AS balance FROM ledger ORDER BY request_id`,
+    );
+    expect(rows).toEqual([
+      { request_id: 'r1', method: 'POST', tasks: 2, charge: '0.048000', refund: '0.000000', balance: '99.952000' },
+      { request_id: 'r2', method: 'GET', tasks: 0, charge: '0.000000', refund: '0.000000', balance: null },
+      { request_id: 'r3', method: 'GET', tasks: 0, charge: '-0.012000', refund: '0.012000', balance: '99.964000' },
+    ]);
+    const [t] = await wh.all<{ s: string; ty: string }>(`SELECT sum(charge_cny)::VARCHAR AS s, typeof(sum(charge_cny)) AS ty FROM ledger`);
+    expect(t).toEqual({ s: '0.036000', ty: 'DECIMAL(38,6)' });
+  });
+});
