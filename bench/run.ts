@@ -1,4 +1,4 @@
-// `npm run bench [-- --rows N]` (default 100,000 SERP items; `--rows 1000000` for the issue's
+// `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, median of 3; `--rows 1000000` for the issue's
 // figure). Each path runs in its own fresh process so peak RSS is its own:
 //   target   landed raw files → loadLanded (DuckDB read_json with explicit types + unnest) → committed rows
 //   baseline DuckDB's own read_json with explicit columns over the same rows as flat NDJSON (gzip, as landed)
@@ -148,7 +148,7 @@ async function pair(root: string, name: string, rows: number, table: string, mak
 if (argv[0] === '--child') {
   process.stdout.write(JSON.stringify(await runChild(argv[1]!, opt('--dir')!, opt('--table')!)) + '\n');
 } else {
-  const rows = Number(opt('--rows') ?? 100_000);
+  const rows = Number(opt('--rows') ?? 50_000);
   const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-'));
   try {
     const serp = await pair(root, 'serp', rows, 'serp_items', serpBody);

@@ -64,9 +64,6 @@ const ELEMENT: Partial<Record<ColumnKind, ReadonlySet<JsonTypeLetter>>> = {
   'double[]': new Set(['i', 'f']),
 };
 
-/** Maximum generic columns per table; past it, new fields of a row stay in raw only with a warning. */
-export const MAX_GENERIC_COLUMNS = 1000;
-
 /** The absolute body path of a column of a table whose rows are at `rows`. */
 export function absolutePath(rows: string, c: ColumnSpec): string | undefined {
   if (c.index || c.source) return undefined;
@@ -203,7 +200,6 @@ function discover(t: TablePlan, shape: ShapeMap, rowsPaths: Set<string>, plan: K
       queue.push(child);
       continue;
     }
-    if (t.columns.length >= MAX_GENERIC_COLUMNS) continue;
     const col: PlanColumn = { name, kind, path: rel, abs: path, declared: false };
     t.columns.push(col);
     covered.add(path);
