@@ -26,9 +26,17 @@ function envelope(id: string, path: string, result: unknown, data: Record<string
   });
 }
 
+/** Emulator SERPs for 64 keywords, reused (with their own task ids) so landing 1M items stays quick. */
+const serpCache = new Map<number, { params: Record<string, unknown>; result: ReturnType<typeof buildSerpResult> }>();
+
 function serpBody(i: number): { path: string; body: string; items: number } {
-  const params = { keyword: `keyword ${i} running shoes`, location_code: 2840, language_code: 'en', device: 'desktop' as const, depth: 100 };
-  const result = buildSerpResult({ seed: 1, engine: 'engA', params, at });
+  let cached = serpCache.get(i % 64);
+  if (!cached) {
+    const params = { keyword: `keyword ${i % 64} running shoes`, location_code: 2840, language_code: 'en', device: 'desktop' as const, depth: 100 };
+    cached = { params, result: buildSerpResult({ seed: 1, engine: 'engA', params, at }) };
+    serpCache.set(i % 64, cached);
+  }
+  const { params, result } = cached;
   const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
   const path = `/v3/serp/engA/organic/task_get/advanced/${id}`;
   return { path, body: envelope(id, path, result, { api: 'serp', function: 'task_get', se: 'engA', se_type: 'organic', ...params }), items: result.items.length };

@@ -26,6 +26,11 @@ export async function tableColumns(wh: Warehouse, table: string): Promise<Column
   return rows.map((r) => ({ name: r.name, kind: KINDS[r.type] ?? (r.type.startsWith('DECIMAL') ? 'decimal' : 'varchar') }));
 }
 
+/** The Arrow schema of any warehouse table (declared or grown from the data). */
+export async function tableArrowSchema(wh: Warehouse, table: string): Promise<Schema> {
+  return new Schema((await tableColumns(wh, table)).map((c) => new Field(c.name, arrowTypeOf(c), true)));
+}
+
 function select(c: ColumnSpec): string {
   const q = ident(c.name);
   switch (c.kind) {
@@ -54,7 +59,7 @@ function value(kind: ColumnKind, v: unknown): unknown {
  */
 export async function* tableBatches(wh: Warehouse, table: string, o: { where?: string } = {}): AsyncGenerator<RecordBatch> {
   const cols = await tableColumns(wh, table);
-  const schema = new Schema(cols.map((c) => new Field(c.name, arrowTypeOf(c), true)));
+  const schema = await tableArrowSchema(wh, table);
   const result = await wh.db.stream(`SELECT ${cols.map(select).join(', ')} FROM ${ident(table)}${o.where ? ` WHERE ${o.where}` : ''}`);
   for (;;) {
     const chunk = await result.fetchChunk();

@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { Warehouse } from './warehouse.js';
 
 /**
@@ -37,9 +37,4 @@ export async function reindexRaw(wh: Warehouse, files?: readonly string[]): Prom
 async function count(wh: Warehouse): Promise<number> {
   const [r] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses`);
   return r!.n;
-}
-
-/** A path as the raw index keeps it: relative to the warehouse folder. */
-export function rawRelative(wh: Warehouse, file: string): string {
-  return relative(wh.dir, file);
 }
