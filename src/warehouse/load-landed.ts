@@ -55,14 +55,15 @@ export async function loadLanded(
   for (const l of landed) if (l.parsed) byKind.set(l.kind, [...(byKind.get(l.kind) ?? []), l]);
   const work: { plan: KindPlan; files: string[]; filter: boolean }[] = [];
   for (const [kind, calls] of byKind) {
-    await wh.run(`CREATE OR REPLACE TEMP TABLE _kcalls AS SELECT call_id FROM raw_responses WHERE call_id IN (SELECT call_id FROM _sel) AND kind = $1 AND parsed`, [kind]);
+    const files = [...new Set(calls.map((c) => c.file))];
+    // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
+    // files, so a compacted segment's other bodies must fit the explicit types too.
     const shape = mergeShapes(
-      (await wh.all<{ s: string }>(`SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE call_id IN (SELECT call_id FROM _kcalls)`)).map((r) => r.s),
+      (await wh.all<{ s: string }>(`SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[])) AND parsed`)).map((r) => r.s),
     );
     const stored = await wh.all<StoredColumn>(`SELECT table_name, column_name, result_kind, spec::VARCHAR AS spec FROM schema_columns WHERE result_kind = $1 ORDER BY table_name, position`, [kind]);
     const plan = planKind(kindSpec(kind, calls.some((c) => c.envelope)), stored, shape);
-    const files = [...new Set(calls.map((c) => c.file))];
-    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest($1::VARCHAR[]))`, [listOf(files)])) as [{ n: number }];
+    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`)) as [{ n: number }];
     work.push({ plan, files, filter: n > calls.length });
   }
   const dupes = await pickNewest(wh);

@@ -99,6 +99,20 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect(await wh.all(`SELECT * FROM serp_items ORDER BY ALL`)).toEqual(before[1]);
   });
 
+  it('loads one body out of a compacted segment whose other bodies have other types', async () => {
+    const a = await land(wh, response(SERP, await serpBody()));
+    await land(wh, response(SERP.replace('555555555555', '777777777777'), await serpBody((e) => {
+      e.tasks[0].id = '11111111-2222-4333-8444-777777777777';
+      e.tasks[0].result[0].items[1].rank_group = 'first';
+    })));
+    expect(await compactRaw(wh)).toEqual({ segments: 1, responses: 2 });
+    const report = await loadLanded(wh, { callIds: a });
+    expect(report.skippedFiles).toEqual([]);
+    expect(await wh.all(`SELECT DISTINCT task_id, rank_group FROM serp_items WHERE item_index = 1`)).toEqual([
+      { task_id: '11111111-2222-4333-8444-555555555555', rank_group: 1 },
+    ]);
+  });
+
   it('reports a corrupted raw file and loads the others', async () => {
     const good = await land(wh, response('/v3/backlinks/backlinks/live', await compactFixture('backlinks.backlinks.live.basic.json')));
     const bad = await land(wh, response('/v3/backlinks/backlinks/live', (await compactFixture('backlinks.backlinks.live.basic.json')).replace('22222222-0000-4000-8000-000000000006', '22222222-0000-4000-8000-00000000000f')));
