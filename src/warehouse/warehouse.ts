@@ -28,6 +28,10 @@ export class Warehouse {
       const wh = new Warehouse(root, instance, db);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.
       await db.run(`SET TimeZone = 'UTC'`);
+      // Rows are keyed, never positional: letting DuckDB insert in parallel out of order made
+      // loads from the raw landing about 1.5x faster in bench/run.ts (the read_json baseline
+      // runs with the same setting).
+      await db.run(`SET preserve_insertion_order = false`);
       for (const t of [...ALL_TABLES, ...DECLARED_TABLES]) await db.run(createTableSql(t));
       return wh;
     } catch (err) {
