@@ -97,9 +97,11 @@ async function commit(
       await applySchema(wh, plan, report);
       // Each table reads the files with only the fields it needs. A shared temp copy of the
       // parsed bodies was measured too: slower and larger than a second parse (bench/run.ts).
-      const source = `read_json(${listOf(files.map((f) => join(wh.dir, f)))}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${'${TYPE}'}'}, format = 'newline_delimited')`;
+      const paths = listOf(files.map((f) => join(wh.dir, f)));
       for (const t of plan.tables) {
-        const n = await loadTable(wh, t, source.replace('${TYPE}', envelopeType([t]).replaceAll("'", "''")), filter, dupes);
+        const bodyType = envelopeType([t]).replaceAll("'", "''");
+        const source = `read_json(${paths}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited')`;
+        const n = await loadTable(wh, t, source, filter, dupes);
         report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
         if (countPerTask && t.replaceKey === 'task_id' && n > 0) {
           const counts = await wh.all<{ k: string; n: number }>(`SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`);
