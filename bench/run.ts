@@ -1,91 +1,178 @@
-// `npm run bench [-- --tasks N]`: loads the same SERP task_get bodies into serp_items by
-// two paths, side by side in one process, and prints rows/s and their ratio:
-//   arrow  the foundation's path: JSON.parse → normalizeSerpTasks (Arrow) → data chunks → DuckDB
-//   sql    DuckDB flattens the landed gzip NDJSON itself: read_json + from_json + unnest
+// `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, median of 3; `--rows 1000000` for the issue's
+// figure). Each path runs in its own fresh process so peak RSS is its own:
+//   target   landed raw files → loadLanded (DuckDB read_json with explicit types + unnest) → committed rows
+//   baseline DuckDB's own read_json with explicit columns over the same rows as flat NDJSON (gzip, as landed)
+//   generic  the same for an endpoint with no declared schema (tables and columns from the bodies' shapes)
+//   parquet  exportParquet of the loaded SERP tables
 // Figures, not assertions: tests check behaviour, this prints what it costs.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
-import { envelopeSchema } from '../src/client/index.js';
 import { buildSerpResult } from '../src/sandbox/serp-result.js';
-import { loadIdempotent, normalizeSerpTasks, serpItemsTable, serpResultsTable, Warehouse } from '../src/warehouse/index.js';
+import { exportParquet, landedLine, loadLanded, reindexRaw, Warehouse } from '../src/warehouse/index.js';
 
-const arg = process.argv.indexOf('--tasks');
-const TASKS = arg > 0 ? Number(process.argv[arg + 1]) : 400;
+const argv = process.argv.slice(2);
+const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const at = new Date('2026-11-20T09:00:00Z');
 
-function body(i: number): string {
-  const params = { keyword: `keyword ${i} running shoes`, location_code: 2840, language_code: 'en', device: 'desktop' as const, depth: 100 };
-  const result = buildSerpResult({ seed: 1, engine: 'engA', params, at });
-  const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+function envelope(id: string, path: string, result: unknown, data: Record<string, unknown>): string {
   return JSON.stringify({
     version: '0.1', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, tasks_count: 1, tasks_error: 0,
-    tasks: [{ id, status_code: 20000, status_message: 'Ok.', cost: 0, result_count: 1, path: [], data: { se: 'engA', se_type: 'organic', ...params }, result: [result] }],
+    tasks: [{ id, status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, result_count: 1, path: path.split('/').filter(Boolean), data, result: [result] }],
   });
 }
 
-async function arrowPath(dir: string, bodies: string[]): Promise<number> {
+/** Emulator SERPs for 64 keywords, reused (with their own task ids) so landing 1M items stays quick. */
+const serpCache = new Map<number, { params: Record<string, unknown>; result: ReturnType<typeof buildSerpResult> }>();
+
+function serpBody(i: number): { path: string; body: string; items: number } {
+  let cached = serpCache.get(i % 64);
+  if (!cached) {
+    const params = { keyword: `keyword ${i % 64} running shoes`, location_code: 2840, language_code: 'en', device: 'desktop' as const, depth: 100 };
+    cached = { params, result: buildSerpResult({ seed: 1, engine: 'engA', params, at }) };
+    serpCache.set(i % 64, cached);
+  }
+  const { params, result } = cached;
+  const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+  const path = `/v3/serp/engA/organic/task_get/advanced/${id}`;
+  return { path, body: envelope(id, path, result, { api: 'serp', function: 'task_get', se: 'engA', se_type: 'organic', ...params }), items: result.items.length };
+}
+
+/** An endpoint with no declared schema: nested objects, scalar lists and a list of objects. */
+function genericBody(i: number): { path: string; body: string; items: number } {
+  const id = `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`;
+  const path = '/v3/backlinks/anchors/live';
+  const items = Array.from({ length: 100 }, (_, k) => ({
+    type: 'anchor', anchor: `anchor text ${i}-${k}`, rank: (i * 7 + k) % 1000, backlinks: k * 13, first_seen: '2026-01-02 03:04:05 +00:00',
+    referring_domains: k + 1, is_lost: k % 9 === 0, backlinks_spam_score: k % 40,
+    referring_links_tld: { com: k, org: k % 3 }, referring_links_types: { anchor: k, image: 1 }, attributes: k % 2 ? ['nofollow'] : [],
+  }));
+  return { path, body: envelope(id, path, { target: `site${i}.com`, mode: 'as_is', total_count: 100, items_count: 100, items }, { api: 'backlinks', function: 'anchors', target: `site${i}.com` }), items: 100 };
+}
+
+/** Lands `rows` item rows as the landing writes them, compacted into one segment per kind. */
+async function landAll(root: string, rows: number, make: (i: number) => { path: string; body: string; items: number }): Promise<number> {
+  const wh = await Warehouse.open(root);
+  try {
+    let items = 0;
+    const files = new Set<string>();
+    for (let i = 0; items < rows; i++) {
+      const b = make(i);
+      const landed = landedLine(
+        { callId: `call-${String(i).padStart(8, '0')}`, receivedAt: at, method: 'GET', path: b.path, endpointId: 'bench', httpStatus: 200, charge: { requestId: null, chargeCny: '0', costUsd: '0', balanceCny: null }, tasksSent: 0, body: b.body },
+        { runId: 'bench', pipeline: 'bench' },
+      );
+      const dir = join(root, 'raw', '2026-11-20');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${landed.kind}--bench.seg-00000000.ndjson.gz`);
+      appendFileSync(file, gzipSync(landed.line + '\n'));
+      files.add(file);
+      items += b.items;
+    }
+    await reindexRaw(wh, [...files]);
+    return items;
+  } finally {
+    wh.close();
+  }
+}
+
+interface ChildOut { rows: number; secs: number; rssMb: number; extra?: number }
+
+/** Runs one measured path in a fresh process. */
+function child(mode: string, dir: string, table: string): ChildOut {
+  const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--child', mode, '--dir', dir, '--table', table], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`bench child ${mode} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildOut;
+}
+
+async function runChild(mode: string, dir: string, table: string): Promise<ChildOut> {
   const wh = await Warehouse.open(dir);
   try {
-    let rows = 0;
     const t0 = performance.now();
-    // Groups of 50 tasks per transaction, as the pull collector loads them.
-    for (let g = 0; g < bodies.length; g += 50) {
-      const tasks = bodies.slice(g, g + 50).map((b) => envelopeSchema.parse(JSON.parse(b)).tasks![0]!);
-      const { results, items } = normalizeSerpTasks(tasks, { runId: 'bench' });
-      await loadIdempotent(wh, [{ spec: serpResultsTable, table: results }, { spec: serpItemsTable, table: items }], async () => {});
-      rows += items.numRows;
+    let extra: number | undefined;
+    if (mode === 'load') {
+      await loadLanded(wh, { all: true });
+    } else {
+      const cols = await wh.all<{ name: string; type: string }>(
+        `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [table]);
+      const spec = cols.map((c) => `"${c.name}": '${c.type}'`).join(', ');
+      await wh.run(`INSERT INTO "${table}" SELECT * FROM read_json('${join(dir, 'flat.ndjson.gz')}', columns = {${spec}}, format = 'newline_delimited')`);
     }
     const secs = (performance.now() - t0) / 1000;
-    return rows / secs;
+    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM "${table}"`)) as [{ n: number }];
+    if (mode === 'load') {
+      const p0 = performance.now();
+      await exportParquet(wh, { tables: [table] });
+      extra = (performance.now() - p0) / 1000;
+    }
+    return { rows: n, secs, rssMb: process.resourceUsage().maxRSS / 1024, ...(extra !== undefined ? { extra } : {}) };
   } finally {
     wh.close();
   }
 }
 
-async function sqlPath(dir: string, file: string): Promise<{ rate: number; rows: number }> {
-  const wh = await Warehouse.open(dir);
+/** The loaded table as flat NDJSON (its own columns), and a copy of the warehouse with it emptied. */
+async function prepareBaseline(loaded: string, fresh: string, table: string): Promise<void> {
+  const wh = await Warehouse.open(loaded);
   try {
-    const t0 = performance.now();
-    await wh.run(`
-      INSERT INTO serp_items BY NAME
-      WITH env AS (
-        SELECT from_json(body, '{"tasks":[{"id":"VARCHAR","result":[{"datetime":"VARCHAR","items":["JSON"]}]}]}') AS e
-        FROM read_json('${file}', columns = {body: 'VARCHAR'}, format = 'newline_delimited')
-      ),
-      t AS (SELECT unnest(e.tasks) AS t FROM env),
-      r AS (SELECT t.id AS task_id, unnest(t.result) AS r, generate_subscripts(t.result, 1) - 1 AS result_index FROM t),
-      i AS (SELECT task_id, result_index, strptime(r.datetime, '%Y-%m-%d %H:%M:%S %z')::DATE AS check_date,
-                   unnest(r.items) AS j, generate_subscripts(r.items, 1) - 1 AS item_index FROM r)
-      SELECT task_id, result_index, item_index, check_date,
-             j->>'type' AS type, (j->>'rank_group')::INT AS rank_group, (j->>'rank_absolute')::INT AS rank_absolute,
-             j->>'position' AS position, j->>'domain' AS domain, j->>'title' AS title, j->>'url' AS url,
-             j->>'breadcrumb' AS breadcrumb, j->>'website_name' AS website_name, j->>'description' AS description,
-             (j->>'is_featured_snippet')::BOOLEAN AS is_featured_snippet, (j->>'is_image')::BOOLEAN AS is_image,
-             (j->>'is_video')::BOOLEAN AS is_video, (j->'rating'->>'value')::DOUBLE AS rating_value,
-             (j->'rating'->>'votes_count')::BIGINT AS rating_votes_count, j->>'xpath' AS xpath, j AS extra
-      FROM i`);
-    const secs = (performance.now() - t0) / 1000;
-    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM serp_items`)) as [{ n: number }];
-    return { rate: n / secs, rows: n };
+    await wh.run(`COPY "${table}" TO '${join(fresh, 'flat.ndjson.gz')}' (FORMAT json, COMPRESSION gzip)`);
+    await wh.run(`ATTACH '${join(fresh, 'warehouse.duckdb')}' AS fresh`);
+    const [{ ddl }] = (await wh.all<{ ddl: string }>(`SELECT sql AS ddl FROM duckdb_tables() WHERE table_name = $1 AND database_name = 'warehouse'`, [table])) as [{ ddl: string }];
+    await wh.run(`USE fresh`);
+    await wh.run(ddl.replace(/^CREATE TABLE/, 'CREATE OR REPLACE TABLE'));
   } finally {
     wh.close();
   }
 }
 
-const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-'));
-try {
-  const bodies = Array.from({ length: TASKS }, (_, i) => body(i));
-  const file = join(root, 'landed.ndjson.gz');
-  await writeFile(file, gzipSync(bodies.map((b) => JSON.stringify({ body: b })).join('\n') + '\n'));
-  const arrow = await arrowPath(join(root, 'a'), bodies);
-  const sql = await sqlPath(join(root, 'b'), file);
-  const items = sql.rows;
-  console.log(`serp_items load, ${TASKS} task_get bodies, ${items} item rows (Node ${process.version})`);
-  console.log(`  arrow (JS normalizer → Arrow → DuckDB chunks, 50 tasks a transaction)  ${Math.round(arrow).toLocaleString('en-US')} rows/s  ratio ${(arrow / sql.rate).toFixed(2)}`);
-  console.log(`  sql   (DuckDB read_json + from_json + unnest over the landed NDJSON)     ${Math.round(sql.rate).toLocaleString('en-US')} rows/s  ratio 1.00`);
-} finally {
-  await rm(root, { recursive: true, force: true });
+const REPEATS = Number(opt('--repeats') ?? 3);
+
+/** The median run by rate, of `REPEATS` runs on fresh copies, alternating the two paths. */
+async function pair(root: string, name: string, rows: number, table: string, make: (i: number) => { path: string; body: string; items: number }) {
+  const a = join(root, `${name}-landed`);
+  const b = join(root, `${name}-flat`);
+  mkdirSync(b, { recursive: true });
+  await landAll(a, rows, make);
+  // One untimed load gives the table (a generic one exists only after it) and its rows.
+  cpSync(a, `${a}-prep`, { recursive: true });
+  child('load', `${a}-prep`, table);
+  await prepareBaseline(`${a}-prep`, b, table);
+  const loads: ChildOut[] = [];
+  const bases: ChildOut[] = [];
+  for (let r = 0; r < REPEATS; r++) {
+    cpSync(a, `${a}-${r}`, { recursive: true });
+    cpSync(b, `${b}-${r}`, { recursive: true });
+    loads.push(child('load', `${a}-${r}`, table));
+    bases.push(child('baseline', `${b}-${r}`, table));
+  }
+  const median = (xs: ChildOut[]) => [...xs].sort((x, y) => x.rows / x.secs - y.rows / y.secs)[Math.floor(xs.length / 2)]!;
+  return { load: median(loads), base: median(bases) };
+}
+
+if (argv[0] === '--child') {
+  process.stdout.write(JSON.stringify(await runChild(argv[1]!, opt('--dir')!, opt('--table')!)) + '\n');
+} else {
+  const rows = Number(opt('--rows') ?? 50_000);
+  const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-'));
+  try {
+    const serp = await pair(root, 'serp', rows, 'serp_items', serpBody);
+    const gen = await pair(root, 'generic', rows, 'backlinks_anchors__items', genericBody);
+    const rate = (x: ChildOut) => x.rows / x.secs;
+    const fmt = (x: ChildOut) => `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2)} s  peak RSS ${Math.round(x.rssMb)} MB`;
+    console.log(`warehouse load, ${serp.load.rows.toLocaleString('en-US')} SERP items / ${gen.load.rows.toLocaleString('en-US')} generic items (Node ${process.version}; each run a fresh process on a fresh copy; median of ${REPEATS})`);
+    console.log(`  read_json, explicit columns, flat NDJSON.gz (serp_items)     ${fmt(serp.base)}  ratio 1.00`);
+    console.log(`  landed raw → serp_results + serp_items (target path)          ${fmt(serp.load)}  ratio ${(rate(serp.load) / rate(serp.base)).toFixed(2)}`);
+    console.log(`  read_json, explicit columns, flat NDJSON.gz (generic items)  ${fmt(gen.base)}  ratio 1.00`);
+    console.log(`  landed raw → generic tables, no declared schema               ${fmt(gen.load)}  ratio ${(rate(gen.load) / rate(gen.base)).toFixed(2)}`);
+    console.log(`warehouse.load_ratio ${(rate(serp.load) / rate(serp.base)).toFixed(2)}`);
+    console.log(`warehouse.rss_ratio ${(serp.load.rssMb / serp.base.rssMb).toFixed(2)}`);
+    console.log(`warehouse.generic_load_ratio ${(rate(gen.load) / rate(gen.base)).toFixed(2)}`);
+    console.log(`warehouse.parquet_export_s ${serp.load.extra!.toFixed(2)}`);
+  } finally {
+    if (!process.env.BENCH_KEEP) await rm(root, { recursive: true, force: true }); else console.log(root);
+  }
 }

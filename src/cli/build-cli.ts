@@ -3,13 +3,16 @@ import { ExitCode } from '../errors.js';
 import { apiCommand } from './commands/api.js';
 import { doctorCommand } from './commands/doctor.js';
 import { endpointsCommand } from './commands/endpoints.js';
+import { exportCommand } from './commands/export.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { modelsCommand } from './commands/models.js';
 import { planCommand } from './commands/plan.js';
 import { reconcileCommand } from './commands/reconcile.js';
+import { replayCommand } from './commands/replay.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { scheduleCommand } from './commands/schedule.js';
+import { schemaCommand } from './commands/schema.js';
 import { statusCommand } from './commands/status.js';
 import { exitWithError } from './exit.js';
 
@@ -33,6 +36,9 @@ export function buildCli(argv: string[]): Argv {
     .command(runCommand)
     .command(planCommand)
     .command(modelsCommand)
+    .command(replayCommand)
+    .command(exportCommand)
+    .command(schemaCommand)
     .command(scheduleCommand)
     .command(statusCommand)
     .command(ledgerCommand)
@@ -41,7 +47,7 @@ export function buildCli(argv: string[]): Argv {
     .command(endpointsCommand)
     .command(apiCommand)
     .command(sandboxCommand)
-    .demandCommand(1, 'name a command: run, plan, models, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
+    .demandCommand(1, 'name a command: run, plan, models, replay, export, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)

@@ -1,7 +1,6 @@
 import { endpoint, type Endpoint } from '../catalog/index.js';
-import type { Table } from 'apache-arrow';
 import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
-import { loadIdempotent, normalizeSerpTasks, serpItemsTable, serpResultsTable, type RunStore, type Warehouse } from '../warehouse/index.js';
+import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
 
 export interface PullOptions {
   client: ServiceClient;
@@ -130,31 +129,12 @@ async function collectGroup(o: PullOptions, get: Endpoint, ids: readonly string[
   if (failure !== undefined) throw failure;
 }
 
+/** Loads the group's rows from the landed bodies (DuckDB reads the raw files) with their collected marks. */
 async function loadGroup(o: PullOptions, done: EnvelopeTask[], res: PullResult): Promise<void> {
-  const { results, items } = normalizeSerpTasks(done, { runId: o.store.runId });
-  const perTask = countByTask(results, items);
   const at = o.now();
-  res.rowsLoaded += await loadIdempotent(
-    o.wh,
-    [
-      { spec: serpResultsTable, table: results },
-      { spec: serpItemsTable, table: items },
-    ],
-    async () => {
-      for (const t of done) await o.store.markCollected(t.id!, perTask.get(t.id!) ?? 0, at);
-    },
-  );
+  const report = await loadLanded(o.wh, { taskIds: done.map((t) => t.id!) }, async (loaded) => {
+    for (const t of done) await o.store.markCollected(t.id!, loaded.perTask.get(t.id!) ?? 0, at);
+  });
+  for (const n of report.rows.values()) res.rowsLoaded += n;
   res.collected += done.length;
-}
-
-function countByTask(...tables: Table[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const t of tables) {
-    const col = t.getChild('task_id');
-    for (let i = 0; i < t.numRows; i++) {
-      const id = col?.get(i) as string;
-      counts.set(id, (counts.get(id) ?? 0) + 1);
-    }
-  }
-  return counts;
 }

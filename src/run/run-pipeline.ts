@@ -7,7 +7,7 @@ import { ServiceClient, validateTasks, type RateLimiterOptions } from '../client
 import type { Pipeline } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
-import { exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
+import { compactRaw, exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { resolveUnknown } from './resolve-unknown.js';
 import { forgetUnsent, listUnfinishedRuns, markSuperseded, markTasks, openTasks, reopenRun, taskStates, waitingEndpointIds } from './run-state.js';
 import { summarize, type RunSummary } from './summary.js';
@@ -132,6 +132,9 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
           reason: `${unresolved} task(s) were sent but their POST outcome is unknown; they are not re-posted, so nothing is paid twice. They stay in the tasks table with their tags; the next run looks them up.`,
         };
       }
+      // One segment file per day, kind and run instead of one file per response: loads and
+      // replays read a handful of files, and every body stays reachable through the index.
+      await compactRaw(wh);
       await exportParquet(wh);
       const state = stop === null ? 'completed' : 'partial';
       await store.finishRun(state, stop?.reason ?? null, now());

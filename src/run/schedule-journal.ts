@@ -23,14 +23,22 @@ export interface ScheduleEvent {
  * free for other readers.
  */
 export class ScheduleJournal {
+  /** Appends one after another, so the file keeps the order events happened in. */
+  private tail: Promise<void> = Promise.resolve();
+
   constructor(readonly file: string) {}
 
-  async record(e: ScheduleEvent): Promise<void> {
-    await mkdir(dirname(this.file), { recursive: true });
-    await appendFile(this.file, `${JSON.stringify(e)}\n`);
+  record(e: ScheduleEvent): Promise<void> {
+    const line = `${JSON.stringify(e)}\n`;
+    this.tail = this.tail.then(async () => {
+      await mkdir(dirname(this.file), { recursive: true });
+      await appendFile(this.file, line);
+    });
+    return this.tail;
   }
 
   async events(): Promise<ScheduleEvent[]> {
+    await this.tail;
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');

@@ -16,7 +16,19 @@ import {
  * Column kinds the warehouse declares. One description gives the DuckDB DDL and the
  * Arrow schema, so the two cannot drift.
  */
-export type ColumnKind = 'varchar' | 'int' | 'bigint' | 'double' | 'bool' | 'timestamptz' | 'date' | 'json' | 'decimal' | 'varchar[]';
+export type ColumnKind =
+  | 'varchar'
+  | 'int'
+  | 'bigint'
+  | 'double'
+  | 'bool'
+  | 'timestamptz'
+  | 'date'
+  | 'json'
+  | 'decimal'
+  | 'varchar[]'
+  | 'bigint[]'
+  | 'double[]';
 
 export interface ColumnSpec {
   name: string;
@@ -24,6 +36,18 @@ export interface ColumnSpec {
   /** Part of the row key; never null. */
   key?: boolean;
   doc?: string;
+  /**
+   * Where a data table's value comes from: a path relative to the row object
+   * (`rating.value`), or from the body root when it starts with `$.`
+   * (`$.tasks[].data.tag`, a field of an enclosing level). Defaults to the column name.
+   */
+  path?: string;
+  /** The position in the named list of the rows path (`result` gives result_index). */
+  index?: string;
+  /** Metadata of the landed response: its `call_id` or the `run_id` that landed it. */
+  source?: 'call_id' | 'run_id';
+  /** The service's `yyyy-mm-dd hh:mm:ss +00:00` strings, read as a timestamp or its UTC day. */
+  transform?: 'service_time' | 'service_date';
 }
 
 export interface TableSpec {
@@ -35,6 +59,11 @@ export interface TableSpec {
   partitionBy?: string;
   /** Rows sharing this column's value are replaced together on reload (a task's rows). */
   replaceKey?: string;
+  /**
+   * For data tables: the list in the body whose elements are the rows, e.g.
+   * `tasks[].result[].items[]` (empty: the body itself is the one row).
+   */
+  rows?: string;
 }
 
 const SQL: Record<ColumnKind, string> = {
@@ -48,12 +77,24 @@ const SQL: Record<ColumnKind, string> = {
   json: 'JSON',
   decimal: 'DECIMAL(18,6)',
   'varchar[]': 'VARCHAR[]',
+  'bigint[]': 'BIGINT[]',
+  'double[]': 'DOUBLE[]',
 };
+
+/** The DuckDB type of a column kind. */
+export function sqlType(kind: ColumnKind): string {
+  return SQL[kind];
+}
+
+/** Double-quotes an identifier for DuckDB. */
+export function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
 
 /** `CREATE TABLE IF NOT EXISTS` for a spec. */
 export function createTableSql(t: TableSpec): string {
-  const cols = t.columns.map((c) => `  ${c.name} ${SQL[c.kind]}${c.key ? ' NOT NULL' : ''}`);
-  return `CREATE TABLE IF NOT EXISTS ${t.name} (\n${cols.join(',\n')}\n)`;
+  const cols = t.columns.map((c) => `  ${ident(c.name)} ${SQL[c.kind]}${c.key ? ' NOT NULL' : ''}`);
+  return `CREATE TABLE IF NOT EXISTS ${ident(t.name)} (\n${cols.join(',\n')}\n)`;
 }
 
 function arrowType(kind: ColumnKind): DataType {
@@ -72,6 +113,10 @@ function arrowType(kind: ColumnKind): DataType {
       return new DateDay();
     case 'varchar[]':
       return new List(new Field('item', new Utf8(), true));
+    case 'bigint[]':
+      return new List(new Field('item', new Int64(), true));
+    case 'double[]':
+      return new List(new Field('item', new Float64(), true));
     default:
       return new Utf8();
   }

@@ -1,5 +1,7 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TableSpec } from './columns.js';
+import { ident } from './columns.js';
+import { DECLARED_TABLES } from './kinds/index.js';
 import { ALL_TABLES } from './tables.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -7,23 +9,37 @@ function sqlString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
+/** Every table of the warehouse with its partition column: state, declared and generic. */
+export async function exportableTables(wh: Warehouse): Promise<{ name: string; partitionBy?: string }[]> {
+  const known = new Map<string, string | undefined>([...ALL_TABLES, ...DECLARED_TABLES].map((t) => [t.name, t.partitionBy]));
+  const generic = await wh.all<{ t: string }>(`SELECT DISTINCT table_name AS t FROM schema_columns ORDER BY 1`);
+  for (const { t } of generic) if (!known.has(t)) known.set(t, undefined);
+  return [...known].map(([name, partitionBy]) => (partitionBy ? { name, partitionBy } : { name }));
+}
+
 /**
- * Writes each table to `parquet/<table>/date=<yyyy-mm-dd>/` (Hive partitions), so any
- * engine reads it without this tool. The folder of each table is rewritten whole, which
- * keeps the copy exactly equal to the table (no duplicates after a reload).
+ * Writes each table to `parquet/<table>/date=<yyyy-mm-dd>/part-<i>.parquet` (Hive
+ * partitions) so Spark, Trino, pandas or DuckDB read it without this tool. A table's
+ * folder is rewritten whole, so the copy always equals the table (no duplicates after a
+ * reload, no rows left from a replay); an empty table leaves no folder. Tables without a
+ * date of their own are filed under the day of the export.
  */
-export async function exportParquet(wh: Warehouse, tables: readonly TableSpec[] = ALL_TABLES): Promise<string[]> {
-  const written: string[] = [];
-  for (const t of tables) {
-    const [{ n }] = (await wh.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${t.name}`)) as [{ n: bigint }];
-    if (n === 0n) continue;
+export async function exportParquet(wh: Warehouse, o: { tables?: readonly string[] } = {}): Promise<{ table: string; rows: number; dir: string }[]> {
+  const written: { table: string; rows: number; dir: string }[] = [];
+  for (const t of await exportableTables(wh)) {
+    if (o.tables && !o.tables.includes(t.name)) continue;
     const dir = join(wh.parquetDir, t.name);
-    const date = t.partitionBy ? `CAST(${t.partitionBy} AS DATE)` : 'current_date';
+    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM ${ident(t.name)}`)) as [{ n: number }];
+    if (n === 0) {
+      await rm(dir, { recursive: true, force: true });
+      continue;
+    }
+    const date = t.partitionBy ? `CAST(${ident(t.partitionBy)} AS DATE)` : 'current_date';
     await wh.run(
-      `COPY (SELECT *, ${date} AS date FROM ${t.name}) TO ${sqlString(dir)}
+      `COPY (SELECT *, ${date} AS date FROM ${ident(t.name)}) TO ${sqlString(dir)}
        (FORMAT parquet, PARTITION_BY (date), OVERWRITE, FILENAME_PATTERN 'part-{i}')`,
     );
-    written.push(dir);
+    written.push({ table: t.name, rows: n, dir });
   }
   return written;
 }

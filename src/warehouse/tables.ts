@@ -56,7 +56,8 @@ export const ledgerTable: TableSpec = {
     { name: 'path', kind: 'varchar' },
     { name: 'http_status', kind: 'int' },
     { name: 'request_id', kind: 'varchar', doc: 'X-Svc-Request-ID' },
-    { name: 'charge_cny', kind: 'decimal', doc: 'X-Svc-Charge-CNY: the amount charged; null when the header was absent' },
+    { name: 'charge_cny', kind: 'decimal', doc: 'X-Svc-Charge-CNY: the amount charged (negative for a refund); null when the header was absent' },
+    { name: 'refund_cny', kind: 'decimal', doc: 'amount given back to the balance by this call (unused depth), 0 when none' },
     { name: 'cost_usd', kind: 'decimal', doc: 'X-Svc-Cost-USD: raw cost, for reference only' },
     { name: 'balance_cny', kind: 'decimal', doc: 'X-Svc-Balance-CNY after the call' },
     { name: 'tasks', kind: 'int', doc: 'tasks sent in the body' },
@@ -77,69 +78,35 @@ export const rawResponsesTable: TableSpec = {
     { name: 'http_status', kind: 'int' },
     { name: 'request_id', kind: 'varchar' },
     { name: 'file', kind: 'varchar', doc: 'path under the warehouse folder of the gzip NDJSON file' },
-    { name: 'bytes', kind: 'bigint' },
+    { name: 'bytes', kind: 'bigint', doc: 'size of its gzip member' },
     { name: 'received_at', kind: 'timestamptz' },
+    { name: 'kind', kind: 'varchar', doc: 'result kind: the set of tables its rows go to' },
+    { name: 'parsed', kind: 'bool', doc: 'false when the body is not JSON (kept as received in the body field)' },
+    { name: 'task_ids', kind: 'varchar[]', doc: 'ids of the tasks that succeeded in this response' },
+    { name: 'shape', kind: 'varchar[]', doc: 'every path:type of the body, so loads know new fields and type clashes' },
+    { name: 'byte_offset', kind: 'bigint', doc: 'offset of its gzip member in file (0 until compacted into a segment)' },
   ],
 };
 
-/** One row per collected SERP task result (a page of one keyword at one check). */
-export const serpResultsTable: TableSpec = {
-  name: 'serp_results',
-  grain: 'one row per SERP task result',
-  partitionBy: 'check_date',
-  replaceKey: 'task_id',
+/**
+ * The columns of every data table with where each value comes from in the body: the
+ * declared ones and every column the generic normalizer added. This is what lets the
+ * warehouse read new bodies with explicit types and rebuild tables from the raw landing.
+ */
+export const schemaColumnsTable: TableSpec = {
+  name: 'schema_columns',
+  grain: 'one row per column of a data table',
   columns: [
-    { name: 'task_id', kind: 'varchar', key: true },
-    { name: 'result_index', kind: 'int', key: true },
-    { name: 'tag', kind: 'varchar' },
-    { name: 'run_id', kind: 'varchar' },
-    { name: 'se', kind: 'varchar' },
-    { name: 'se_type', kind: 'varchar' },
-    { name: 'keyword', kind: 'varchar' },
-    { name: 'location_code', kind: 'int' },
-    { name: 'language_code', kind: 'varchar' },
-    { name: 'device', kind: 'varchar' },
-    { name: 'os', kind: 'varchar' },
-    { name: 'se_domain', kind: 'varchar' },
-    { name: 'check_url', kind: 'varchar' },
-    { name: 'checked_at', kind: 'timestamptz' },
-    { name: 'check_date', kind: 'date' },
-    { name: 'se_results_count', kind: 'bigint' },
-    { name: 'items_count', kind: 'int' },
-    { name: 'item_types', kind: 'varchar[]' },
-    { name: 'spell', kind: 'json' },
-    { name: 'extra', kind: 'json', doc: 'every other field of the result, so nothing is dropped' },
-  ],
-};
-
-/** One row per item of a SERP page (organic, featured snippet, people also ask ...). */
-export const serpItemsTable: TableSpec = {
-  name: 'serp_items',
-  grain: 'one row per SERP item (task, result, item index)',
-  partitionBy: 'check_date',
-  replaceKey: 'task_id',
-  columns: [
-    { name: 'task_id', kind: 'varchar', key: true },
-    { name: 'result_index', kind: 'int', key: true },
-    { name: 'item_index', kind: 'int', key: true },
-    { name: 'check_date', kind: 'date' },
-    { name: 'type', kind: 'varchar' },
-    { name: 'rank_group', kind: 'int' },
-    { name: 'rank_absolute', kind: 'int' },
-    { name: 'position', kind: 'varchar' },
-    { name: 'domain', kind: 'varchar', doc: 'as served (may include www.)' },
-    { name: 'title', kind: 'varchar' },
-    { name: 'url', kind: 'varchar' },
-    { name: 'breadcrumb', kind: 'varchar' },
-    { name: 'website_name', kind: 'varchar' },
-    { name: 'description', kind: 'varchar' },
-    { name: 'is_featured_snippet', kind: 'bool' },
-    { name: 'is_image', kind: 'bool' },
-    { name: 'is_video', kind: 'bool' },
-    { name: 'rating_value', kind: 'double' },
-    { name: 'rating_votes_count', kind: 'bigint' },
-    { name: 'xpath', kind: 'varchar' },
-    { name: 'extra', kind: 'json', doc: 'every other field of the item, so nothing is dropped' },
+    { name: 'table_name', kind: 'varchar', key: true },
+    { name: 'column_name', kind: 'varchar', key: true },
+    { name: 'position', kind: 'int' },
+    { name: 'kind', kind: 'varchar', doc: 'column kind (varchar, bigint, double, json, ...)' },
+    { name: 'path', kind: 'varchar', doc: 'source path relative to the row, or $.-absolute' },
+    { name: 'variant_of', kind: 'varchar', doc: 'for a variant column: the column whose values of another type it holds' },
+    { name: 'declared', kind: 'bool' },
+    { name: 'result_kind', kind: 'varchar', doc: 'the result kind whose bodies fill the table' },
+    { name: 'rows', kind: 'varchar', doc: 'the list of the body whose elements are the rows' },
+    { name: 'spec', kind: 'json', doc: 'the table and column description the loader reads back' },
   ],
 };
 
@@ -148,6 +115,5 @@ export const ALL_TABLES: readonly TableSpec[] = [
   tasksTable,
   ledgerTable,
   rawResponsesTable,
-  serpResultsTable,
-  serpItemsTable,
+  schemaColumnsTable,
 ];

@@ -32,9 +32,10 @@ describe('clusterKeywords over the warehouse, with the local embedding test doub
     labelCalls = [];
     // Collected keywords: the SERP keywords (mixed case, as typed) and a search_volume table.
     await insertPages(wh, ALL.slice(0, 20).map((k, i) => ({ keyword: i % 2 ? k.toUpperCase() : k, date: '2026-01-01', items: [] })));
-    await wh.run(`create table search_volume (keyword varchar, location_code integer, language_code varchar, search_volume bigint)`);
-    for (const [i, k] of ALL.entries()) await wh.run(`insert into search_volume values (?, 2840, 'en', ?)`, [k, 100 + i]);
-    await wh.run(`insert into search_volume values ('best running shoes', 2826, 'en', 5000)`);
+    for (const [i, k] of ALL.entries()) {
+      await wh.run(`insert into search_volume (task_id, result_index, keyword, location_code, language_code, search_volume) values (?, 0, ?, 2840, 'en', ?)`, [`t${i}`, k, 100 + i]);
+    }
+    await wh.run(`insert into search_volume (task_id, result_index, keyword, location_code, language_code, search_volume) values ('tx', 0, 'best running shoes', 2826, 'en', 5000)`);
   });
   afterEach(async () => {
     wh.close();

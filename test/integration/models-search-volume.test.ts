@@ -5,10 +5,20 @@ import { SKI_SHAPE, volumeFixture } from '../fixtures/models/volume-series.js';
 import { tempDir } from './helpers.js';
 
 async function loadMonthly(wh: Warehouse): Promise<void> {
-  // The columns the staging sidecar declares, plus one it does not know (ignored).
-  await wh.run(`create table search_volume_monthly (keyword varchar, location_code integer, language_code varchar, year integer, month integer, search_volume bigint, source_kind varchar)`);
+  // The loader's layout: a row per keyword in search_volume and its months in the child
+  // table, keyed by (task_id, result_index). One task per keyword and location here.
+  await wh.run(`delete from search_volume`);
+  await wh.run(`delete from search_volume_monthly`);
+  const parents = new Map<string, number>();
   for (const r of volumeFixture()) {
-    await wh.run(`insert into search_volume_monthly values (?, ?, ?, ?, ?, ?, 'fixture')`, [r.keyword, r.location_code, r.language_code, r.year, r.month, r.search_volume]);
+    const task = `${r.keyword}|${r.location_code}|${r.language_code}`;
+    if (!parents.has(task)) {
+      parents.set(task, 0);
+      await wh.run(`insert into search_volume (task_id, result_index, keyword, location_code, language_code) values (?, 0, ?, ?, ?)`, [task, r.keyword, r.location_code, r.language_code]);
+    }
+    const month = parents.get(task)!;
+    parents.set(task, month + 1);
+    await wh.run(`insert into search_volume_monthly (task_id, result_index, month_index, keyword, year, month, search_volume) values (?, 0, ?, ?, ?, ?, ?)`, [task, month, r.keyword, r.year, r.month, r.search_volume]);
   }
 }
 
@@ -35,6 +45,8 @@ describe('search_volume_trends on series with known answers', () => {
   });
 
   it('is skipped with the reason when search_volume_monthly is not in the warehouse, and the other models still build', async () => {
+    // Every warehouse declares the table today; one written by an older version may lack it.
+    await wh.run(`drop table search_volume_monthly`);
     const builds = await buildModels(wh, models);
     const by = Object.fromEntries(builds.map((b) => [b.name, b]));
     expect(by.stg_keywords_data__search_volume_monthly).toMatchObject({ status: 'skipped' });

@@ -1,0 +1,30 @@
+import { writeFile } from 'node:fs/promises';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { schemaMarkdown, withWarehouse } from '../../warehouse/index.js';
+
+interface SchemaArgs {
+  write?: string;
+  warehouse?: string;
+}
+
+/** `pipeline schema`: the generated schema reference, or the columns a warehouse has grown. */
+export const schemaCommand: CommandModule<object, SchemaArgs> = {
+  command: 'schema',
+  describe: 'Print the schema reference of the warehouse tables (docs/schema.md), or with --warehouse the columns added from the data',
+  builder: (y: Argv) =>
+    y
+      .option('write', { type: 'string', describe: 'write the reference to this file (docs/schema.md) instead of stdout' })
+      .option('warehouse', { type: 'string', describe: 'list the generic tables and columns this warehouse added (schema_columns)' }) as Argv<SchemaArgs>,
+  handler: async (args: ArgumentsCamelCase<SchemaArgs>) => {
+    if (args.warehouse) {
+      const rows = await withWarehouse(args.warehouse, (wh) =>
+        wh.all<{ t: string; c: string; k: string; p: string | null }>(`SELECT table_name AS t, column_name AS c, kind AS k, path AS p FROM schema_columns ORDER BY table_name, position`),
+      );
+      for (const r of rows) process.stdout.write(`${r.t}.${r.c}\t${r.k}\t${r.p ?? ''}\n`);
+      return;
+    }
+    const md = schemaMarkdown();
+    if (args.write) await writeFile(args.write, md);
+    else process.stdout.write(md);
+  },
+};

@@ -1,0 +1,42 @@
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeDurably } from './raw-landing.js';
+import type { Warehouse } from './warehouse.js';
+
+/**
+ * Concatenates the one-response files of each (day, kind, run) into one segment file
+ * `raw/<date>/<kind>--<run>.seg-<first call>.ndjson.gz`.
+ * Each landed response is a whole gzip member, so the segment is their bytes end to end
+ * (a valid multi-member gzip, every body unchanged) and DuckDB reads one file instead of
+ * thousands. The segment is written and fsynced, then the index points at it in one
+ * transaction, then the small files go: a crash at any point leaves every body reachable.
+ */
+export async function compactRaw(wh: Warehouse): Promise<{ segments: number; responses: number }> {
+  const rows = await wh.all<{ file: string; call_id: string; run_id: string; kind: string; bytes: bigint }>(
+    `SELECT file, call_id, run_id, kind, bytes FROM raw_responses WHERE file NOT LIKE '%.seg-%' ORDER BY file`,
+  );
+  const groups = new Map<string, typeof rows>();
+  for (const r of rows) {
+    const dir = r.file.slice(0, r.file.lastIndexOf('/'));
+    const key = `${dir}/${r.kind}--${r.run_id}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  let segments = 0;
+  for (const [key, members] of groups) {
+    if (members.length < 2) continue;
+    const parts: Buffer[] = [];
+    for (const m of members) parts.push(await readFile(join(wh.dir, m.file)));
+    const seg = `${key}.seg-${members[0]!.call_id.slice(0, 8)}.ndjson.gz`;
+    await writeDurably(join(wh.dir, seg), Buffer.concat(parts));
+    await wh.transaction(async () => {
+      let offset = 0n;
+      for (const [i, m] of members.entries()) {
+        await wh.run(`UPDATE raw_responses SET file = $1, byte_offset = $2 WHERE call_id = $3`, [seg, offset, m.call_id]);
+        offset += BigInt(parts[i]!.length);
+      }
+    });
+    for (const m of members) await rm(join(wh.dir, m.file), { force: true });
+    segments++;
+  }
+  return { segments, responses: rows.length };
+}

@@ -1,0 +1,41 @@
+import type { ColumnKind, ColumnSpec, TableSpec } from '../columns.js';
+
+/**
+ * A result kind: the responses whose paths match, and the tables their rows go to
+ * (parent tables first). Declared kinds give stable names and types; fields they do not
+ * declare still become columns (generic normalizer), so nothing is dropped.
+ */
+export interface KindSpec {
+  kind: string;
+  /** Matched against the response path (without the query string). */
+  match: RegExp;
+  tables: TableSpec[];
+  /** A kind with no declaration: its tables exist only once bodies have shown their fields. */
+  generic?: boolean;
+}
+
+/** Shorthand for a declared column: `c('rank_group', 'int')`, `c('rating_value', 'double', 'rating.value')`. */
+export function c(name: string, kind: ColumnKind, path?: string, doc?: string): ColumnSpec {
+  return { name, kind, ...(path ? { path } : {}), ...(doc ? { doc } : {}) };
+}
+
+/** The task id key of every `/v3` data table. */
+export const taskIdKey: ColumnSpec = { name: 'task_id', kind: 'varchar', key: true, path: '$.tasks[].id' };
+
+/** The position of a row in a list of the body (`tasks[].result[]` gives the result's index). */
+export function indexKey(name: string, list: string): ColumnSpec {
+  return { name, kind: 'int', key: true, index: list };
+}
+
+/** The `call_id` of the landed response: the key of `/v1` tables, lineage elsewhere. */
+export const callIdKey: ColumnSpec = { name: 'call_id', kind: 'varchar', key: true, source: 'call_id' };
+
+/** A `/v3` data table whose rows are the elements of `rows`. */
+export function v3Table(name: string, grain: string, rows: string, keys: ColumnSpec[], columns: ColumnSpec[], partitionBy?: string): TableSpec {
+  return { name, grain, rows, replaceKey: 'task_id', columns: [taskIdKey, ...keys, ...columns], ...(partitionBy ? { partitionBy } : {}) };
+}
+
+/** Check date of the enclosing result, for partitioning rows by the day they describe. */
+export function resultDate(resultList = 'tasks[].result[]', field = 'datetime'): ColumnSpec {
+  return { name: 'check_date', kind: 'date', path: `$.${resultList}.${field}`, transform: 'service_date' };
+}

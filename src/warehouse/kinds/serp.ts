@@ -1,0 +1,86 @@
+import { c, indexKey, resultDate, v3Table, type KindSpec } from './define.js';
+
+const RESULT = 'tasks[].result[]';
+const ITEM = 'tasks[].result[].items[]';
+
+/**
+ * SERP `task_get/advanced` and `live/advanced` of every engine and type: one row per
+ * result page and one per item. Item columns are the union of every item type of
+ * result-shapes.md; nested lists of an item (links, images, faq, sub-items, tables) stay
+ * whole as JSON in their column.
+ */
+export const serpKind: KindSpec = {
+  kind: 'serp',
+  match: /^\/v3\/serp\/[^/]+\/[^/]+\/(task_get|live)\/advanced(\/|$)/,
+  tables: [
+    v3Table('serp_results', 'one row per SERP task result', RESULT, [indexKey('result_index', RESULT)], [
+      { name: 'call_id', kind: 'varchar', source: 'call_id', doc: 'the landed response the row came from' },
+      { name: 'run_id', kind: 'varchar', source: 'run_id' },
+      c('tag', 'varchar', '$.tasks[].data.tag'),
+      c('se', 'varchar', '$.tasks[].data.se'),
+      c('se_type', 'varchar', 'type'),
+      c('keyword', 'varchar'),
+      c('location_code', 'int'),
+      c('language_code', 'varchar'),
+      c('device', 'varchar', '$.tasks[].data.device'),
+      c('os', 'varchar', '$.tasks[].data.os'),
+      c('depth', 'int', '$.tasks[].data.depth'),
+      c('se_domain', 'varchar'),
+      c('check_url', 'varchar'),
+      { name: 'checked_at', kind: 'timestamptz', path: 'datetime', transform: 'service_time' },
+      { name: 'check_date', kind: 'date', path: 'datetime', transform: 'service_date' },
+      c('se_results_count', 'bigint'),
+      c('items_count', 'int'),
+      c('item_types', 'varchar[]'),
+      c('spell', 'json'),
+      c('refinement_chips', 'json'),
+    ], 'check_date'),
+    v3Table('serp_items', 'one row per SERP item (task, result, item index)', ITEM, [indexKey('result_index', RESULT), indexKey('item_index', ITEM)], [
+      resultDate(),
+      c('type', 'varchar'),
+      c('rank_group', 'int'),
+      c('rank_absolute', 'int'),
+      c('position', 'varchar'),
+      c('xpath', 'varchar'),
+      c('domain', 'varchar', undefined, 'as served (may include www.)'),
+      c('title', 'varchar'),
+      c('url', 'varchar'),
+      c('breadcrumb', 'varchar'),
+      c('website_name', 'varchar'),
+      c('description', 'varchar'),
+      c('pre_snippet', 'varchar'),
+      c('extended_snippet', 'varchar'),
+      c('highlighted', 'varchar[]'),
+      c('is_image', 'bool'),
+      c('is_video', 'bool'),
+      c('is_featured_snippet', 'bool'),
+      c('is_malicious', 'bool'),
+      c('is_web_story', 'bool'),
+      c('is_paid', 'bool'),
+      c('amp_version', 'bool'),
+      c('featured_title', 'varchar'),
+      c('phone', 'varchar'),
+      c('cid', 'varchar'),
+      c('subtitle', 'varchar'),
+      c('card_id', 'varchar'),
+      c('image_url', 'varchar'),
+      c('logo_url', 'varchar'),
+      c('seed_question', 'varchar'),
+      c('timestamp', 'varchar'),
+      c('asynchronous_ai_overview', 'bool'),
+      c('description_rows', 'varchar[]'),
+      c('rating_type', 'varchar', 'rating.rating_type'),
+      c('rating_value', 'double', 'rating.value'),
+      c('rating_votes_count', 'bigint', 'rating.votes_count'),
+      c('rating_max', 'double', 'rating.rating_max'),
+      c('links', 'json', undefined, 'organic sitelinks: {type, title, description, url, domain}[]'),
+      c('images', 'json'),
+      c('faq', 'json'),
+      c('items', 'json', undefined, 'sub-items: people also ask, top stories, video, images, related searches (strings), knowledge graph'),
+      c('references', 'json', undefined, 'AI overview references'),
+      c('table', 'json', undefined, 'featured snippet table'),
+      c('rectangle', 'json'),
+      c('expanded_element', 'json'),
+    ], 'check_date'),
+  ],
+};

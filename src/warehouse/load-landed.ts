@@ -1,0 +1,188 @@
+import { join } from 'node:path';
+import { ident, sqlType } from './columns.js';
+import { EtlError } from '../errors.js';
+import { CALLS_KIND, kindSpec } from './kinds/index.js';
+import { mergeShapes } from './shape.js';
+import { envelopeType, selectRows } from './sql-build.js';
+import { planKind, type KindPlan, type StoredColumn, type TablePlan } from './table-plan.js';
+import type { Warehouse } from './warehouse.js';
+
+/** Which landed responses to load. */
+export type LoadSelection = { taskIds: readonly string[] } | { callIds: readonly string[] } | { kinds?: readonly string[]; all: true };
+
+export interface LoadReport {
+  /** Rows inserted per table. */
+  rows: Map<string, number>;
+  /** Rows inserted per task id (all tables), for the tasks table's `rows_loaded`. */
+  perTask: Map<string, number>;
+  /** Raw files DuckDB could not read: reported and skipped, the others load. */
+  skippedFiles: { file: string; error: string }[];
+  /** Responses whose body was not JSON (kept raw, nothing to load). */
+  unparsed: string[];
+  /** Columns and tables this load added. */
+  added: { table: string; column: string; kind: string }[];
+}
+
+interface Landed {
+  call_id: string;
+  file: string;
+  kind: string;
+  parsed: boolean;
+  envelope: boolean;
+}
+
+/**
+ * Loads landed responses into their typed tables, reading the raw gzip NDJSON with
+ * DuckDB's `read_json` and explicit column types (see sql-build.ts). All of the
+ * selection's rows, any new columns, and `alsoInTransaction` (the tasks' collected
+ * marks) commit together. Rows are keyed by task id (by call id for `/v1`), and a task's
+ * old rows are replaced, so loading the same body twice changes nothing; when a task was
+ * fetched more than once, its newest response wins.
+ */
+export async function loadLanded(
+  wh: Warehouse,
+  sel: LoadSelection,
+  alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
+): Promise<LoadReport> {
+  const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [] };
+  await selectCalls(wh, sel);
+  const landed = await wh.all<Landed>(
+    `SELECT call_id, file, kind, parsed, list_contains(shape, 'tasks:a') AS envelope FROM raw_responses
+     WHERE call_id IN (SELECT call_id FROM _sel) AND kind <> '${CALLS_KIND}' ORDER BY received_at, call_id`,
+  );
+  report.unparsed = landed.filter((l) => !l.parsed).map((l) => l.call_id);
+  const byKind = new Map<string, Landed[]>();
+  for (const l of landed) if (l.parsed) byKind.set(l.kind, [...(byKind.get(l.kind) ?? []), l]);
+  const work: { plan: KindPlan; files: string[]; filter: boolean }[] = [];
+  for (const [kind, calls] of byKind) {
+    const files = [...new Set(calls.map((c) => c.file))];
+    // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
+    // files, so a compacted segment's other bodies must fit the explicit types too.
+    const shape = mergeShapes(
+      (await wh.all<{ s: string }>(`SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[])) AND parsed`)).map((r) => r.s),
+    );
+    const stored = await wh.all<StoredColumn>(`SELECT table_name, column_name, result_kind, spec::VARCHAR AS spec FROM schema_columns WHERE result_kind = $1 ORDER BY table_name, position`, [kind]);
+    const plan = planKind(kindSpec(kind, calls.some((c) => c.envelope)), stored, shape);
+    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`)) as [{ n: number }];
+    work.push({ plan, files, filter: n > calls.length });
+  }
+  const dupes = await pickNewest(wh);
+  try {
+    await commit(wh, work, dupes, 'taskIds' in sel, report, alsoInTransaction);
+  } catch (err) {
+    // A raw file DuckDB cannot read (torn gzip, bytes that are not NDJSON) fails the whole
+    // statement: find such files, report them, and load the others.
+    const bad = await unreadable(wh, [...new Set(work.flatMap((w) => w.files))]);
+    if (bad.length === 0) throw err;
+    report.skippedFiles.push(...bad);
+    report.rows.clear();
+    report.perTask.clear();
+    report.added.length = 0;
+    const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
+    await commit(wh, good, dupes, 'taskIds' in sel, report, alsoInTransaction);
+  }
+  return report;
+}
+
+async function commit(
+  wh: Warehouse,
+  work: { plan: KindPlan; files: string[]; filter: boolean }[],
+  dupes: boolean,
+  countPerTask: boolean,
+  report: LoadReport,
+  alsoInTransaction: (report: LoadReport) => Promise<void>,
+): Promise<void> {
+  await wh.transaction(async () => {
+    for (const { plan, files, filter } of work) {
+      await applySchema(wh, plan, report);
+      // Each table reads the files with only the fields it needs. A shared temp copy of the
+      // parsed bodies was measured too: slower and larger than a second parse (bench/run.ts).
+      const paths = listOf(files.map((f) => join(wh.dir, f)));
+      for (const t of plan.tables) {
+        const bodyType = envelopeType([t]).replaceAll("'", "''");
+        const source = `read_json(${paths}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited')`;
+        const n = await loadTable(wh, t, source, filter, dupes);
+        report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
+        if (countPerTask && t.replaceKey === 'task_id' && n > 0) {
+          const counts = await wh.all<{ k: string; n: number }>(`SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`);
+          for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
+        }
+      }
+    }
+    await alsoInTransaction(report);
+  });
+}
+
+function listOf(xs: readonly string[]) {
+  return `[${xs.map((x) => `'${x.replaceAll("'", "''")}'`).join(',')}]`;
+}
+
+async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
+  if ('taskIds' in sel) {
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id FROM raw_responses WHERE list_has_any(task_ids, ${listOf(sel.taskIds)}::VARCHAR[])`);
+  } else if ('callIds' in sel) {
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT unnest(${listOf(sel.callIds)}::VARCHAR[]) AS call_id`);
+  } else {
+    const kinds = sel.kinds ? ` WHERE kind IN (SELECT unnest(${listOf(sel.kinds)}::VARCHAR[]))` : '';
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id FROM raw_responses${kinds}`);
+  }
+}
+
+/** The newest selected response of each task; true when some task has more than one. */
+async function pickNewest(wh: Warehouse): Promise<boolean> {
+  await wh.run(`CREATE OR REPLACE TEMP TABLE _pick AS
+    SELECT call_id, task_id FROM (
+      SELECT call_id, unnest(task_ids) AS task_id, received_at FROM raw_responses WHERE call_id IN (SELECT call_id FROM _sel) AND parsed
+    ) QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY received_at DESC, call_id DESC) = 1`);
+  const [r] = await wh.all<{ d: boolean }>(
+    `SELECT (SELECT count(*) FROM _pick) < (SELECT coalesce(sum(len(task_ids)), 0) FROM raw_responses WHERE call_id IN (SELECT call_id FROM _sel) AND parsed) AS d`,
+  );
+  return r?.d ?? false;
+}
+
+/** Files DuckDB cannot read whole (a torn gzip, bytes that are not NDJSON), each tried alone. */
+async function unreadable(wh: Warehouse, files: string[]): Promise<{ file: string; error: string }[]> {
+  const bad: { file: string; error: string }[] = [];
+  for (const f of files) {
+    try {
+      await wh.all(`SELECT count(*) FROM read_json(${listOf([join(wh.dir, f)])}, columns = {call_id: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited')`);
+    } catch (err) {
+      bad.push({ file: f, error: (err as Error).message.split('\n')[0]! });
+    }
+  }
+  return bad;
+}
+
+async function applySchema(wh: Warehouse, plan: KindPlan, report: LoadReport): Promise<void> {
+  for (const name of plan.createdTables) {
+    const t = plan.tables.find((x) => x.name === name)!;
+    const keys = t.columns.filter((c) => c.key).map((c) => `${ident(c.name)} ${sqlType(c.kind)} NOT NULL`);
+    await wh.run(`CREATE TABLE IF NOT EXISTS ${ident(name)} (${keys.join(', ')})`);
+  }
+  for (const { table, column } of plan.added) {
+    const t = plan.tables.find((x) => x.name === table)!;
+    await wh.run(`ALTER TABLE ${ident(table)} ADD COLUMN IF NOT EXISTS ${ident(column.name)} ${sqlType(column.kind)}`);
+    const { columns: _c, ...meta } = t;
+    const position = t.columns.findIndex((c) => c.name === column.name);
+    await wh.run(`DELETE FROM schema_columns WHERE table_name = $1 AND column_name = $2`, [table, column.name]);
+    await wh.run(
+      `INSERT INTO schema_columns VALUES ($1, $2, $3, $4, $5, $6, false, $7, $8, $9::JSON)`,
+      [table, column.name, position, column.kind, column.path ?? column.index ?? column.source ?? null, column.name.endsWith('__v') ? column.name.slice(0, -3) : null, plan.kind, t.rows, JSON.stringify({ table: meta, column: { ...column, variant: undefined } })],
+    );
+    report.added.push({ table, column: column.name, kind: column.kind });
+  }
+}
+
+async function loadTable(wh: Warehouse, t: TablePlan, source: string, filter: boolean, dupes: boolean): Promise<number> {
+  const key = ident(t.replaceKey);
+  const keys = t.replaceKey === 'task_id' ? `SELECT task_id FROM _pick` : `SELECT call_id FROM _sel`;
+  const present = await wh.all(`SELECT 1 FROM ${ident(t.name)} WHERE ${key} IN (${keys}) LIMIT 1`);
+  if (present.length > 0) await wh.run(`DELETE FROM ${ident(t.name)} WHERE ${key} IN (${keys})`);
+  const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), ...(dupes ? { pickTable: '_pick' } : {}) });
+  try {
+    const r = await wh.db.run(`INSERT INTO ${ident(t.name)} BY NAME ${sql}`);
+    return Number(r.rowsChanged);
+  } catch (err) {
+    throw new EtlError('ETL_WAREHOUSE', `loading ${t.name} from the raw files failed: ${(err as Error).message}. The raw files are untouched; \`pipeline replay\` can load them again.`, { cause: err, context: { stage: 'warehouse' } });
+  }
+}

@@ -1,0 +1,40 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Warehouse } from './warehouse.js';
+
+/**
+ * Rebuilds the raw index (`raw_responses`) for landed files it does not know, from the
+ * files alone: each landed line carries its call metadata and shape. With it, the raw
+ * folder on its own is enough to rebuild every typed table (`replay`), even when the
+ * database was lost. Responses already indexed are left as they are. Without `files`, every
+ * landed file the index does not name is read.
+ */
+export async function reindexRaw(wh: Warehouse, files?: readonly string[]): Promise<number> {
+  if (!files) {
+    const indexed = new Set((await wh.all<{ f: string }>(`SELECT DISTINCT file AS f FROM raw_responses`)).map((r) => r.f));
+    const all = await readdir(wh.rawDir, { recursive: true });
+    files = all.filter((f) => f.endsWith('.ndjson.gz') && !indexed.has(join('raw', f))).map((f) => join(wh.rawDir, f));
+  }
+  if (files.length === 0) return 0;
+  const list = `[${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(',')}]`;
+  const before = await count(wh);
+  await wh.run(`
+    INSERT INTO raw_responses BY NAME
+    SELECT call_id, run_id, endpoint_id, path, http_status, request_id,
+           replace(filename, '${wh.dir.replaceAll("'", "''")}/', '') AS file, 0 AS bytes, received_at::TIMESTAMPTZ AS received_at,
+           kind, parsed,
+           CASE WHEN parsed THEN [t.id FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null'] ELSE [] END AS task_ids,
+           shape, 0 AS byte_offset
+    FROM read_json(${list}, columns = {
+      call_id: 'VARCHAR', run_id: 'VARCHAR', endpoint_id: 'VARCHAR', path: 'VARCHAR', http_status: 'INTEGER',
+      request_id: 'VARCHAR', received_at: 'VARCHAR', kind: 'VARCHAR', parsed: 'BOOLEAN', shape: 'VARCHAR[]',
+      body: 'JSON'
+    }, format = 'newline_delimited', filename = true)
+    WHERE call_id NOT IN (SELECT call_id FROM raw_responses)`);
+  return (await count(wh)) - before;
+}
+
+async function count(wh: Warehouse): Promise<number> {
+  const [r] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses`);
+  return r!.n;
+}

@@ -1,0 +1,171 @@
+import { ident, sqlType, type ColumnKind } from './columns.js';
+import type { PlanColumn, TablePlan } from './table-plan.js';
+
+/** How DuckDB's JSON reader takes a column's value from the body. */
+function readType(c: PlanColumn): string {
+  if (c.variant || c.kind === 'json') return 'JSON';
+  if (c.transform) return 'VARCHAR';
+  switch (c.kind) {
+    case 'int':
+      return 'BIGINT';
+    case 'decimal':
+      return 'DOUBLE';
+    default:
+      return sqlType(c.kind);
+  }
+}
+
+interface Node {
+  leaf?: string;
+  fields: Map<string, Node>;
+}
+
+function segments(path: string): { name: string; lists: number }[] {
+  return path.split('.').map((s) => {
+    const m = /^(.*?)((?:\[\])*)$/.exec(s)!;
+    return { name: m[1]!, lists: m[2]!.length / 2 };
+  });
+}
+
+function insert(root: Node, path: string, leaf: string | undefined): void {
+  let node = root;
+  const segs = segments(path);
+  segs.forEach((s, i) => {
+    let next = node.fields.get(`${s.name}\u0000${s.lists}`);
+    if (!next) node.fields.set(`${s.name}\u0000${s.lists}`, (next = { fields: new Map() }));
+    if (i === segs.length - 1 && leaf) next.leaf = leaf;
+    node = next;
+  });
+}
+
+function typeOf(n: Node): string {
+  if (n.leaf && n.fields.size === 0) return n.leaf;
+  if (n.leaf) return n.leaf;
+  const byName = new Map<string, string>();
+  for (const [key, child] of n.fields) {
+    const [name, lists] = key.split('\u0000') as [string, string];
+    byName.set(name, `${ident(name)} ${typeOf(child)}${'[]'.repeat(Number(lists))}`);
+  }
+  return `STRUCT(${[...byName.values()].join(', ')})`;
+}
+
+/**
+ * The explicit DuckDB type of the `envelope` column: every field the given tables need,
+ * typed, so DuckDB's JSON reader builds the columns directly (auto-detection and JSON
+ * strings cost about twice as much).
+ */
+export function envelopeType(tables: readonly TablePlan[]): string {
+  const root: Node = { fields: new Map() };
+  for (const t of tables) {
+    if (t.rows !== '') insert(root, t.rows, undefined);
+    for (const c of t.columns) if (c.abs) insert(root, c.abs, readType(c));
+  }
+  if (root.fields.size === 0) return 'JSON';
+  return typeOf(root);
+}
+
+function access(base: string, rel: string): string {
+  if (rel === '') return base;
+  return rel.split('.').reduce((acc, s) => `${acc}.${ident(s)}`, base);
+}
+
+const JSON_OK: Partial<Record<ColumnKind, string>> = {
+  varchar: `('VARCHAR')`,
+  int: `('BIGINT', 'UBIGINT')`,
+  bigint: `('BIGINT', 'UBIGINT')`,
+  double: `('BIGINT', 'UBIGINT', 'DOUBLE')`,
+  bool: `('BOOLEAN')`,
+  timestamptz: `('VARCHAR')`,
+  date: `('VARCHAR')`,
+};
+
+function finalExpr(c: PlanColumn, v: string): string {
+  const T = sqlType(c.kind);
+  const fromText = (x: string) =>
+    c.transform === 'service_time'
+      ? `try_strptime(${x}, '%Y-%m-%d %H:%M:%S %z')`
+      : c.transform === 'service_date'
+        ? `CAST(try_strptime(${x}, '%Y-%m-%d %H:%M:%S %z') AS DATE)`
+        : `CAST(${x} AS ${T})`;
+  if (!c.variant) return c.transform ? fromText(v) : c.kind === 'int' ? `CAST(${v} AS INTEGER)` : v;
+  const ok = JSON_OK[c.kind];
+  if (ok) return `CASE WHEN json_type(${v}) IN ${ok} THEN ${fromText(`(${v} ->> '$')`)} END`;
+  return `TRY_CAST(${v} AS ${T})`;
+}
+
+export interface SelectOptions {
+  /** `read_json(...)` of the files to read. */
+  source: string;
+  /** Extra condition on the landed line (`call_id IN (...)`). */
+  where?: string;
+  /** Keep only rows of these (call, task) pairs: the newest response of each task. */
+  pickTable?: string;
+}
+
+/**
+ * The SELECT that turns landed lines into a table's rows: DuckDB reads each line with the
+ * table's explicit envelope type, unnests down the table's rows path (keeping each list's
+ * index) and casts each column. No value passes through JavaScript.
+ */
+export function selectRows(t: TablePlan, o: SelectOptions): string {
+  const levels = t.rows === '' ? [] : listPrefixes(t.rows);
+  const cols = t.columns.filter((c) => c.abs || c.index || c.source);
+  const levelOf = (c: PlanColumn): number => {
+    if (c.index) return levels.indexOf(c.index) + 1;
+    if (c.source) return 0;
+    let best = 0;
+    levels.forEach((l, i) => {
+      if (c.abs!.startsWith(`${l}.`) || c.abs === l) best = i + 1;
+    });
+    return best;
+  };
+  const exprAt = (c: PlanColumn, level: number): string => {
+    if (c.source === 'call_id') return '_call';
+    if (c.source === 'run_id') return '_run';
+    const base = level === 0 ? 'u0' : `u${level}`;
+    const rel = level === 0 ? c.abs! : c.abs!.slice(levels[level - 1]!.length + 1);
+    return access(base, rel);
+  };
+  const names = new Map(cols.map((c, i) => [c, `_c${i}`]));
+  const ctes: string[] = [
+    `src AS (SELECT call_id AS _call, run_id AS _run, body AS u0 FROM ${o.source}${o.where ? ` WHERE ${o.where}` : ''})`,
+  ];
+  let carried: string[] = ['_call', '_run'];
+  for (let k = 1; k <= levels.length; k++) {
+    const prev = k === 1 ? 'src' : `l${k - 1}`;
+    const parentBase = k === 1 ? 'u0' : `u${k - 1}`;
+    const rel = k === 1 ? levels[0]! : levels[k - 1]!.slice(levels[k - 2]!.length + 1);
+    const listExpr = access(parentBase, rel.replace(/\[\]$/, ''));
+    const here = cols.filter((c) => !c.index && levelOf(c) === k - 1).map((c) => `${exprAt(c, k - 1)} AS ${names.get(c)}`);
+    const idx = cols.filter((c) => c.index === levels[k - 1]).map((c) => `generate_subscripts(${listExpr}, 1) - 1 AS ${names.get(c)}`);
+    ctes.push(`l${k} AS (SELECT ${[...carried, ...here, ...idx, `unnest(${listExpr}) AS u${k}`].join(', ')} FROM ${prev})`);
+    carried = [...carried, ...here.map((h) => h.split(' AS ').pop()!), ...idx.map((h) => h.split(' AS ').pop()!)];
+  }
+  const last = levels.length;
+  const lastFrom = last === 0 ? 'src' : `l${last}`;
+  const inner = [
+    ...carried,
+    ...cols.filter((c) => !c.index && levelOf(c) === last).map((c) => `${exprAt(c, last)} AS ${names.get(c)}`),
+  ];
+  ctes.push(`f AS (SELECT ${inner.join(', ')} FROM ${lastFrom})`);
+  const out: string[] = [];
+  for (const c of cols) {
+    const v = names.get(c)!;
+    out.push(`${finalExpr(c, v)} AS ${ident(c.name)}`);
+    if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${finalExpr(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
+  }
+  const task = cols.find((c) => c.name === 'task_id');
+  const pick = o.pickTable && task ? ` WHERE (_call, ${names.get(task)}) IN (SELECT call_id, task_id FROM ${o.pickTable})` : '';
+  return `WITH ${ctes.join(',\n')}\nSELECT ${out.join(', ')} FROM f${pick}`;
+}
+
+/** `tasks[].result[].items[]` gives `tasks[]`, `tasks[].result[]`, `tasks[].result[].items[]`. */
+function listPrefixes(rows: string): string[] {
+  const out: string[] = [];
+  const parts = rows.split('.');
+  parts.forEach((_, i) => {
+    const p = parts.slice(0, i + 1).join('.');
+    if (p.endsWith('[]')) out.push(p);
+  });
+  return out;
+}

@@ -1,0 +1,218 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compactRaw, exportParquet, loadLanded, replay, tableBatches, type Warehouse } from '../../../src/warehouse/index.js';
+import { compactFixture, fixture, land, response, tempWarehouse } from './helpers.js';
+
+const SERP = '/v3/serp/engA/organic/task_get/advanced/11111111-2222-4333-8444-555555555555';
+
+async function serpBody(edit?: (env: any) => void): Promise<string> {
+  const env = JSON.parse(await compactFixture('serp.task_get.advanced.small.json'));
+  edit?.(env);
+  return JSON.stringify(env);
+}
+
+/** A table's rows, without the lineage column that names the response they came from. */
+async function snapshot(wh: Warehouse, table: string): Promise<unknown[]> {
+  return wh.all(`SELECT * ${table === 'serp_results' ? 'EXCLUDE (call_id)' : ''} FROM "${table}" ORDER BY ALL`);
+}
+
+describe('loading landed bodies (real DuckDB in a temp folder)', () => {
+  let wh: Warehouse;
+  let dir: string;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, dir, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  it('changes nothing when the same body is loaded twice, or landed twice and loaded', async () => {
+    const first = await land(wh, response(SERP, await serpBody()));
+    await loadLanded(wh, { callIds: first });
+    const before = { r: await snapshot(wh, 'serp_results'), i: await snapshot(wh, 'serp_items') };
+    await loadLanded(wh, { callIds: first });
+    const again = await land(wh, response(SERP, await serpBody(), { receivedAt: new Date('2026-11-20T10:00:00Z') }));
+    await loadLanded(wh, { callIds: [...first, ...again] });
+    expect({ r: await snapshot(wh, 'serp_results'), i: await snapshot(wh, 'serp_items') }).toEqual(before);
+    const [c] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM serp_items`);
+    expect(c!.n).toBe(3);
+  });
+
+  it("keeps a task's newest response when it was fetched twice with different bodies", async () => {
+    const old = await land(wh, response(SERP, await serpBody()));
+    const newer = await land(wh, response(SERP, await serpBody((e) => (e.tasks[0].result[0].items = e.tasks[0].result[0].items.slice(0, 1))), { receivedAt: new Date('2026-11-20T11:00:00Z') }));
+    await loadLanded(wh, { callIds: [...old, ...newer] });
+    const rows = await wh.all<{ call_id: string }>(`SELECT call_id FROM serp_results`);
+    expect(rows).toEqual([{ call_id: newer[0] }]);
+    const [c] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM serp_items`);
+    expect(c!.n).toBe(1);
+  });
+
+  it("commits a task's rows and its collected mark together, or neither", async () => {
+    const ids = await land(wh, response(SERP, await serpBody()));
+    await expect(loadLanded(wh, { callIds: ids }, async () => { throw new Error('mark failed'); })).rejects.toThrow('mark failed');
+    const [c] = await wh.all<{ n: number }>(`SELECT (SELECT count(*) FROM serp_items) + (SELECT count(*) FROM serp_results)::INT AS n`);
+    expect(Number(c!.n)).toBe(0);
+    let marked = false;
+    const report = await loadLanded(wh, { taskIds: ['11111111-2222-4333-8444-555555555555'] }, async (r) => {
+      marked = r.perTask.get('11111111-2222-4333-8444-555555555555') === 4;
+    });
+    expect(marked).toBe(true);
+    expect(report.rows).toEqual(new Map([['serp_results', 1], ['serp_items', 3]]));
+  });
+
+  it('adds a column for a new field and a variant column for a type change, dropping nothing', async () => {
+    await loadLanded(wh, { callIds: await land(wh, response(SERP, await serpBody())) });
+    const changed = await serpBody((e) => {
+      const items = e.tasks[0].result[0].items;
+      items[1].rank_group = 'first';
+      items[1].brand_new = { score: 0.5 };
+      e.tasks[0].id = '11111111-2222-4333-8444-666666666666';
+    });
+    const report = await loadLanded(wh, { callIds: await land(wh, response(SERP.replace('555555555555', '666666666666'), changed)) });
+    expect(report.added).toEqual(expect.arrayContaining([
+      { table: 'serp_items', column: 'brand_new__score', kind: 'double' },
+      { table: 'serp_items', column: 'rank_group__v', kind: 'json' },
+    ]));
+    const rows = await wh.all(`SELECT task_id, item_index, rank_group, rank_group__v, brand_new__score FROM serp_items WHERE item_index = 1 ORDER BY task_id`);
+    expect(rows).toEqual([
+      { task_id: '11111111-2222-4333-8444-555555555555', item_index: 1, rank_group: 1, rank_group__v: null, brand_new__score: null },
+      { task_id: '11111111-2222-4333-8444-666666666666', item_index: 1, rank_group: null, rank_group__v: '"first"', brand_new__score: 0.5 },
+    ]);
+    const [col] = await wh.all(`SELECT kind, path FROM schema_columns WHERE table_name = 'serp_items' AND column_name = 'brand_new__score'`);
+    expect(col).toEqual({ kind: 'double', path: 'brand_new.score' });
+  });
+
+  it('replay from the raw landing alone gives the same rows as the original load', async () => {
+    const a = await land(wh, response(SERP, await serpBody()));
+    const b = await land(wh, response('/v3/keywords_data/engA_ads/search_volume/live', await compactFixture('keywords_data.search_volume.live.mixed.json')));
+    const c = await land(wh, response('/v3/backlinks/anchors/live', await compactFixture('backlinks.anchors.live.generic.json')));
+    await loadLanded(wh, { callIds: [...a, ...b, ...c] });
+    const tables = ['serp_results', 'serp_items', 'search_volume', 'search_volume_monthly', 'search_volume__keyword_annotations__concepts', 'backlinks_anchors', 'backlinks_anchors__items', 'backlinks_anchors__items__examples'];
+    const before = await Promise.all(tables.map((t) => wh.all(`SELECT * FROM "${t}" ORDER BY ALL`)));
+    expect(before.every((rows) => rows.length > 0)).toBe(true);
+    await compactRaw(wh);
+    const report = await replay(wh);
+    expect(report.kinds).toEqual(['backlinks_anchors', 'search_volume', 'serp']);
+    expect(await Promise.all(tables.map((t) => wh.all(`SELECT * FROM "${t}" ORDER BY ALL`)))).toEqual(before);
+    await wh.run(`DELETE FROM serp_items`);
+    await replay(wh, { table: 'serp_items' });
+    expect(await wh.all(`SELECT * FROM serp_items ORDER BY ALL`)).toEqual(before[1]);
+  });
+
+  it('loads one body out of a compacted segment whose other bodies have other types', async () => {
+    const a = await land(wh, response(SERP, await serpBody()));
+    await land(wh, response(SERP.replace('555555555555', '777777777777'), await serpBody((e) => {
+      e.tasks[0].id = '11111111-2222-4333-8444-777777777777';
+      e.tasks[0].result[0].items[1].rank_group = 'first';
+    })));
+    expect(await compactRaw(wh)).toEqual({ segments: 1, responses: 2 });
+    const report = await loadLanded(wh, { callIds: a });
+    expect(report.skippedFiles).toEqual([]);
+    expect(await wh.all(`SELECT DISTINCT task_id, rank_group FROM serp_items WHERE item_index = 1`)).toEqual([
+      { task_id: '11111111-2222-4333-8444-555555555555', rank_group: 1 },
+    ]);
+  });
+
+  it('reports a corrupted raw file and loads the others', async () => {
+    const good = await land(wh, response('/v3/backlinks/backlinks/live', await compactFixture('backlinks.backlinks.live.basic.json')));
+    const bad = await land(wh, response('/v3/backlinks/backlinks/live', (await compactFixture('backlinks.backlinks.live.basic.json')).replace('22222222-0000-4000-8000-000000000006', '22222222-0000-4000-8000-00000000000f')));
+    const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [bad[0]!])) as [{ file: string }];
+    const bytes = await readFile(join(dir, file));
+    await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
+    const report = await loadLanded(wh, { callIds: [...good, ...bad] });
+    expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
+    expect(await wh.all(`SELECT DISTINCT task_id FROM backlinks`)).toEqual([{ task_id: '22222222-0000-4000-8000-000000000006' }]);
+  });
+
+  it('keeps a malformed body as received, reports it and never loads it', async () => {
+    const ids = await land(wh, response(SERP, '{"status_code": 20000, "tasks": [ oops'));
+    const report = await loadLanded(wh, { callIds: ids });
+    expect(report.unparsed).toEqual(ids);
+    const [{ file, kind }] = (await wh.all<{ file: string; kind: string }>(`SELECT file, kind FROM raw_responses`)) as [{ file: string; kind: string }];
+    expect(kind).toBe('_malformed');
+    const line = JSON.parse(gunzipSync(await readFile(join(dir, file))).toString('utf8'));
+    expect(line.body).toBe('{"status_code": 20000, "tasks": [ oops');
+  });
+
+  it('keeps the exact bytes of a body that JSON would re-serialize differently', async () => {
+    const pretty = await fixture('backlinks.backlinks.live.basic.json');
+    const ids = await land(wh, response('/v3/backlinks/backlinks/live', pretty));
+    await loadLanded(wh, { callIds: ids });
+    const files = await readdir(join(dir, 'raw', '2026-11-20'));
+    const line = JSON.parse(gunzipSync(await readFile(join(dir, 'raw', '2026-11-20', files[0]!))).toString('utf8'));
+    expect(line.body_text).toBe(pretty);
+    expect(line.body.tasks[0].id).toBe('22222222-0000-4000-8000-000000000006');
+    const [c] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM backlinks`);
+    expect(c!.n).toBe(2);
+  });
+
+  it('writes Hive-partitioned Parquet equal to the table, read back by read_parquet', async () => {
+    await loadLanded(wh, { callIds: await land(wh, response(SERP, await serpBody())) });
+    await exportParquet(wh);
+    await exportParquet(wh);
+    const fromParquet = await wh.all(
+      `SELECT * EXCLUDE (date), date::VARCHAR AS date FROM read_parquet('${join(dir, 'parquet/serp_items/*/*.parquet')}', hive_partitioning = true) ORDER BY ALL`,
+    );
+    const fromTable = await wh.all(`SELECT *, check_date::VARCHAR AS date FROM serp_items ORDER BY ALL`);
+    expect(fromParquet).toEqual(fromTable);
+    expect(await readdir(join(dir, 'parquet', 'serp_items'))).toEqual(['date=2026-11-20']);
+    const ledger = await wh.all<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet('${join(dir, 'parquet/ledger/*/*.parquet')}', hive_partitioning = true)`);
+    expect(ledger).toEqual([{ n: 1n }]);
+  });
+
+  it('hands a table to callers as Arrow record batches with its schema', async () => {
+    await loadLanded(wh, { callIds: await land(wh, response(SERP, await serpBody())) });
+    const batches = [];
+    for await (const b of tableBatches(wh, 'serp_items')) batches.push(b);
+    expect(batches.reduce((n, b) => n + b.numRows, 0)).toBe(3);
+    const b = batches[0]!;
+    expect(String(b.schema.fields.find((f) => f.name === 'rank_absolute')!.type)).toBe('Int32');
+    expect(b.getChild('domain')!.get(1)).toBe('nike.com');
+    expect(b.getChild('highlighted')!.get(1)!.toArray()).toEqual(['trail', 'shoes']);
+    expect(b.getChild('rating_votes_count')!.get(1)).toBe(1200n);
+  });
+});
+
+describe('raw index and ledger', () => {
+  let wh: Warehouse;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  it('rebuilds the raw index from the files alone, then replays the same rows', async () => {
+    const ids = await land(
+      wh,
+      response(SERP, await serpBody()),
+      response('/v3/serp/engA/organic/tasks_ready', '{"status_code":20000,"tasks":[]}'),
+      response(SERP, 'not json at all'),
+    );
+    await loadLanded(wh, { callIds: ids });
+    const items = await wh.all(`SELECT * FROM serp_items ORDER BY ALL`);
+    const index = await wh.all(`SELECT call_id, kind, parsed, task_ids, shape, file FROM raw_responses ORDER BY call_id`);
+    await wh.run(`DELETE FROM raw_responses`);
+    await wh.run(`DELETE FROM serp_items`);
+    const report = await replay(wh);
+    expect(report.reindexed).toBe(3);
+    expect(await wh.all(`SELECT call_id, kind, parsed, task_ids, shape, file FROM raw_responses ORDER BY call_id`)).toEqual(index);
+    expect(await wh.all(`SELECT * FROM serp_items ORDER BY ALL`)).toEqual(items);
+  });
+
+  it('writes one ledger row per call, free calls included, with exact decimals and refunds', async () => {
+    await land(
+      wh,
+      response('/v3/serp/engA/organic/task_post', '{"status_code":20000,"tasks":[]}', { method: 'POST', tasksSent: 2, charge: { requestId: 'r1', chargeCny: '0.048000', costUsd: '0.006', balanceCny: '99.952000' } }),
+      response('/v3/serp/engA/organic/tasks_ready', '{"status_code":20000,"tasks":[]}', { charge: { requestId: 'r2', chargeCny: '0', costUsd: '0', balanceCny: null } }),
+      response(SERP, await serpBody(), { charge: { requestId: 'r3', chargeCny: '-0.012000', costUsd: '-0.0015', balanceCny: '99.964000' } }),
+    );
+    const rows = await wh.all<Record<string, unknown>>(
+      `SELECT request_id, method, tasks, charge_cny::VARCHAR AS charge, refund_cny::VARCHAR AS refund, balance_cny::VARCHAR AS balance FROM ledger ORDER BY request_id`,
+    );
+    expect(rows).toEqual([
+      { request_id: 'r1', method: 'POST', tasks: 2, charge: '0.048000', refund: '0.000000', balance: '99.952000' },
+      { request_id: 'r2', method: 'GET', tasks: 0, charge: '0.000000', refund: '0.000000', balance: null },
+      { request_id: 'r3', method: 'GET', tasks: 0, charge: '-0.012000', refund: '0.012000', balance: '99.964000' },
+    ]);
+    const [t] = await wh.all<{ s: string; ty: string }>(`SELECT sum(charge_cny)::VARCHAR AS s, typeof(sum(charge_cny)) AS ty FROM ledger`);
+    expect(t).toEqual({ s: '0.036000', ty: 'DECIMAL(38,6)' });
+  });
+});
