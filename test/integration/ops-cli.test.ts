@@ -95,3 +95,47 @@ describe('status and ledger commands over a real warehouse', () => {
     expect(out.stderr).toContain('no warehouse at');
   });
 });
+
+describe('pipeline run exit codes a script can act on', () => {
+  let sandbox: SandboxHandle;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  beforeAll(async () => {
+    sandbox = await startSandbox({ readyAfterMs: 3_600_000 });
+    tmp = await tempDir('pipeline-exit-');
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await tmp.cleanup();
+  });
+
+  const file = async (name: string, body: string) => {
+    const { writeFile } = await import('node:fs/promises');
+    const f = join(tmp.dir, `${name}.yaml`);
+    await writeFile(f, `name: ${name}\n${body}jobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: [a, b]\n`);
+    return f;
+  };
+  const run = (f: string, env: Record<string, string>, extra: string[] = []) =>
+    new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['bin/pipeline.mjs', 'run', f, '--warehouse', join(tmp.dir, 'wh'), '--no-models', '--json', ...extra], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+      );
+    });
+
+  it('3 when results are not ready in time (resumable), 4 at the budget, 5 when the service is unreachable', async () => {
+    const live = { SVC_API_KEY: 'svc_live_exitcodes', SVC_BASE_URL: sandbox.url };
+    const partial = await run(await file('slow', ''), live, ['--collect-timeout', '0']);
+    expect(partial.code).toBe(3);
+    expect(JSON.parse(partial.stdout)).toMatchObject({ state: 'partial', tasks: { posted: 2, pending: 2 } });
+
+    // The ledger now prices this pipeline's tasks, so a budget below one batch posts nothing.
+    const { writeFile } = await import('node:fs/promises');
+    const slow = join(tmp.dir, 'slow.yaml');
+    await writeFile(slow, (await import('node:fs')).readFileSync(slow, 'utf8').replace('name: slow\n', 'name: slow\nbudget_cny: 0.001\n'));
+    const budget = await run(slow, live, ['--collect-timeout', '0', '--new-run']);
+    expect(budget.code).toBe(4);
+    expect(JSON.parse(budget.stdout).stopKind).toBe('budget');
+
+    const dead = await run(await file('dead', ''), { SVC_API_KEY: 'svc_live_exitcodes', SVC_BASE_URL: 'http://127.0.0.1:9' });
+    expect(dead.code).toBe(5);
+  });
+});
