@@ -1,6 +1,8 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
+import { runClusters } from '../../models/cluster-run.js';
 import { formatBuild, formatTests, runModels, testWarehouseModels } from '../../models/index.js';
+import { resolveTarget } from '../service-target.js';
 
 interface ModelsArgs {
   action: string;
@@ -10,15 +12,19 @@ interface ModelsArgs {
   'full-refresh': boolean;
   test: boolean;
   json: boolean;
+  model: string;
+  dimensions: number;
 }
 
 /** `pipeline models run|test`: build the SQL models in dependency order, or run their sidecar tests. */
 export const modelsCommand: CommandModule<object, ModelsArgs> = {
   command: 'models <action>',
-  describe: 'Build the SQL models (run) or check their sidecar tests (test)',
+  describe: 'Build the SQL models (run), check their sidecar tests (test), or cluster the keywords (cluster)',
   builder: (y: Argv) =>
     y
-      .positional('action', { type: 'string', choices: ['run', 'test'], demandOption: true, describe: 'run: build every model in dependency order; test: run every sidecar test' })
+      .positional('action', { type: 'string', choices: ['run', 'test', 'cluster'], demandOption: true, describe: 'run: build every model in dependency order; test: run every sidecar test; cluster: embed the collected keywords (/v1/embeddings, cached) and cluster them' })
+      .option('model', { type: 'string', default: 'text-embedding-3-small', describe: 'embedding model for cluster' })
+      .option('dimensions', { type: 'number', default: 256, describe: 'embedding dimensions for cluster (text-embedding-3-* only)' })
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder (DuckDB file, raw/, parquet/)' })
       .option('sql', { type: 'string', describe: 'models folder (default: the sql/ shipped with the tool)' })
       .option('select', { type: 'string', array: true, describe: 'only these models (and the models they read)' })
@@ -27,6 +33,21 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' }) as Argv<ModelsArgs>,
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
     const json = (o: unknown) => `${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}\n`;
+    if (args.action === 'cluster') {
+      const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
+      try {
+        const r = await runClusters({ warehouseDir: args.warehouse, baseUrl: target.baseUrl, apiKey: target.apiKey, model: args.model, dimensions: args.dimensions });
+        process.stdout.write(
+          args.json
+            ? json(r)
+            : `${r.keywords} keywords in ${r.clusters} clusters (silhouette ${r.silhouette.toFixed(3)}); embedded ${r.embeddedNow} now, ${r.fromCache} from the cache; ${r.embedCalls} embedding and ${r.labelCalls} label calls (ledger run ${r.runId})\n` +
+                'tables: keyword_clusters, keyword_cluster_summary\n',
+        );
+      } finally {
+        await target.sandbox?.close();
+      }
+      return;
+    }
     if (args.action === 'run') {
       const res = await runModels({
         warehouseDir: args.warehouse,

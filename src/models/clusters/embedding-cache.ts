@@ -1,4 +1,3 @@
-import { listValue } from '@duckdb/node-api';
 import { EtlError } from '../../errors.js';
 import type { Warehouse } from '../../warehouse/index.js';
 
@@ -82,7 +81,9 @@ export async function embedWithCache(wh: Warehouse, texts: readonly string[], op
           text,
           opts.model,
           opts.dimensions,
-          listValue(Array.from(out[j]!)),
+          // As text cast by DuckDB: a bound list takes its element type from its first value,
+          // so a vector starting with an exact 0 would be typed INTEGER and refused.
+          JSON.stringify(Array.from(out[j]!)),
           at,
         ]);
       }
