@@ -22,6 +22,7 @@ const EPILOG = `Environment:
   SVC_SANDBOX_URL  base address for svc_sandbox_ keys (defaults to SVC_BASE_URL)
   LOG_LEVEL        pino log level on stderr (default warn; the scheduler: info)
   LOG_FORMAT       json or pretty (default: pretty on a terminal, JSON otherwise)
+  PIPELINE_DUCKDB_MEMORY  DuckDB memory limit (default 4GB)
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)

@@ -23,7 +23,11 @@ export class Warehouse {
     try {
       await mkdir(join(root, 'raw'), { recursive: true });
       await mkdir(join(root, 'parquet'), { recursive: true });
-      const instance = await DuckDBInstance.create(join(root, 'warehouse.duckdb'));
+      // DuckDB takes 80% of RAM by default; a nightly job shares the machine, so the cap is
+      // explicit (PIPELINE_DUCKDB_MEMORY, e.g. '8GB', raises it; spills go to a temp folder).
+      const instance = await DuckDBInstance.create(join(root, 'warehouse.duckdb'), {
+        memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? '4GB',
+      });
       const db = await instance.connect();
       const wh = new Warehouse(root, instance, db);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.
