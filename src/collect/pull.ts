@@ -1,4 +1,4 @@
-import { endpoint, type Endpoint } from '../catalog/index.js';
+import { endpoint, ENDPOINTS, type Endpoint } from '../catalog/index.js';
 import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
 import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
 
@@ -43,9 +43,12 @@ interface Fn {
   get: Endpoint;
 }
 
+/** The ready list and result endpoint of a task_post: `task_get/advanced` where there are formats, else `task_get`. */
 function functionOf(post: Endpoint): Fn {
   const fn = post.id.replace(/\.task_post$/, '');
-  return { ready: endpoint(`${fn}.tasks_ready`), get: endpoint(`${fn}.task_get.advanced`) };
+  const ids = new Set(ENDPOINTS.map((e) => e.id));
+  const get = ids.has(`${fn}.task_get.advanced`) ? `${fn}.task_get.advanced` : `${fn}.task_get`;
+  return { ready: endpoint(`${fn}.tasks_ready`), get: endpoint(get) };
 }
 
 /**

@@ -1,12 +1,13 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import { searchVolumeJobSchema } from './search-volume-job.js';
 import { serpJobSchema } from './serp-job.js';
 
 /**
  * Every job kind, told apart by `kind`. Later job kinds (search volume, labs, ...) are
  * one more entry here, so a pipeline file can mix them.
  */
-export const jobSchema = z.discriminatedUnion('kind', [serpJobSchema]);
+export const jobSchema = z.discriminatedUnion('kind', [serpJobSchema, searchVolumeJobSchema]);
 
 /** Fills each job's default name; the index is the job's place in `jobs` (0-based, as in `jobs[0]`). */
 function nameJobs<J extends { kind: string; name?: string | undefined }>(jobs: J[]): Array<J & { name: string }> {
@@ -85,3 +86,5 @@ export type Pipeline = z.output<typeof pipelineSchema>;
 export type Job = Pipeline['jobs'][number];
 /** One SERP job of a resolved pipeline (the default name filled). */
 export type SerpJob = Extract<Job, { kind: 'serp' }>;
+/** One search-volume job of a resolved pipeline. */
+export type SearchVolumeJob = Extract<Job, { kind: 'search_volume' }>;

@@ -11,11 +11,11 @@ const LANGUAGE_CODE = /^[a-z]{2,3}(-[a-z]{2,4})?$/i;
 const LANGUAGE_NAME = /^\p{L}[\p{L} ().'-]*$/u;
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
-const engineSchema = z.enum(SERP_ORGANIC_ENGINES, {
+export const engineSchema = z.enum(SERP_ORGANIC_ENGINES, {
   error: (iss) => `unknown engine '${String(iss.input)}'; accepted: ${SERP_ORGANIC_ENGINES.join(', ')}`,
 });
 
-const locationSchema = z.union(
+export const locationSchema = z.union(
   [
     z.number().int('a location_code is a whole number').positive('a location_code is a positive integer'),
     z.string().trim().min(1, 'a location_name must not be empty'),
@@ -23,7 +23,7 @@ const locationSchema = z.union(
   { error: 'a positive integer location_code or a non-empty location_name' },
 );
 
-const languageSchema = z
+export const languageSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')

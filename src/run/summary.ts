@@ -9,7 +9,8 @@ export interface RunSummary {
   /** Why posting or collecting stopped early: the CLI maps it to an exit code. */
   stopKind: 'budget' | 'balance' | 'unavailable' | 'unknown' | 'interrupted' | null;
   tasks: { planned: number; posted: number; failed: number; collected: number; pending: number };
-  rowsLoaded: { serp_results: number; serp_items: number };
+  /** Rows loaded by the run's collected tasks, all tables together, and the SERP tables apart. */
+  rowsLoaded: { total: number; serp_results: number; serp_items: number };
   calls: number;
   /** Sum of `X-Svc-Charge-CNY` over the run's calls, as an exact decimal string. */
   chargedCny: string;
@@ -29,7 +30,8 @@ export async function summarize(
             count(*) FILTER (WHERE task_id IS NOT NULL)::INT AS posted,
             count(*) FILTER (WHERE state = 'failed')::INT AS failed,
             count(*) FILTER (WHERE state = 'collected')::INT AS collected,
-            count(*) FILTER (WHERE state = 'posted')::INT AS pending
+            count(*) FILTER (WHERE state = 'posted')::INT AS pending,
+            coalesce(sum(rows_loaded), 0)::INT AS rows_total
      FROM tasks WHERE run_id = $1`,
     [r.runId],
   );
@@ -55,7 +57,7 @@ export async function summarize(
       collected: t?.collected ?? 0,
       pending: t?.pending ?? 0,
     },
-    rowsLoaded: { serp_results: rows?.serp_results ?? 0, serp_items: rows?.serp_items ?? 0 },
+    rowsLoaded: { total: t?.rows_total ?? 0, serp_results: rows?.serp_results ?? 0, serp_items: rows?.serp_items ?? 0 },
     calls: money?.calls ?? 0,
     chargedCny: money?.charged ?? '0',
     durationMs: r.finished.getTime() - r.started.getTime(),

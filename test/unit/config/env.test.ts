@@ -1,5 +1,13 @@
+import type { Pipeline, SerpJob } from '../../../src/config/index.js';
 import { describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../../src/config/index.js';
+
+/** The first job, which these files declare as a SERP job. */
+function serpOf(p: Pipeline): SerpJob {
+  const job = p.jobs[0]!;
+  if (job.kind !== 'serp') throw new Error(`expected a serp job, got ${job.kind}`);
+  return job;
+}
 
 const text = (extra: string) =>
   ['name: shoes', 'jobs:', '  - kind: serp', '    locations: [2840]', '    keywords: [running shoes]', extra].join('\n');
@@ -7,12 +15,12 @@ const text = (extra: string) =>
 describe('${NAME} references', () => {
   it('are filled from the env passed in', () => {
     const p = parsePipeline(text('    track_domains: ["${SITE}", "shop.${SITE}"]'), 'p.yaml', { SITE: 'example.com' });
-    expect(p.jobs[0]!.track_domains).toEqual(['example.com', 'shop.example.com']);
+    expect(serpOf(p).track_domains).toEqual(['example.com', 'shop.example.com']);
   });
 
   it('type an unquoted value as YAML would, and keep a quoted one as text', () => {
     const p = parsePipeline(text('    depth: ${DEPTH}'), 'p.yaml', { DEPTH: '50' });
-    expect(p.jobs[0]!.depth).toBe(50);
+    expect(serpOf(p).depth).toBe(50);
     const quoted = parsePipeline(text('    keywords: ["${KW}"]').replace('    keywords: [running shoes]\n', ''), 'p.yaml', { KW: '1080' });
     expect(quoted.jobs[0]!.keywords).toEqual(['1080']);
   });
@@ -26,7 +34,7 @@ describe('${NAME} references', () => {
     process.env.PIPELINE_TEST_SITE = 'nike.com';
     try {
       const p = parsePipeline(text('    track_domains:\n      - ${PIPELINE_TEST_SITE}'), 'p.yaml');
-      expect(p.jobs[0]!.track_domains).toEqual(['nike.com']);
+      expect(serpOf(p).track_domains).toEqual(['nike.com']);
     } finally {
       delete process.env.PIPELINE_TEST_SITE;
     }

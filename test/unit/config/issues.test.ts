@@ -104,8 +104,8 @@ describe('parsePipeline reports each problem with file, line, column, field and 
   it('an unknown job kind and a missing kind', () => {
     const text = ['name: shoes', 'jobs:', '  - kind: news', '  - locations: [1]'].join('\n');
     expect(issuesOf(text).map((i) => [i.line, i.column, i.field, i.rule])).toEqual([
-      [3, 11, 'jobs[0].kind', "unknown kind 'news'; accepted: serp"],
-      [4, 5, 'jobs[1].kind', 'required; one of serp'],
+      [3, 11, 'jobs[0].kind', "unknown kind 'news'; accepted: serp, search_volume"],
+      [4, 5, 'jobs[1].kind', 'required; one of serp, search_volume'],
     ]);
   });
 

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parsePipeline, type Pipeline } from '../../../src/config/index.js';
+import { parsePipeline, type Pipeline, type SerpJob } from '../../../src/config/index.js';
+
+/** The first job, which these files declare as a SERP job. */
+function serpOf(p: Pipeline): SerpJob {
+  const job = p.jobs[0]!;
+  if (job.kind !== 'serp') throw new Error(`expected a serp job, got ${job.kind}`);
+  return job;
+}
 
 const fixture = (name: string) => new URL(`../../fixtures/config/${name}`, import.meta.url);
 const read = (url: URL) => readFileSync(url, 'utf8');
@@ -55,7 +62,7 @@ describe('parsePipeline on valid files', () => {
     expect(p.name).toBe('keywords');
     expect(p.budget_cny).toBe(5);
     expect(p.jobs).toHaveLength(1);
-    const job = p.jobs[0]!;
+    const job = serpOf(p);
     expect(job).toMatchObject({ kind: 'serp', engines: ['engA'], depth: 100, locations: [2840, 2826], languages: ['en'] });
     expect(job.track_domains).toEqual(['runnersworld.com', 'nike.com']);
     expect(job.keywords.length).toBeGreaterThanOrEqual(18);

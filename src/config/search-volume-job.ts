@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { languageSchema, locationSchema } from './serp-job.js';
+
+/**
+ * Monthly search volumes of keywords (keywords-data `search_volume`): keywords × locations ×
+ * languages, packed up to 700 keywords a task at one price. Feeds `search_volume_trends`.
+ */
+export const searchVolumeJobSchema = z
+  .strictObject({
+    kind: z.literal('search_volume').describe('Job kind. `search_volume`: monthly search volume of keywords (ads data).'),
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _, starting with a letter or digit')
+      .max(64, 'at most 64 characters')
+      .optional()
+      .describe('Names the job in logs, the ledger and the warehouse. Default: `<kind>-<index>` (0-based).'),
+    mode: z
+      .literal('standard', { error: 'only standard is supported for now (tasks are posted and collected later)' })
+      .default('standard')
+      .describe('`standard`: tasks are queued and cheaper than live.'),
+    collect: z.literal('pull', { error: 'only pull is supported for now' }).default('pull').describe('`pull`: poll tasks_ready, then fetch each task.'),
+    locations: z.array(locationSchema).min(1, 'at least one location').describe('A location_code (e.g. 2840) or a location_name.'),
+    languages: z.array(languageSchema).min(1, 'at least one language').default(['en']).describe("A language code ('en') or name ('English')."),
+    keywords: z
+      .array(z.string().max(80, 'at most 80 characters').refine((s) => s.trim().length > 0, { error: 'must not be empty' }))
+      .min(1, 'at least one keyword')
+      .describe('Keywords; the planner lower-cases, de-duplicates and packs them 700 to a task.'),
+  })
+  .describe('Monthly search volume of keywords.');
+
+export type SearchVolumeJobInput = z.input<typeof searchVolumeJobSchema>;
