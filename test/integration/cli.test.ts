@@ -83,7 +83,8 @@ describe('pipeline CLI', () => {
     expect(line).toHaveLength(1);
     expect(line[0]).toMatch(/http:\/\/127\.0\.0\.1:\d+/);
     const summary = JSON.parse(out.stdout);
-    expect(summary).toMatchObject({ pipeline: 'keywords', state: 'completed', tasks: { planned: 38, collected: 38, failed: 0 } });
+    // 19 distinct keywords x 2 locations of SERP tasks, and one search-volume task per location
+    expect(summary).toMatchObject({ pipeline: 'keywords', state: 'completed', tasks: { planned: 40, collected: 40, failed: 0 } });
     expect(summary.rowsLoaded.serp_items).toBeGreaterThan(38 * 100);
     expect(Number(summary.chargedCny)).toBe(0); // sandbox keys are never charged
   });

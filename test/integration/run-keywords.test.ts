@@ -43,14 +43,17 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
 
   it('posts every distinct task once and collects them all', async () => {
     const pipeline = await loadPipeline('pipelines/keywords.yaml');
-    const job = pipeline.jobs[0]!;
+    const [job, volumes] = pipeline.jobs;
+    if (job?.kind !== 'serp' || volumes?.kind !== 'search_volume') throw new Error('keywords.yaml: a serp job, then a search_volume job');
     const distinct = new Set(job.keywords.map((k) => k.trim().toLowerCase())).size;
     const expected = distinct * job.locations.length * job.languages.length;
+    const volumeTasks = volumes.locations.length * volumes.languages.length; // under 700 keywords: one task each
     expect(distinct).toBeLessThan(job.keywords.length); // the file holds a case-only repeat
     expect(summary.state).toBe('completed');
-    expect(summary.tasks).toEqual({ planned: expected, posted: expected, failed: 0, collected: expected, pending: 0 });
+    const all = expected + volumeTasks;
+    expect(summary.tasks).toEqual({ planned: all, posted: all, failed: 0, collected: all, pending: 0 });
     const posts = sandbox.log.filter((l) => l.method === 'POST');
-    expect(posts).toHaveLength(1);
+    expect(posts.map((p) => p.path).sort()).toEqual(['/v3/keywords_data/engA_ads/search_volume/task_post', '/v3/serp/engA/organic/task_post']);
     await withWarehouse(wh.dir, async (db) => {
       const rows = await db.all<{ n: number; k: number }>(
         `SELECT count(*)::INT AS n, count(DISTINCT (keyword, location_code))::INT AS k FROM serp_results`,
@@ -66,7 +69,7 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
                 count(*) FILTER (WHERE i.type = 'organic')::INT AS organic, max(i.rank_absolute) AS max_abs
          FROM serp_results r JOIN serp_items i USING (task_id, result_index) GROUP BY ALL`,
       );
-      expect(perTask).toHaveLength(summary.tasks.collected);
+      expect(perTask).toHaveLength(summary.rowsLoaded.serp_results); // one result per SERP task
       for (const t of perTask) {
         expect(t.n).toBe(t.items_count);
         expect(t.organic).toBe(100);

@@ -11,7 +11,7 @@ import { withWarehouse } from '../../src/warehouse/index.js';
 import { movingClock, silentLogger, tempDir } from './helpers.js';
 
 const DAY = '2026-11-20T09:00:00Z';
-const TABLES = ['serp_results', 'serp_items', 'tasks', 'ledger'];
+const TABLES = ['serp_results', 'serp_items', 'search_volume', 'search_volume_monthly', 'tasks', 'ledger'];
 
 async function cli(argv: string[]): Promise<string> {
   const out: string[] = [];
@@ -56,9 +56,11 @@ describe('pipeline replay and export on emulator bodies (loopback)', () => {
     await withWarehouse(wh.dir, async (db) => {
       await db.run('DELETE FROM serp_items');
       await db.run('DELETE FROM serp_results');
+      await db.run('DELETE FROM search_volume');
+      await db.run('DELETE FROM search_volume_monthly');
     });
     const out = JSON.parse(await cli(['replay', '--warehouse', wh.dir, '--json']));
-    expect(out.kinds).toEqual(['serp']);
+    expect(out.kinds).toEqual(['search_volume', 'serp']); // the two job kinds of keywords.yaml
     expect(out.skippedFiles).toEqual([]);
     expect(await rows(wh.dir)).toEqual(before);
     expect(sandbox.log.length).toBe(calls);

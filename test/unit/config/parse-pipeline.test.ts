@@ -61,7 +61,7 @@ describe('parsePipeline on valid files', () => {
     const p = parsePipeline(read(new URL('../../../pipelines/keywords.yaml', import.meta.url)), 'keywords.yaml', {});
     expect(p.name).toBe('keywords');
     expect(p.budget_cny).toBe(5);
-    expect(p.jobs).toHaveLength(1);
+    expect(p.jobs.map((j) => j.kind)).toEqual(['serp', 'search_volume']);
     const job = serpOf(p);
     expect(job).toMatchObject({ kind: 'serp', engines: ['engA'], depth: 100, locations: [2840, 2826], languages: ['en'] });
     expect(job.track_domains).toEqual(['runnersworld.com', 'nike.com']);
