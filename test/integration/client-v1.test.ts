@@ -4,7 +4,7 @@ import { decodeBase64Embedding, ServiceClient, type RawResponse } from '../../sr
 import { EtlError } from '../../src/errors.js';
 import { reply, scripted } from './client-helpers.js';
 
-const LIVE_KEY = 'svc_live_v1secretkey123';
+const LIVE_KEY = 'svc_live_testv1secret1';
 
 function b64(values: number[]): string {
   const buf = Buffer.alloc(values.length * 4);
@@ -114,11 +114,11 @@ describe('/v1 calls', () => {
     const e401 = (await c.callV1(endpoint('v1.embeddings'), body).catch((e) => e)) as EtlError;
     expect(e401.code).toBe('ETL_AUTH');
     expect(e401.message).toMatch(/HTTP 401/);
-    expect(e401.message).not.toContain('v1secretkey123');
-    expect(JSON.stringify(e401.context)).not.toContain('v1secretkey123');
+    expect(e401.message).not.toContain('testv1secret1');
+    expect(JSON.stringify(e401.context)).not.toContain('testv1secret1');
     expect(landed).toHaveLength(2);
     expect(landed[1]!.body).toContain('invalid key');
-    expect(landed.map((l) => l.body).join()).not.toContain('v1secretkey123');
+    expect(landed.map((l) => l.body).join()).not.toContain('testv1secret1');
   });
 
   it('image: tier computed before sending; a 502 is retried once with a new request id', async () => {

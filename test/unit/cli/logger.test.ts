@@ -16,7 +16,7 @@ describe('log redaction', () => {
   });
 
   it('scrubs keys from free text such as error messages', () => {
-    expect(redact('connect failed for svc_live_abcdef123456 at host')).toBe('connect failed for svc_live_*** at host');
+    expect(redact('connect failed for svc_live_test0abcdef12 at host')).toBe('connect failed for svc_live_*** at host');
     expect(redact('token=abc123', ['abc123'])).toBe('token=***');
   });
 });
