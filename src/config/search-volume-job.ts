@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { languageSchema, locationSchema } from './serp-job.js';
+import { jobNameSchema, languageSchema, locationSchema } from './serp-job.js';
 
 /**
  * Monthly search volumes of keywords (keywords-data `search_volume`): keywords × locations ×
@@ -8,12 +8,7 @@ import { languageSchema, locationSchema } from './serp-job.js';
 export const searchVolumeJobSchema = z
   .strictObject({
     kind: z.literal('search_volume').describe('Job kind. `search_volume`: monthly search volume of keywords (ads data).'),
-    name: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _, starting with a letter or digit')
-      .max(64, 'at most 64 characters')
-      .optional()
-      .describe('Names the job in logs, the ledger and the warehouse. Default: `<kind>-<index>` (0-based).'),
+    name: jobNameSchema,
     mode: z
       .literal('standard', { error: 'only standard is supported for now (tasks are posted and collected later)' })
       .default('standard')

@@ -48,15 +48,18 @@ const domainSchema = z.string().regex(HOSTNAME, {
  * devices × keywords becomes tasks. Every field but `locations` and `keywords` has a
  * default, so a minimal job is three lines.
  */
+/** A job's optional name; shared by every job kind. */
+export const jobNameSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _, starting with a letter or digit')
+  .max(64, 'at most 64 characters')
+  .optional()
+  .describe('Names the job in logs, the ledger and the warehouse. Default: `<kind>-<index>` (0-based).');
+
 export const serpJobSchema = z
   .strictObject({
     kind: z.literal('serp').describe('Job kind. `serp`: organic rank tracking of keywords.'),
-    name: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _, starting with a letter or digit')
-      .max(64, 'at most 64 characters')
-      .optional()
-      .describe('Names the job in logs, the ledger and the warehouse. Default: `<kind>-<index>` (0-based).'),
+    name: jobNameSchema,
     engines: z
       .array(engineSchema)
       .min(1, 'at least one engine')
