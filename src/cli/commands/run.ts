@@ -19,6 +19,7 @@ interface RunArgs {
   'log-level'?: string;
   'new-run': boolean;
   models: boolean;
+  'time-scale': number;
 }
 
 /** `pipeline run FILE`: validate, plan, post, collect, load, print the summary. */
@@ -29,6 +30,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'pipeline YAML, e.g. pipelines/keywords.yaml' })
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder (DuckDB file, raw/, parquet/)' })
+      .option('time-scale', { type: 'number', default: 1, describe: "divide the rate-limit minute by this, to match an emulator started with --time-scale (never for the real service)" })
       .option('models', { type: 'boolean', default: true, describe: 'build and test the SQL models after loading (--no-models to skip)' })
       .option('new-run', { type: 'boolean', default: false, describe: 'start a new run even if the last run of this pipeline is unfinished (default: resume it)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as one JSON object on stdout' })
@@ -62,6 +64,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         collectTimeoutMs: args['collect-timeout'] * 1000,
         onProgress: args.json ? undefined : makeProgress(),
         newRun: args['new-run'],
+        limits: args['time-scale'] > 0 && args['time-scale'] !== 1 ? { windowMs: 60_000 / args['time-scale'] } : undefined,
         signal: stopper.signal,
       });
     } finally {

@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
+import { withWarehouse } from '../../src/warehouse/index.js';
+import { tempDir } from './helpers.js';
+
+const KEY = 'svc_live_testcrash01';
+const KILLS = 20;
+const TASKS = 120; // 60 keywords x 2 locations: two POSTs of 100 and 20
+
+/** A seeded generator, so a failing sequence of kill times can be replayed. */
+function mulberry32(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('killed with SIGKILL at random moments, a run never pays twice and never loses a result', () => {
+  let sandbox: SandboxHandle;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let file: string;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ admin: true, readyAfterMs: 300, timeScale: 60, rateLimits: true });
+    tmp = await tempDir('pipeline-crash-');
+    file = join(tmp.dir, 'crash.yaml');
+    const keywords = Array.from({ length: TASKS / 2 }, (_, i) => `crash keyword ${i}`).join(', ');
+    await writeFile(file, `name: crash\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [${keywords}]\n`);
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await tmp.cleanup();
+  });
+
+  /** One `pipeline run` in a child process; killed after `killAfterMs` when given. */
+  function run(killAfterMs?: number): Promise<number | null> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['bin/pipeline.mjs', 'run', file, '--warehouse', join(tmp.dir, 'wh'), '--no-models', '--json', '--time-scale', '60', '--poll-interval', '0.1'], {
+        env: { ...process.env, SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url },
+        stdio: 'ignore',
+      });
+      const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+  }
+
+  it(`creates each task exactly once and stores each result exactly once over ${KILLS} kills`, async () => {
+    const rand = mulberry32(20261122);
+    let killed = 0;
+    for (let i = 0; i < KILLS; i++) {
+      const code = await run(300 + Math.floor(rand() * 2500));
+      if (code === null) killed++;
+      else if (code === 0) break; // finished before the kill: nothing left to interrupt
+    }
+    expect(killed).toBeGreaterThan(0);
+    expect(await run()).toBe(0); // one last run, left alone, completes
+
+    const res = await request(sandbox.url + ADMIN_STATS_PATH);
+    const stats = (await res.body.json()) as AdminStatsBody;
+    const created = Object.entries(stats.tasks_created_by_tag);
+    expect(created.every(([, n]) => n === 1)).toBe(true); // no task bought twice
+
+    await withWarehouse(join(tmp.dir, 'wh'), async (wh) => {
+      // A kill that lands after a run has completed leaves nothing to resume, so the next
+      // invocation is a new run (a new night) with new tags: every run must be whole.
+      const runs = await wh.all<{ run_id: string; state: string }>(`SELECT run_id, state FROM runs ORDER BY started_at`);
+      expect(runs.length).toBeGreaterThanOrEqual(1);
+      // Most kills landed mid-run and were resumed, not started afresh.
+      expect(runs.length).toBeLessThan(killed / 2 + 1);
+      expect(runs.every((r) => r.state === 'completed')).toBe(true);
+      const [t] = await wh.all<{ tasks: number; collected: number }>(
+        `SELECT count(*)::INT AS tasks, count(*) FILTER (WHERE state = 'collected')::INT AS collected FROM tasks`,
+      );
+      expect(t).toEqual({ tasks: TASKS * runs.length, collected: TASKS * runs.length });
+      const tags = await wh.all<{ tag: string }>(`SELECT tag FROM tasks ORDER BY tag`);
+      expect(tags.map((x) => x.tag)).toEqual(created.map(([tag]) => tag).sort()); // the warehouse knows every task bought
+      const [r] = await wh.all<{ n: number; ids: number; tags: number }>(
+        `SELECT count(*)::INT AS n, count(DISTINCT task_id)::INT AS ids, count(DISTINCT tag)::INT AS tags FROM serp_results`,
+      );
+      expect(r).toEqual({ n: TASKS * runs.length, ids: TASKS * runs.length, tags: TASKS * runs.length }); // every result, each once
+    });
+  }, 600_000);
+});
