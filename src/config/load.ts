@@ -1,6 +1,7 @@
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 import type { Env } from './env.js';
+import { readKeywordsFiles } from './keywords-file.js';
 import { parsePipeline } from './parse.js';
 import type { Pipeline } from './schema.js';
 
@@ -32,5 +33,8 @@ export async function loadPipeline(file: string, opts: LoadPipelineOptions = {})
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read the file: ${(err as Error).message}`;
     throw new ConfigError([{ file, line: 1, column: 1, field: '', rule: reason }]);
   }
-  return { ...parsePipeline(text, file, opts.env ?? process.env), file };
+  const pipeline = parsePipeline(text, file, opts.env ?? process.env);
+  const { jobs, issues } = await readKeywordsFiles(pipeline.jobs, file, read);
+  if (issues.length) throw new ConfigError(issues);
+  return { ...pipeline, jobs, file };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jobNameSchema, languageSchema, locationSchema } from './serp-job.js';
+import { jobNameSchema, keywordsFileSchema, languageSchema, locationSchema, requireKeywords } from './serp-job.js';
 
 /**
  * Monthly search volumes of keywords (keywords-data `search_volume`): keywords × locations ×
@@ -18,9 +18,11 @@ export const searchVolumeJobSchema = z
     languages: z.array(languageSchema).min(1, 'at least one language').default(['en']).describe("A language code ('en') or name ('English')."),
     keywords: z
       .array(z.string().max(80, 'at most 80 characters').refine((s) => s.trim().length > 0, { error: 'must not be empty' }))
-      .min(1, 'at least one keyword')
+      .default([])
       .describe('Keywords; the planner lower-cases, de-duplicates and packs them 700 to a task.'),
+    keywords_file: keywordsFileSchema,
   })
+  .superRefine(requireKeywords)
   .describe('Monthly search volume of keywords.');
 
 export type SearchVolumeJobInput = z.input<typeof searchVolumeJobSchema>;

@@ -48,6 +48,13 @@ const domainSchema = z.string().regex(HOSTNAME, {
  * devices × keywords becomes tasks. Every field but `locations` and `keywords` has a
  * default, so a minimal job is three lines.
  */
+/** A file of keywords next to the pipeline file: `.txt` one a line, `.csv` a `keyword` column (else the first). */
+export const keywordsFileSchema = z
+  .string()
+  .regex(/\.(txt|csv)$/i, 'a .txt (one keyword a line) or .csv file')
+  .optional()
+  .describe('Keywords from a file, relative to the pipeline file: .txt one a line, .csv the `keyword` column (else the first column); added to `keywords`.');
+
 /** A job's optional name; shared by every job kind. */
 export const jobNameSchema = z
   .string()
@@ -113,15 +120,25 @@ export const serpJobSchema = z
       .describe("Search languages: a language code ('en', 'pt-br') or a language name ('English')."),
     keywords: z
       .array(keywordSchema)
-      .min(1, 'at least one keyword')
+      .default([])
       .describe('Keywords to track, up to 700 characters each. The planner lower-cases and de-duplicates them.'),
+    keywords_file: keywordsFileSchema,
     track_domains: z
       .array(domainSchema)
       .optional()
       .describe('Lower-case hostnames whose ranks you follow; the marts report their positions.'),
   })
   .superRefine(checkOsFitsDevices, { when: () => true })
+  .superRefine(requireKeywords)
   .describe('SERP organic rank tracking.');
+
+/** Keywords inline, from a file, or both; a job with neither has nothing to do. */
+export function requireKeywords(job: { keywords?: unknown; keywords_file?: unknown }, ctx: z.RefinementCtx): void {
+  const inline = Array.isArray(job.keywords) ? job.keywords.length : 0;
+  if (inline === 0 && typeof job.keywords_file !== 'string') {
+    ctx.addIssue({ code: 'custom', path: ['keywords'], message: 'at least one keyword, or a keywords_file' });
+  }
+}
 
 /** Runs even when other fields failed, so a wrong os is reported with them; reads defensively. */
 function checkOsFitsDevices(job: { os?: unknown; devices?: unknown }, ctx: z.RefinementCtx): void {

@@ -16,7 +16,7 @@ describe('pipelineJsonSchema', () => {
   it('leaves defaulted job fields optional and documents them', () => {
     const jobs = (pipelineJsonSchema().properties as Record<string, { items: { oneOf: Array<Record<string, unknown>> } }>).jobs!;
     const serp = jobs.items.oneOf[0]!;
-    expect(serp.required).toEqual(['kind', 'locations', 'keywords']);
+    expect(serp.required).toEqual(['kind', 'locations']); // keywords inline or from keywords_file
     const depth = (serp.properties as Record<string, Record<string, unknown>>).depth!;
     expect(depth).toMatchObject({ default: 100, maximum: 700, minimum: 1, type: 'integer' });
     expect(depth.description).toBeTypeOf('string');

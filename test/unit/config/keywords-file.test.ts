@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { loadPipeline } from '../../../src/config/index.js';
+import { parseKeywordsFile } from '../../../src/config/keywords-file.js';
+import { ConfigError } from '../../../src/errors.js';
+
+/** An in-memory file system: the loader takes `readFile`, so no test touches the disk. */
+function files(map: Record<string, string>) {
+  return async (p: string) => {
+    const hit = Object.entries(map).find(([k]) => p.endsWith(k));
+    if (!hit) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+    return hit[1];
+  };
+}
+
+const pipeline = (kind: string, extra: string) => `name: f\njobs:\n  - kind: ${kind}\n    locations: [2840]\n${extra}`;
+
+describe('keywords from a file', () => {
+  it('reads a .txt one keyword a line, skipping blank lines and # comments, after the inline ones', async () => {
+    const p = await loadPipeline('/p/f.yaml', {
+      env: {},
+      readFile: files({ 'f.yaml': pipeline('serp', '    keywords: [inline one]\n    keywords_file: kw/list.txt\n'), 'kw/list.txt': '# seeds\nalpha\n\n  beta  \r\ngamma\n' }),
+    });
+    expect(p.jobs[0]!.keywords).toEqual(['inline one', 'alpha', 'beta', 'gamma']);
+  });
+
+  it('reads the keyword column of a .csv, quoted cells included, or the first column without a header', () => {
+    expect(parseKeywordsFile('volume,keyword\n10,"shoes, red"\n20,"say ""hi"""\n', 'a.csv').map((k) => k.keyword)).toEqual(['shoes, red', 'say "hi"']);
+    expect(parseKeywordsFile('running shoes,1\ntrail shoes,2\n', 'b.csv').map((k) => k.keyword)).toEqual(['running shoes', 'trail shoes']);
+  });
+
+  it('reports a missing file and a too-long keyword with their file and line, all at once', async () => {
+    const long = 'k'.repeat(81);
+    const err = await loadPipeline('/p/f.yaml', {
+      env: {},
+      readFile: files({
+        'f.yaml': `name: f\njobs:\n  - kind: search_volume\n    locations: [2840]\n    keywords_file: vol.txt\n  - kind: serp\n    locations: [2840]\n    keywords_file: gone.csv\n`,
+        'vol.txt': `ok\n${long}\n`,
+      }),
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    const issues = (err as ConfigError).issues.map((i) => [i.file.split('/').pop(), i.line, i.field, i.rule]);
+    expect(issues).toEqual([
+      ['vol.txt', 2, 'jobs[0].keywords_file', 'keyword of 81 characters; at most 80'],
+      ['gone.csv', 1, 'jobs[1].keywords_file', 'file not found (named by jobs[1].keywords_file in /p/f.yaml)'],
+    ]);
+  });
+
+  it('needs keywords inline or from a file', async () => {
+    const err = await loadPipeline('/p/f.yaml', { env: {}, readFile: files({ 'f.yaml': pipeline('serp', '') }) }).catch((e) => e);
+    expect((err as ConfigError).issues.map((i) => [i.field, i.rule])).toEqual([['jobs[0].keywords', 'at least one keyword, or a keywords_file']]);
+  });
+});
