@@ -19,7 +19,7 @@ export function makeProgress(stream: NodeJS.WriteStream = process.stderr): (e: P
     const done = e.collected + e.failed;
     const total = done + e.pending;
     if (total === 0) return;
-    const text = `collecting: ${done}/${total} done (${e.failed} failed), ${e.pending} waiting`;
+    const text = `collecting: ${done}/${total} done (${e.failed} failed), ${e.pending} waiting; ${Number(e.chargedCny).toFixed(4)} CNY charged so far`;
     if (tty) {
       stream.write(`\r\x1b[K${text}`);
       open = e.pending > 0;

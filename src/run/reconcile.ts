@@ -1,6 +1,7 @@
 import { endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/index.js';
+import { fromMicros, toMicros } from './money.js';
 
 /** What kind of difference finance is looking at. */
 export type DiscrepancyKind =
@@ -37,24 +38,8 @@ export interface Reconciliation {
   discrepancies: Discrepancy[];
 }
 
-/** Amounts in millionths of a CNY, so sums are exact; 0.0001 CNY is 100 units. */
-const UNIT = 1_000_000n;
+/** Differences below 0.0001 CNY (100 micro-CNY) are rounding, not discrepancies. */
 const TOLERANCE = 100n;
-
-export function toMicros(v: number | string | null | undefined): bigint {
-  if (v === null || v === undefined || v === '') return 0n;
-  const s = typeof v === 'number' ? v.toFixed(6) : v;
-  const neg = s.startsWith('-');
-  const [int, frac = ''] = s.replace('-', '').split('.');
-  const m = BigInt(int || '0') * UNIT + BigInt((frac + '000000').slice(0, 6));
-  return neg ? -m : m;
-}
-
-export function fromMicros(m: bigint): string {
-  const neg = m < 0n;
-  const a = neg ? -m : m;
-  return `${neg ? '-' : ''}${a / UNIT}.${String(a % UNIT).padStart(6, '0')}`;
-}
 
 type Tree = Record<string, unknown>;
 

@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { collectByPull, type PullResult } from '../collect/index.js';
 import { endpoint } from '../catalog/index.js';
-import { ServiceClient, validateTasks, type RateLimiterOptions } from '../client/index.js';
+import { ServiceClient, validateTasks, type RateLimiterOptions, type RawResponse } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
 import { compactRaw, exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
+import { fromMicros, toMicros } from './money.js';
 import { resolveUnknown } from './resolve-unknown.js';
 import { forgetUnsent, listUnfinishedRuns, markSuperseded, markTasks, openTasks, reopenRun, taskStates, waitingEndpointIds } from './run-state.js';
 import { summarize, type RunSummary } from './summary.js';
@@ -15,7 +16,7 @@ import { summarize, type RunSummary } from './summary.js';
 /** What a run reports while it works (the CLI renders it). */
 export type ProgressEvent =
   | { kind: 'note'; text: string }
-  | { kind: 'collect'; collected: number; failed: number; pending: number };
+  | { kind: 'collect'; collected: number; failed: number; pending: number; chargedCny: string };
 
 export interface RunOptions {
   pipeline: Pipeline;
@@ -57,6 +58,8 @@ interface Ctx {
   note: (text: string) => void;
   /** Past prices from the ledger, read once when the budget first needs them. */
   priceHistory?: PriceHistory;
+  /** CNY charged to this invocation so far (exact, in micro-CNY), for progress lines. */
+  charged: { micros: bigint };
 }
 
 /**
@@ -71,6 +74,7 @@ interface Ctx {
 export async function runPipeline(o: RunOptions): Promise<RunSummary> {
   const now = o.now ?? (() => new Date());
   const sleep = o.sleep ?? abortableSleep(o.signal);
+  const charged = { micros: 0n };
   return withWarehouse(o.warehouseDir, async (wh) => {
     const started = now();
     const unfinished = await listUnfinishedRuns(wh, o.pipeline.name);
@@ -81,16 +85,22 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
     for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
     const make = (id: string): Ctx => {
       const landing = new RawLanding(wh, { runId: id, pipeline: o.pipeline.name });
+      // The charge headers seen by this invocation, summed exactly, for progress lines.
+      const land = async (raw: RawResponse) => {
+        await landing.land(raw);
+        charged.micros += toMicros(raw.charge.chargeCny);
+      };
       return {
         o,
         wh,
         runId: id,
         store: new RunStore(wh, id, o.pipeline.name),
-        client: new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land: landing.land, dispatcher: o.dispatcher, limits: o.limits, now, sleep }),
+        client: new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land, dispatcher: o.dispatcher, limits: o.limits, now, sleep }),
         log: o.logger.child({ runId: id, pipeline: o.pipeline.name }),
         now,
         sleep,
         note: (text: string) => o.onProgress?.({ kind: 'note', text }),
+        charged,
       };
     };
     for (const old of unfinished) if (old !== resume) await settle(make(old.runId), runId);
@@ -212,7 +222,7 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
       signal: c.o.signal,
       now: c.now,
       sleep: c.sleep,
-      onProgress: (p) => c.o.onProgress?.({ kind: 'collect', ...p }),
+      onProgress: (p) => c.o.onProgress?.({ kind: 'collect', ...p, chargedCny: fromMicros(c.charged.micros) }),
     });
     if (pull.pending === 0) return { pull, stop: null };
     if (c.o.signal?.aborted) return { pull, stop: { kind: 'interrupted', reason: `interrupted with ${pull.pending} task(s) still to collect; run again to resume` } };

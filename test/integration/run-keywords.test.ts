@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/index.js';
-import { runPipeline, type RunSummary } from '../../src/run/index.js';
+import { runPipeline, type ProgressEvent, type RunSummary } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { movingClock, silentLogger, sumDecimals, tempDir } from './helpers.js';
@@ -16,6 +16,7 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
   let sandbox: SandboxHandle;
   let wh: { dir: string; cleanup: () => Promise<void> };
   let summary: RunSummary;
+  const progress: ProgressEvent[] = [];
   const now = movingClock(DAY);
 
   beforeAll(async () => {
@@ -33,6 +34,7 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
       pollIntervalMs: 50,
       collectTimeoutMs: 30_000,
       now,
+      onProgress: (e) => progress.push(e),
     });
   });
 
@@ -118,6 +120,9 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
       expect(ids.map((r) => r.request_id)).toEqual(sandbox.log.map((x) => x.requestId).sort());
     });
     expect(summary.chargedCny).toBe(expectedSum);
+    // The last progress line already told the user what the run cost.
+    const last = progress.filter((e) => e.kind === 'collect').at(-1);
+    expect(last).toMatchObject({ kind: 'collect', pending: 0, chargedCny: expectedSum });
   });
 
   it('landed every body raw before parsing, readable by DuckDB itself', async () => {
