@@ -42,6 +42,18 @@ export function endpoint(id: string): Endpoint {
   return e;
 }
 
+/**
+ * The ready list and the result endpoint of a `task_post`: `task_get/advanced` where the
+ * function has result formats, else `task_get`. Undefined where the catalog has none (a
+ * live-only function). Read by the collector and by `pipeline plan`.
+ */
+export function taskFunctionOf(post: Endpoint): { ready: Endpoint; get: Endpoint } | undefined {
+  const fn = post.id.replace(/\.task_post$/, '');
+  const ready = byId.get(`${fn}.tasks_ready`);
+  const get = byId.get(`${fn}.task_get.advanced`) ?? byId.get(`${fn}.task_get`);
+  return ready && get ? { ready, get } : undefined;
+}
+
 /** Path parameters: a task id alone, or named values (`{ country_code: 'us' }`). */
 export type PathParams = string | Readonly<Record<string, string>>;
 

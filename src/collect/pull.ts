@@ -1,4 +1,4 @@
-import { endpoint, ENDPOINTS, type Endpoint } from '../catalog/index.js';
+import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
 import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
 
@@ -28,6 +28,8 @@ export interface PullResult {
   collected: number;
   failed: number;
   rowsLoaded: number;
+  /** Tables that received rows, so only they need a new Parquet copy. */
+  tables: Set<string>;
   /** Tasks still waiting when the timeout came. */
   pending: number;
 }
@@ -38,19 +40,6 @@ const GROUP = 50;
 /** Task codes that mean "not done yet, ask again later". */
 const NOT_READY = new Set([40601, 40602]);
 
-interface Fn {
-  ready: Endpoint;
-  get: Endpoint;
-}
-
-/** The ready list and result endpoint of a task_post: `task_get/advanced` where there are formats, else `task_get`. */
-function functionOf(post: Endpoint): Fn {
-  const fn = post.id.replace(/\.task_post$/, '');
-  const ids = new Set(ENDPOINTS.map((e) => e.id));
-  const get = ids.has(`${fn}.task_get.advanced`) ? `${fn}.task_get.advanced` : `${fn}.task_get`;
-  return { ready: endpoint(`${fn}.tasks_ready`), get: endpoint(get) };
-}
-
 /**
  * Pull collection: polls `tasks_ready` for the run's functions, fetches each ready task of
  * this run with `task_get/advanced/{id}`, and loads the rows of a group of tasks with their
@@ -59,8 +48,13 @@ function functionOf(post: Endpoint): Fn {
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
   const started = o.now().getTime();
-  const res: PullResult = { collected: 0, failed: 0, rowsLoaded: 0, pending: 0 };
-  const fns = new Map(o.postEndpoints.map((e) => [e.id, functionOf(e)]));
+  const res: PullResult = { collected: 0, failed: 0, rowsLoaded: 0, pending: 0, tables: new Set() };
+  const fns = new Map<string, { ready: Endpoint; get: Endpoint }>();
+  for (const e of o.postEndpoints) {
+    const fn = taskFunctionOf(e);
+    if (!fn) throw new Error(`${e.id} has no tasks_ready and task_get in the catalog`);
+    fns.set(e.id, fn);
+  }
   if (o.sweep) {
     const waiting = await o.wh.all<{ task_id: string; endpoint_id: string }>(
       `SELECT task_id, endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL ORDER BY task_id`,
@@ -138,6 +132,9 @@ async function loadGroup(o: PullOptions, done: EnvelopeTask[], res: PullResult):
   const report = await loadLanded(o.wh, { taskIds: done.map((t) => t.id!) }, async (loaded) => {
     for (const t of done) await o.store.markCollected(t.id!, loaded.perTask.get(t.id!) ?? 0, at);
   });
-  for (const n of report.rows.values()) res.rowsLoaded += n;
+  for (const [table, n] of report.rows) {
+    res.rowsLoaded += n;
+    if (n > 0) res.tables.add(table);
+  }
   res.collected += done.length;
 }

@@ -1,4 +1,4 @@
-import { endpoint, FAMILIES, type FamilyId } from '../catalog/index.js';
+import { FAMILIES, taskFunctionOf, type FamilyId } from '../catalog/index.js';
 import type { Plan } from './plan.js';
 import type { TaskPrice } from './price.js';
 
@@ -26,12 +26,10 @@ export function summarizePlan(plan: Plan, prices: readonly TaskPrice[]): PlanSum
     const tasks = plan.tasks.filter((t) => t.endpoint === ep).length;
     const posts = plan.batches.filter((b) => b.endpoint === ep).length;
     add(ep.family, posts);
-    if (ep.mode === 'task_post') {
-      const fn = ep.id.replace(/\.task_post$/, '');
-      const get = tryEndpoint(`${fn}.task_get.advanced`) ?? tryEndpoint(`${fn}.task_get`);
-      const ready = tryEndpoint(`${fn}.tasks_ready`);
-      if (get) add(get.family, tasks);
-      if (ready) add(ready.family, 1);
+    const fn = ep.mode === 'task_post' ? taskFunctionOf(ep) : undefined;
+    if (fn) {
+      add(fn.get.family, tasks);
+      add(fn.ready.family, 1);
     }
     const p = price.get(ep.id);
     const cny = p?.cnyPerTask === null || p?.cnyPerTask === undefined ? null : p.cnyPerTask * tasks;
@@ -51,12 +49,4 @@ export function summarizePlan(plan: Plan, prices: readonly TaskPrice[]): PlanSum
     minMinutes: Math.max(0, ...families.map((f) => f.minutes)),
     estimatedCny: endpoints.some((e) => e.cny === null) ? null : endpoints.reduce((a, e) => a + (e.cny ?? 0), 0),
   };
-}
-
-function tryEndpoint(id: string) {
-  try {
-    return endpoint(id);
-  } catch {
-    return undefined;
-  }
 }

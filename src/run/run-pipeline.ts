@@ -44,6 +44,9 @@ export function newRunId(now: Date): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
+/** Tables every run writes (state, ledger, raw index). */
+const STATE_TABLES = ['runs', 'tasks', 'ledger', 'raw_responses'];
+
 type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
 
 interface Ctx {
@@ -111,12 +114,15 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       await reopenRun(wh, runId);
       note(`resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): collecting what it posted first`);
     } else {
-      await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: keyKind(o.apiKey), at: started });
+      await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: ctx.client.keyKind, at: started });
     }
     try {
       let stop: Stop | null = null;
+      const touched = new Set<string>();
       if (resume) {
-        stop = (await collect(ctx, { sweep: true })).stop;
+        const first = await collect(ctx, { sweep: true });
+        stop = first.stop;
+        for (const t of first.pull?.tables ?? []) touched.add(t);
         const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now });
         if (settled.found + settled.notCreated > 0) {
           note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
@@ -135,6 +141,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       // Always collect, whatever stopped the posting: what was posted is paid for.
       const pulled = await collect(ctx, {});
       stop ??= pulled.stop;
+      for (const t of pulled.pull?.tables ?? []) touched.add(t);
       const unresolved = (await openTasks(wh, runId)).length;
       if (!stop && unresolved > 0) {
         stop = {
@@ -145,7 +152,8 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       // One segment file per day, kind and run instead of one file per response: loads and
       // replays read a handful of files, and every body stays reachable through the index.
       await compactRaw(wh);
-      await exportParquet(wh);
+      // Only the tables this run wrote get a new Parquet copy (`pipeline export` rewrites all).
+      await exportParquet(wh, { tables: [...STATE_TABLES, ...touched] });
       const state = stop === null ? 'completed' : 'partial';
       await store.finishRun(state, stop?.reason ?? null, now());
       log.info({ state, stop: stop?.kind }, 'run finished');
@@ -192,10 +200,6 @@ function abortableSleep(signal: AbortSignal | undefined): (ms: number) => Promis
       }
       signal?.addEventListener('abort', done, { once: true });
     });
-}
-
-function keyKind(key: string): string {
-  return key.startsWith('svc_live_') ? 'live' : key.startsWith('svc_sandbox_') ? 'sandbox' : 'unknown';
 }
 
 /** Collection errors end the run as partial (the tasks stay posted in state), never as a crash. */

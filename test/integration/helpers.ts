@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { fromMicros, toMicros } from '../../src/run/money.js';
 
 /** A fresh warehouse folder per test, removed afterwards. */
 export async function tempDir(prefix = 'pipeline-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
@@ -11,17 +12,9 @@ export async function tempDir(prefix = 'pipeline-'): Promise<{ dir: string; clea
 
 export const silentLogger = pino({ level: 'silent' });
 
-/** Sums decimal strings exactly (units of 1e-6), as finance would. */
+/** Sums decimal strings exactly, as finance would (the tool's own money helpers). */
 export function sumDecimals(values: readonly string[]): string {
-  let micros = 0n;
-  for (const v of values) {
-    const [int, frac = ''] = v.replace('-', '').split('.');
-    const m = BigInt(int!) * 1_000_000n + BigInt((frac + '000000').slice(0, 6));
-    micros += v.startsWith('-') ? -m : m;
-  }
-  const neg = micros < 0n;
-  const abs = neg ? -micros : micros;
-  return `${neg ? '-' : ''}${abs / 1_000_000n}.${String(abs % 1_000_000n).padStart(6, '0')}`;
+  return fromMicros(values.reduce((a, v) => a + toMicros(v), 0n));
 }
 
 /** A clock on a fixed UTC day that still moves, so task lifecycles progress. */
