@@ -5,7 +5,10 @@
 export { loadPipeline, type LoadPipelineOptions, type LoadedPipeline } from './load.js';
 export { parsePipeline } from './parse.js';
 export { pipelineJsonSchema, pipelineJsonSchemaText } from './json-schema.js';
-export { pipelineSchema, jobSchema, type Pipeline, type PipelineInput, type Job, type SerpJob, type SearchVolumeJob } from './schema.js';
+export { pipelineSchema, jobSchema, type Pipeline, type PipelineInput, type Job, type JobOf, type SerpJob, type SearchVolumeJob } from './schema.js';
+export * from './data-jobs.js';
+export * from './endpoint-job.js';
+export * from './job-fields.js';
 export { serpJobSchema, OS_BY_DEVICE, type SerpJobInput } from './serp-job.js';
 export type { Env } from './env.js';
 export { searchVolumeJobSchema, type SearchVolumeJobInput } from './search-volume-job.js';

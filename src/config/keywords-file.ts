@@ -46,7 +46,7 @@ function splitCsvLine(line: string): string[] {
  * problem (a missing file, an empty or too long keyword) is an issue with its own file and
  * line, reported with the others before anything is sent.
  */
-export async function readKeywordsFiles<J extends { kind: string; keywords: string[]; keywords_file?: string }>(
+export async function readKeywordsFiles<J extends { kind: string; keywords?: string[]; keywords_file?: string | undefined }>(
   jobs: J[],
   pipelineFile: string,
   read: (path: string) => Promise<string>,
@@ -72,7 +72,7 @@ export async function readKeywordsFiles<J extends { kind: string; keywords: stri
     const found = parseKeywordsFile(text, path);
     for (const k of found) if (k.keyword.length > max) issues.push({ file: path, line: k.line, column: 1, field, rule: `keyword of ${k.keyword.length} characters; at most ${max}` });
     if (found.length === 0) issues.push({ file: path, line: 1, column: 1, field, rule: 'the file holds no keyword' });
-    out.push({ ...job, keywords: [...job.keywords, ...found.map((k) => k.keyword)] });
+    out.push({ ...job, keywords: [...(job.keywords ?? []), ...found.map((k) => k.keyword)] });
   }
   return { jobs: out, issues };
 }

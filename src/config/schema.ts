@@ -1,13 +1,35 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import {
+  adTrafficJobSchema,
+  aiVolumeJobSchema,
+  backlinksJobSchema,
+  embeddingsJobSchema,
+  keywordsForKeywordsJobSchema,
+  keywordsForSiteJobSchema,
+  labsJobSchema,
+  llmResponsesJobSchema,
+  trendsJobSchema,
+} from './data-jobs.js';
+import { endpointJobSchema } from './endpoint-job.js';
 import { searchVolumeJobSchema } from './search-volume-job.js';
 import { serpJobSchema } from './serp-job.js';
 
-/**
- * Every job kind, told apart by `kind`. Later job kinds (search volume, labs, ...) are
- * one more entry here, so a pipeline file can mix them.
- */
-export const jobSchema = z.discriminatedUnion('kind', [serpJobSchema, searchVolumeJobSchema]);
+/** Every job kind, told apart by `kind`; a pipeline file can mix them. */
+export const jobSchema = z.discriminatedUnion('kind', [
+  serpJobSchema,
+  searchVolumeJobSchema,
+  keywordsForSiteJobSchema,
+  keywordsForKeywordsJobSchema,
+  adTrafficJobSchema,
+  trendsJobSchema,
+  labsJobSchema,
+  backlinksJobSchema,
+  aiVolumeJobSchema,
+  llmResponsesJobSchema,
+  embeddingsJobSchema,
+  endpointJobSchema,
+]);
 
 /** Fills each job's default name; the index is the job's place in `jobs` (0-based, as in `jobs[0]`). */
 function nameJobs<J extends { kind: string; name?: string | undefined }>(jobs: J[]): Array<J & { name: string }> {
@@ -88,3 +110,5 @@ export type Job = Pipeline['jobs'][number];
 export type SerpJob = Extract<Job, { kind: 'serp' }>;
 /** One search-volume job of a resolved pipeline. */
 export type SearchVolumeJob = Extract<Job, { kind: 'search_volume' }>;
+/** The job of one kind, e.g. `JobOf<'labs'>`. */
+export type JobOf<K extends Job['kind']> = Extract<Job, { kind: K }>;

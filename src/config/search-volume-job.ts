@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { labelsSchema, modeSchema } from './job-fields.js';
 import { jobNameSchema, keywordsFileSchema, languageSchema, locationSchema, requireKeywords } from './serp-job.js';
 
 /**
@@ -9,11 +10,12 @@ export const searchVolumeJobSchema = z
   .strictObject({
     kind: z.literal('search_volume').describe('Job kind. `search_volume`: monthly search volume of keywords (ads data).'),
     name: jobNameSchema,
-    mode: z
-      .literal('standard', { error: 'only standard is supported for now (tasks are posted and collected later)' })
-      .default('standard')
-      .describe('`standard`: tasks are queued and cheaper than live.'),
-    collect: z.literal('pull', { error: 'only pull is supported for now' }).default('pull').describe('`pull`: poll tasks_ready, then fetch each task.'),
+    labels: labelsSchema,
+    source: z
+      .enum(['ads', 'engA'])
+      .default('ads')
+      .describe('`ads` (default): the ads platform volumes (engA_ads). `engA`: the engine\'s own search volume endpoint.'),
+    mode: modeSchema,
     locations: z.array(locationSchema).min(1, 'at least one location').describe('A location_code (e.g. 2840) or a location_name.'),
     languages: z.array(languageSchema).min(1, 'at least one language').default(['en']).describe("A language code ('en') or name ('English')."),
     keywords: z

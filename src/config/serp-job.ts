@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SERP_ORGANIC_ENGINES } from '../catalog/index.js';
+import { SERP_ORGANIC_ENGINES, SERP_PAIRS } from '../catalog/index.js';
+import { labelsSchema, modeSchema } from './job-fields.js';
 
 /** Which OS values fit which device; the service rejects any other pair. */
 export const OS_BY_DEVICE = {
@@ -10,6 +11,9 @@ export const OS_BY_DEVICE = {
 const LANGUAGE_CODE = /^[a-z]{2,3}(-[a-z]{2,4})?$/i;
 const LANGUAGE_NAME = /^\p{L}[\p{L} ().'-]*$/u;
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+
+/** The SERP types of the spec's engine/type pairs. */
+export const SERP_TYPES = [...new Set(SERP_PAIRS.map(([, t]) => t))] as [string, ...string[]];
 
 export const engineSchema = z.enum(SERP_ORGANIC_ENGINES, {
   error: (iss) => `unknown engine '${String(iss.input)}'; accepted: ${SERP_ORGANIC_ENGINES.join(', ')}`,
@@ -65,26 +69,19 @@ export const jobNameSchema = z
 
 export const serpJobSchema = z
   .strictObject({
-    kind: z.literal('serp').describe('Job kind. `serp`: organic rank tracking of keywords.'),
+    kind: z.literal('serp').describe('Job kind. `serp`: rank tracking of keywords on search result pages.'),
     name: jobNameSchema,
+    labels: labelsSchema,
     engines: z
       .array(engineSchema)
       .min(1, 'at least one engine')
       .default(['engA'])
       .describe(`Search engines to query. One of ${SERP_ORGANIC_ENGINES.join(', ')}.`),
     type: z
-      .literal('organic', { error: 'only organic is supported for now' })
+      .enum(SERP_TYPES, { error: (iss) => `unknown SERP type '${String(iss.input)}'; accepted: ${SERP_TYPES.join(', ')}` })
       .default('organic')
-      .describe('SERP type. Only `organic` for now.'),
-    mode: z
-      .literal('standard', {
-        error: (iss) =>
-          iss.input === 'live'
-            ? 'live mode is not supported yet; use standard (tasks are posted and collected later)'
-            : 'only standard is supported for now',
-      })
-      .default('standard')
-      .describe('`standard`: tasks are queued and cheaper. `live` comes in a later release.'),
+      .describe(`SERP type; each engine has its own (${SERP_PAIRS.map(([e, t]) => `${e}/${t}`).join(', ')}).`),
+    mode: modeSchema,
     collect: z
       .literal('pull', { error: 'only pull is supported for now (pingback and postback come later)' })
       .default('pull')
@@ -129,8 +126,26 @@ export const serpJobSchema = z
       .describe('Lower-case hostnames whose ranks you follow; the marts report their positions.'),
   })
   .superRefine(checkOsFitsDevices, { when: () => true })
+  .superRefine(checkEngineType, { when: () => true })
   .superRefine(requireKeywords)
-  .describe('SERP organic rank tracking.');
+  .describe('SERP rank tracking: any engine/type pair of the service.');
+
+/** Each engine serves only some types (engA has most; engB to engF organic only); events are desktop only. */
+function checkEngineType(job: { engines?: unknown; type?: unknown; devices?: unknown }, ctx: z.RefinementCtx): void {
+  if (typeof job !== 'object' || job === null) return;
+  const type = typeof job.type === 'string' ? job.type : 'organic';
+  const engines = Array.isArray(job.engines) ? job.engines : ['engA'];
+  for (const [i, engine] of engines.entries()) {
+    if (typeof engine !== 'string' || !SERP_ORGANIC_ENGINES.includes(engine as never)) continue;
+    if (!SERP_PAIRS.some(([e, t]) => e === engine && t === type)) {
+      const types = SERP_PAIRS.filter(([e]) => e === engine).map(([, t]) => t);
+      ctx.addIssue({ code: 'custom', path: ['engines', i], message: `engine '${engine}' has no '${type}' SERP; its types: ${types.join(', ')}` });
+    }
+  }
+  if (type === 'events' && Array.isArray(job.devices) && job.devices.includes('mobile')) {
+    ctx.addIssue({ code: 'custom', path: ['devices'], message: 'events results are desktop only' });
+  }
+}
 
 /** Keywords inline, from a file, or both; a job with neither has nothing to do. */
 export function requireKeywords(job: { keywords?: unknown; keywords_file?: unknown }, ctx: z.RefinementCtx): void {

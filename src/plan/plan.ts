@@ -1,5 +1,6 @@
-import { endpoint, type Endpoint } from '../catalog/index.js';
-import type { Job, Pipeline, SearchVolumeJob, SerpJob } from '../config/index.js';
+import type { Endpoint } from '../catalog/index.js';
+import type { Pipeline } from '../config/index.js';
+import { jobSpecs } from './specs.js';
 import { taskTag } from './tag.js';
 
 /** One task to post, with the tag that finds it again. */
@@ -29,61 +30,7 @@ export interface Plan {
   duplicatesDropped: number;
 }
 
-const LANGUAGE_CODE = /^[a-z]{2,3}(-[a-z]{2,4})?$/i;
-
-/** Lower-cases and collapses whitespace, as the service does, so duplicates are found before paying. */
-export function normalizeKeyword(k: string): string {
-  return k.trim().replace(/\s+/g, ' ').toLowerCase();
-}
-
-type Spec = { endpoint: Endpoint; spec: Record<string, unknown> };
-
-function placeFields(location: number | string, language: string): Record<string, unknown> {
-  return {
-    ...(typeof location === 'number' ? { location_code: location } : { location_name: location }),
-    ...(LANGUAGE_CODE.test(language) ? { language_code: language.toLowerCase() } : { language_name: language }),
-  };
-}
-
-function serpSpecs(job: SerpJob): Spec[] {
-  const out: Spec[] = [];
-  for (const engine of job.engines) {
-    const ep = endpoint(`serp.${engine}.${job.type}.task_post`);
-    for (const device of job.devices) {
-      for (const location of job.locations) {
-        for (const language of job.languages) {
-          for (const keyword of job.keywords) {
-            out.push({
-              endpoint: ep,
-              spec: { keyword: normalizeKeyword(keyword), ...placeFields(location, language), device, ...(job.os ? { os: job.os } : {}), depth: job.depth, priority: job.priority },
-            });
-          }
-        }
-      }
-    }
-  }
-  return out;
-}
-
-/** Keywords de-duplicated once per job, then packed as many to a task as the endpoint takes at one price. */
-function searchVolumeSpecs(job: SearchVolumeJob): Spec[] {
-  const ep = endpoint('keywords_data.engA_ads.search_volume.task_post');
-  const per = ep.maxKeywordsPerTask ?? 700;
-  const keywords = [...new Set(job.keywords.map(normalizeKeyword))].sort();
-  const out: Spec[] = [];
-  for (const location of job.locations) {
-    for (const language of job.languages) {
-      for (let i = 0; i < keywords.length; i += per) {
-        out.push({ endpoint: ep, spec: { keywords: keywords.slice(i, i + per), ...placeFields(location, language) } });
-      }
-    }
-  }
-  return out;
-}
-
-function specsOf(job: Job): Spec[] {
-  return job.kind === 'serp' ? serpSpecs(job) : searchVolumeSpecs(job);
-}
+export { normalizeKeyword } from './specs.js';
 
 /**
  * Expands a pipeline into tasks (SERP: engines × devices × locations × languages ×
@@ -96,11 +43,9 @@ export function planPipeline(pipeline: Pipeline, runId: string): Plan {
   const seen = new Set<string>();
   let duplicatesDropped = 0;
   for (const job of pipeline.jobs) {
-    if (job.kind === 'search_volume') {
-      const distinct = new Set(job.keywords.map(normalizeKeyword)).size;
-      duplicatesDropped += (job.keywords.length - distinct) * job.locations.length * job.languages.length;
-    }
-    for (const { endpoint: ep, spec } of specsOf(job)) {
+    const { specs, repeatsDropped } = jobSpecs(job);
+    duplicatesDropped += repeatsDropped;
+    for (const { endpoint: ep, spec } of specs) {
       const tag = taskTag(pipeline.name, runId, { endpoint: ep.id, ...spec });
       if (seen.has(tag)) {
         duplicatesDropped++;

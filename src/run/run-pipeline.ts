@@ -9,6 +9,8 @@ import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
 import { compactRaw, exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
+import { embedJobs } from './embed-jobs.js';
+import { LIVE_CONCURRENCY, loadLiveTasks, postedRows, settleLive } from './live.js';
 import { resolveUnknown } from './resolve-unknown.js';
 import { forgetUnsent, listUnfinishedRuns, markSuperseded, markTasks, openTasks, reopenRun, taskStates, waitingEndpointIds } from './run-state.js';
 import { summarize, type RunSummary } from './summary.js';
@@ -128,6 +130,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
           note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
         }
         if (settled.error) log.warn(settled.error);
+        await settleLiveTasks(ctx, touched);
       }
       const states = await taskStates(wh, runId);
       const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
@@ -136,12 +139,17 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
       if (!stop) {
         await forgetUnsent(wh, runId, toPost.map((t) => t.tag));
-        stop = await postAll(ctx, batches);
+        stop = await postAll(ctx, batches, touched);
       }
       // Always collect, whatever stopped the posting: what was posted is paid for.
       const pulled = await collect(ctx, {});
       stop ??= pulled.stop;
       for (const t of pulled.pull?.tables ?? []) touched.add(t);
+      // Embeddings of the pipeline's keywords come last: they need no task, only the keywords.
+      if (!stop) {
+        const embedded = await embedJobs(ctx, plan.tasks);
+        if (embedded) touched.add('keyword_embeddings');
+      }
       const unresolved = (await openTasks(wh, runId)).length;
       if (!stop && unresolved > 0) {
         stop = {
@@ -176,6 +184,7 @@ async function settle(c: Ctx, by: string): Promise<void> {
   await collect(c, { sweep: true, timeoutMs: 0 });
   const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now });
   if (r.error) c.log.warn(r.error);
+  await settleLiveTasks(c, new Set());
   const waiting = await waitingEndpointIds(c.wh, c.runId);
   const open = await openTasks(c.wh, c.runId);
   const unsent = [...(await taskStates(c.wh, c.runId)).values()].filter((s) => s === 'unsent').length;
@@ -207,7 +216,9 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
   // The functions to poll come from state, so tasks of a job since removed from the file are still collected.
   const postEndpoints = (await waitingEndpointIds(c.wh, c.runId)).flatMap((id) => {
     try {
-      return [endpoint(id)];
+      const e = endpoint(id);
+      // Live answers are loaded from the landing as they come (settleLiveTasks); nothing to poll.
+      return e.mode === 'live' ? [] : [e];
     } catch {
       c.log.error({ endpointId: id }, 'tasks of an endpoint the catalog no longer knows cannot be collected');
       return [];
@@ -239,28 +250,100 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
 }
 
 /**
- * Posts batches in order. A budget, a 402, an abort or a POST with no answer stops posting
- * (returned, so what was posted is still collected); a refused key ends the run.
+ * Posts batches in order; live calls go a few at a time. A budget, a 402, an abort or a
+ * POST with no answer stops posting (returned, so what was posted is still collected); a
+ * refused key ends the run.
  */
-async function postAll(c: Ctx, batches: readonly PlannedBatch[]): Promise<Stop | null> {
-  for (const batch of batches) {
-    if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted before batch ${batch.no} of ${batches.length}; run again to resume` };
-    const over = await overBudget(c, batch);
+async function postAll(c: Ctx, batches: readonly PlannedBatch[], touched: Set<string>): Promise<Stop | null> {
+  let liveDone = 0;
+  for (let i = 0; i < batches.length; ) {
+    const first = batches[i]!;
+    if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted before batch ${first.no} of ${batches.length}; run again to resume` };
+    const group: PlannedBatch[] = [first];
+    if (first.endpoint.mode === 'live') while (group.length < LIVE_CONCURRENCY && batches[i + group.length]?.endpoint.mode === 'live') group.push(batches[i + group.length]!);
+    const over = await overBudget(c, group);
     if (over) return { kind: 'budget', reason: over };
+    i += group.length;
+    if (first.endpoint.mode === 'live') {
+      const stop = await postLive(c, group, touched);
+      liveDone += group.length;
+      if (stop) return stop;
+      const last = i === batches.length || batches[i]!.endpoint.mode !== 'live';
+      if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0) c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
+      continue;
+    }
     try {
-      await postBatch(c, batch);
-      c.note(`posted batch ${batch.no}/${batches.length} (${batch.tasks.length} tasks)`);
+      await postBatch(c, first);
+      c.note(`posted batch ${first.no}/${batches.length} (${first.tasks.length} tasks)`);
     } catch (err) {
-      if (!(err instanceof EtlError)) throw err;
-      // A refusal (no connection, 401, 402, repeated 429) created nothing; anything else may have.
-      const refused = ['ETL_SERVICE_UNAVAILABLE', 'ETL_RATE_LIMITED', 'ETL_PAYMENT_REQUIRED', 'ETL_AUTH'].includes(err.code);
-      await markTasks(c.wh, c.runId, batch.tasks.map((t) => t.tag), refused ? 'unsent' : 'unknown', err.message);
-      if (err.code === 'ETL_AUTH' || err.code === 'ETL_REQUEST_INVALID') throw err;
-      const kind = err.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : refused ? 'unavailable' : 'unknown';
-      return { kind, reason: err.message };
+      const stop = await failedPost(c, first, err);
+      if (stop) return stop;
     }
   }
   return null;
+}
+
+/** Codes of a POST that created nothing (no connection, 401, 402, repeated 429). */
+const REFUSED = ['ETL_SERVICE_UNAVAILABLE', 'ETL_RATE_LIMITED', 'ETL_PAYMENT_REQUIRED', 'ETL_AUTH'];
+
+/** Records a failed POST's tasks (refused: `unsent`; anything else: `unknown`) and says whether posting stops. */
+async function failedPost(c: Ctx, batch: PlannedBatch, err: unknown): Promise<Stop> {
+  if (!(err instanceof EtlError)) throw err;
+  const refused = REFUSED.includes(err.code);
+  await markTasks(c.wh, c.runId, batch.tasks.map((t) => t.tag), refused ? 'unsent' : 'unknown', err.message);
+  if (err.code === 'ETL_AUTH' || err.code === 'ETL_REQUEST_INVALID') throw err;
+  const kind = err.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : refused ? 'unavailable' : 'unknown';
+  return { kind, reason: err.message };
+}
+
+/**
+ * A few live calls at once. Their tasks are recorded with their tags first; each answer is
+ * landed by the client before anything reads it; then every answered task's rows and its
+ * collected mark commit together. A failed call stops posting after the others are loaded.
+ */
+async function postLive(c: Ctx, group: PlannedBatch[], touched: Set<string>): Promise<Stop | null> {
+  await c.store.planTasks(
+    group.flatMap((b) => b.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: b.no, spec: t.spec }))),
+    c.now(),
+  );
+  const answers = await Promise.allSettled(group.map((b) => c.client.call(b.endpoint, { tasks: b.tasks.map((t) => t.spec) })));
+  const ok: string[] = [];
+  let stop: Stop | null = null;
+  let fatal: unknown;
+  for (const [k, answer] of answers.entries()) {
+    const batch = group[k]!;
+    if (answer.status === 'fulfilled') {
+      const rows = postedRows(batch, answer.value);
+      await c.store.recordPosted(rows, c.now());
+      for (const r of rows) if (r.ok && r.taskId) ok.push(r.taskId);
+      continue;
+    }
+    try {
+      stop ??= await failedPost(c, batch, answer.reason);
+    } catch (err) {
+      fatal ??= err;
+    }
+  }
+  const loaded = await loadLiveTasks(c.wh, c.store, ok, c.now());
+  for (const t of loaded.tables) touched.add(t);
+  if (fatal !== undefined) throw fatal;
+  return stop;
+}
+
+/** Loads live answers a crash left unloaded, and records live tasks whose answer was lost. */
+async function settleLiveTasks(c: Ctx, touched: Set<string>): Promise<void> {
+  const r = await settleLive({ wh: c.wh, store: c.store, runId: c.runId, at: c.now(), isLive: (id) => isLiveId(id) });
+  for (const t of r.tables) touched.add(t);
+  if (r.loaded) c.note(`${r.loaded} live answer(s) already paid for loaded from the raw landing (no call)`);
+  if (r.lost) c.note(`${r.lost} live task(s) were charged but their answer never arrived; recorded as failed, not bought again`);
+}
+
+function isLiveId(id: string): boolean {
+  try {
+    return endpoint(id).mode === 'live';
+  } catch {
+    return false;
+  }
 }
 
 async function postBatch(c: Ctx, batch: PlannedBatch): Promise<void> {
@@ -269,14 +352,7 @@ async function postBatch(c: Ctx, batch: PlannedBatch): Promise<void> {
     c.now(),
   );
   const call = await c.client.call(batch.endpoint, { tasks: batch.tasks.map((t) => t.spec) });
-  const byTag = new Map<string, PlannedTask>(batch.tasks.map((t) => [t.tag, t]));
-  const rows = (call.envelope.tasks ?? []).map((task, i) => {
-    const echoed = (task.data as { tag?: unknown } | undefined)?.tag;
-    const tag = typeof echoed === 'string' && byTag.has(echoed) ? echoed : batch.tasks[i]?.tag;
-    const verdict = call.outcome.tasks[i]!;
-    return { tag: tag ?? '', taskId: task.id ?? null, ok: verdict.ok, statusCode: verdict.statusCode, message: verdict.message };
-  });
-  await c.store.recordPosted(rows.filter((r) => r.tag !== ''), c.now());
+  await c.store.recordPosted(postedRows(batch, call), c.now());
 }
 
 /**
@@ -285,7 +361,7 @@ async function postBatch(c: Ctx, batch: PlannedBatch): Promise<void> {
  * the ledger says earlier runs paid; a task never bought before is not priced (0), so a
  * first run of a new pipeline can pass the budget by at most one batch.
  */
-async function overBudget(c: Ctx, batch: PlannedBatch): Promise<string | null> {
+async function overBudget(c: Ctx, group: readonly PlannedBatch[]): Promise<string | null> {
   const budget = c.o.pipeline.budget_cny;
   if (budget === undefined) return null;
   const { wh, runId } = c;
@@ -298,11 +374,14 @@ async function overBudget(c: Ctx, batch: PlannedBatch): Promise<string | null> {
   // This run's own average once it has one; before its first POST, what the ledger says
   // earlier runs paid per task of this endpoint (the price `pipeline plan` shows).
   const history = (c.priceHistory ??= await readPriceHistory(wh));
-  const known = history.byPipeline.get(`${c.o.pipeline.name}\0${batch.endpoint.id}`) ?? history.byEndpoint.get(batch.endpoint.id);
-  const perTask = row && row.tasks > 0 ? spent / row.tasks : (known ?? 0);
-  const next = perTask * batch.tasks.length;
+  let next = 0;
+  for (const batch of group) {
+    const known = history.byPipeline.get(`${c.o.pipeline.name}\0${batch.endpoint.id}`) ?? history.byEndpoint.get(batch.endpoint.id);
+    const perTask = row && row.tasks > 0 ? spent / row.tasks : (known ?? 0);
+    next += perTask * batch.tasks.length;
+  }
   if (spent + next > budget) {
-    return `budget of ${budget} CNY reached: ${spent.toFixed(4)} CNY spent, the next batch would cost about ${next.toFixed(4)} CNY; raise budget_cny and run again to continue`;
+    return `budget of ${budget} CNY reached: ${spent.toFixed(4)} CNY spent, the next ${group.length > 1 ? `${group.length} calls` : 'batch'} would cost about ${next.toFixed(4)} CNY; raise budget_cny and run again to continue`;
   }
   return null;
 }

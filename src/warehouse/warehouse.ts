@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
@@ -63,17 +64,33 @@ export class Warehouse {
   }
 
   /** Runs `fn` in one transaction: all of it commits, or none of it. */
+  /**
+   * Runs `fn` in one transaction. The connection has one transaction at a time, so
+   * transactions begun concurrently (two live answers landed at once) wait their turn; a
+   * transaction begun inside another (same async context) joins it.
+   */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
-    await this.db.run('BEGIN TRANSACTION');
-    try {
-      const out = await fn();
-      await this.db.run('COMMIT');
-      return out;
-    } catch (err) {
-      await this.db.run('ROLLBACK');
-      throw err;
-    }
+    if (this.inTransaction.getStore()) return fn();
+    const turn = this.queue.then(async () => {
+      await this.db.run('BEGIN TRANSACTION');
+      try {
+        const out = await this.inTransaction.run(true, fn);
+        await this.db.run('COMMIT');
+        return out;
+      } catch (err) {
+        await this.db.run('ROLLBACK');
+        throw err;
+      }
+    });
+    this.queue = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
   }
+
+  private queue: Promise<void> = Promise.resolve();
+  private readonly inTransaction = new AsyncLocalStorage<boolean>();
 
   close(): void {
     this.db.closeSync();

@@ -40,7 +40,7 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       // user_data is free: the account's base rates price what the ledger has never seen.
       const client = new ServiceClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, land: async () => {} });
       const user = (await client.call(endpoint('appendix.user_data'))).envelope.tasks?.[0]?.result?.[0] as { rates?: Record<string, unknown> } | undefined;
-      const high = new Set(pipeline.jobs.flatMap((j) => (j.kind === 'serp' && j.priority === 2 ? j.engines.map((e) => `serp.${e}.${j.type}.task_post`) : [])));
+      const high = new Set(plan.tasks.filter((t) => t.spec.priority === 2).map((t) => t.endpoint.id));
       const prices = sandboxKey
         ? [...new Set(plan.tasks.map((t) => t.endpoint.id))].map((id) => ({ endpointId: id, cnyPerTask: 0, source: 'sandbox' as const, note: 'sandbox keys are never charged' }))
         : priceTasks(plan, history, user?.rates, (id) => high.has(id));

@@ -22,12 +22,12 @@ describe('${NAME} references', () => {
     const p = parsePipeline(text('    depth: ${DEPTH}'), 'p.yaml', { DEPTH: '50' });
     expect(serpOf(p).depth).toBe(50);
     const quoted = parsePipeline(text('    keywords: ["${KW}"]').replace('    keywords: [running shoes]\n', ''), 'p.yaml', { KW: '1080' });
-    expect(quoted.jobs[0]!.keywords).toEqual(['1080']);
+    expect(serpOf(quoted).keywords).toEqual(['1080']);
   });
 
   it('keep $${NAME} as literal text', () => {
     const p = parsePipeline(text('    keywords: ["price $${X}"]').replace('    keywords: [running shoes]\n', ''), 'p.yaml', {});
-    expect(p.jobs[0]!.keywords).toEqual(['price ${X}']);
+    expect(serpOf(p).keywords).toEqual(['price ${X}']);
   });
 
   it('default to process.env', () => {

@@ -14,6 +14,7 @@ function issuesOf(text: string, env: Record<string, string | undefined> = {}): C
   throw new Error('expected a ConfigError');
 }
 
+const KINDS = 'serp, search_volume, keywords_for_site, keywords_for_keywords, ad_traffic, trends, labs, backlinks, ai_volume, llm_responses, embeddings, endpoint';
 /** A valid job (lines 1-5) followed by `extra` lines from line 6 on. */
 const job = (...extra: string[]) =>
   ['name: shoes', 'jobs:', '  - kind: serp', '    locations: [2840]', '    keywords: [running shoes]', ...extra].join('\n');
@@ -93,19 +94,19 @@ describe('parsePipeline reports each problem with file, line, column, field and 
     ]);
   });
 
-  it('a device, a priority and live mode outside what is accepted', () => {
-    expect(issuesOf(job('    devices: [tablet]', '    priority: 3', '    mode: live')).map((i) => [i.line, i.field, i.rule])).toEqual([
+  it('a device, a priority and a mode outside what is accepted', () => {
+    expect(issuesOf(job('    devices: [tablet]', '    priority: 3', '    mode: instant')).map((i) => [i.line, i.field, i.rule])).toEqual([
       [6, 'jobs[0].devices[0]', 'one of desktop, mobile'],
       [7, 'jobs[0].priority', '1 (normal) or 2 (high)'],
-      [8, 'jobs[0].mode', 'live mode is not supported yet; use standard (tasks are posted and collected later)'],
+      [8, 'jobs[0].mode', "'standard' (tasks queued, cheaper) or 'live' (answered at once, dearer)"],
     ]);
   });
 
   it('an unknown job kind and a missing kind', () => {
     const text = ['name: shoes', 'jobs:', '  - kind: news', '  - locations: [1]'].join('\n');
     expect(issuesOf(text).map((i) => [i.line, i.column, i.field, i.rule])).toEqual([
-      [3, 11, 'jobs[0].kind', "unknown kind 'news'; accepted: serp, search_volume"],
-      [4, 5, 'jobs[1].kind', 'required; one of serp, search_volume'],
+      [3, 11, 'jobs[0].kind', `unknown kind 'news'; accepted: ${KINDS}`],
+      [4, 5, 'jobs[1].kind', `required; one of ${KINDS}`],
     ]);
   });
 

@@ -20,7 +20,7 @@ describe('keywords from a file', () => {
       env: {},
       readFile: files({ 'f.yaml': pipeline('serp', '    keywords: [inline one]\n    keywords_file: kw/list.txt\n'), 'kw/list.txt': '# seeds\nalpha\n\n  beta  \r\ngamma\n' }),
     });
-    expect(p.jobs[0]!.keywords).toEqual(['inline one', 'alpha', 'beta', 'gamma']);
+    expect((p.jobs[0] as { keywords: string[] }).keywords).toEqual(['inline one', 'alpha', 'beta', 'gamma']);
   });
 
   it('reads the keyword column of a .csv, quoted cells included, or the first column without a header', () => {

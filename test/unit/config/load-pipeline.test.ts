@@ -16,7 +16,7 @@ describe('loadPipeline', () => {
     });
     expect(seen).toEqual(['pipelines/a.yaml']);
     expect(p.file).toBe('pipelines/a.yaml');
-    expect(p.jobs[0]!.keywords).toEqual(['trail shoes']);
+    expect((p.jobs[0] as { keywords: string[] }).keywords).toEqual(['trail shoes']);
   });
 
   it('reads pipelines/keywords.yaml from disk by default', async () => {

@@ -20,6 +20,7 @@ describe('parsePipeline on valid files', () => {
     expect(p.jobs[0]).toEqual({
       kind: 'serp',
       name: 'desktop-us',
+      labels: [],
       engines: ['engA', 'engB'],
       type: 'organic',
       mode: 'standard',
@@ -36,6 +37,7 @@ describe('parsePipeline on valid files', () => {
     expect(p.jobs[1]).toEqual({
       kind: 'serp',
       name: 'serp-1',
+      labels: [],
       engines: ['engA'],
       type: 'organic',
       mode: 'standard',

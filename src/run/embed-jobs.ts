@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import type { ServiceClient } from '../client/index.js';
+import type { Pipeline } from '../config/index.js';
+import { embedWithCache, serviceEmbed } from '../models/clusters/index.js';
+import type { PlannedTask } from '../plan/index.js';
+import type { Warehouse } from '../warehouse/index.js';
+
+/** The distinct keywords a plan's tasks ask about (`keyword`, or each of `keywords`). */
+export function plannedKeywords(tasks: readonly PlannedTask[]): string[] {
+  const out = new Set<string>();
+  for (const t of tasks) {
+    const { keyword, keywords } = t.spec as { keyword?: unknown; keywords?: unknown };
+    if (typeof keyword === 'string') out.add(keyword);
+    if (Array.isArray(keywords)) for (const k of keywords) if (typeof k === 'string') out.add(k);
+  }
+  return [...out].sort();
+}
+
+/**
+ * Runs the pipeline's `embeddings` jobs: every keyword the run's tasks asked about is
+ * embedded with `/v1/embeddings` unless the cache (`keyword_embeddings`, keyed by model,
+ * dimensions and text) has it, so a keyword is bought once. Each call is landed and in the
+ * ledger like any other. Returns whether any job ran.
+ */
+export async function embedJobs(c: { o: { pipeline: Pipeline }; wh: Warehouse; client: ServiceClient; log: Logger; note: (t: string) => void }, tasks: readonly PlannedTask[]): Promise<boolean> {
+  const jobs = c.o.pipeline.jobs.filter((j) => j.kind === 'embeddings');
+  if (jobs.length === 0) return false;
+  const keywords = plannedKeywords(tasks);
+  for (const job of jobs) {
+    const r = await embedWithCache(c.wh, keywords, {
+      model: job.model,
+      dimensions: job.model === 'text-embedding-ada-002' ? 1536 : job.dimensions,
+      embed: serviceEmbed(c.client, job.model, job.dimensions),
+      batchSize: job.batch_size,
+    });
+    c.log.info({ job: job.name, cached: r.cached, embedded: r.embedded, calls: r.calls }, 'embeddings');
+    c.note(`${job.name}: ${keywords.length} keyword(s), ${r.embedded} embedded now in ${r.calls} call(s), ${r.cached} from the cache`);
+  }
+  return true;
+}

@@ -1,0 +1,70 @@
+import { listValue } from '@duckdb/node-api';
+import type { Endpoint } from '../catalog/index.js';
+import type { CallResult, ServiceClient } from '../client/index.js';
+import type { PlannedBatch, PlannedTask } from '../plan/index.js';
+import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
+
+/** What one live call's answer says of each of its tasks, in the shape `RunStore.recordPosted` takes. */
+export function postedRows(batch: PlannedBatch, call: CallResult): { tag: string; taskId: string | null; ok: boolean; statusCode: number; message: string }[] {
+  const byTag = new Map<string, PlannedTask>(batch.tasks.map((t) => [t.tag, t]));
+  return (call.envelope.tasks ?? [])
+    .map((task, i) => {
+      const echoed = (task.data as { tag?: unknown } | undefined)?.tag;
+      const tag = typeof echoed === 'string' && byTag.has(echoed) ? echoed : batch.tasks[i]?.tag;
+      const verdict = call.outcome.tasks[i]!;
+      return { tag: tag ?? '', taskId: task.id ?? null, ok: verdict.ok, statusCode: verdict.statusCode, message: verdict.message };
+    })
+    .filter((r) => r.tag !== '');
+}
+
+/**
+ * Loads live answers already landed: the rows of the given tasks and their collected marks
+ * commit together. Returns the tables that received rows.
+ */
+export async function loadLiveTasks(wh: Warehouse, store: RunStore, taskIds: readonly string[], at: Date): Promise<{ tables: string[]; rows: number }> {
+  if (taskIds.length === 0) return { tables: [], rows: 0 };
+  const report = await loadLanded(wh, { taskIds }, async (loaded) => {
+    for (const id of taskIds) await store.markCollected(id, loaded.perTask.get(id) ?? 0, at);
+  });
+  let rows = 0;
+  const tables: string[] = [];
+  for (const [table, n] of report.rows) {
+    rows += n;
+    if (n > 0) tables.push(table);
+  }
+  return { tables, rows };
+}
+
+/**
+ * Settles a run's live tasks left `posted` (a crash between the answer and its load, or a
+ * task of unknown outcome that `id_list` found): an answer in the raw landing is loaded
+ * from there, with no call; a task the service created whose answer never arrived is
+ * marked failed with the reason, and is not bought again.
+ */
+export async function settleLive(a: { wh: Warehouse; store: RunStore; runId: string; at: Date; isLive: (endpointId: string) => boolean }): Promise<{ loaded: number; lost: number; tables: string[] }> {
+  const posted = (
+    await a.wh.all<{ task_id: string; endpoint_id: string }>(`SELECT task_id, endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL`, [a.runId])
+  ).filter((t) => a.isLive(t.endpoint_id));
+  if (posted.length === 0) return { loaded: 0, lost: 0, tables: [] };
+  const ids = posted.map((t) => t.task_id);
+  const landed = new Set(
+    (
+      await a.wh.all<{ id: string }>(`SELECT DISTINCT unnest(task_ids) AS id FROM raw_responses WHERE list_has_any(task_ids, $1::VARCHAR[])`, [listValue(ids)])
+    ).map((r) => r.id),
+  );
+  const inLanding = ids.filter((id) => landed.has(id));
+  const lost = ids.filter((id) => !landed.has(id));
+  const { tables } = await loadLiveTasks(a.wh, a.store, inLanding, a.at);
+  for (const id of lost) {
+    await a.store.markFailed(id, 0, 'live call charged (the service has the task) but its answer never arrived; a live result cannot be fetched again, so it is not bought twice');
+  }
+  return { loaded: inLanding.length, lost: lost.length, tables };
+}
+
+/** Live calls in flight at once: enough to keep a rate-limited family busy, few enough to stop promptly. */
+export const LIVE_CONCURRENCY = Number(process.env.PIPELINE_LIVE_CONCURRENCY ?? 4);
+
+/** Whether an endpoint answers at once (its tasks never wait in a ready list). */
+export const isLiveEndpoint = (e: Endpoint): boolean => e.mode === 'live';
+
+export type { ServiceClient };
