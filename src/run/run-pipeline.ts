@@ -47,7 +47,7 @@ export function newRunId(now: Date): string {
 }
 
 /** Tables every run writes (state, ledger, raw index). */
-const STATE_TABLES = ['runs', 'tasks', 'ledger', 'raw_responses'];
+const STATE_TABLES = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses'];
 
 type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
 
@@ -118,6 +118,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
     } else {
       await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: ctx.client.keyKind, at: started });
     }
+    await store.recordJobs(o.pipeline.jobs);
     try {
       let stop: Stop | null = null;
       const touched = new Set<string>();

@@ -36,6 +36,30 @@ export class RunStore {
     );
   }
 
+  /**
+   * Records what each job of the file asked for (labels, mode, settings), replacing what a
+   * resumed run recorded before, so BI can filter tasks by job label.
+   */
+  async recordJobs(jobs: ReadonlyArray<{ name: string; kind: string; labels?: string[]; mode?: string } & Record<string, unknown>>): Promise<void> {
+    await this.wh.transaction(async () => {
+      await this.wh.run(`DELETE FROM run_jobs WHERE run_id = $1`, [this.runId]);
+      for (const j of jobs) {
+        const settings = Object.fromEntries(
+          Object.entries(j).map(([k, v]) => (Array.isArray(v) && v.length > 20 ? [k, { count: v.length }] : [k, v])),
+        );
+        await this.wh.run(`INSERT INTO run_jobs VALUES ($1, $2, $3, $4, $5, $6::JSON, $7::JSON)`, [
+          this.runId,
+          j.name,
+          this.pipeline,
+          j.kind,
+          j.mode ?? null,
+          JSON.stringify(j.labels ?? []),
+          JSON.stringify(settings),
+        ]);
+      }
+    });
+  }
+
   /** Records a batch's tasks as planned, before the POST that creates them. */
   async planTasks(rows: PlannedTaskRow[], at: Date): Promise<void> {
     await this.wh.transaction(async () => {

@@ -42,6 +42,21 @@ export const tasksTable: TableSpec = {
   ],
 };
 
+/** One row per job of a run: what the pipeline file asked for, for BI filters and audits. */
+export const runJobsTable: TableSpec = {
+  name: 'run_jobs',
+  grain: 'one row per run and job',
+  columns: [
+    { name: 'run_id', kind: 'varchar', key: true },
+    { name: 'job', kind: 'varchar', key: true, doc: 'the job name; tasks.job refers to it' },
+    { name: 'pipeline', kind: 'varchar' },
+    { name: 'kind', kind: 'varchar', doc: 'job kind (serp, search_volume, labs, endpoint, ...)' },
+    { name: 'mode', kind: 'varchar', doc: 'standard or live; null for embeddings' },
+    { name: 'labels', kind: 'json', doc: 'the job labels of the pipeline file (a JSON array of strings)' },
+    { name: 'settings', kind: 'json', doc: 'the job as resolved (defaults filled); a list of more than 20 values (keywords, targets) is replaced by {"count": n}' },
+  ],
+};
+
 /** One row per HTTP call, free calls included: the finance record. */
 export const ledgerTable: TableSpec = {
   name: 'ledger',
@@ -113,6 +128,7 @@ export const schemaColumnsTable: TableSpec = {
 export const ALL_TABLES: readonly TableSpec[] = [
   runsTable,
   tasksTable,
+  runJobsTable,
   ledgerTable,
   rawResponsesTable,
   schemaColumnsTable,

@@ -11,6 +11,7 @@ const yaml = `name: every-kind
 jobs:
   - kind: serp
     name: serp-live
+    labels: [brand, q4]
     mode: live
     locations: [2840]
     keywords: [running shoes, trail shoes]
@@ -103,6 +104,17 @@ describe('every job kind runs against the emulator: live answers loaded at once,
       expect(Object.fromEntries(byJob.map((j) => [j.job, j.n]))).toEqual({
         ai: 1, kfk: 1, links: 1, llm: 1, news: 1, products: 1, ranked: 1, related: 1, 'serp-live': 2, site: 1, traffic: 1, trends: 2, 'volume-live': 1,
       });
+    });
+  });
+
+  it('records each job with its labels, so tasks can be filtered by label', async () => {
+    await withWarehouse(tmp.dir, async (wh) => {
+      const jobs = await wh.all<{ job: string; kind: string; mode: string | null; labels: string }>(`SELECT job, kind, mode, labels::VARCHAR AS labels FROM run_jobs ORDER BY job`);
+      expect(jobs).toHaveLength(14);
+      expect(jobs.find((j) => j.job === 'serp-live')).toEqual({ job: 'serp-live', kind: 'serp', mode: 'live', labels: '["brand","q4"]' });
+      expect(jobs.find((j) => j.job === 'vectors')).toMatchObject({ kind: 'embeddings', mode: null, labels: '[]' });
+      const [n] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM tasks t JOIN run_jobs j USING (run_id, job) WHERE list_contains(j.labels::VARCHAR[], 'brand')`);
+      expect(n!.n).toBe(2);
     });
   });
 
