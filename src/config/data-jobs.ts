@@ -207,3 +207,31 @@ export const embeddingsJobSchema = z
     if (j.model === 'text-embedding-ada-002' && j.dimensions !== 1536) ctx.addIssue({ code: 'custom', path: ['dimensions'], message: 'text-embedding-ada-002 has 1536 dimensions only' });
   })
   .describe('Embeddings of every keyword of this pipeline, after its other jobs are collected; cached by model, dimensions and text, so each keyword is bought once.');
+
+export const ON_PAGE_READS = ['pages', 'links', 'resources'] as const;
+
+export const onPageJobSchema = z
+  .strictObject({
+    kind: z.literal('on_page').describe('Job kind. `on_page`: crawl sites, then read their pages, links and resources.'),
+    name: jobNameSchema,
+    labels: labelsSchema,
+    mode: z.literal('standard', { error: 'on-page crawls are tasks: standard only' }).default('standard').describe('Always `standard`: a crawl is a task.'),
+    priority: prioritySchema,
+    targets,
+    max_crawl_pages: z.number().int('a whole number').min(1, 'at least 1').max(1000, 'at most 1000').default(100).describe('Pages to crawl per target (default 100).'),
+    read: z
+      .array(z.enum(ON_PAGE_READS))
+      .min(1, 'at least one of pages, links, resources')
+      .default(['pages'])
+      .describe('What to read once a crawl is finished: `pages` (default; charged), `links` (charged), `resources` (free).'),
+    max_items: z
+      .number()
+      .int()
+      .min(1)
+      .max(20_000, 'at most 20000 (the deep-reading limit)')
+      .default(20_000)
+      .describe('Most items read per crawl and kind (deep reading goes to 20000).'),
+    page_size: z.number().int().min(1).max(1000, 'at most 1000').default(1000).describe('Items per read call (default and most: 1000).'),
+    params: paramsSchema,
+  })
+  .describe('On-page crawls: one task per target; collected when the crawl is finished (checked with the free resources call).');

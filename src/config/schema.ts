@@ -9,6 +9,7 @@ import {
   keywordsForSiteJobSchema,
   labsJobSchema,
   llmResponsesJobSchema,
+  onPageJobSchema,
   trendsJobSchema,
 } from './data-jobs.js';
 import { endpointJobSchema } from './endpoint-job.js';
@@ -25,6 +26,7 @@ export const jobSchema = z.discriminatedUnion('kind', [
   trendsJobSchema,
   labsJobSchema,
   backlinksJobSchema,
+  onPageJobSchema,
   aiVolumeJobSchema,
   llmResponsesJobSchema,
   embeddingsJobSchema,

@@ -171,6 +171,14 @@ export function jobSpecs(job: Job): JobSpecs {
       const ep = endpoint(`backlinks.${job.function}.live`);
       return { specs: perKey(ep, [...new Set(job.targets)], [{}], (target) => ({ target }), job.params), repeatsDropped: 0 };
     }
+    case 'on_page': {
+      const ep = endpoint('on_page.task_post');
+      const specs = [...new Set(job.targets)].map((target) => ({
+        endpoint: ep,
+        spec: { target, max_crawl_pages: job.max_crawl_pages, ...job.params, ...(job.priority === 2 ? { priority: 2 } : {}) },
+      }));
+      return { specs, repeatsDropped: 0 };
+    }
     case 'ai_volume': {
       const ep = endpoint('ai_optimization.ai_keyword_data.keywords_search_volume.live');
       return packed(ep, job.keywords, ep.maxKeywordsPerTask ?? 1000, places(job.locations, job.languages), {});

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { collectByPull, type PullResult } from '../collect/index.js';
+import { collectByPull, collectOnPage, type PullResult } from '../collect/index.js';
 import { endpoint } from '../catalog/index.js';
 import { ServiceClient, validateTasks, type RateLimiterOptions, type RawResponse } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
@@ -45,6 +45,9 @@ export interface RunOptions {
 export function newRunId(now: Date): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
+
+/** Crawl tasks, collected by watching the crawl rather than a ready list. */
+const ON_PAGE_POST = 'on_page.task_post';
 
 /** Tables every run writes (state, ledger, raw index). */
 const STATE_TABLES = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses'];
@@ -225,21 +228,50 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
       return [];
     }
   });
+  // On-page crawls have no ready list: they are watched and read by their own collector.
+  const pullEndpoints = postEndpoints.filter((e) => e.id !== ON_PAGE_POST);
+  const crawls = pullEndpoints.length < postEndpoints.length;
   if (postEndpoints.length === 0) return { pull: null, stop: null };
   try {
-    const pull = await collectByPull({
-      client: c.client,
-      wh: c.wh,
-      store: c.store,
-      postEndpoints,
-      sweep: opts.sweep,
-      pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
-      timeoutMs: opts.timeoutMs ?? c.o.collectTimeoutMs ?? 30 * 60_000,
-      signal: c.o.signal,
-      now: c.now,
-      sleep: c.sleep,
-      onProgress: (p) => c.o.onProgress?.({ kind: 'collect', ...p, chargedCny: fromMicros(c.charged.micros) }),
-    });
+    const timeoutMs = opts.timeoutMs ?? c.o.collectTimeoutMs ?? 30 * 60_000;
+    const onProgress = (p: { collected: number; failed: number; pending: number }) => c.o.onProgress?.({ kind: 'collect', ...p, chargedCny: fromMicros(c.charged.micros) });
+    const pull: PullResult =
+      pullEndpoints.length === 0
+        ? { collected: 0, failed: 0, rowsLoaded: 0, pending: 0, tables: new Set() }
+        : await collectByPull({
+            client: c.client,
+            wh: c.wh,
+            store: c.store,
+            postEndpoints: pullEndpoints,
+            sweep: opts.sweep,
+            pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
+            timeoutMs,
+            signal: c.o.signal,
+            now: c.now,
+            sleep: c.sleep,
+            onProgress,
+          });
+    if (crawls) {
+      const pages = await collectOnPage({
+        client: c.client,
+        wh: c.wh,
+        store: c.store,
+        readsOf: (job) => {
+          const j = c.o.pipeline.jobs.find((x) => x.name === job);
+          return j?.kind === 'on_page' ? { read: j.read, maxItems: j.max_items, pageSize: j.page_size } : { read: ['pages'], maxItems: 20_000 };
+        },
+        pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
+        timeoutMs,
+        signal: c.o.signal,
+        now: c.now,
+        sleep: c.sleep,
+        onProgress,
+      });
+      pull.collected += pages.collected;
+      pull.failed += pages.failed;
+      pull.pending += pages.pending;
+      for (const t of pages.tables) pull.tables.add(t);
+    }
     if (pull.pending === 0) return { pull, stop: null };
     if (c.o.signal?.aborted) return { pull, stop: { kind: 'interrupted', reason: `interrupted with ${pull.pending} task(s) still to collect; run again to resume` } };
     return { pull, stop: { kind: 'unknown', reason: `${pull.pending} task(s) not ready before the collection timeout; run again to collect them` } };

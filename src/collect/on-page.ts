@@ -1,0 +1,108 @@
+import { endpoint } from '../catalog/index.js';
+import type { ServiceClient } from '../client/index.js';
+import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
+
+export type OnPageRead = 'pages' | 'links' | 'resources';
+
+export interface OnPageOptions {
+  client: ServiceClient;
+  wh: Warehouse;
+  store: RunStore;
+  /** What to read of a crawl, by the job that posted it (a job since removed from the file: pages). */
+  readsOf: (job: string) => { read: readonly OnPageRead[]; maxItems: number; pageSize?: number };
+  pollIntervalMs: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+  onProgress?: (p: { collected: number; failed: number; pending: number }) => void;
+}
+
+export interface OnPageResult {
+  collected: number;
+  failed: number;
+  pending: number;
+  tables: Set<string>;
+}
+
+/** Items per read call: the most the on-page endpoints return at once. */
+const PAGE = 1000;
+/** A crawl the service no longer has (unknown id, or past the 30 days it keeps results). */
+const GONE = new Set([40401, 40403]);
+
+interface Crawl {
+  task_id: string;
+  job: string;
+}
+
+/**
+ * Collects the run's on-page crawls. Crawls have no ready list: each waiting crawl is asked
+ * for its progress with the free `on_page/resources` call (`limit: 1`); a finished crawl's
+ * pages, links or resources are read 1000 at a time with `search_after_token`, every body
+ * landed by the client as it comes, and then all of that crawl's rows and its collected
+ * mark commit together. A crawl not finished by the timeout stays waiting for the next run.
+ */
+export async function collectOnPage(o: OnPageOptions): Promise<OnPageResult> {
+  const started = o.now().getTime();
+  const res: OnPageResult = { collected: 0, failed: 0, pending: 0, tables: new Set() };
+  const probe = endpoint('on_page.resources');
+  for (;;) {
+    const crawls = await o.wh.all<Crawl>(
+      `SELECT task_id, job FROM tasks WHERE run_id = $1 AND state = 'posted' AND endpoint_id = 'on_page.task_post' AND task_id IS NOT NULL ORDER BY task_id`,
+      [o.store.runId],
+    );
+    res.pending = crawls.length;
+    o.onProgress?.({ collected: res.collected, failed: res.failed, pending: crawls.length });
+    if (crawls.length === 0) return res;
+    for (const crawl of crawls) {
+      if (o.signal?.aborted) break;
+      const check = await o.client.call(probe, { tasks: [{ id: crawl.task_id, limit: 1 }] });
+      const verdict = check.outcome.tasks[0];
+      const probeId = check.envelope.tasks?.[0]?.id;
+      if (verdict && !verdict.ok) {
+        if (GONE.has(verdict.statusCode)) {
+          await o.store.markFailed(crawl.task_id, verdict.statusCode, verdict.message);
+          res.failed++;
+        }
+        continue;
+      }
+      const progress = (check.envelope.tasks?.[0]?.result?.[0] as { crawl_progress?: unknown } | undefined)?.crawl_progress;
+      if (progress !== 'finished') continue;
+      const readIds = probeId ? [probeId] : [];
+      const { read, maxItems, pageSize } = o.readsOf(crawl.job);
+      for (const fn of read) readIds.push(...(await readAll(o, fn, crawl.task_id, maxItems, pageSize ?? PAGE)));
+      const at = o.now();
+      const report = await loadLanded(o.wh, { taskIds: readIds }, async (loaded) => {
+        let rows = 0;
+        for (const id of readIds) rows += loaded.perTask.get(id) ?? 0;
+        await o.store.markCollected(crawl.task_id, rows, at);
+      });
+      for (const [table, n] of report.rows) if (n > 0) res.tables.add(table);
+      res.collected++;
+      res.pending--;
+      o.onProgress?.({ collected: res.collected, failed: res.failed, pending: res.pending });
+    }
+    if (res.pending === 0 || o.signal?.aborted || o.now().getTime() - started >= o.timeoutMs) return res;
+    await o.sleep(o.pollIntervalMs);
+  }
+}
+
+/** Reads one kind of a finished crawl page by page; returns the read calls' task ids (their bodies are landed). */
+async function readAll(o: OnPageOptions, fn: OnPageRead, crawlId: string, maxItems: number, pageSize: number): Promise<string[]> {
+  const ep = endpoint(`on_page.${fn}`);
+  const ids: string[] = [];
+  let token: string | null = null;
+  let read = 0;
+  // The same limit on every page: a token is valid only for the same request.
+  const limit = Math.min(pageSize, maxItems);
+  do {
+    const call = await o.client.call(ep, { tasks: [{ id: crawlId, limit, ...(token ? { search_after_token: token } : {}) }] });
+    const task = call.envelope.tasks?.[0];
+    if (task?.id) ids.push(task.id);
+    const result = task?.result?.[0] as { search_after_token?: unknown; items_count?: unknown } | undefined;
+    if (!call.outcome.tasks[0]?.ok || !result) break;
+    read += typeof result.items_count === 'number' ? result.items_count : 0;
+    token = typeof result.search_after_token === 'string' ? result.search_after_token : null;
+  } while (token && read < maxItems);
+  return ids;
+}
