@@ -14,7 +14,7 @@ function issuesOf(text: string, env: Record<string, string | undefined> = {}): C
   throw new Error('expected a ConfigError');
 }
 
-const KINDS = 'serp, search_volume, keywords_for_site, keywords_for_keywords, ad_traffic, trends, labs, backlinks, ai_volume, llm_responses, embeddings, endpoint';
+const KINDS = 'serp, search_volume, keywords_for_site, keywords_for_keywords, ad_traffic, trends, labs, backlinks, on_page, ai_volume, llm_responses, embeddings, endpoint';
 /** A valid job (lines 1-5) followed by `extra` lines from line 6 on. */
 const job = (...extra: string[]) =>
   ['name: shoes', 'jobs:', '  - kind: serp', '    locations: [2840]', '    keywords: [running shoes]', ...extra].join('\n');
