@@ -7,7 +7,7 @@ import { ServiceClient, validateTasks, type RateLimiterOptions, type RawResponse
 import type { Pipeline } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
-import { compactRaw, exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
+import { compactRaw, exportParquet, RawLanding, recordTrackedDomains, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
 import { resolveUnknown } from './resolve-unknown.js';
 import { forgetUnsent, listUnfinishedRuns, markSuperseded, markTasks, openTasks, reopenRun, taskStates, waitingEndpointIds } from './run-state.js';
@@ -44,8 +44,8 @@ export function newRunId(now: Date): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Tables every run writes (state, ledger, raw index). */
-const STATE_TABLES = ['runs', 'tasks', 'ledger', 'raw_responses'];
+/** Tables every run writes (state, ledger, raw index, tracked domains). */
+const STATE_TABLES = ['runs', 'tasks', 'ledger', 'raw_responses', 'tracked_domains'];
 
 type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
 
@@ -117,6 +117,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: ctx.client.keyKind, at: started });
     }
     try {
+      await recordTrackedDomains(wh, o.pipeline, runId, started);
       let stop: Stop | null = null;
       const touched = new Set<string>();
       if (resume) {

@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { endpoint } from '../../src/catalog/index.js';
+import { ServiceClient } from '../../src/client/index.js';
 import { buildModels, discoverModels, DEFAULT_SQL_DIR, testModels, withUpstream, type Model } from '../../src/models/index.js';
-import { loadLanded, Warehouse } from '../../src/warehouse/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { loadLanded, RawLanding, Warehouse } from '../../src/warehouse/index.js';
 import { compactFixture, land, response } from '../unit/warehouse/helpers.js';
 import { mixedSourcesFixture, SKI_SHAPE, volumeFixture, type LabsMonthRow, type MonthlyRow } from '../fixtures/models/volume-series.js';
 import { tempDir } from './helpers.js';
@@ -164,5 +167,30 @@ describe('search_volume_trends on series with known answers', () => {
       { keyword: 'trail shoes', loc: 2840, month: '2026-09-01', v: 66000n, source: 'keywords_data', mom: null },
       { keyword: 'trail shoes', loc: 2840, month: '2026-10-01', v: 81000n, source: 'keywords_data', mom: 15000n },
     ]);
+  });
+  it('labs bodies of the emulator (ranked and related keywords, called through the client) flow into the trends', async () => {
+    const sandbox = await startSandbox({ seed: 3 });
+    try {
+      const landing = new RawLanding(wh, { runId: 'labs-run', pipeline: 'labs' });
+      const calls: string[] = [];
+      const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_testlabs', land: async (r) => { calls.push(r.callId); await landing.land(r); } });
+      await client.call(endpoint('svc_labs.engA.ranked_keywords.live'), { tasks: [{ target: 'nike.com', location_code: 2840, language_code: 'en', limit: 20 }] });
+      await client.call(endpoint('svc_labs.engA.related_keywords.live'), { tasks: [{ keyword: 'running shoes', location_code: 2840, language_code: 'en' }] });
+      await loadLanded(wh, { callIds: calls });
+    } finally {
+      await sandbox.close();
+    }
+    const builds = await buildModels(wh, models, { only });
+    expect(builds.filter((b) => b.status !== 'built')).toEqual([]);
+    // Every month the labs items carry (with a volume) is one row of the mart, from labs.
+    const [got] = await wh.all<{ months: number; trends: number; other: number }>(`
+      select (select count(*)::int from (select distinct lower(keyword), location_code, year, month from stg_labs__ranked_keywords_monthly where search_volume is not null
+                                         union select distinct lower(keyword), location_code, year, month from stg_labs__related_keywords_monthly where search_volume is not null)) as months,
+             (select count(*)::int from search_volume_trends) as trends,
+             (select count(*)::int from search_volume_trends where source <> 'labs') as other`);
+    expect(got!.months).toBeGreaterThan(24);
+    expect(got).toEqual({ months: got!.months, trends: got!.months, other: 0 });
+    const failing = (await testModels(wh, models.filter((m) => only.has(m.name)))).filter((t) => t.status !== 'passed');
+    expect(failing).toEqual([]);
   });
 });

@@ -20,7 +20,7 @@ function monthlyTable(name: string, parent: string) {
 }
 
 /** Keyword data (KD of result-shapes.md), flattened with stable names. */
-function keywordData(prefix: string) {
+function keywordData(prefix: string, monthlyTable: string) {
   return [
     c('keyword', 'varchar', `${prefix}.keyword`),
     c('location_code', 'int', `${prefix}.location_code`),
@@ -32,7 +32,7 @@ function keywordData(prefix: string) {
     c('low_top_of_page_bid', 'double', `${prefix}.keyword_info.low_top_of_page_bid`),
     c('high_top_of_page_bid', 'double', `${prefix}.keyword_info.high_top_of_page_bid`),
     c('categories', 'bigint[]', `${prefix}.keyword_info.categories`),
-    c('monthly_searches', 'json', `${prefix}.keyword_info.monthly_searches`, 'the list as received; one row per month in the `_monthly` table'),
+    c('monthly_searches', 'json', `${prefix}.keyword_info.monthly_searches`, `the list as received; one row per month in ${monthlyTable}`),
     c('search_volume_trend_monthly', 'double', `${prefix}.keyword_info.search_volume_trend.monthly`),
     c('search_volume_trend_quarterly', 'double', `${prefix}.keyword_info.search_volume_trend.quarterly`),
     c('search_volume_trend_yearly', 'double', `${prefix}.keyword_info.search_volume_trend.yearly`),
@@ -64,7 +64,7 @@ export const rankedKeywordsKind: KindSpec = {
     v3Table('labs_ranked_keywords', 'one row per keyword a target ranks for', ITEM, [indexKey('result_index', RESULT), indexKey('item_index', ITEM)], [
       c('target', 'varchar', '$.tasks[].result[].target'),
       c('se_type', 'varchar'),
-      ...keywordData(KD),
+      ...keywordData(KD, 'labs_ranked_keywords_monthly'),
       c('serp_item_type', 'varchar', 'ranked_serp_element.serp_item.type'),
       c('rank_group', 'int', 'ranked_serp_element.serp_item.rank_group'),
       c('rank_absolute', 'int', 'ranked_serp_element.serp_item.rank_absolute'),
@@ -107,7 +107,7 @@ export const relatedKeywordsKind: KindSpec = {
       c('seed_keyword', 'varchar', '$.tasks[].result[].seed_keyword'),
       c('depth', 'int'),
       c('related_keywords', 'varchar[]'),
-      ...keywordData(KD),
+      ...keywordData(KD, 'labs_related_keywords_monthly'),
     ]),
     monthlyTable('labs_related_keywords_monthly', 'labs_related_keywords'),
   ],
