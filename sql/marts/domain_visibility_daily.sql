@@ -2,8 +2,11 @@
 -- domain's best absolute rank over the keywords checked that day (weights from the
 -- ctr_weights seed; positions it does not list weigh 0). visibility_pct is that sum as a
 -- share of the most a domain could get (rank 1 on every checked keyword); share_of_voice
--- is the domain's part of all domains' visibility on the same day and market. Each day
--- stands alone, so the incremental build only recomputes days from the last built one on.
+-- is the domain's part of all domains' visibility on the same day and market. is_tracked:
+-- the domain is tracked on at least one keyword of the market (int_serp__tracked_domains),
+-- whether or not it ranked on that keyword that day. Each day stands alone, so the
+-- incremental build only recomputes days from the last built one on; a change of the
+-- tracked domains rebuilds the table in full (full_refresh_on in the sidecar).
 with
 
 rank_history as (
@@ -15,6 +18,15 @@ rank_history as (
 
 ctr_weights as (
     select * from ctr_weights
+),
+
+tracked_domains as (
+    select * from int_serp__tracked_domains
+),
+
+tracked_in_market as (
+    select distinct location_code, language_code, device, engine, domain,
+    from tracked_domains
 ),
 
 daily_checks as (
@@ -45,7 +57,9 @@ weighted as (
         r.engine,
         r.domain,
         r.rank_absolute,
-        coalesce(w.ctr, 0) as ctr,
+        -- exact decimals, so sums do not depend on the order rows arrive in (an
+        -- incremental build and a full one give the same bits)
+        coalesce(w.ctr, 0)::decimal(18, 9) as ctr,
     from rank_history as r
     left join ctr_weights as w
         on w.position = r.rank_absolute
@@ -62,7 +76,7 @@ per_domain as (
         domain,
         count(*) as keywords_ranked,
         count(*) filter (where rank_absolute <= 10) as keywords_top10,
-        sum(ctr) as visibility,
+        sum(ctr) as visibility_exact,
     from weighted
     group by all
 ),
@@ -75,15 +89,22 @@ final as (
         d.device,
         d.engine,
         d.domain,
+        t.domain is not null as is_tracked,
         c.keywords_checked,
         d.keywords_ranked,
         d.keywords_top10,
-        d.visibility,
-        d.visibility / (c.keywords_checked * (select max(ctr) from ctr_weights)) as visibility_pct,
-        d.visibility / nullif(sum(d.visibility) over market, 0) as share_of_voice,
+        d.visibility_exact::double as visibility,
+        d.visibility_exact::double / (c.keywords_checked * (select max(ctr) from ctr_weights)) as visibility_pct,
+        (d.visibility_exact / nullif(sum(d.visibility_exact) over market, 0))::double as share_of_voice,
     from per_domain as d
     inner join checked as c
         using (check_date, location_code, language_code, device, engine)
+    left join tracked_in_market as t
+        on t.location_code = d.location_code
+        and t.language_code = d.language_code
+        and t.device = d.device
+        and t.engine = d.engine
+        and t.domain = d.domain
     window market as (partition by d.check_date, d.location_code, d.language_code, d.device, d.engine)
 )
 

@@ -5,12 +5,19 @@
 -- row with null ranks; a failed or missing check has no row at all (never rank 0 or 101).
 -- last_seen_date is the check itself for a ranked row and the previous check for a lost
 -- one; first_seen_date is the first check the domain ranked on for this series.
+-- is_tracked: the domain is in the track_domains of a job that checks this series
+-- (int_serp__tracked_domains); every other domain on the page is a competitor.
 -- Incremental: only checks from the last built date on are rebuilt; the previous check's
--- ranks and the first-seen dates before that are read back from this table.
+-- ranks and the first-seen dates before that are read back from this table. A change of
+-- the tracked domains rebuilds the table in full (full_refresh_on in the sidecar).
 with
 
 daily_checks as (
     select * from int_serp__daily_checks
+),
+
+tracked_domains as (
+    select * from int_serp__tracked_domains
 ),
 
 domain_placements as (
@@ -187,28 +194,36 @@ seen as (
 
 final as (
     select
-        keyword,
-        location_code,
-        language_code,
-        device,
-        engine,
-        domain,
-        check_date,
-        previous_check_date,
-        rank_absolute,
-        rank_group,
-        url,
-        item_type,
-        items_on_page,
-        previous_rank_absolute,
-        rank_change,
-        is_new,
-        is_lost,
-        first_seen_date,
-        last_seen_date,
-        task_id,
-        result_index,
-    from seen
+        s.keyword,
+        s.location_code,
+        s.language_code,
+        s.device,
+        s.engine,
+        s.domain,
+        t.domain is not null as is_tracked,
+        s.check_date,
+        s.previous_check_date,
+        s.rank_absolute,
+        s.rank_group,
+        s.url,
+        s.item_type,
+        s.items_on_page,
+        s.previous_rank_absolute,
+        s.rank_change,
+        s.is_new,
+        s.is_lost,
+        s.first_seen_date,
+        s.last_seen_date,
+        s.task_id,
+        s.result_index,
+    from seen as s
+    left join tracked_domains as t
+        on t.keyword = s.keyword
+        and t.location_code = s.location_code
+        and t.language_code = s.language_code
+        and t.device = s.device
+        and t.engine = s.engine
+        and t.domain = s.domain
 )
 
 select * from final

@@ -1,6 +1,8 @@
 -- Search-volume trends: one row per keyword, location and month that has data. A month
 -- with no data has no row, and every comparison is by calendar offset, not by row, so a
 -- gap never makes February look like January's successor.
+--   source             where the month's volume comes from: keywords_data, or labs when
+--                      keywords-data has no volume for that keyword, location and month
 --   mom / yoy          change against the month before / the same month a year before
 --   avg_3m             mean of this and the two months before (null unless all three exist)
 --   slope_12m          least-squares slope per month over the last 12 months
@@ -8,12 +10,16 @@
 --   seasonality_index  mean volume of this calendar month over the years, divided by the
 --                      mean of the 12 calendar-month means (1 = an average month)
 --   peak_month         calendar month (1-12) with the highest mean volume; ties: earliest
--- When several rows give one keyword, location and month (languages, or both the
--- keywords-data and the labs sources), the largest volume is kept.
+-- Within a source, several rows for one keyword, location and month (languages, tasks,
+-- labs targets or seeds) give the largest volume (int_keywords__monthly_search_volume).
+-- Keywords-data wins over labs for a month both have: it is the ads volume bought for
+-- exactly these keywords, while labs keyword info is a database copy refreshed on its own
+-- schedule. A month only labs has fills the series (e.g. keywords never sent to a
+-- search_volume job, or months before the first one).
 with
 
 monthly as (
-    select * from stg_keywords_data__search_volume_monthly
+    select * from int_keywords__monthly_search_volume
 ),
 
 per_month as (
@@ -21,10 +27,13 @@ per_month as (
         keyword,
         location_code,
         month_start,
-        max(search_volume) as search_volume,
+        arg_min(search_volume, source_rank) as search_volume,
+        arg_min(source, source_rank) as source,
         year(month_start) * 12 + month(month_start) - 1 as month_index,
-    from monthly
-    where search_volume is not null
+    from (
+        select *, case source when 'keywords_data' then 0 else 1 end as source_rank,
+        from monthly
+    )
     group by keyword, location_code, month_start
 ),
 
@@ -67,6 +76,7 @@ final as (
         w.location_code,
         w.month_start,
         w.search_volume,
+        w.source,
         w.search_volume - w.previous_month_volume as mom_change,
         (w.search_volume - w.previous_month_volume) / nullif(w.previous_month_volume, 0) as mom_pct,
         w.search_volume - w.year_ago_volume as yoy_change,

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Warehouse } from '../warehouse/index.js';
+import { currentFingerprint, fullRefreshReason, saveFingerprint, storedFingerprint, type FingerprintCache } from './build-state.js';
 import type { Model } from './model.js';
 import { orderModels } from './order-models.js';
 import { ident, listRelations, relationColumns } from './relation-info.js';
@@ -54,7 +55,7 @@ async function lastBuiltLiteral(wh: Warehouse, table: string, key: string): Prom
   return `cast('${row.v.replace(/'/g, "''")}' as ${row.t})`;
 }
 
-async function materialize(wh: Warehouse, m: Model, relations: Map<string, string>, fullRefresh: boolean): Promise<Pick<ModelBuildResult, 'mode' | 'rows'>> {
+async function materialize(wh: Warehouse, m: Model, relations: Map<string, string>, fullRefresh: boolean, cache: FingerprintCache): Promise<Pick<ModelBuildResult, 'mode' | 'rows' | 'message'>> {
   const name = ident(m.name);
   const existing = relations.get(m.name.toLowerCase());
   if (existing === 'view' && m.materialized !== 'view') await wh.run(`drop view ${name}`);
@@ -73,10 +74,14 @@ async function materialize(wh: Warehouse, m: Model, relations: Map<string, strin
       return { mode: 'full', rows: await countRows(wh, m.name) };
     case 'incremental': {
       const key = m.sidecar.incremental!.key;
-      const since = existing === 'table' && !fullRefresh ? await lastBuiltLiteral(wh, m.name, key) : undefined;
+      // A table built from other SQL or other full_refresh_on inputs is rebuilt in full.
+      const fingerprint = await currentFingerprint(wh, m, cache);
+      const reason = existing === 'table' && !fullRefresh ? fullRefreshReason(await storedFingerprint(wh, m.name), fingerprint) : undefined;
+      const since = existing === 'table' && !fullRefresh && !reason ? await lastBuiltLiteral(wh, m.name, key) : undefined;
       if (since === undefined) {
         await wh.run(`create or replace table ${name} as\n${renderTemplate(m.sql, { self: m.name, isIncremental: false })}`);
-        return { mode: 'full', rows: await countRows(wh, m.name) };
+        await saveFingerprint(wh, m.name, fingerprint);
+        return { mode: 'full', rows: await countRows(wh, m.name), ...(reason ? { message: reason } : {}) };
       }
       const sql = renderTemplate(m.sql, { self: m.name, isIncremental: true, incrementalSince: since });
       const temp = ident(`__new_${m.name}`);
@@ -86,6 +91,7 @@ async function materialize(wh: Warehouse, m: Model, relations: Map<string, strin
         await wh.run(`insert into ${name} by name select * from ${temp}`);
         const rows = await countRows(wh, `__new_${m.name}`);
         await wh.run(`drop table ${temp}`);
+        await saveFingerprint(wh, m.name, fingerprint);
         return { mode: 'incremental' as const, rows };
       });
     }
@@ -94,13 +100,15 @@ async function materialize(wh: Warehouse, m: Model, relations: Map<string, strin
 
 /**
  * Builds every model in dependency order: staging views, mart tables, incremental marts
- * (only rows from the last built key value on). A model whose source table is absent is
+ * (only rows from the last built key value on; in full when the model's SQL or an input
+ * listed in its `incremental.full_refresh_on` changed since its last build). A model whose source table is absent is
  * skipped with the reason, and so is everything downstream of it; a failing model does not
  * stop the others. Returns one result per model.
  */
 export async function buildModels(wh: Warehouse, models: readonly Model[], opts: BuildOptions = {}): Promise<ModelBuildResult[]> {
   const results: ModelBuildResult[] = [];
   const notBuilt = new Map<string, string>();
+  const fingerprints: FingerprintCache = new Map();
   for (const m of orderModels(models)) {
     if (opts.only && !opts.only.has(m.name)) continue;
     const t0 = performance.now();
@@ -126,7 +134,8 @@ export async function buildModels(wh: Warehouse, models: readonly Model[], opts:
       continue;
     }
     try {
-      done({ status: 'built', ...(await materialize(wh, m, relations, opts.fullRefresh ?? false)) });
+      fingerprints.delete(m.name.toLowerCase());
+      done({ status: 'built', ...(await materialize(wh, m, relations, opts.fullRefresh ?? false, fingerprints)) });
     } catch (err) {
       const hint = m.materialized === 'incremental' ? ' (if its columns changed, run again with --full-refresh)' : '';
       done({ status: 'failed', message: `${(err as Error).message}${hint}` });

@@ -70,6 +70,11 @@ export async function discoverModels(sqlDir: string): Promise<Model[]> {
         throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} declares source ${src}, but ${m.file} never reads it`, { context: { stage: 'models', path: m.file } });
       }
     }
+    for (const input of m.sidecar.incremental?.full_refresh_on ?? []) {
+      if (!ids.has(input.toLowerCase())) {
+        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} lists ${input} under incremental.full_refresh_on, but ${m.file} never reads it`, { context: { stage: 'models', path: m.file } });
+      }
+    }
     if (m.materialized === 'incremental' && !m.sidecar.incremental) {
       throw new EtlError('ETL_CONFIG_INVALID', `model ${m.name} is incremental but its sidecar has no incremental.key`, { context: { stage: 'models', path: m.file } });
     }

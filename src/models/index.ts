@@ -1,4 +1,5 @@
 export * from './build-models.js';
+export * from './build-state.js';
 export * from './discover-models.js';
 export * from './model.js';
 export * from './order-models.js';

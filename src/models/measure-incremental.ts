@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Warehouse } from '../warehouse/index.js';
+import { recordTrackedDomains, type Warehouse } from '../warehouse/index.js';
 import { buildModels } from './build-models.js';
 import type { Model } from './model.js';
 import { withUpstream } from './order-models.js';
@@ -17,7 +17,7 @@ export interface HistoryShape {
 /**
  * Writes a synthetic nightly rank history straight into `serp_results` / `serp_items`
  * (one page per keyword and day, `depth` organic items; about one item in twenty changes
- * domain each week), for
+ * domain each week), with each check's task in `tasks` and two tracked domains, for
  * the incremental-build benchmark. `dayOffset` appends later days to an existing history.
  */
 export async function writeSyntheticHistory(wh: Warehouse, shape: HistoryShape, dayOffset = 0): Promise<void> {
@@ -28,6 +28,11 @@ export async function writeSyntheticHistory(wh: Warehouse, shape: HistoryShape, 
     select 't' || d || '-' || k, 0, 'bench', 'engA', 'organic', 'keyword ' || k, 2840, 'en', 'desktop', 'windows',
            (date '${start}' + d::integer)::timestamp::timestamptz + interval 9 hour, date '${start}' + d::integer, ${shape.depth}
     from ${days} dd(d), range(${shape.keywords}) kk(k) order by d, k`);
+  // Each check's task, of one SERP job that tracks two domains of the pool (is_tracked).
+  await wh.run(`insert into tasks (tag, run_id, pipeline, job, endpoint_id, task_id, state)
+    select 'tag-' || d || '-' || k, 'bench', 'bench', 'serp-0', 'serp.engA.organic.task_post', 't' || d || '-' || k, 'collected'
+    from ${days} dd(d), range(${shape.keywords}) kk(k)`);
+  if (dayOffset === 0) await recordTrackedDomains(wh, { name: 'bench', jobs: [{ name: 'serp-0', track_domains: ['site1.com', 'site2.com'] }] }, 'bench', new Date(`${start}T00:00:00Z`));
   await wh.run(`insert into serp_items (task_id, result_index, item_index, check_date, type, rank_group, rank_absolute, domain, url)
     select 't' || d || '-' || k, 0, p, date '${start}' + d::integer, 'organic', p + 1, p + 1, dom, 'https://' || dom || '/' || k
     from (

@@ -32,7 +32,13 @@ export const sidecarSchema = z
     description: z.string().optional(),
     materialized: z.enum(['view', 'table', 'incremental']).optional().describe('default: view under staging/ and intermediate/, table elsewhere'),
     incremental: z
-      .object({ key: z.string().min(1).describe('date column; rows from the last built value on are rebuilt') })
+      .object({
+        key: z.string().min(1).describe('date column; rows from the last built value on are rebuilt'),
+        full_refresh_on: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('relations the model reads whose change (any row) rebuilds it in full, e.g. a list of tracked domains that flags every row'),
+      })
       .strict()
       .optional(),
     sources: z

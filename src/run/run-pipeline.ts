@@ -7,7 +7,7 @@ import { ServiceClient, validateTasks, type RateLimiterOptions, type RawResponse
 import type { Pipeline } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
-import { compactRaw, exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
+import { compactRaw, exportParquet, RawLanding, recordTrackedDomains, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
 import { embedJobs } from './embed-jobs.js';
 import { LIVE_CONCURRENCY, loadLiveTasks, postedRows, settleLive } from './live.js';
@@ -49,8 +49,8 @@ export function newRunId(now: Date): string {
 /** Crawl tasks, collected by watching the crawl rather than a ready list. */
 const ON_PAGE_POST = 'on_page.task_post';
 
-/** Tables every run writes (state, ledger, raw index). */
-const STATE_TABLES = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses'];
+/** Tables every run writes (state, jobs, ledger, raw index, tracked domains). */
+const STATE_TABLES = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses', 'tracked_domains'];
 
 type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
 
@@ -123,6 +123,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
     }
     await store.recordJobs(o.pipeline.jobs);
     try {
+      await recordTrackedDomains(wh, o.pipeline, runId, started);
       let stop: Stop | null = null;
       const touched = new Set<string>();
       if (resume) {

@@ -11,4 +11,5 @@ export * from './schema-doc.js';
 export * from './shape.js';
 export * from './state.js';
 export * from './tables.js';
+export * from './tracked-domains.js';
 export * from './warehouse.js';

@@ -1,4 +1,5 @@
 import type { TableSpec } from './columns.js';
+import { trackedDomainsTable } from './tracked-domains.js';
 
 /** One row per `pipeline run` invocation. */
 export const runsTable: TableSpec = {
@@ -132,4 +133,5 @@ export const ALL_TABLES: readonly TableSpec[] = [
   ledgerTable,
   rawResponsesTable,
   schemaColumnsTable,
+  trackedDomainsTable,
 ];

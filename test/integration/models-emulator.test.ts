@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/index.js';
 import { runModels } from '../../src/models/index.js';
@@ -50,6 +52,20 @@ describe('models over two nightly runs of pipelines/keywords.yaml against the em
       const [days] = await db.all<{ n: number; carried: number }>(`select count(distinct check_date)::int as n, count(*) filter (where check_date = '2026-11-21' and previous_check_date = '2026-11-20')::int as carried from rank_history`);
       expect(days!.n).toBe(2);
       expect(days!.carried).toBeGreaterThan(0);
+      // The run recorded the SERP job's track_domains (and exported them); rank_history and
+      // domain_visibility_daily flag exactly those domains, every other one is a competitor.
+      expect(await db.all(`select pipeline, job, domain from tracked_domains order by domain`)).toEqual([
+        { pipeline: 'keywords', job: 'running-shoes', domain: 'nike.com' },
+        { pipeline: 'keywords', job: 'running-shoes', domain: 'runnersworld.com' },
+      ]);
+      expect(existsSync(join(wh.dir, 'parquet', 'tracked_domains'))).toBe(true);
+      const flags = await db.all<{ listed: boolean; is_tracked: boolean }>(
+        `select distinct domain in ('nike.com', 'runnersworld.com') as listed, is_tracked from rank_history order by all`,
+      );
+      expect(flags).toEqual([{ listed: false, is_tracked: false }, { listed: true, is_tracked: true }]);
+      const [vis] = await db.all<{ tracked: number; other: number }>(`select count(*) filter (where is_tracked)::int as tracked, count(*) filter (where not is_tracked)::int as other from domain_visibility_daily`);
+      expect(vis!.tracked).toBeGreaterThan(0);
+      expect(vis!.other).toBeGreaterThan(vis!.tracked);
       // Spend adds up to the ledger to the last decimal.
       const [spend] = await db.all<{ a: string; b: string }>(`select (select sum(charge_cny) from spend_daily)::varchar as a, (select sum(charge_cny) from ledger)::varchar as b`);
       expect(spend!.a).toBe(spend!.b);

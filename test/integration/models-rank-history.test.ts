@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildModels, discoverModels, DEFAULT_SQL_DIR, testModels, type Model } from '../../src/models/index.js';
-import { Warehouse } from '../../src/warehouse/index.js';
+import { recordTrackedDomains, Warehouse } from '../../src/warehouse/index.js';
 import { RANK_DAY_4, RANK_DAYS_1_2 } from '../fixtures/models/rank-pages.js';
-import { insertPages } from '../fixtures/models/serp-pages.js';
+import { insertPages, type Page } from '../fixtures/models/serp-pages.js';
 import { tempDir } from './helpers.js';
 
 const HISTORY = `
@@ -86,5 +86,70 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
     ]);
     const [lost] = await wh.all<{ n: number }>(`select count(*)::int as n from domain_visibility_daily where domain = 'c.com' and check_date = '2026-01-02'`);
     expect(lost!.n).toBe(0);
+  });
+  describe('tracked domains', () => {
+    // "trail shoes" is checked by job serp-a of pipeline shop, which tracks www.a.com (the
+    // models drop the www.); "road shoes" by serp-b, which tracks c.com only.
+    const jobOf = (p: Page): Page => ({ ...p, job: { pipeline: 'shop', job: p.keyword === 'trail shoes' ? 'serp-a' : 'serp-b' } });
+    const track = (a: string[], runId: string) =>
+      recordTrackedDomains(wh, { name: 'shop', jobs: [{ name: 'serp-a', track_domains: a }, { name: 'serp-b', track_domains: ['c.com'] }, { name: 'volumes' }] }, runId, new Date('2026-01-05T03:00:00Z'));
+    const flags = (keyword: string) =>
+      wh.all<{ domain: string; date: string; is_tracked: boolean }>(`select domain, check_date::varchar as date, is_tracked from rank_history where keyword = ? order by date, domain`, [keyword]);
+    const trackedOn = async (keyword: string) => [...new Set((await flags(keyword)).filter((r) => r.is_tracked).map((r) => r.domain))].sort();
+
+    it('flags the domains a job tracks on the keywords it checks, and their markets in domain_visibility_daily', async () => {
+      await insertPages(wh, [...RANK_DAYS_1_2, ...RANK_DAY_4].map(jobOf));
+      await track(['www.a.com'], 'run-1');
+      const builds = await buildModels(wh, models);
+      expect(builds.filter((b) => b.status !== 'built' && !b.message?.includes('search_volume'))).toEqual([]);
+      const trail = await flags('trail shoes');
+      expect(trail.filter((r) => r.is_tracked).map((r) => `${r.domain} ${r.date}`)).toEqual(['a.com 2026-01-01', 'a.com 2026-01-02', 'a.com 2026-01-04']);
+      expect(trail).toHaveLength(expectedTrail.length);
+      // a.com ranks on "road shoes" too, but serp-b, which checks it, does not track a.com.
+      expect(await flags('road shoes')).toEqual([{ domain: 'a.com', date: '2026-01-01', is_tracked: false }]);
+      const vis = await wh.all(`select domain, is_tracked from domain_visibility_daily where check_date = '2026-01-01' order by domain`);
+      expect(vis).toEqual([{ domain: 'a.com', is_tracked: true }, { domain: 'b.com', is_tracked: false }, { domain: 'c.com', is_tracked: true }]);
+      const failing = (await testModels(wh, models.filter((m) => builds.some((b) => b.name === m.name && b.status === 'built')))).filter((t) => t.status !== 'passed');
+      expect(failing).toEqual([]);
+    });
+
+    it('a change of the tracked domains rebuilds rank_history in full, so the flag holds for every day; otherwise builds stay incremental', async () => {
+      await insertPages(wh, RANK_DAYS_1_2.map(jobOf));
+      await track(['a.com'], 'run-1');
+      await buildModels(wh, models);
+      await insertPages(wh, RANK_DAY_4.map(jobOf));
+      const same = await buildModels(wh, models);
+      expect(same.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'incremental' });
+      expect(await trackedOn('trail shoes')).toEqual(['a.com']);
+
+      await track(['a.com', 'b.com'], 'run-2');
+      const changed = await buildModels(wh, models);
+      for (const name of ['rank_history', 'domain_visibility_daily']) {
+        expect(changed.find((b) => b.name === name)).toMatchObject({ status: 'built', mode: 'full', message: 'rebuilt in full: int_serp__tracked_domains changed since the last build' });
+      }
+      expect((await flags('trail shoes')).filter((r) => r.domain === 'b.com').map((r) => r.is_tracked)).toEqual([true, true, true]);
+      const flagged = await wh.all(`select * from rank_history order by all`);
+      await buildModels(wh, models, { fullRefresh: true });
+      expect(await wh.all(`select * from rank_history order by all`)).toEqual(flagged);
+
+      // Re-recording the same list (a later run) changes nothing the models read.
+      await track(['b.com', 'a.com'], 'run-3');
+      const again = await buildModels(wh, models);
+      expect(again.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'incremental' });
+      expect(again.find((b) => b.name === 'rank_history')!.message).toBeUndefined();
+    });
+
+    it('rebuilds in full when the model SQL changed or the warehouse has no record of the last build', async () => {
+      await insertPages(wh, RANK_DAYS_1_2);
+      await buildModels(wh, models);
+      const edited = models.map((m) => (m.name === 'rank_history' ? { ...m, sql: `${m.sql}\n-- a new version of the model` } : m));
+      const afterEdit = await buildModels(wh, edited);
+      expect(afterEdit.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'full', message: 'rebuilt in full: its SQL changed since the last build' });
+      expect(afterEdit.find((b) => b.name === 'domain_visibility_daily')).toMatchObject({ mode: 'incremental' });
+      await wh.run(`delete from model_state`);
+      const unknown = await buildModels(wh, edited);
+      expect(unknown.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'full', message: 'rebuilt in full: no record of its last build' });
+      expect((await buildModels(wh, edited)).find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'incremental' });
+    });
   });
 });

@@ -3,9 +3,24 @@ import { c, indexKey, v3Table, type KindSpec } from './define.js';
 const RESULT = 'tasks[].result[]';
 const ITEM = 'tasks[].result[].items[]';
 const KD = 'keyword_data';
+const MONTH = `${ITEM}.${KD}.keyword_info.monthly_searches[]`;
+
+/**
+ * The months of an item's `keyword_info.monthly_searches`, one row each (dlt's child table
+ * of a list of objects), keyed by the item and the month's place in the list. Location and
+ * language are the parent item's (`keyword_data`), or its result's when the item has none.
+ */
+function monthlyTable(name: string, parent: string) {
+  return v3Table(name, `one row per keyword and month of a ${parent} row (keyword_info.monthly_searches)`, MONTH, [indexKey('result_index', RESULT), indexKey('item_index', ITEM), indexKey('month_index', MONTH)], [
+    c('keyword', 'varchar', `$.${ITEM}.${KD}.keyword`),
+    c('year', 'int'),
+    c('month', 'int'),
+    c('search_volume', 'bigint'),
+  ]);
+}
 
 /** Keyword data (KD of result-shapes.md), flattened with stable names. */
-function keywordData(prefix: string) {
+function keywordData(prefix: string, monthlyTable: string) {
   return [
     c('keyword', 'varchar', `${prefix}.keyword`),
     c('location_code', 'int', `${prefix}.location_code`),
@@ -17,7 +32,7 @@ function keywordData(prefix: string) {
     c('low_top_of_page_bid', 'double', `${prefix}.keyword_info.low_top_of_page_bid`),
     c('high_top_of_page_bid', 'double', `${prefix}.keyword_info.high_top_of_page_bid`),
     c('categories', 'bigint[]', `${prefix}.keyword_info.categories`),
-    c('monthly_searches', 'json', `${prefix}.keyword_info.monthly_searches`),
+    c('monthly_searches', 'json', `${prefix}.keyword_info.monthly_searches`, `the list as received; one row per month in ${monthlyTable}`),
     c('search_volume_trend_monthly', 'double', `${prefix}.keyword_info.search_volume_trend.monthly`),
     c('search_volume_trend_quarterly', 'double', `${prefix}.keyword_info.search_volume_trend.quarterly`),
     c('search_volume_trend_yearly', 'double', `${prefix}.keyword_info.search_volume_trend.yearly`),
@@ -31,7 +46,7 @@ function keywordData(prefix: string) {
   ];
 }
 
-/** Labs ranked keywords: one row per target and one per keyword the target ranks for. */
+/** Labs ranked keywords: one row per target, one per keyword the target ranks for, and one per keyword and month. */
 export const rankedKeywordsKind: KindSpec = {
   kind: 'labs_ranked_keywords',
   match: /^\/v3\/svc_labs\/[^/]+\/ranked_keywords\/live(\/|$)/,
@@ -49,7 +64,7 @@ export const rankedKeywordsKind: KindSpec = {
     v3Table('labs_ranked_keywords', 'one row per keyword a target ranks for', ITEM, [indexKey('result_index', RESULT), indexKey('item_index', ITEM)], [
       c('target', 'varchar', '$.tasks[].result[].target'),
       c('se_type', 'varchar'),
-      ...keywordData(KD),
+      ...keywordData(KD, 'labs_ranked_keywords_monthly'),
       c('serp_item_type', 'varchar', 'ranked_serp_element.serp_item.type'),
       c('rank_group', 'int', 'ranked_serp_element.serp_item.rank_group'),
       c('rank_absolute', 'int', 'ranked_serp_element.serp_item.rank_absolute'),
@@ -71,10 +86,11 @@ export const rankedKeywordsKind: KindSpec = {
       c('serp_updated_at', 'varchar', 'ranked_serp_element.last_updated_time'),
       c('serp_previous_updated_at', 'varchar', 'ranked_serp_element.previous_updated_time'),
     ]),
+    monthlyTable('labs_ranked_keywords_monthly', 'labs_ranked_keywords'),
   ],
 };
 
-/** Labs related keywords: one row per seed and one per related keyword. */
+/** Labs related keywords: one row per seed, one per related keyword, and one per related keyword and month. */
 export const relatedKeywordsKind: KindSpec = {
   kind: 'labs_related_keywords',
   match: /^\/v3\/svc_labs\/[^/]+\/related_keywords\/live(\/|$)/,
@@ -91,7 +107,8 @@ export const relatedKeywordsKind: KindSpec = {
       c('seed_keyword', 'varchar', '$.tasks[].result[].seed_keyword'),
       c('depth', 'int'),
       c('related_keywords', 'varchar[]'),
-      ...keywordData(KD),
+      ...keywordData(KD, 'labs_related_keywords_monthly'),
     ]),
+    monthlyTable('labs_related_keywords_monthly', 'labs_related_keywords'),
   ],
 };

@@ -32,6 +32,14 @@ describe('discoverModels refuses a project it cannot build, naming the file', ()
     await expect(discoverModels(dir)).rejects.toThrow(/declares source y_table, but .*stg_x__y.sql never reads it/);
   });
 
+  it('a full_refresh_on input the SQL never reads', async () => {
+    await put('marts/inc.sql', 'select d from facts');
+    await put('marts/inc.yml', 'grain: one row per d\nmaterialized: incremental\nincremental:\n  key: d\n  full_refresh_on: [flags]\n');
+    await expect(discoverModels(dir)).rejects.toThrow(/inc lists flags under incremental.full_refresh_on, but .*inc.sql never reads it/);
+    await put('marts/inc.sql', 'select d from facts join flags using (d)');
+    expect((await discoverModels(dir))[0]!.sidecar.incremental).toEqual({ key: 'd', full_refresh_on: ['flags'] });
+  });
+
   it('two models with one name, and an incremental model without a key', async () => {
     await put('staging/dup.sql', 'select 1');
     await put('staging/dup.yml', 'grain: one row');

@@ -70,6 +70,10 @@ const GOLDEN: Golden[] = [
       { sql: `SELECT target, keyword, search_volume, competition, categories, keyword_difficulty, foreign_intent, rank_absolute, previous_rank_absolute, is_up, se_results_count, ranked_serp_element__serp_item__backlinks_info__referring_domains AS rd FROM labs_ranked_keywords`, expect: [
         { target: 'nike.com', keyword: 'trail running shoes', search_volume: 40500n, competition: 0.82, categories: [10021n, 13418n], keyword_difficulty: 47, foreign_intent: ['transactional'], rank_absolute: 4, previous_rank_absolute: 6, is_up: true, se_results_count: '123000000', rd: 120n },
       ] },
+      { sql: `SELECT result_index, item_index, month_index, keyword, year, month, search_volume, (SELECT count(*)::INT FROM labs_ranked_keywords WHERE monthly_searches->>'$[1].month' = '9') AS json_kept FROM labs_ranked_keywords_monthly ORDER BY month_index`, expect: [
+        { result_index: 0, item_index: 0, month_index: 0, keyword: 'trail running shoes', year: 2026, month: 10, search_volume: 49500n, json_kept: 1 },
+        { result_index: 0, item_index: 0, month_index: 1, keyword: 'trail running shoes', year: 2026, month: 9, search_volume: 40500n, json_kept: 1 },
+      ] },
     ],
   },
   {
@@ -80,6 +84,11 @@ const GOLDEN: Golden[] = [
       { sql: `SELECT seed_keyword, keyword, depth, search_volume, related_keywords FROM labs_related_keywords ORDER BY item_index`, expect: [
         { seed_keyword: 'trail shoes', keyword: 'trail running shoes', depth: 1, search_volume: 40500n, related_keywords: ['trail running shoes women', 'trail shoes men'] },
         { seed_keyword: 'trail shoes', keyword: 'waterproof trail shoes', depth: 2, search_volume: 8100n, related_keywords: null },
+      ] },
+      // The second item has no monthly_searches: no month rows; a null volume stays a row with null.
+      { sql: `SELECT item_index, month_index, keyword, year, month, search_volume FROM labs_related_keywords_monthly ORDER BY item_index, month_index`, expect: [
+        { item_index: 0, month_index: 0, keyword: 'trail running shoes', year: 2026, month: 10, search_volume: 49500n },
+        { item_index: 0, month_index: 1, keyword: 'trail running shoes', year: 2026, month: 9, search_volume: null },
       ] },
     ],
   },

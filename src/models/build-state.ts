@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import type { Warehouse } from '../warehouse/index.js';
+import type { Model } from './model.js';
+import { ident } from './relation-info.js';
+
+/**
+ * What an incremental model was last built from: its SQL and the contents of the inputs
+ * its sidecar lists under `incremental.full_refresh_on`. Kept in `model_state`; when
+ * either differs, the next build is a full one (new columns, a new tracked domain).
+ */
+export interface BuildFingerprint {
+  sql: string;
+  inputs: Record<string, string>;
+}
+
+const STATE = 'model_state';
+
+/** Fingerprints of relations already read in this `models run` (dropped when the relation is rebuilt). */
+export type FingerprintCache = Map<string, string>;
+
+async function relationFingerprint(wh: Warehouse, name: string, cache: FingerprintCache): Promise<string> {
+  const key = name.toLowerCase();
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  // Order-free: the count and the sum of the row hashes.
+  const [row] = await wh.all<{ n: string; s: string | null }>(`select count(*)::varchar as n, sum(hash(t))::varchar as s from ${ident(name)} as t`);
+  const fp = `${row?.n ?? 0}:${row?.s ?? 0}`;
+  cache.set(key, fp);
+  return fp;
+}
+
+/** The fingerprint of an incremental model as it would be built now. */
+export async function currentFingerprint(wh: Warehouse, m: Model, cache: FingerprintCache): Promise<BuildFingerprint> {
+  const inputs: Record<string, string> = {};
+  for (const name of m.sidecar.incremental?.full_refresh_on ?? []) inputs[name] = await relationFingerprint(wh, name, cache);
+  return { sql: createHash('sha256').update(m.sql).digest('hex').slice(0, 16), inputs };
+}
+
+function ensureState(wh: Warehouse): Promise<void> {
+  return wh.run(`create table if not exists ${STATE} (model varchar primary key, fingerprint json, built_at timestamptz)`);
+}
+
+/** The fingerprint of the model's last build, if this warehouse recorded one. */
+export async function storedFingerprint(wh: Warehouse, model: string): Promise<BuildFingerprint | undefined> {
+  await ensureState(wh);
+  const [row] = await wh.all<{ f: string }>(`select fingerprint::varchar as f from ${STATE} where model = ?`, [model]);
+  return row ? (JSON.parse(row.f) as BuildFingerprint) : undefined;
+}
+
+export async function saveFingerprint(wh: Warehouse, model: string, fp: BuildFingerprint): Promise<void> {
+  await ensureState(wh);
+  await wh.run(`insert or replace into ${STATE} values (?, ?::json, now())`, [model, JSON.stringify(fp)]);
+}
+
+/** Why a model must be rebuilt in full rather than incrementally, or undefined when it need not be. */
+export function fullRefreshReason(stored: BuildFingerprint | undefined, now: BuildFingerprint): string | undefined {
+  if (!stored) return 'rebuilt in full: no record of its last build';
+  if (stored.sql !== now.sql) return 'rebuilt in full: its SQL changed since the last build';
+  const changed = Object.keys(now.inputs).filter((k) => stored.inputs[k] !== now.inputs[k]);
+  if (changed.length > 0) return `rebuilt in full: ${changed.join(', ')} changed since the last build`;
+  return undefined;
+}
