@@ -21,11 +21,11 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     y
       .usage(
         '$0 report [--out report.html] [--warehouse DIR] [--pipeline NAME] [--pipeline-file FILE]\n\n' +
-          'Reads rank_history, domain_visibility_daily, search_volume_trends, spend_daily and the keyword clusters\n' +
-          '(build them with `pipeline models run` and `pipeline models cluster`) and writes one HTML file with\n' +
-          'Chart.js inlined: rank lines per keyword for the tracked domains and their closest competitors, visibility\n' +
-          'per domain, search-volume trends and seasonality, a 2-D map of the keyword clusters, and spend per day and\n' +
-          'endpoint. The page filters by pipeline, location and domain. Tracked domains come from --pipeline-file (the\n' +
+          'Reads rank_history, domain_visibility_daily, search_volume_trends, spend_daily and the keyword clusters ' +
+          '(build them with `pipeline models run` and `pipeline models cluster`) and writes one HTML file with ' +
+          'Chart.js inlined: rank lines per keyword for the tracked domains and their closest competitors, visibility ' +
+          'per domain, search-volume trends and seasonality, a 2-D map of the keyword clusters, and spend per day and ' +
+          'endpoint. The page filters by pipeline, location and domain. Tracked domains come from --pipeline-file (the ' +
           "serp jobs' track_domains), else the warehouse's tracked_domains table, else the top domains by visibility.",
       )
       .option('out', { type: 'string', default: 'report.html', describe: 'HTML file to write' })
