@@ -9,6 +9,7 @@ import { modelsCommand } from './commands/models.js';
 import { planCommand } from './commands/plan.js';
 import { reconcileCommand } from './commands/reconcile.js';
 import { replayCommand } from './commands/replay.js';
+import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { scheduleCommand } from './commands/schedule.js';
@@ -37,6 +38,7 @@ export function buildCli(argv: string[]): Argv {
     .command(runCommand)
     .command(planCommand)
     .command(modelsCommand)
+    .command(reportCommand)
     .command(replayCommand)
     .command(exportCommand)
     .command(schemaCommand)
@@ -48,7 +50,7 @@ export function buildCli(argv: string[]): Argv {
     .command(endpointsCommand)
     .command(apiCommand)
     .command(sandboxCommand)
-    .demandCommand(1, 'name a command: run, plan, models, replay, export, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
+    .demandCommand(1, 'name a command: run, plan, models, report, replay, export, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)
