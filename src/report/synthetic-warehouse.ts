@@ -71,7 +71,7 @@ export async function writeSyntheticWarehouse(dir: string, shape: SyntheticShape
         from rank_history left join ctr_weights as w on w.position = rank_absolute
         group by all
       )
-      select check_date, location_code, language_code, device, engine, domain, (select n from checked), keywords_ranked, keywords_top10, visibility,
+      select check_date, location_code, language_code, device, engine, domain, domain = '${SYNTHETIC_TRACKED}', (select n from checked), keywords_ranked, keywords_top10, visibility,
              visibility / ((select n from checked) * (select top from checked)),
              visibility / nullif(sum(visibility) over (partition by check_date, location_code), 0),
       from per_domain`);
