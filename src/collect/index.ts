@@ -1,1 +1,2 @@
 export * from './pull.js';
+export * from './refetch-fixed.js';
