@@ -9,14 +9,13 @@ import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
 import { compactRaw, exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
+import { collectProgress, postingProgress, type RunProgress } from './progress.js';
 import { resolveUnknown } from './resolve-unknown.js';
 import { forgetUnsent, listUnfinishedRuns, markSuperseded, markTasks, openTasks, reopenRun, taskStates, waitingEndpointIds } from './run-state.js';
 import { summarize, type RunSummary } from './summary.js';
 
-/** What a run reports while it works (the CLI renders it). */
-export type ProgressEvent =
-  | { kind: 'note'; text: string }
-  | { kind: 'collect'; collected: number; failed: number; pending: number; chargedCny: string };
+/** What a run reports while it works (the CLI renders it); `collect` events come while posting too. */
+export type ProgressEvent = { kind: 'note'; text: string } | ({ kind: 'collect' } & RunProgress);
 
 export interface RunOptions {
   pipeline: Pipeline;
@@ -123,7 +122,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
         const first = await collect(ctx, { sweep: true });
         stop = first.stop;
         for (const t of first.pull?.tables ?? []) touched.add(t);
-        const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now });
+        const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
         if (settled.found + settled.notCreated > 0) {
           note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
         }
@@ -174,7 +173,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
 async function settle(c: Ctx, by: string): Promise<void> {
   c.note(`settling earlier unfinished run ${c.runId}: collecting what it posted`);
   await collect(c, { sweep: true, timeoutMs: 0 });
-  const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now });
+  const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now, sleep: c.o.sleep });
   if (r.error) c.log.warn(r.error);
   const waiting = await waitingEndpointIds(c.wh, c.runId);
   const open = await openTasks(c.wh, c.runId);
@@ -226,7 +225,7 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
       signal: c.o.signal,
       now: c.now,
       sleep: c.sleep,
-      onProgress: (p) => c.o.onProgress?.({ kind: 'collect', ...p, chargedCny: fromMicros(c.charged.micros) }),
+      onProgress: (p) => c.o.onProgress?.({ kind: 'collect', ...collectProgress(p, c.client.limiter, fromMicros(c.charged.micros)) }),
     });
     if (pull.pending === 0) return { pull, stop: null };
     if (c.o.signal?.aborted) return { pull, stop: { kind: 'interrupted', reason: `interrupted with ${pull.pending} task(s) still to collect; run again to resume` } };
@@ -243,7 +242,7 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
  * (returned, so what was posted is still collected); a refused key ends the run.
  */
 async function postAll(c: Ctx, batches: readonly PlannedBatch[]): Promise<Stop | null> {
-  for (const batch of batches) {
+  for (const [i, batch] of batches.entries()) {
     if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted before batch ${batch.no} of ${batches.length}; run again to resume` };
     const over = await overBudget(c, batch);
     if (over) return { kind: 'budget', reason: over };
@@ -258,6 +257,10 @@ async function postAll(c: Ctx, batches: readonly PlannedBatch[]): Promise<Stop |
       if (err.code === 'ETL_AUTH' || err.code === 'ETL_REQUEST_INVALID') throw err;
       const kind = err.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : refused ? 'unavailable' : 'unknown';
       return { kind, reason: err.message };
+    }
+    if (c.o.onProgress) {
+      const left = batches.slice(i + 1).map((b) => ({ endpoint: b.endpoint, tasks: b.tasks.length }));
+      c.o.onProgress({ kind: 'collect', ...(await postingProgress(c.wh, c.runId, left, c.client.limiter, fromMicros(c.charged.micros))) });
     }
   }
   return null;
