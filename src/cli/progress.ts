@@ -1,14 +1,25 @@
+import { progressLine } from '../run/progress.js';
 import type { ProgressEvent } from '../run/index.js';
 
+export interface ProgressOptions {
+  /** Least time between two progress lines in a log (not a terminal); default 10 s. */
+  logIntervalMs?: number;
+  now?: () => number;
+}
+
 /**
- * Renders progress on stderr: on a terminal, collection is one line rewritten in place;
- * in logs (no TTY), a collection line is printed only when a tenth of the tasks more are
- * done, so nightly logs stay short.
+ * Renders progress on stderr. On a terminal, posting and collection are one line rewritten
+ * in place (posted, ready, collected, CNY so far, time left at the rate limit); in logs (no
+ * TTY), the same figures as plain lines at most every `logIntervalMs`, plus the line that
+ * says everything is collected, so nightly logs stay short.
  */
-export function makeProgress(stream: NodeJS.WriteStream = process.stderr): (e: ProgressEvent) => void {
+export function makeProgress(stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, opts: ProgressOptions = {}): (e: ProgressEvent) => void {
   const tty = stream.isTTY === true;
+  const interval = opts.logIntervalMs ?? 10_000;
+  const now = opts.now ?? (() => Date.now());
   let open = false;
-  let lastDecile = -1;
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let lastText = '';
   return (e) => {
     if (e.kind === 'note') {
       if (open) stream.write('\n');
@@ -16,19 +27,19 @@ export function makeProgress(stream: NodeJS.WriteStream = process.stderr): (e: P
       stream.write(`${e.text}\n`);
       return;
     }
-    const done = e.collected + e.failed;
-    const total = done + e.pending;
-    if (total === 0) return;
-    const text = `collecting: ${done}/${total} done (${e.failed} failed), ${e.pending} waiting; ${Number(e.chargedCny).toFixed(4)} CNY charged so far`;
+    if (e.posted === 0 && e.postsLeft === 0) return;
+    const text = progressLine(e);
+    const finished = e.pending === 0 && e.postsLeft === 0;
     if (tty) {
       stream.write(`\r\x1b[K${text}`);
-      open = e.pending > 0;
-      if (!open) stream.write('\n');
+      open = !finished;
+      if (finished) stream.write('\n');
       return;
     }
-    const decile = total === 0 ? 10 : Math.floor((done / total) * 10);
-    if (decile !== lastDecile) {
-      lastDecile = decile;
+    const t = now();
+    if (text !== lastText && (finished || t - lastAt >= interval)) {
+      lastAt = t;
+      lastText = text;
       stream.write(`${text}\n`);
     }
   };

@@ -140,8 +140,18 @@ export class ServiceClient {
       body = JSON.stringify(tasks);
     }
     const f = this.failure(ep, path, tasks);
-    const res = await this.exchange(ep, path, body, tasks.length, f);
-    return this.finishV3(f, res);
+    const repeatable = !ep.charged || ep.method === 'GET';
+    for (let n = 1; ; n++) {
+      const res = await this.exchange(ep, path, body, tasks.length, f);
+      try {
+        return this.finishV3(f, res);
+      } catch (err) {
+        // A body cut short on the way (landed raw as received) is asked for again where asking is free.
+        const garbled = err instanceof EtlError && err.context.body === 'not_envelope';
+        if (!garbled || !repeatable || n >= this.opts.maxAttempts) throw err;
+        await this.opts.sleep(this.backoff(n, null));
+      }
+    }
   }
 
   /** Calls one `/v1` endpoint with a JSON object body, validated against the catalog first. */
@@ -239,7 +249,7 @@ export class ServiceClient {
     try {
       envelope = envelopeSchema.parse(JSON.parse(res.text));
     } catch (err) {
-      throw new EtlError(code, `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not a service envelope; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`, { context: ctx, cause: err, retryable: code !== 'ETL_SERVICE_ERROR' });
+      throw new EtlError(code, `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not a service envelope; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`, { context: { ...ctx, body: 'not_envelope' }, cause: err, retryable: code !== 'ETL_SERVICE_ERROR' });
     }
     const outcome = evaluateEnvelope(res.httpStatus, envelope);
     if (!outcome.httpOk || !outcome.topLevelOk) {

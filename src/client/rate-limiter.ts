@@ -58,6 +58,16 @@ export class RateLimiter {
     return this.opts.perMinute?.[family] ?? FAMILIES[family].perMinute;
   }
 
+  /** The length of the window the limits count in (the service's minute, or a scaled one). */
+  get windowMs(): number {
+    return this.opts.windowMs;
+  }
+
+  /** Calls of the family that could start now, before the window has to slide. */
+  free(family: FamilyId): number {
+    return this.window(family).free;
+  }
+
   /** The limit in force now, lowered for a while after a 429. */
   currentLimit(family: FamilyId): number {
     return this.window(family).limit;

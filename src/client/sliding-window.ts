@@ -93,6 +93,13 @@ export class SlidingWindow {
     this.pump();
   }
 
+  /** Calls that could start now without waiting for the window to slide. */
+  get free(): number {
+    const now = this.opts.now();
+    this.recover(now);
+    return Math.max(0, this.current - this.used(now));
+  }
+
   private used(now: number): number {
     while (this.releases.length > 0 && this.releases[0]! <= now) this.releases.shift();
     return this.releases.length + this.inFlight;

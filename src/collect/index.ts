@@ -1,2 +1,3 @@
 export * from './pull.js';
 export * from './on-page.js';
+export * from './refetch-fixed.js';

@@ -1,6 +1,12 @@
 import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
+import { taskCounts, totalCounts, type CollectCounts } from '../run/progress.js';
 import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
+import { fetchTasks } from './fetch-tasks.js';
+import { refetchFixed } from './refetch-fixed.js';
+
+/** Where collection stands: the run's task counts and the calls still to make. */
+export type PullProgress = CollectCounts;
 
 export interface PullOptions {
   client: ServiceClient;
@@ -17,16 +23,23 @@ export interface PullOptions {
    * list for good, and only a direct `task_get` (free) finds it again.
    */
   sweep?: boolean;
+  /**
+   * After collecting, read the functions' `tasks_fixed` lists and fetch again the tasks of
+   * ours that were re-parsed, replacing their rows (default true).
+   */
+  refetchFixed?: boolean;
   /** Aborting ends the wait between polls; tasks left stay posted in state. */
   signal?: AbortSignal;
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
-  onProgress?: (p: { collected: number; failed: number; pending: number }) => void;
+  onProgress?: (p: PullProgress) => void;
 }
 
 export interface PullResult {
   collected: number;
   failed: number;
+  /** Re-parsed tasks fetched again (their rows replaced). */
+  refetched: number;
   rowsLoaded: number;
   /** Tables that received rows, so only they need a new Parquet copy. */
   tables: Set<string>;
@@ -37,24 +50,37 @@ export interface PullResult {
 /** Ready tasks fetched before their rows are loaded together. */
 const GROUP = 50;
 
-/** Task codes that mean "not done yet, ask again later". */
-const NOT_READY = new Set([40601, 40602]);
-
 /**
  * Pull collection: polls `tasks_ready` for the run's functions, fetches each ready task of
  * this run with `task_get/advanced/{id}`, and loads the rows of a group of tasks with their
  * collected marks in one transaction. Each body was landed by the client before this code
- * sees it; a task fetched but not loaded is found again by the next run's sweep.
+ * sees it; a task fetched but not loaded is found again by the next run's sweep. Then the
+ * re-parsed tasks `tasks_fixed` lists are fetched again (see {@link refetchFixed}).
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
   const started = o.now().getTime();
-  const res: PullResult = { collected: 0, failed: 0, rowsLoaded: 0, pending: 0, tables: new Set() };
+  const res: PullResult = { collected: 0, failed: 0, refetched: 0, rowsLoaded: 0, pending: 0, tables: new Set() };
   const fns = new Map<string, { ready: Endpoint; get: Endpoint }>();
   for (const e of o.postEndpoints) {
     const fn = taskFunctionOf(e);
     if (!fn) throw new Error(`${e.id} has no tasks_ready and task_get in the catalog`);
     fns.set(e.id, fn);
   }
+  let ready = 0;
+  let counts: Omit<PullProgress, 'ready' | 'refetched'> | undefined;
+  const emit = () => {
+    if (counts) o.onProgress?.({ ...counts, ready, refetched: res.refetched });
+  };
+  const progress = async () => {
+    if (!o.onProgress) return;
+    const rows = await taskCounts(o.wh, o.store.runId);
+    const callsLeft = rows.flatMap((r) => {
+      const get = fns.get(r.endpointId)?.get;
+      return get && r.pending > 0 ? [{ family: get.family, calls: r.pending }] : [];
+    });
+    counts = { ...totalCounts(rows), callsLeft };
+    emit();
+  };
   if (o.sweep) {
     const waiting = await o.wh.all<{ task_id: string; endpoint_id: string }>(
       `SELECT task_id, endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL ORDER BY task_id`,
@@ -62,29 +88,49 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
     );
     for (const [epId, fn] of fns) {
       const ids = waiting.filter((w) => w.endpoint_id === epId).map((w) => w.task_id);
-      for (let i = 0; i < ids.length && !o.signal?.aborted; i += GROUP) await collectGroup(o, fn.get, ids.slice(i, i + GROUP), res);
+      for (let i = 0; i < ids.length && !o.signal?.aborted; i += GROUP) {
+        await collectGroup(o, fn.get, ids.slice(i, i + GROUP), res);
+        await progress();
+      }
     }
   }
   for (;;) {
     const pending = new Set(await o.store.pendingTaskIds());
     res.pending = pending.size;
-    o.onProgress?.({ collected: res.collected, failed: res.failed, pending: pending.size });
-    if (pending.size === 0) return res;
+    ready = 0;
+    await progress();
+    if (pending.size === 0) break;
     for (const fn of fns.values()) {
-      const ready = await o.client.call(fn.ready);
-      const ours = readyIds(ready).filter((id) => pending.has(id));
+      const listed = await o.client.call(fn.ready);
+      const ours = readyIds(listed).filter((id) => pending.has(id));
+      ready = ours.length;
+      if (ready > 0) emit();
       for (let i = 0; i < ours.length && !o.signal?.aborted; i += GROUP) {
         const group = ours.slice(i, i + GROUP);
         await collectGroup(o, fn.get, group, res);
         for (const id of group) pending.delete(id);
         res.pending = pending.size;
-        o.onProgress?.({ collected: res.collected, failed: res.failed, pending: pending.size });
+        ready = Math.max(0, ours.length - i - group.length);
+        await progress();
       }
     }
     if (pending.size === 0) continue;
     if (o.signal?.aborted || o.now().getTime() - started >= o.timeoutMs) return res;
     await o.sleep(o.pollIntervalMs);
   }
+  if (o.refetchFixed !== false && !o.signal?.aborted) {
+    const r = await refetchFixed(
+      { client: o.client, wh: o.wh, runId: o.store.runId, postEndpoints: o.postEndpoints, now: o.now, signal: o.signal },
+      (p) => {
+        res.refetched = p.refetched;
+        emit();
+      },
+    );
+    res.refetched = r.refetched;
+    res.rowsLoaded += r.rowsLoaded;
+    for (const t of r.tables) res.tables.add(t);
+  }
+  return res;
 }
 
 function readyIds(call: CallResult): string[] {
@@ -104,26 +150,14 @@ function readyIds(call: CallResult): string[] {
  * cost more than the rows themselves.
  */
 async function collectGroup(o: PullOptions, get: Endpoint, ids: readonly string[], res: PullResult): Promise<void> {
-  const done: EnvelopeTask[] = [];
-  let failure: unknown;
-  try {
-    for (const id of ids) {
-      const call = await o.client.call(get, { taskId: id });
-      const task = call.envelope.tasks?.[0];
-      const verdict = call.outcome.tasks[0];
-      if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
-      if (!verdict.ok) {
-        await o.store.markFailed(id, verdict.statusCode, verdict.message);
-        res.failed++;
-        continue;
-      }
-      done.push({ ...task, id: task.id ?? id });
-    }
-  } catch (err) {
-    failure = err; // load what was fetched before the error, then report it
+  const fetched = await fetchTasks(o.client, get, ids);
+  for (const f of fetched.failed) {
+    await o.store.markFailed(f.id, f.statusCode, f.message);
+    res.failed++;
   }
-  if (done.length > 0) await loadGroup(o, done, res);
-  if (failure !== undefined) throw failure;
+  // Load what was fetched before an error, then report the error.
+  if (fetched.done.length > 0) await loadGroup(o, fetched.done, res);
+  if (fetched.failure !== undefined) throw fetched.failure;
 }
 
 /** Loads the group's rows from the landed bodies (DuckDB reads the raw files) with their collected marks. */

@@ -5,6 +5,9 @@ import type { RunStore, Warehouse } from '../warehouse/index.js';
 import { findTasksByTag } from './find-by-tag.js';
 import { markTasks, openTasks } from './run-state.js';
 
+/** Past the next whole second, for the service's clock to be there too. */
+const SECOND_MARGIN_MS = 100;
+
 /**
  * Settles a run's tasks whose POST outcome is unknown (`planned` after a crash, `unknown`
  * after a timeout), as recorded in state: those the service created are recorded with
@@ -18,8 +21,15 @@ export async function resolveUnknown(a: {
   store: RunStore;
   runId: string;
   now: () => Date;
+  /** Waits out the current second before the lookup (see below); a timer by default, which an abort does not cut short. */
+  sleep?: (ms: number) => Promise<void>;
 }): Promise<{ found: number; notCreated: number; stillUnknown: number; error?: string }> {
   const open = await openTasks(a.wh, a.runId);
+  // id_list windows are whole seconds and may not end after the service's now, so a task
+  // created in the current second is listed only once that second is over: looking it up
+  // sooner would miss it and buy it again. Every task here was sent before now.
+  const sleep = a.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  if (open.length > 0) await sleep(1000 - (a.now().getTime() % 1000) + SECOND_MARGIN_MS);
   let found = 0;
   let notCreated = 0;
   let stillUnknown = 0;

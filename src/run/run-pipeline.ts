@@ -11,14 +11,13 @@ import { compactRaw, exportParquet, RawLanding, recordTrackedDomains, RunStore, 
 import { fromMicros, toMicros } from './money.js';
 import { embedJobs } from './embed-jobs.js';
 import { LIVE_CONCURRENCY, loadLiveTasks, postedRows, settleLive } from './live.js';
+import { collectProgress, postingProgress, type RunProgress } from './progress.js';
 import { resolveUnknown } from './resolve-unknown.js';
 import { forgetUnsent, listUnfinishedRuns, markSuperseded, markTasks, openTasks, reopenRun, taskStates, waitingEndpointIds } from './run-state.js';
 import { summarize, type RunSummary } from './summary.js';
 
-/** What a run reports while it works (the CLI renders it). */
-export type ProgressEvent =
-  | { kind: 'note'; text: string }
-  | { kind: 'collect'; collected: number; failed: number; pending: number; chargedCny: string };
+/** What a run reports while it works (the CLI renders it); `collect` events come while posting too. */
+export type ProgressEvent = { kind: 'note'; text: string } | ({ kind: 'collect' } & RunProgress);
 
 export interface RunOptions {
   pipeline: Pipeline;
@@ -130,7 +129,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
         const first = await collect(ctx, { sweep: true });
         stop = first.stop;
         for (const t of first.pull?.tables ?? []) touched.add(t);
-        const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now });
+        const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
         if (settled.found + settled.notCreated > 0) {
           note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
         }
@@ -187,7 +186,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
 async function settle(c: Ctx, by: string): Promise<void> {
   c.note(`settling earlier unfinished run ${c.runId}: collecting what it posted`);
   await collect(c, { sweep: true, timeoutMs: 0 });
-  const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now });
+  const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now, sleep: c.o.sleep });
   if (r.error) c.log.warn(r.error);
   await settleLiveTasks(c, new Set());
   const waiting = await waitingEndpointIds(c.wh, c.runId);
@@ -235,10 +234,10 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
   if (postEndpoints.length === 0) return { pull: null, stop: null };
   try {
     const timeoutMs = opts.timeoutMs ?? c.o.collectTimeoutMs ?? 30 * 60_000;
-    const onProgress = (p: { collected: number; failed: number; pending: number }) => c.o.onProgress?.({ kind: 'collect', ...p, chargedCny: fromMicros(c.charged.micros) });
+    const onProgress = (p: Parameters<typeof collectProgress>[0]) => c.o.onProgress?.({ kind: 'collect', ...collectProgress(p, c.client.limiter, fromMicros(c.charged.micros)) });
     const pull: PullResult =
       pullEndpoints.length === 0
-        ? { collected: 0, failed: 0, rowsLoaded: 0, pending: 0, tables: new Set() }
+        ? { collected: 0, failed: 0, refetched: 0, rowsLoaded: 0, pending: 0, tables: new Set() }
         : await collectByPull({
             client: c.client,
             wh: c.wh,
@@ -266,7 +265,8 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
         signal: c.o.signal,
         now: c.now,
         sleep: c.sleep,
-        onProgress,
+        // A crawl is read with a handful of on-page calls once finished: counted as one call left per crawl.
+        onProgress: (p) => onProgress({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [{ family: endpoint('on_page.pages').family, calls: p.pending }] }),
       });
       pull.collected += pages.collected;
       pull.failed += pages.failed;
@@ -304,6 +304,7 @@ async function postAll(c: Ctx, batches: readonly PlannedBatch[], touched: Set<st
       if (stop) return stop;
       const last = i === batches.length || batches[i]!.endpoint.mode !== 'live';
       if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0) c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
+      await postingLine(c, batches.slice(i));
       continue;
     }
     try {
@@ -313,8 +314,16 @@ async function postAll(c: Ctx, batches: readonly PlannedBatch[], touched: Set<st
       const stop = await failedPost(c, first, err);
       if (stop) return stop;
     }
+    await postingLine(c, batches.slice(i));
   }
   return null;
+}
+
+/** A progress line while posting: what is posted, collected and charged, and the time left at the rate limit. */
+async function postingLine(c: Ctx, left: readonly PlannedBatch[]): Promise<void> {
+  if (!c.o.onProgress) return;
+  const rest = left.map((b) => ({ endpoint: b.endpoint, tasks: b.tasks.length }));
+  c.o.onProgress({ kind: 'collect', ...(await postingProgress(c.wh, c.runId, rest, c.client.limiter, fromMicros(c.charged.micros))) });
 }
 
 /** Codes of a POST that created nothing (no connection, 401, 402, repeated 429). */

@@ -5,12 +5,16 @@
  */
 export class SandboxAccount {
   #balanceUnits: number;
-  /** Money put on the account (the starting balance), CNY units: `user_data.money.total`. */
-  readonly totalUnits: number;
+  #totalUnits: number;
 
   constructor(startUnits: number) {
     this.#balanceUnits = startUnits;
-    this.totalUnits = startUnits;
+    this.#totalUnits = startUnits;
+  }
+
+  /** Money put on the account (starting balance and top-ups), CNY units: `user_data.money.total`. */
+  get totalUnits(): number {
+    return this.#totalUnits;
   }
 
   /** Balance in CNY units of 0.0001. */
@@ -27,6 +31,13 @@ export class SandboxAccount {
     if (units > this.#balanceUnits) return undefined;
     this.#balanceUnits -= units;
     return units;
+  }
+
+  /** Adds money to the account (a payment): balance and total both rise. */
+  topUp(units: number): void {
+    if (units <= 0) return;
+    this.#balanceUnits += units;
+    this.#totalUnits += units;
   }
 
   /** Credits back part of a charge (unused depth, spec: the difference is refunded to the balance). */

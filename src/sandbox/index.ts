@@ -45,6 +45,8 @@ export interface SandboxOptions {
    * Default none.
    */
   faults?: Partial<FaultProfile> | string;
+  /** Only calls whose path matches draw call faults (429 bursts, 5xx, slow, drop, malformed); default every call. */
+  faultPaths?: RegExp;
   /**
    * How many times faster than real time the emulator runs its windows and delays: 60
    * makes a rate-limit minute, the ready delay and the 10-second callback rule 60 times
@@ -77,6 +79,8 @@ export interface SandboxHandle {
   balanceCny(): string;
   /** Starts the callbacks of tasks done by now and waits for every callback under way (tests call this instead of sleeping). */
   flushCallbacks(): Promise<void>;
+  /** Puts money on the simulated account (CNY), as a payment would after a 402. */
+  topUp(cny: string): void;
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
@@ -114,7 +118,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     account: new SandboxAccount(parseCny(opts.balanceCny ?? '1000.0000')),
     store: new TaskStore(),
     log: [],
-    faults: new FaultInjector(profile, seed),
+    faults: new FaultInjector(profile, seed, opts.faultPaths),
     stats: new AdminStats(),
     errors: new ErrorLog(),
     usage: new UsageLedger(),
@@ -142,6 +146,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     log: world.log,
     balanceCny: () => formatCny(world.account.balanceUnits),
     flushCallbacks: () => world.callbacks.flush(),
+    topUp: (cny: string) => world.account.topUp(parseCny(cny)),
     close: () =>
       new Promise<void>((resolve, reject) => {
         clearInterval(poll);

@@ -73,7 +73,7 @@ async function respond(
   if (!caller) {
     reply = isV1 ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error') : failure(401, STATUS.unauthorized);
   } else {
-    fault = world.faults.nextCall();
+    fault = world.faults.nextCall(path);
     reply = gate(world, caller, fault, family, now.getTime(), isV1);
     if (reply.http === 0) {
       try {

@@ -45,6 +45,8 @@ export interface StoredTask {
   chargedUnits: number;
   costMicros: number;
   collected: boolean;
+  /** When `task_get` last answered it with its result, on the emulator clock. */
+  collectedAtMs?: number;
   /** Built on first collection and kept, so every later `task_get` answers the same. */
   result?: unknown;
   /** The day `result` was built for (a re-parse rebuilds it once). */
@@ -55,7 +57,11 @@ export interface StoredTask {
 
 /** Ready tasks older than this are no longer listed (result-shapes.md: last 3 days). */
 const READY_LIST_WINDOW_MS = 3 * 24 * 3600 * 1000;
-/** A re-parsed task is listed by `tasks_fixed` for 24 hours while uncollected (spec, States). */
+/**
+ * A re-parsed task is listed by `tasks_fixed` from the re-parse until it is collected (again),
+ * for at most 24 hours (spec, States: "stays until collected"). A result fetched before the
+ * re-parse does not count: the fixed result is what the list is there to have collected.
+ */
 const FIXED_WINDOW_MS = 24 * 3600 * 1000;
 
 /**
@@ -99,12 +105,13 @@ export class TaskStore {
     return out.sort((a, b) => a.readyAtMs - b.readyAtMs).slice(0, limit);
   }
 
-  /** Re-parsed, uncollected tasks of one function, fixed within the last 24 hours. */
+  /** Re-parsed tasks of one function, fixed within the last 24 hours and not collected since. */
   fixed(key: string, base: string, nowMs: number, limit: number): StoredTask[] {
     const out: StoredTask[] = [];
     for (const t of this.#tasks.values()) {
       if (t.key !== key || t.base !== base || t.fixedAtMs === undefined) continue;
-      if (t.collected || t.fixedAtMs > nowMs || nowMs - t.fixedAtMs > FIXED_WINDOW_MS) continue;
+      if (t.fixedAtMs > nowMs || nowMs - t.fixedAtMs > FIXED_WINDOW_MS) continue;
+      if (t.collectedAtMs !== undefined && t.collectedAtMs >= t.fixedAtMs) continue;
       out.push(t);
     }
     return out.sort((a, b) => (a.fixedAtMs ?? 0) - (b.fixedAtMs ?? 0)).slice(0, limit);

@@ -58,6 +58,27 @@ export const runJobsTable: TableSpec = {
   ],
 };
 
+/**
+ * One row per re-parse of one of our tasks that `tasks_fixed` listed: written before the
+ * task is fetched again, completed in the transaction that replaces its rows, so a fetch
+ * interrupted by a crash is finished by the next run and a re-parse is fetched only once.
+ */
+export const taskRefetchesTable: TableSpec = {
+  name: 'task_refetches',
+  grain: 'one row per task and re-parse (date_fixed)',
+  partitionBy: 'listed_at',
+  columns: [
+    { name: 'task_id', kind: 'varchar', key: true },
+    { name: 'date_fixed', kind: 'varchar', key: true, doc: 'date_fixed as tasks_fixed listed it (service UTC)' },
+    { name: 'endpoint_id', kind: 'varchar', doc: 'the task_post endpoint of the task' },
+    { name: 'listed_at', kind: 'timestamptz', doc: 'when a run saw it in tasks_fixed' },
+    { name: 'run_id', kind: 'varchar', doc: 'the run that fetched it again (its raw body and ledger row carry this run)' },
+    { name: 'refetched_at', kind: 'timestamptz', doc: 'when its new rows replaced the old ones; null while still to fetch' },
+    { name: 'status_code', kind: 'int', doc: 'task status_code of the new fetch (20000, or the error that ended the attempt)' },
+    { name: 'rows_loaded', kind: 'int', doc: 'rows the new result loaded' },
+  ],
+};
+
 /** One row per HTTP call, free calls included: the finance record. */
 export const ledgerTable: TableSpec = {
   name: 'ledger',
@@ -130,6 +151,7 @@ export const ALL_TABLES: readonly TableSpec[] = [
   runsTable,
   tasksTable,
   runJobsTable,
+  taskRefetchesTable,
   ledgerTable,
   rawResponsesTable,
   schemaColumnsTable,

@@ -21,18 +21,22 @@ export class FaultInjector {
   readonly #tasks: Rng;
   readonly #callbacks: Rng;
   readonly #reparse: Rng;
+  readonly #paths: RegExp | undefined;
   #burstLeft = 0;
 
-  constructor(profile: FaultProfile, seed: number) {
+  /** `paths`: only calls to matching paths draw call faults (all calls when absent). */
+  constructor(profile: FaultProfile, seed: number, paths?: RegExp) {
     this.#p = profile;
+    this.#paths = paths;
     this.#calls = createRng(seed, 'faults', 'calls');
     this.#tasks = createRng(seed, 'faults', 'tasks');
     this.#callbacks = createRng(seed, 'faults', 'callbacks');
     this.#reparse = createRng(seed, 'faults', 'reparse');
   }
 
-  /** The fault for the next call; one draw per kind, in a fixed order. */
-  nextCall(): CallFault {
+  /** The fault for the next call to `path`; one draw per kind, in a fixed order. */
+  nextCall(path: string): CallFault {
+    if (this.#paths && !this.#paths.test(path)) return { kind: 'none' };
     const p = this.#p;
     if (this.#burstLeft > 0) {
       this.#burstLeft--;

@@ -12,8 +12,8 @@ const SAMPLE_PARAMS: SerpParams = { keyword: 'coffee maker', location_code: 2840
 /**
  * `GET .../task_get/[{format}/]{id}`: free. Unknown (or another key's, or another
  * function's) id → 40401, not done yet → 40602, done → 20000 with the result. A
- * collected task leaves the ready list (and `tasks_fixed`) but answers the same content
- * on every later fetch.
+ * collected task leaves the ready list (and, once re-parsed, `tasks_fixed`) but answers
+ * the same content on every later fetch (the fixed content after a re-parse).
  */
 export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   const id = ctx.taskId ?? '';
@@ -34,5 +34,6 @@ export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   }
   const done = doneTaskObject(ctx.seed, task, ctx.endpoint.format, ctx.pathSegments, ctx.now.getTime(), ctx.account, !ctx.ai);
   task.collected = true;
+  task.collectedAtMs = ctx.now.getTime();
   return reply({ ...done, cost: 0 });
 }

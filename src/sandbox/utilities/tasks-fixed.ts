@@ -8,8 +8,9 @@ export const TASKS_FIXED_LIMIT = 1000;
 
 /**
  * `GET /v3/serp/{engine}/{type}/tasks_fixed`: tasks re-parsed within the last 24 hours
- * and not collected since, with their `task_get` paths (null where the catalog has no
- * such format). A `task_get` takes a task off the list. Free.
+ * and not collected since the re-parse (whether or not collected before it), with their
+ * `task_get` paths (null where the catalog has no such format). A `task_get` takes a task
+ * off the list. Free.
  */
 export function handleTasksFixed(ctx: RouteContext): HandlerReply {
   const [engine = '', type = ''] = ctx.params;
