@@ -15,6 +15,7 @@ export class Warehouse {
     readonly dir: string,
     private readonly instance: DuckDBInstance,
     readonly db: DuckDBConnection,
+    private readonly ownsInstance = true,
   ) {}
 
   /** Opens (and creates) the warehouse in `dir`, with every declared table. */
@@ -75,9 +76,21 @@ export class Warehouse {
     }
   }
 
+  /**
+   * A second connection to the same database, for work that runs beside this connection's
+   * (the callback loader while batches are posted): its own transactions and temp tables,
+   * which a single connection cannot keep apart. Close it before this one; closing it
+   * leaves the database open.
+   */
+  async sibling(): Promise<Warehouse> {
+    const db = await this.instance.connect();
+    await db.run(`SET TimeZone = 'UTC'`);
+    return new Warehouse(this.dir, this.instance, db, false);
+  }
+
   close(): void {
     this.db.closeSync();
-    this.instance.closeSync();
+    if (this.ownsInstance) this.instance.closeSync();
   }
 }
 
