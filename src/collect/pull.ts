@@ -1,6 +1,8 @@
 import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
+import { EtlError } from '../errors.js';
 import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
 import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
+import type { TaskLoader } from './task-loader.js';
 
 export interface PullOptions {
   client: ServiceClient;
@@ -22,6 +24,11 @@ export interface PullOptions {
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
   onProgress?: (p: { collected: number; failed: number; pending: number }) => void;
+  /**
+   * Loads fetched tasks on its own connection while the next ones are fetched. Without
+   * it, each group is loaded before the next is fetched, and the rate-limit slots wait.
+   */
+  loader?: TaskLoader;
 }
 
 export interface PullResult {
@@ -47,8 +54,30 @@ const NOT_READY = new Set([40601, 40602]);
  * sees it; a task fetched but not loaded is found again by the next run's sweep.
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
-  const started = o.now().getTime();
   const res: PullResult = { collected: 0, failed: 0, rowsLoaded: 0, pending: 0, tables: new Set() };
+  try {
+    return await pullLoop(o, res);
+  } finally {
+    if (o.loader) await settleLoader(o.loader, res);
+  }
+}
+
+/** Adds what the loader loaded to the result; its failed loads end the collection as an error. */
+async function settleLoader(loader: TaskLoader, res: PullResult): Promise<void> {
+  await loader.idle();
+  res.collected += loader.totals.collected;
+  res.failed += loader.totals.failed;
+  res.rowsLoaded += loader.totals.rowsLoaded;
+  for (const t of loader.totals.tables) res.tables.add(t);
+  if (loader.totals.errors.length > 0) {
+    throw new EtlError('ETL_WAREHOUSE', `loading fetched tasks failed: ${loader.totals.errors[0]}; their bodies are landed, and the next run loads them`, { context: { stage: 'collect' } });
+  }
+}
+
+async function pullLoop(o: PullOptions, res: PullResult): Promise<PullResult> {
+  const started = o.now().getTime();
+  const progress = (pending: number) =>
+    o.onProgress?.({ collected: res.collected + (o.loader?.totals.collected ?? 0), failed: res.failed + (o.loader?.totals.failed ?? 0), pending });
   const fns = new Map<string, { ready: Endpoint; get: Endpoint }>();
   for (const e of o.postEndpoints) {
     const fn = taskFunctionOf(e);
@@ -67,8 +96,9 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
   }
   for (;;) {
     const pending = new Set(await o.store.pendingTaskIds());
+    for (const id of o.loader?.handed ?? []) pending.delete(id);
     res.pending = pending.size;
-    o.onProgress?.({ collected: res.collected, failed: res.failed, pending: pending.size });
+    progress(pending.size);
     if (pending.size === 0) return res;
     for (const fn of fns.values()) {
       const ready = await o.client.call(fn.ready);
@@ -78,7 +108,7 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
         await collectGroup(o, fn.get, group, res);
         for (const id of group) pending.delete(id);
         res.pending = pending.size;
-        o.onProgress?.({ collected: res.collected, failed: res.failed, pending: pending.size });
+        progress(pending.size);
       }
     }
     if (pending.size === 0) continue;
@@ -99,28 +129,35 @@ function readyIds(call: CallResult): string[] {
 }
 
 /**
- * Fetches a group of ready tasks (each body landed by the client as it arrives), then loads
- * all their rows and their collected marks in one transaction: a commit per task would
- * cost more than the rows themselves.
+ * Fetches a group of ready tasks at once (the client's limiter keeps them within the
+ * family's rate and concurrency; each body is landed as it arrives), then loads all their
+ * rows and their collected marks in one transaction (a commit per task would cost more
+ * than the rows themselves), or hands them to the loader and moves on.
  */
 async function collectGroup(o: PullOptions, get: Endpoint, ids: readonly string[], res: PullResult): Promise<void> {
   const done: EnvelopeTask[] = [];
   let failure: unknown;
-  try {
-    for (const id of ids) {
-      const call = await o.client.call(get, { taskId: id });
-      const task = call.envelope.tasks?.[0];
-      const verdict = call.outcome.tasks[0];
-      if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
-      if (!verdict.ok) {
+  const calls = await Promise.allSettled(ids.map((id) => o.client.call(get, { taskId: id })));
+  for (const [i, settled] of calls.entries()) {
+    const id = ids[i]!;
+    if (settled.status === 'rejected') {
+      failure ??= settled.reason; // load what was fetched, then report the error
+      continue;
+    }
+    const task = settled.value.envelope.tasks?.[0];
+    const verdict = settled.value.outcome.tasks[0];
+    if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
+    if (!verdict.ok) {
+      if (o.loader) {
+        o.loader.failed(id, verdict.statusCode, verdict.message);
+      } else {
         await o.store.markFailed(id, verdict.statusCode, verdict.message);
         res.failed++;
-        continue;
       }
-      done.push({ ...task, id: task.id ?? id });
+      continue;
     }
-  } catch (err) {
-    failure = err; // load what was fetched before the error, then report it
+    if (o.loader) o.loader.fetched(task.id ?? id);
+    else done.push({ ...task, id: task.id ?? id });
   }
   if (done.length > 0) await loadGroup(o, done, res);
   if (failure !== undefined) throw failure;

@@ -13,7 +13,10 @@ export const searchVolumeJobSchema = z
       .literal('standard', { error: 'only standard is supported for now (tasks are posted and collected later)' })
       .default('standard')
       .describe('`standard`: tasks are queued and cheaper than live.'),
-    collect: z.literal('pull', { error: 'only pull is supported for now' }).default('pull').describe('`pull`: poll tasks_ready, then fetch each task.'),
+    collect: z
+      .literal('pull', { error: "a job's collect takes only pull; set push for the whole file with collection.mode at the top level" })
+      .default('pull')
+      .describe('Kept for older files: only `pull`. How results come back is set for the whole file by `collection.mode`.'),
     locations: z.array(locationSchema).min(1, 'at least one location').describe('A location_code (e.g. 2840) or a location_name.'),
     languages: z.array(languageSchema).min(1, 'at least one language').default(['en']).describe("A language code ('en') or name ('English')."),
     keywords: z

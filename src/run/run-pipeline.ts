@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { collectByPull, type PullResult } from '../collect/index.js';
+import { collectByPull, loadLandedLeftovers, PushCollector, TaskLoader } from '../collect/index.js';
 import { endpoint } from '../catalog/index.js';
 import { ServiceClient, validateTasks, type RateLimiterOptions, type RawResponse } from '../client/index.js';
-import type { Pipeline } from '../config/index.js';
+import { resolveCollection, type CollectionOverrides, type Pipeline, type ResolvedCollection } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
 import { compactRaw, exportParquet, RawLanding, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
@@ -28,7 +28,12 @@ export interface RunOptions {
   /** Start a new run even when the last run of this pipeline is unfinished. */
   newRun?: boolean;
   pollIntervalMs?: number;
+  /** Overrides the pipeline's `collection.deadline_minutes`. */
   collectTimeoutMs?: number;
+  /** Overrides of the pipeline's `collection` block (mode, listen address, public URL). */
+  collection?: Omit<CollectionOverrides, 'deadlineMs'>;
+  /** Secret of this process's callback URLs; random by default (tests fix it to reach the server). */
+  callbackSecret?: string;
   limits?: RateLimiterOptions;
   dispatcher?: Dispatcher;
   /** Aborting stops posting and collecting; calls in flight finish and state is saved. */
@@ -63,6 +68,9 @@ interface Ctx {
   priceHistory?: PriceHistory;
   /** CNY charged to this invocation so far (exact, in micro-CNY), for progress lines. */
   charged: { micros: bigint };
+  collection: ResolvedCollection;
+  /** The callback server and its loader, while this process posts with callbacks. */
+  push?: PushCollector;
 }
 
 /**
@@ -84,6 +92,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
     const resume = o.newRun ? undefined : unfinished.at(-1);
     const runId = resume?.runId ?? newRunId(started);
     const plan = planPipeline(o.pipeline, runId);
+    const collection = resolveCollection(o.pipeline.collection, { ...o.collection, ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}) });
     // Every task is checked against the catalog before the first call of the run.
     for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
     const make = (id: string): Ctx => {
@@ -104,6 +113,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
         sleep,
         note: (text: string) => o.onProgress?.({ kind: 'note', text }),
         charged,
+        collection,
       };
     };
     for (const old of unfinished) if (old !== resume) await settle(make(old.runId), runId);
@@ -122,7 +132,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       if (resume) {
         const first = await collect(ctx, { sweep: true });
         stop = first.stop;
-        for (const t of first.pull?.tables ?? []) touched.add(t);
+        for (const t of first.tables) touched.add(t);
         const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now });
         if (settled.found + settled.notCreated > 0) {
           note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
@@ -136,12 +146,16 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
       if (!stop) {
         await forgetUnsent(wh, runId, toPost.map((t) => t.tag));
+        if (collection.mode === 'push' && batches.length > 0) {
+          ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret });
+          note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
+        }
         stop = await postAll(ctx, batches);
       }
       // Always collect, whatever stopped the posting: what was posted is paid for.
       const pulled = await collect(ctx, {});
       stop ??= pulled.stop;
-      for (const t of pulled.pull?.tables ?? []) touched.add(t);
+      for (const t of pulled.tables) touched.add(t);
       const unresolved = (await openTasks(wh, runId)).length;
       if (!stop && unresolved > 0) {
         stop = {
@@ -162,6 +176,8 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
     } catch (err) {
       await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
       throw err;
+    } finally {
+      await ctx.push?.close();
     }
   });
 }
@@ -202,8 +218,14 @@ function abortableSleep(signal: AbortSignal | undefined): (ms: number) => Promis
     });
 }
 
-/** Collection errors end the run as partial (the tasks stay posted in state), never as a crash. */
-async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ pull: PullResult | null; stop: Stop | null }> {
+/**
+ * Collects what the run posted: first what is already landed but not loaded (costs no
+ * call), then, when this process posted with callbacks, the push wait, then pull for the
+ * rest. Collection errors end the run as partial (the tasks stay posted in state), never
+ * as a crash.
+ */
+async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ tables: Set<string>; stop: Stop | null }> {
+  const tables = new Set<string>();
   // The functions to poll come from state, so tasks of a job since removed from the file are still collected.
   const postEndpoints = (await waitingEndpointIds(c.wh, c.runId)).flatMap((id) => {
     try {
@@ -213,29 +235,64 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
       return [];
     }
   });
-  if (postEndpoints.length === 0) return { pull: null, stop: null };
+  if (postEndpoints.length === 0) return { tables, stop: null };
+  const started = c.now().getTime();
+  const timeoutMs = opts.timeoutMs ?? c.collection.deadlineMs;
+  const pollIntervalMs = c.o.pollIntervalMs ?? 30_000;
+  const onProgress = (p: { collected: number; failed: number; pending: number }) => c.o.onProgress?.({ kind: 'collect', ...p, chargedCny: fromMicros(c.charged.micros) });
   try {
-    const pull = await collectByPull({
-      client: c.client,
-      wh: c.wh,
-      store: c.store,
-      postEndpoints,
-      sweep: opts.sweep,
-      pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
-      timeoutMs: opts.timeoutMs ?? c.o.collectTimeoutMs ?? 30 * 60_000,
-      signal: c.o.signal,
-      now: c.now,
-      sleep: c.sleep,
-      onProgress: (p) => c.o.onProgress?.({ kind: 'collect', ...p, chargedCny: fromMicros(c.charged.micros) }),
-    });
-    if (pull.pending === 0) return { pull, stop: null };
-    if (c.o.signal?.aborted) return { pull, stop: { kind: 'interrupted', reason: `interrupted with ${pull.pending} task(s) still to collect; run again to resume` } };
-    return { pull, stop: { kind: 'unknown', reason: `${pull.pending} task(s) not ready before the collection timeout; run again to collect them` } };
+    let sweep = opts.sweep;
+    if (sweep) {
+      const left = await loadLandedLeftovers(c.wh, c.runId, c.now());
+      for (const t of left.tables) tables.add(t);
+      if (left.collected > 0) c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
+      if (left.error) c.log.warn(left.error);
+    }
+    if (c.push && !sweep) {
+      const pushed = await c.push.collect({ client: c.client, deadlineAt: started + timeoutMs, checkEveryMs: pollIntervalMs, signal: c.o.signal, onProgress });
+      await c.push.close();
+      for (const t of pushed.tables) tables.add(t);
+      const refused = Object.entries(pushed.refused).map(([code, n]) => `${n}x${code}`).join(', ');
+      c.note(`push: ${pushed.landed} postback(s) and ${pushed.pinged} pingback(s) taken, ${pushed.resent} resent, ${pushed.fetched} fetched${refused ? `, refused ${refused}` : ''}; ${pushed.pending} left (${pushed.ended})`);
+      if (pushed.ended === 'deadline' || pushed.ended === 'interrupted') return { tables, stop: await leftStop(c, 0) };
+      // Callbacks that stopped coming, or bodies that would not load, are fetched directly.
+      sweep = pushed.ended === 'stalled' || pushed.ended === 'load_failed';
+    }
+    // Fetched tasks load on a second connection while the next ones are fetched.
+    const sibling = await c.wh.sibling();
+    try {
+      const pull = await collectByPull({
+        client: c.client,
+        wh: c.wh,
+        store: c.store,
+        postEndpoints,
+        sweep,
+        pollIntervalMs,
+        timeoutMs: Math.max(0, timeoutMs - (c.now().getTime() - started)),
+        signal: c.o.signal,
+        now: c.now,
+        sleep: c.sleep,
+        onProgress,
+        loader: new TaskLoader(sibling, c.runId, c.now),
+      });
+      for (const t of pull.tables) tables.add(t);
+      return { tables, stop: await leftStop(c, pull.pending) };
+    } finally {
+      sibling.close();
+    }
   } catch (err) {
     if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
     c.log.error({ code: err.code }, err.message);
-    return { pull: null, stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
+    return { tables, stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
   }
+}
+
+/** Why collection ended with tasks still out (`pending` from pull, or read from state). */
+async function leftStop(c: Ctx, pending: number): Promise<Stop | null> {
+  const left = pending > 0 ? pending : (await c.store.pendingTaskIds()).length;
+  if (left === 0) return null;
+  if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted with ${left} task(s) still to collect; run again to resume` };
+  return { kind: 'unknown', reason: `${left} task(s) not ready before the collection timeout; run again to collect them` };
 }
 
 /**
@@ -268,7 +325,17 @@ async function postBatch(c: Ctx, batch: PlannedBatch): Promise<void> {
     batch.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: batch.no, spec: t.spec })),
     c.now(),
   );
-  const call = await c.client.call(batch.endpoint, { tasks: batch.tasks.map((t) => t.spec) });
+  // Callback URLs are added here, not planned: they hold this process's secret, and the tag must not.
+  const callbacks = c.push?.callbackFields(batch.endpoint) ?? {};
+  const tags = batch.tasks.map((t) => t.tag);
+  c.push?.sending(batch.endpoint, tags);
+  let call;
+  try {
+    call = await c.client.call(batch.endpoint, { tasks: batch.tasks.map((t) => ({ ...t.spec, ...callbacks })) });
+  } catch (err) {
+    c.push?.abandoned(tags);
+    throw err;
+  }
   const byTag = new Map<string, PlannedTask>(batch.tasks.map((t) => [t.tag, t]));
   const rows = (call.envelope.tasks ?? []).map((task, i) => {
     const echoed = (task.data as { tag?: unknown } | undefined)?.tag;
@@ -276,7 +343,9 @@ async function postBatch(c: Ctx, batch: PlannedBatch): Promise<void> {
     const verdict = call.outcome.tasks[i]!;
     return { tag: tag ?? '', taskId: task.id ?? null, ok: verdict.ok, statusCode: verdict.statusCode, message: verdict.message };
   });
+  c.push?.answered(tags, rows);
   await c.store.recordPosted(rows.filter((r) => r.tag !== ''), c.now());
+  c.push?.recorded(rows.map((r) => r.taskId));
 }
 
 /**
