@@ -49,6 +49,8 @@ export async function attempt(
   body: string | undefined,
   tasksSent: number,
   timeoutMs = o.timeoutMs,
+  /** Called the moment the whole answer is in, before it is landed (the rate limiter counts from here). */
+  onAnswered: () => void = () => {},
 ): Promise<Attempt> {
   const callId = randomUUID();
   const headers: Record<string, string> = {
@@ -72,6 +74,7 @@ export async function attempt(
   } catch (error) {
     return neverSent(error) ? { kind: 'not_sent', callId, error } : { kind: 'lost', callId, error };
   }
+  onAnswered();
   const charge = readCharge(res.headers);
   await o.land({
     callId,

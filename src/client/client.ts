@@ -195,7 +195,7 @@ export class ServiceClient {
     for (let n = 1; ; n++) {
       const a = await this.limiter.schedule(
         ep.family,
-        () => attempt(this.opts, ep, path, body, tasksSent, timeoutMs),
+        (answered) => attempt(this.opts, ep, path, body, tasksSent, timeoutMs, answered),
         (r) => r.kind === 'answered' && r.httpStatus === 429,
       );
       f.callIds.push(a.callId);

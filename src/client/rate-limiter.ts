@@ -28,19 +28,24 @@ export class RateLimiter {
   }
 
   /**
-   * Runs `fn` when the family's window has room; its slot is held until `fn` settles, or
-   * given back at once when `refused(result)` says the server refused the call (429).
+   * Runs `fn` when the family's window has room; its slot is held until a window after
+   * `fn` calls `answered()` (or, if it never does, after it settles), or given back at once
+   * when `refused(result)` says the server refused the call (429).
    */
-  schedule<T>(family: FamilyId, fn: () => Promise<T>, refused?: (result: T) => boolean): Promise<T> {
+  schedule<T>(family: FamilyId, fn: (answered: () => void) => Promise<T>, refused?: (result: T) => boolean): Promise<T> {
     const p = (async () => {
-      const release = await this.window(family).acquire();
+      const window = this.window(family);
+      const release = await window.acquire();
       let wasRefused = false;
+      let answeredAt: number | undefined;
       try {
-        const r = await fn();
+        const r = await fn(() => {
+          answeredAt ??= window.now();
+        });
         wasRefused = refused?.(r) ?? false;
         return r;
       } finally {
-        release(wasRefused);
+        release(wasRefused, answeredAt);
       }
     })();
     this.running.add(p);

@@ -58,19 +58,33 @@ export class SlidingWindow {
    * A call the server refused (429) gives its slot back at once: it was not served, and the
    * refusal is reported through {@link penalize}.
    */
-  async acquire(): Promise<(refused?: boolean) => void> {
+  async acquire(): Promise<(refused?: boolean, answeredAt?: number) => void> {
     await new Promise<void>((resolve) => {
       this.waiters.push(resolve);
       this.pump();
     });
     let done = false;
-    return (refused = false) => {
+    return (refused = false, answeredAt?: number) => {
       if (done) return;
       done = true;
       this.inFlight--;
-      if (!refused) this.releases.push(this.opts.now() + this.opts.windowMs);
+      // The slot is free a window after the answer arrived (`answeredAt`, on this gate's
+      // clock), not after the caller finished with it: landing the body takes no slot time.
+      if (!refused) this.addRelease((answeredAt ?? this.opts.now()) + this.opts.windowMs);
       this.pump();
     };
+  }
+
+  /** The gate's clock (for `answeredAt`). */
+  now(): number {
+    return this.opts.now();
+  }
+
+  /** Keeps `releases` in time order (answers can be handed back out of order). */
+  private addRelease(at: number): void {
+    let i = this.releases.length;
+    while (i > 0 && this.releases[i - 1]! > at) i--;
+    this.releases.splice(i, 0, at);
   }
 
   /** Tells the gate the server refused a call (429), with its `Retry-After` in ms when given. */

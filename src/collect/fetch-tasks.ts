@@ -1,5 +1,5 @@
 import type { Endpoint } from '../catalog/index.js';
-import type { EnvelopeTask, ServiceClient } from '../client/index.js';
+import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
 
 /** Task codes that mean "not done yet, ask again later". */
 export const NOT_READY = new Set([40601, 40602]);
@@ -18,20 +18,36 @@ export interface Fetched {
  * before it is read here; an error stops the fetching and is returned with what was
  * fetched before it, so the caller loads that first.
  */
-export async function fetchTasks(client: ServiceClient, get: Endpoint, ids: readonly string[], signal?: AbortSignal): Promise<Fetched> {
+export async function fetchTasks(client: ServiceClient, get: Endpoint, ids: readonly string[], signal?: AbortSignal, opts: { concurrent?: boolean } = {}): Promise<Fetched> {
   const out: Fetched = { done: [], failed: [] };
-  try {
+  // Concurrent: all at once, the client's limiter spacing them within the family's rate
+  // limit. Otherwise one by one, stopping at the first error.
+  const calls: PromiseSettledResult<CallResult | null>[] = [];
+  if (opts.concurrent) calls.push(...(await Promise.allSettled(ids.map((id) => (signal?.aborted ? Promise.resolve(null) : client.call(get, { taskId: id }))))));
+  else {
     for (const id of ids) {
       if (signal?.aborted) break;
-      const call = await client.call(get, { taskId: id });
-      const task = call.envelope.tasks?.[0];
-      const verdict = call.outcome.tasks[0];
-      if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
-      if (!verdict.ok) out.failed.push({ id, statusCode: verdict.statusCode, message: verdict.message });
-      else out.done.push({ ...task, id: task.id ?? id });
+      try {
+        calls.push({ status: 'fulfilled', value: await client.call(get, { taskId: id }) });
+      } catch (reason) {
+        calls.push({ status: 'rejected', reason });
+        break;
+      }
     }
-  } catch (err) {
-    out.failure = err;
+  }
+  for (const [i, settled] of calls.entries()) {
+    const id = ids[i]!;
+    if (settled.status === 'rejected') {
+      out.failure ??= settled.reason;
+      continue;
+    }
+    const call = settled.value;
+    if (!call) continue;
+    const task = call.envelope.tasks?.[0];
+    const verdict = call.outcome.tasks[0];
+    if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
+    if (!verdict.ok) out.failed.push({ id, statusCode: verdict.statusCode, message: verdict.message });
+    else out.done.push({ ...task, id: task.id ?? id });
   }
   return out;
 }

@@ -2,8 +2,10 @@ import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
 import { taskCounts, totalCounts, type CollectCounts } from '../run/progress.js';
 import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
+import { EtlError } from '../errors.js';
 import { fetchTasks } from './fetch-tasks.js';
 import { refetchFixed } from './refetch-fixed.js';
+import type { TaskLoader } from './task-loader.js';
 
 /** Where collection stands: the run's task counts and the calls still to make. */
 export type PullProgress = CollectCounts;
@@ -33,6 +35,11 @@ export interface PullOptions {
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
   onProgress?: (p: PullProgress) => void;
+  /**
+   * Loads fetched tasks on its own connection while the next ones are fetched. Without
+   * it, each group is loaded before the next is fetched, and the rate-limit slots wait.
+   */
+  loader?: TaskLoader;
 }
 
 export interface PullResult {
@@ -58,8 +65,37 @@ const GROUP = 50;
  * re-parsed tasks `tasks_fixed` lists are fetched again (see {@link refetchFixed}).
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
-  const started = o.now().getTime();
   const res: PullResult = { collected: 0, failed: 0, refetched: 0, rowsLoaded: 0, pending: 0, tables: new Set() };
+  try {
+    await pullLoop(o, res);
+  } finally {
+    if (o.loader) await settleLoader(o.loader, res);
+  }
+  if (o.refetchFixed !== false && !o.signal?.aborted && res.pending === 0) {
+    const r = await refetchFixed({ client: o.client, wh: o.wh, runId: o.store.runId, postEndpoints: o.postEndpoints, now: o.now, signal: o.signal }, (p) => {
+      res.refetched = p.refetched;
+    });
+    res.refetched = r.refetched;
+    res.rowsLoaded += r.rowsLoaded;
+    for (const t of r.tables) res.tables.add(t);
+  }
+  return res;
+}
+
+/** Adds what the loader loaded to the result; its failed loads end the collection as an error. */
+async function settleLoader(loader: TaskLoader, res: PullResult): Promise<void> {
+  await loader.idle();
+  res.collected += loader.totals.collected;
+  res.failed += loader.totals.failed;
+  res.rowsLoaded += loader.totals.rowsLoaded;
+  for (const t of loader.totals.tables) res.tables.add(t);
+  if (loader.totals.errors.length > 0) {
+    throw new EtlError('ETL_WAREHOUSE', `loading fetched tasks failed: ${loader.totals.errors[0]}; their bodies are landed, and the next run loads them`, { context: { stage: 'collect' } });
+  }
+}
+
+async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
+  const started = o.now().getTime();
   const fns = new Map<string, { ready: Endpoint; get: Endpoint }>();
   for (const e of o.postEndpoints) {
     const fn = taskFunctionOf(e);
@@ -96,6 +132,8 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
   }
   for (;;) {
     const pending = new Set(await o.store.pendingTaskIds());
+    // Fetched and handed to the loader, not yet marked collected: not to be fetched again.
+    for (const id of o.loader?.handed ?? []) pending.delete(id);
     res.pending = pending.size;
     ready = 0;
     await progress();
@@ -115,22 +153,9 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
       }
     }
     if (pending.size === 0) continue;
-    if (o.signal?.aborted || o.now().getTime() - started >= o.timeoutMs) return res;
+    if (o.signal?.aborted || o.now().getTime() - started >= o.timeoutMs) return;
     await o.sleep(o.pollIntervalMs);
   }
-  if (o.refetchFixed !== false && !o.signal?.aborted) {
-    const r = await refetchFixed(
-      { client: o.client, wh: o.wh, runId: o.store.runId, postEndpoints: o.postEndpoints, now: o.now, signal: o.signal },
-      (p) => {
-        res.refetched = p.refetched;
-        emit();
-      },
-    );
-    res.refetched = r.refetched;
-    res.rowsLoaded += r.rowsLoaded;
-    for (const t of r.tables) res.tables.add(t);
-  }
-  return res;
 }
 
 function readyIds(call: CallResult): string[] {
@@ -150,7 +175,13 @@ function readyIds(call: CallResult): string[] {
  * cost more than the rows themselves.
  */
 async function collectGroup(o: PullOptions, get: Endpoint, ids: readonly string[], res: PullResult): Promise<void> {
-  const fetched = await fetchTasks(o.client, get, ids);
+  const fetched = await fetchTasks(o.client, get, ids, o.signal, { concurrent: true });
+  if (o.loader) {
+    for (const f of fetched.failed) o.loader.failed(f.id, f.statusCode, f.message);
+    for (const t of fetched.done) o.loader.fetched(t.id!);
+    if (fetched.failure !== undefined) throw fetched.failure;
+    return;
+  }
   for (const f of fetched.failed) {
     await o.store.markFailed(f.id, f.statusCode, f.message);
     res.failed++;

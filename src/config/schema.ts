@@ -1,5 +1,6 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import { collectionSchema } from './collection.js';
 import {
   adTrafficJobSchema,
   aiVolumeJobSchema,
@@ -84,6 +85,7 @@ export const pipelineSchema = z
       .refine(isTimeZone, { error: "an IANA time zone such as 'UTC' or 'Europe/London'" })
       .default('UTC')
       .describe('Time zone of `schedule` (IANA name). Default UTC.'),
+    collection: collectionSchema.prefault({}),
     jobs: z
       .array(jobSchema)
       .min(1, 'at least one job')

@@ -16,6 +16,10 @@ export const searchVolumeJobSchema = z
       .default('ads')
       .describe('`ads` (default): the ads platform volumes (engA_ads). `engA`: the engine\'s own search volume endpoint.'),
     mode: modeSchema,
+    collect: z
+      .literal('pull', { error: "a job's collect takes only pull; set push for the whole file with collection.mode at the top level" })
+      .default('pull')
+      .describe('Kept for older files: only `pull`. How results come back is set for the whole file by `collection.mode`.'),
     locations: z.array(locationSchema).min(1, 'at least one location').describe('A location_code (e.g. 2840) or a location_name.'),
     languages: z.array(languageSchema).min(1, 'at least one language').default(['en']).describe("A language code ('en') or name ('English')."),
     keywords: z

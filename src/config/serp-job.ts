@@ -83,9 +83,9 @@ export const serpJobSchema = z
       .describe(`SERP type; each engine has its own (${SERP_PAIRS.map(([e, t]) => `${e}/${t}`).join(', ')}).`),
     mode: modeSchema,
     collect: z
-      .literal('pull', { error: 'only pull is supported for now (pingback and postback come later)' })
+      .literal('pull', { error: "a job's collect takes only pull; set push for the whole file with collection.mode at the top level" })
       .default('pull')
-      .describe('How results come back. `pull`: the run polls tasks_ready and fetches each task.'),
+      .describe('Kept for older files: only `pull`. How results come back is set for the whole file by `collection.mode`.'),
     priority: z
       .literal([1, 2], { error: '1 (normal) or 2 (high)' })
       .default(1)

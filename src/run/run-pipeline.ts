@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { collectByPull, collectOnPage, type PullResult } from '../collect/index.js';
+import { collectByPull, collectOnPage, loadLandedLeftovers, PushCollector, TaskLoader } from '../collect/index.js';
 import { endpoint } from '../catalog/index.js';
 import { ServiceClient, validateTasks, type RateLimiterOptions, type RawResponse } from '../client/index.js';
-import type { Pipeline } from '../config/index.js';
+import { resolveCollection, type CollectionOverrides, type Pipeline, type ResolvedCollection } from '../config/index.js';
 import { EtlError } from '../errors.js';
-import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PlannedTask, type PriceHistory } from '../plan/index.js';
+import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PriceHistory } from '../plan/index.js';
 import { compactRaw, exportParquet, RawLanding, recordTrackedDomains, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
 import { embedJobs } from './embed-jobs.js';
@@ -29,7 +29,12 @@ export interface RunOptions {
   /** Start a new run even when the last run of this pipeline is unfinished. */
   newRun?: boolean;
   pollIntervalMs?: number;
+  /** Overrides the pipeline's `collection.deadline_minutes`. */
   collectTimeoutMs?: number;
+  /** Overrides of the pipeline's `collection` block (mode, listen address, public URL). */
+  collection?: Omit<CollectionOverrides, 'deadlineMs'>;
+  /** Secret of this process's callback URLs; random by default (tests fix it to reach the server). */
+  callbackSecret?: string;
   limits?: RateLimiterOptions;
   dispatcher?: Dispatcher;
   /** Aborting stops posting and collecting; calls in flight finish and state is saved. */
@@ -67,6 +72,9 @@ interface Ctx {
   priceHistory?: PriceHistory;
   /** CNY charged to this invocation so far (exact, in micro-CNY), for progress lines. */
   charged: { micros: bigint };
+  collection: ResolvedCollection;
+  /** The callback server and its loader, while this process posts with callbacks. */
+  push?: PushCollector;
 }
 
 /**
@@ -88,6 +96,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
     const resume = o.newRun ? undefined : unfinished.at(-1);
     const runId = resume?.runId ?? newRunId(started);
     const plan = planPipeline(o.pipeline, runId);
+    const collection = resolveCollection(o.pipeline.collection, { ...o.collection, ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}) });
     // Every task is checked against the catalog before the first call of the run.
     for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
     const make = (id: string): Ctx => {
@@ -108,6 +117,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
         sleep,
         note: (text: string) => o.onProgress?.({ kind: 'note', text }),
         charged,
+        collection,
       };
     };
     for (const old of unfinished) if (old !== resume) await settle(make(old.runId), runId);
@@ -128,7 +138,7 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       if (resume) {
         const first = await collect(ctx, { sweep: true });
         stop = first.stop;
-        for (const t of first.pull?.tables ?? []) touched.add(t);
+        for (const t of first.tables) touched.add(t);
         const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
         if (settled.found + settled.notCreated > 0) {
           note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
@@ -143,12 +153,16 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
       if (!stop) {
         await forgetUnsent(wh, runId, toPost.map((t) => t.tag));
+        if (collection.mode === 'push' && batches.some((b) => b.endpoint.mode === 'task_post')) {
+          ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret });
+          note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
+        }
         stop = await postAll(ctx, batches, touched);
       }
       // Always collect, whatever stopped the posting: what was posted is paid for.
       const pulled = await collect(ctx, {});
       stop ??= pulled.stop;
-      for (const t of pulled.pull?.tables ?? []) touched.add(t);
+      for (const t of pulled.tables) touched.add(t);
       // Embeddings of the pipeline's keywords come last: they need no task, only the keywords.
       if (!stop) {
         const embedded = await embedJobs(ctx, plan.tasks);
@@ -174,6 +188,8 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
     } catch (err) {
       await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
       throw err;
+    } finally {
+      await ctx.push?.close();
     }
   });
 }
@@ -215,8 +231,14 @@ function abortableSleep(signal: AbortSignal | undefined): (ms: number) => Promis
     });
 }
 
-/** Collection errors end the run as partial (the tasks stay posted in state), never as a crash. */
-async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ pull: PullResult | null; stop: Stop | null }> {
+/**
+ * Collects what the run posted: first what is already landed but not loaded (costs no
+ * call), then, when this process posted with callbacks, the push wait, then pull for the
+ * rest. Collection errors end the run as partial (the tasks stay posted in state), never
+ * as a crash.
+ */
+async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ tables: Set<string>; stop: Stop | null }> {
+  const tables = new Set<string>();
   // The functions to poll come from state, so tasks of a job since removed from the file are still collected.
   const postEndpoints = (await waitingEndpointIds(c.wh, c.runId)).flatMap((id) => {
     try {
@@ -228,29 +250,59 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
       return [];
     }
   });
+  if (postEndpoints.length === 0) return { tables, stop: null };
   // On-page crawls have no ready list: they are watched and read by their own collector.
   const pullEndpoints = postEndpoints.filter((e) => e.id !== ON_PAGE_POST);
   const crawls = pullEndpoints.length < postEndpoints.length;
-  if (postEndpoints.length === 0) return { pull: null, stop: null };
+  const started = c.now().getTime();
+  const timeoutMs = opts.timeoutMs ?? c.collection.deadlineMs;
+  const pollIntervalMs = c.o.pollIntervalMs ?? 30_000;
+  const onProgress = (p: Parameters<typeof collectProgress>[0]) => c.o.onProgress?.({ kind: 'collect', ...collectProgress(p, c.client.limiter, fromMicros(c.charged.micros)) });
+  const pushProgress = (p: { collected: number; failed: number; pending: number }) =>
+    onProgress({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [] });
   try {
-    const timeoutMs = opts.timeoutMs ?? c.o.collectTimeoutMs ?? 30 * 60_000;
-    const onProgress = (p: Parameters<typeof collectProgress>[0]) => c.o.onProgress?.({ kind: 'collect', ...collectProgress(p, c.client.limiter, fromMicros(c.charged.micros)) });
-    const pull: PullResult =
-      pullEndpoints.length === 0
-        ? { collected: 0, failed: 0, refetched: 0, rowsLoaded: 0, pending: 0, tables: new Set() }
-        : await collectByPull({
-            client: c.client,
-            wh: c.wh,
-            store: c.store,
-            postEndpoints: pullEndpoints,
-            sweep: opts.sweep,
-            pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
-            timeoutMs,
-            signal: c.o.signal,
-            now: c.now,
-            sleep: c.sleep,
-            onProgress,
-          });
+    let sweep = opts.sweep;
+    if (sweep) {
+      const left = await loadLandedLeftovers(c.wh, c.runId, c.now());
+      for (const t of left.tables) tables.add(t);
+      if (left.collected > 0) c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
+      if (left.error) c.log.warn(left.error);
+    }
+    if (c.push && !sweep) {
+      const pushed = await c.push.collect({ client: c.client, deadlineAt: started + timeoutMs, checkEveryMs: pollIntervalMs, signal: c.o.signal, onProgress: pushProgress });
+      await c.push.close();
+      for (const t of pushed.tables) tables.add(t);
+      const refused = Object.entries(pushed.refused).map(([code, n]) => `${n}x${code}`).join(', ');
+      c.note(`push: ${pushed.landed} postback(s) and ${pushed.pinged} pingback(s) taken, ${pushed.resent} resent, ${pushed.fetched} fetched${refused ? `, refused ${refused}` : ''}; ${pushed.pending} left (${pushed.ended})`);
+      if (pushed.ended === 'deadline' || pushed.ended === 'interrupted') return { tables, stop: await leftStop(c, 0) };
+      // Callbacks that stopped coming, or bodies that would not load, are fetched directly.
+      sweep = pushed.ended === 'stalled' || pushed.ended === 'load_failed';
+    }
+    let pending = 0;
+    if (pullEndpoints.length > 0) {
+      // Fetched tasks load on a second connection while the next ones are fetched.
+      const sibling = await c.wh.sibling();
+      try {
+        const pull = await collectByPull({
+          client: c.client,
+          wh: c.wh,
+          store: c.store,
+          postEndpoints: pullEndpoints,
+          sweep,
+          pollIntervalMs,
+          timeoutMs: Math.max(0, timeoutMs - (c.now().getTime() - started)),
+          signal: c.o.signal,
+          now: c.now,
+          sleep: c.sleep,
+          onProgress,
+          loader: new TaskLoader(sibling, c.runId, c.now),
+        });
+        for (const t of pull.tables) tables.add(t);
+        pending += pull.pending;
+      } finally {
+        sibling.close();
+      }
+    }
     if (crawls) {
       const pages = await collectOnPage({
         client: c.client,
@@ -260,27 +312,32 @@ async function collect(c: Ctx, opts: { sweep?: boolean; timeoutMs?: number }): P
           const j = c.o.pipeline.jobs.find((x) => x.name === job);
           return j?.kind === 'on_page' ? { read: j.read, maxItems: j.max_items, pageSize: j.page_size } : { read: ['pages'], maxItems: 20_000 };
         },
-        pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
-        timeoutMs,
+        pollIntervalMs,
+        timeoutMs: Math.max(0, timeoutMs - (c.now().getTime() - started)),
         signal: c.o.signal,
         now: c.now,
         sleep: c.sleep,
         // A crawl is read with a handful of on-page calls once finished: counted as one call left per crawl.
         onProgress: (p) => onProgress({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [{ family: endpoint('on_page.pages').family, calls: p.pending }] }),
       });
-      pull.collected += pages.collected;
-      pull.failed += pages.failed;
-      pull.pending += pages.pending;
-      for (const t of pages.tables) pull.tables.add(t);
+      for (const t of pages.tables) tables.add(t);
+      pending += pages.pending;
     }
-    if (pull.pending === 0) return { pull, stop: null };
-    if (c.o.signal?.aborted) return { pull, stop: { kind: 'interrupted', reason: `interrupted with ${pull.pending} task(s) still to collect; run again to resume` } };
-    return { pull, stop: { kind: 'unknown', reason: `${pull.pending} task(s) not ready before the collection timeout; run again to collect them` } };
+    await postingLine(c, []); // the last line counts what the loader committed after the last poll
+    return { tables, stop: await leftStop(c, pending) };
   } catch (err) {
     if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
     c.log.error({ code: err.code }, err.message);
-    return { pull: null, stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
+    return { tables, stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
   }
+}
+
+/** Why collection ended with tasks still out (`pending` from pull, or read from state). */
+async function leftStop(c: Ctx, pending: number): Promise<Stop | null> {
+  const left = pending > 0 ? pending : (await c.store.pendingTaskIds()).length;
+  if (left === 0) return null;
+  if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted with ${left} task(s) still to collect; run again to resume` };
+  return { kind: 'unknown', reason: `${left} task(s) not ready before the collection timeout; run again to collect them` };
 }
 
 /**
@@ -394,8 +451,21 @@ async function postBatch(c: Ctx, batch: PlannedBatch): Promise<void> {
     batch.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: batch.no, spec: t.spec })),
     c.now(),
   );
-  const call = await c.client.call(batch.endpoint, { tasks: batch.tasks.map((t) => t.spec) });
-  await c.store.recordPosted(postedRows(batch, call), c.now());
+  // Callback URLs are added here, not planned: they hold this process's secret, and the tag must not.
+  const callbacks = c.push?.callbackFields(batch.endpoint) ?? {};
+  const tags = batch.tasks.map((t) => t.tag);
+  c.push?.sending(batch.endpoint, tags);
+  let call;
+  try {
+    call = await c.client.call(batch.endpoint, { tasks: batch.tasks.map((t) => ({ ...t.spec, ...callbacks })) });
+  } catch (err) {
+    c.push?.abandoned(tags);
+    throw err;
+  }
+  const rows = postedRows(batch, call);
+  c.push?.answered(tags, rows);
+  await c.store.recordPosted(rows, c.now());
+  c.push?.recorded(rows.map((r) => r.taskId));
 }
 
 /**

@@ -32,6 +32,7 @@ export function substituteCallbackUrl(url: string, id: string, tag: string | nul
 export class CallbackDispatcher {
   readonly #world: SandboxWorld;
   readonly #inflight = new Set<Promise<void>>();
+  #last: Promise<void> = Promise.resolve();
 
   constructor(world: SandboxWorld) {
     this.#world = world;
@@ -46,8 +47,21 @@ export class CallbackDispatcher {
   send(task: StoredTask): void {
     if (!task.callbackSpec || task.callbackState === 'sending') return;
     task.callbackState = 'sending';
-    const p = this.#deliver(task).finally(() => this.#inflight.delete(p));
+    const p = this.#turn()
+      .then(() => this.#deliver(task))
+      .finally(() => this.#inflight.delete(p));
     this.#inflight.add(p);
+  }
+
+  /**
+   * Resolves one turn of the event loop after the previous callback's turn, so bodies are
+   * built one per turn and API calls are served in between: built all at once, a hundred
+   * results held every API answer up for most of a second, which a real service does not.
+   */
+  #turn(): Promise<void> {
+    const next = this.#last.then(() => new Promise<void>((r) => setImmediate(r)));
+    this.#last = next;
+    return next;
   }
 
   /** Starts due callbacks and waits until every callback under way has ended. */

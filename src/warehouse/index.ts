@@ -1,4 +1,5 @@
 export * from './arrow-read.js';
+export * from './bulk.js';
 export * from './columns.js';
 export * from './compact.js';
 export * from './kinds/index.js';

@@ -1,3 +1,4 @@
+import { integers, runColumns, varchars } from './bulk.js';
 import type { Warehouse } from './warehouse.js';
 
 export interface PlannedTaskRow {
@@ -60,29 +61,50 @@ export class RunStore {
     });
   }
 
-  /** Records a batch's tasks as planned, before the POST that creates them. */
+  /**
+   * Records a batch's tasks as planned, before the POST that creates them. One statement
+   * per batch: a row at a time cost more than the POST itself (bench/engine.ts).
+   */
   async planTasks(rows: PlannedTaskRow[], at: Date): Promise<void> {
-    await this.wh.transaction(async () => {
-      for (const r of rows) {
-        await this.wh.run(
-          `INSERT INTO tasks VALUES ($1, $2, $3, $4, $5, $6, $7::JSON, 'planned', NULL, NULL, NULL, $8::TIMESTAMPTZ, NULL, NULL, NULL)`,
-          [r.tag, this.runId, this.pipeline, r.job, r.endpointId, r.batchNo, JSON.stringify(r.spec), at.toISOString()],
-        );
-      }
-    });
+    if (rows.length === 0) return;
+    await runColumns(
+      this.wh,
+      `INSERT INTO tasks
+       SELECT r.tag, $1, $2, r.job, r.endpoint_id, r.batch_no, r.spec::JSON, 'planned', NULL, NULL, NULL, $3::TIMESTAMPTZ, NULL, NULL, NULL
+       FROM (SELECT unnest($4::VARCHAR[]) AS tag, unnest($5::VARCHAR[]) AS job, unnest($6::VARCHAR[]) AS endpoint_id,
+                    unnest($7::INTEGER[]) AS batch_no, unnest($8::VARCHAR[]) AS spec) AS r`,
+      [
+        this.runId,
+        this.pipeline,
+        at.toISOString(),
+        varchars(rows.map((r) => r.tag)),
+        varchars(rows.map((r) => r.job)),
+        varchars(rows.map((r) => r.endpointId)),
+        integers(rows.map((r) => r.batchNo)),
+        varchars(rows.map((r) => JSON.stringify(r.spec))),
+      ],
+    );
   }
 
-  /** Records the service's answer for each posted task (id on success, code on failure). */
+  /** Records the service's answer for each posted task (id on success, code on failure), in one statement. */
   async recordPosted(rows: { tag: string; taskId: string | null; ok: boolean; statusCode: number; message: string }[], at: Date): Promise<void> {
-    await this.wh.transaction(async () => {
-      for (const r of rows) {
-        await this.wh.run(
-          `UPDATE tasks SET state = $3, task_id = $4, status_code = $5, status_message = $6, posted_at = $7::TIMESTAMPTZ
-           WHERE tag = $1 AND run_id = $2`,
-          [r.tag, this.runId, r.ok ? 'posted' : 'failed', r.taskId, r.statusCode, r.message, at.toISOString()],
-        );
-      }
-    });
+    if (rows.length === 0) return;
+    await runColumns(
+      this.wh,
+      `UPDATE tasks SET state = v.state, task_id = v.task_id, status_code = v.status_code, status_message = v.message, posted_at = $2::TIMESTAMPTZ
+       FROM (SELECT unnest($3::VARCHAR[]) AS tag, unnest($4::VARCHAR[]) AS state, unnest($5::VARCHAR[]) AS task_id,
+                    unnest($6::INTEGER[]) AS status_code, unnest($7::VARCHAR[]) AS message) AS v
+       WHERE tasks.tag = v.tag AND tasks.run_id = $1`,
+      [
+        this.runId,
+        at.toISOString(),
+        varchars(rows.map((r) => r.tag)),
+        varchars(rows.map((r) => (r.ok ? 'posted' : 'failed'))),
+        varchars(rows.map((r) => r.taskId)),
+        integers(rows.map((r) => r.statusCode)),
+        varchars(rows.map((r) => r.message)),
+      ],
+    );
   }
 
   /** Marks a task collected; called inside the load transaction of its rows. */

@@ -121,7 +121,7 @@ export const rawResponsesTable: TableSpec = {
     { name: 'parsed', kind: 'bool', doc: 'false when the body is not JSON (kept as received in the body field)' },
     { name: 'task_ids', kind: 'varchar[]', doc: 'ids of the tasks that succeeded in this response' },
     { name: 'shape', kind: 'varchar[]', doc: 'every path:type of the body, so loads know new fields and type clashes' },
-    { name: 'byte_offset', kind: 'bigint', doc: 'offset of its gzip member in file (0 until compacted into a segment)' },
+    { name: 'byte_offset', kind: 'bigint', doc: 'offset of its gzip member in file (responses landed together share a file)' },
   ],
 };
 

@@ -16,6 +16,7 @@ export class Warehouse {
     readonly dir: string,
     private readonly instance: DuckDBInstance,
     readonly db: DuckDBConnection,
+    private readonly ownsInstance = true,
   ) {}
 
   /** Opens (and creates) the warehouse in `dir`, with every declared table. */
@@ -63,9 +64,8 @@ export class Warehouse {
     return reader.getRowObjectsJS() as T[];
   }
 
-  /** Runs `fn` in one transaction: all of it commits, or none of it. */
   /**
-   * Runs `fn` in one transaction. The connection has one transaction at a time, so
+   * Runs `fn` in one transaction: all of it commits, or none of it. The connection has one transaction at a time, so
    * transactions begun concurrently (two live answers landed at once) wait their turn; a
    * transaction begun inside another (same async context) joins it.
    */
@@ -92,9 +92,21 @@ export class Warehouse {
   private queue: Promise<void> = Promise.resolve();
   private readonly inTransaction = new AsyncLocalStorage<boolean>();
 
+  /**
+   * A second connection to the same database, for work that runs beside this connection's
+   * (the callback loader while batches are posted): its own transactions and temp tables,
+   * which a single connection cannot keep apart. Close it before this one; closing it
+   * leaves the database open.
+   */
+  async sibling(): Promise<Warehouse> {
+    const db = await this.instance.connect();
+    await db.run(`SET TimeZone = 'UTC'`);
+    return new Warehouse(this.dir, this.instance, db, false);
+  }
+
   close(): void {
     this.db.closeSync();
-    this.instance.closeSync();
+    if (this.ownsInstance) this.instance.closeSync();
   }
 }
 

@@ -15,7 +15,10 @@ interface RunArgs {
   json: boolean;
   seed?: number;
   'poll-interval'?: number;
-  'collect-timeout': number;
+  'collect-timeout'?: number;
+  collect?: 'auto' | 'pull' | 'push';
+  listen?: string;
+  'public-url'?: string;
   'log-level'?: string;
   'new-run': boolean;
   models: boolean;
@@ -36,7 +39,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as one JSON object on stdout' })
       .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' })
       .option('poll-interval', { type: 'number', describe: 'seconds between tasks_ready polls (default 30; 0.25 with the built-in sandbox)' })
-      .option('collect-timeout', { type: 'number', default: 1800, describe: 'seconds to wait for results before stopping; the run stays resumable' })
+      .option('collect-timeout', { type: 'number', describe: "seconds to wait for results before stopping (default: the file's collection.deadline_minutes, 30 min); the run stays resumable" })
+      .option('collect', { type: 'string', choices: ['auto', 'pull', 'push'] as const, describe: "collection mode, overriding the file's collection.mode (push starts a callback server)" })
+      .option('listen', { type: 'string', describe: "callback server address host:port, overriding collection.listen (default 127.0.0.1:8787; port 0 for any free port)" })
+      .option('public-url', { type: 'string', describe: 'where the service reaches the callback server, overriding collection.public_url (with auto, setting it means push)' })
       .option('log-level', { type: 'string', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], describe: 'pino log level on stderr (default: LOG_LEVEL or warn)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     const pipeline = await loadPipeline(args.file);
@@ -61,7 +67,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
         apiKey: target.apiKey,
         logger: makeLogger(args['log-level']),
         pollIntervalMs: poll * 1000,
-        collectTimeoutMs: args['collect-timeout'] * 1000,
+        ...(args['collect-timeout'] !== undefined ? { collectTimeoutMs: args['collect-timeout'] * 1000 } : {}),
+        collection: { mode: args.collect, listen: args.listen, publicUrl: args['public-url'] },
         onProgress: args.json ? undefined : makeProgress(),
         newRun: args['new-run'],
         limits: args['time-scale'] > 0 && args['time-scale'] !== 1 ? { windowMs: 60_000 / args['time-scale'] } : undefined,

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { RawResponse } from '../client/index.js';
+import { landedLine, writeDurably, type LandingContext } from '../warehouse/index.js';
+
+/** A callback body on disk: the task it carries, the file, what its task status said, and its raw index row. */
+export interface LandedCallback {
+  taskId: string;
+  callId: string;
+  /** Absolute path of the landed file (`raw/<day>/<kind>--<run>-cb-<n>-<call>.ndjson.gz`). */
+  file: string;
+  /** Task status 20000 with a result: rows to load. Otherwise the task failed at the service. */
+  ok: boolean;
+  statusCode: number;
+  message: string;
+  /** What `raw_responses` keeps of it (the loader indexes it without reading the file again). */
+  index: { path: string; endpointId: string; receivedAt: Date; kind: string; parsed: boolean; taskIds: string[]; shape: string[] };
+}
+
+/** A postback to land: its body as received and where it came from. */
+export interface CallbackBody {
+  taskId: string;
+  /** The task's `task_get` path: what the body is the answer of (it picks the kind). */
+  path: string;
+  endpointId: string;
+  body: string;
+  receivedAt: Date;
+}
+
+/** A body that is not the JSON envelope of the task its URL names: refused, not landed. */
+export class CallbackBodyError extends Error {}
+
+interface Waiting {
+  line: string;
+  kind: string;
+  day: string;
+  out: Omit<LandedCallback, 'file'>;
+  done: (file: string | Error) => void;
+}
+
+/**
+ * Lands postback bodies exactly as the client lands a response: the same NDJSON line
+ * (under the task's `task_get` path, method POST, no charge headers), gzip, fsynced and
+ * renamed into place. Callbacks that arrive together share one file per kind (one fsync
+ * for all of them, and later one file for DuckDB to open instead of hundreds); each
+ * `land` resolves once its file is durable. Only files are written here, so a callback is
+ * acknowledged without waiting for the database: the lines carry their own index data,
+ * and the loader (or the next run) indexes them with `reindexRaw`. Callbacks are not
+ * calls this tool made, so they get no ledger row.
+ */
+export class CallbackLanding {
+  #seq = 0;
+  #waiting: Waiting[] = [];
+  #writing = false;
+
+  constructor(
+    private readonly warehouseDir: string,
+    private readonly ctx: LandingContext,
+  ) {}
+
+  land(input: CallbackBody): Promise<LandedCallback> {
+    const raw: RawResponse = {
+      callId: randomUUID(),
+      receivedAt: input.receivedAt,
+      method: 'POST',
+      path: input.path,
+      endpointId: input.endpointId,
+      httpStatus: 200,
+      charge: { requestId: null, chargeCny: null, costUsd: null, balanceCny: null },
+      tasksSent: 0,
+      body: input.body,
+    };
+    const landed = landedLine(raw, this.ctx);
+    const ok = landed.taskIds.includes(input.taskId);
+    // A good body proves itself through the landed line; only others are parsed again.
+    const status = ok ? { statusCode: 20000, message: 'Ok.' } : checkFailed(input.body, input.taskId, landed.parsed);
+    const index = { path: raw.path, endpointId: raw.endpointId, receivedAt: raw.receivedAt, kind: landed.kind, parsed: landed.parsed, taskIds: landed.taskIds, shape: landed.shape };
+    const out = { taskId: input.taskId, callId: raw.callId, ok, ...status, index };
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({
+        line: landed.line,
+        kind: landed.kind,
+        day: raw.receivedAt.toISOString().slice(0, 10),
+        out,
+        done: (file) => (file instanceof Error ? reject(file) : resolve({ ...out, file })),
+      });
+      this.#kick();
+    });
+  }
+
+  #kick(): void {
+    if (this.#writing || this.#waiting.length === 0) return;
+    this.#writing = true;
+    const group = this.#waiting.splice(0);
+    this.#write(group).finally(() => {
+      this.#writing = false;
+      this.#kick();
+    });
+  }
+
+  async #write(group: Waiting[]): Promise<void> {
+    const files = new Map<string, Waiting[]>();
+    for (const w of group) {
+      const key = `${w.day}\0${w.kind}`;
+      files.set(key, [...(files.get(key) ?? []), w]);
+    }
+    await Promise.all(
+      [...files.values()].map(async (members) => {
+        const first = members[0]!;
+        const n = String(++this.#seq).padStart(6, '0');
+        const file = join(this.warehouseDir, 'raw', first.day, `${first.kind}--${this.ctx.runId}-cb-${n}-${first.out.callId.slice(0, 8)}.ndjson.gz`);
+        try {
+          await writeDurably(file, gzipSync(members.map((m) => `${m.line}\n`).join('')));
+          for (const m of members) m.done(file);
+        } catch (err) {
+          for (const m of members) m.done(err instanceof Error ? err : new Error(String(err)));
+        }
+      }),
+    );
+  }
+}
+
+/** The status of a body that carries no result for the task: a failed task, or not its envelope at all. */
+function checkFailed(body: string, taskId: string, parsed: boolean): { statusCode: number; message: string } {
+  if (!parsed) throw new CallbackBodyError('body is not JSON');
+  const first = (JSON.parse(body) as { tasks?: { id?: unknown; status_code?: unknown; status_message?: unknown }[] }).tasks?.[0];
+  if (first?.id !== taskId) throw new CallbackBodyError('body is not the envelope of the task in the URL');
+  return { statusCode: typeof first.status_code === 'number' ? first.status_code : 0, message: typeof first.status_message === 'string' ? first.status_message : '' };
+}

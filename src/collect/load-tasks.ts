@@ -1,0 +1,57 @@
+import { loadLanded, reindexRaw, type Warehouse } from '../warehouse/index.js';
+import { markCollectedMany } from './mark-tasks.js';
+
+/** What a load of landed task bodies did. */
+export interface TaskLoad {
+  collected: number;
+  rowsLoaded: number;
+  /** Tables that received rows, so only they need a new Parquet copy. */
+  tables: Set<string>;
+}
+
+/** Tasks loaded together: one transaction, one read of their files. */
+const CHUNK = 500;
+
+/**
+ * Loads the rows of tasks whose bodies are landed and indexed, and marks them collected,
+ * in one transaction per chunk (loads are idempotent: a task's old rows are replaced).
+ */
+export async function loadTasks(wh: Warehouse, runId: string, taskIds: readonly string[], at: Date): Promise<TaskLoad> {
+  const out: TaskLoad = { collected: 0, rowsLoaded: 0, tables: new Set() };
+  for (let i = 0; i < taskIds.length; i += CHUNK) {
+    const ids = taskIds.slice(i, i + CHUNK);
+    const report = await loadLanded(wh, { taskIds: ids }, async (r) => {
+      await markCollectedMany(wh, runId, new Map(ids.map((id) => [id, r.perTask.get(id) ?? 0])), at);
+    });
+    for (const [table, n] of report.rows) {
+      out.rowsLoaded += n;
+      if (n > 0) out.tables.add(table);
+    }
+    out.collected += ids.length;
+  }
+  return out;
+}
+
+/**
+ * Loads what a run already holds but never loaded: callbacks acknowledged (landed) just
+ * before a crash, or fetches that died before their load. Raw files the index does not
+ * know yet (a landed callback is indexed after its answer) are indexed first. Costs no
+ * call, so it runs before any sweep fetches tasks again.
+ */
+export async function loadLandedLeftovers(wh: Warehouse, runId: string, at: Date): Promise<TaskLoad & { error?: string }> {
+  let error: string | undefined;
+  try {
+    await reindexRaw(wh);
+  } catch (err) {
+    // An unreadable raw file must not stop the run: its tasks are fetched again instead.
+    error = `some raw files could not be indexed (${(err as Error).message.split('\n')[0]}); their tasks are fetched again`;
+  }
+  const rows = await wh.all<{ task_id: string }>(
+    `SELECT DISTINCT t.task_id FROM tasks t
+     JOIN (SELECT unnest(task_ids) AS id FROM raw_responses WHERE run_id = $1 AND parsed) r ON r.id = t.task_id
+     WHERE t.run_id = $1 AND t.state = 'posted' ORDER BY t.task_id`,
+    [runId],
+  );
+  const load = await loadTasks(wh, runId, rows.map((r) => r.task_id), at);
+  return error ? { ...load, error } : load;
+}

@@ -1,0 +1,333 @@
+import { randomBytes } from 'node:crypto';
+import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
+import type { ServiceClient } from '../client/index.js';
+import { EtlError } from '../errors.js';
+import type { Warehouse } from '../warehouse/index.js';
+import { TaskLoader } from './task-loader.js';
+import { PostedTasks, type PostedTask } from './posted-tasks.js';
+import { CallbackServer } from './push.js';
+import { failedCallbacks, resendCallbacks } from './recover-callbacks.js';
+
+/** The callback server's settings (the resolved `collection` block of the pipeline file). */
+export interface PushSettings {
+  callback: 'postback' | 'pingback';
+  host: string;
+  port: number;
+  /** Where the service reaches the server; `http://<host>:<port>` when undefined. */
+  publicUrl: string | undefined;
+  /** Stop waiting for callbacks after this long without one, and pull the rest. */
+  callbackWaitMs: number;
+  maxBodyBytes: number;
+  maxUnzippedBytes: number;
+}
+
+export interface PushStartOptions extends PushSettings {
+  wh: Warehouse;
+  runId: string;
+  pipeline: string;
+  now: () => Date;
+  /** The URL secret; random (128 bits) by default. Tests pass one to reach the server from outside. */
+  secret?: string;
+}
+
+export interface PushWaitOptions {
+  client: ServiceClient;
+  /** Epoch ms at which collection stops (the run's deadline). */
+  deadlineAt: number;
+  /** How often failed callbacks are looked up in `{api}/errors`. */
+  checkEveryMs: number;
+  signal?: AbortSignal;
+  onProgress?: (p: { collected: number; failed: number; pending: number }) => void;
+}
+
+/** How the push wait ended. */
+export type PushEnd = 'all' | 'deadline' | 'interrupted' | 'stalled' | 'load_failed';
+
+export interface PushResult {
+  ended: PushEnd;
+  /** Postbacks landed and pingbacks taken by the server. */
+  landed: number;
+  pinged: number;
+  /** Requests refused, by HTTP status (403 wrong secret, 404 unknown task, 413 too large, ...). */
+  refused: Record<number, number>;
+  collected: number;
+  failed: number;
+  rowsLoaded: number;
+  tables: Set<string>;
+  /** Callbacks the service was asked to send again, and tasks fetched with task_get instead. */
+  resent: number;
+  fetched: number;
+  /** Tasks of this process still out when the wait ended: pulled next, or by the next run. */
+  pending: number;
+}
+
+/** Resends per task before its result is fetched with task_get instead. */
+const MAX_RESENDS = 2;
+/** Task codes that mean "not done yet". */
+const NOT_READY = new Set([40601, 40602]);
+
+/**
+ * Push collection for one run process: a {@link CallbackServer} with a fresh secret, the
+ * registry of the tasks this process posts (the only ids the server accepts), and a
+ * {@link TaskLoader} that loads landed bodies on a second database connection while
+ * the run keeps posting. After posting, {@link collect} waits for the callbacks; failed
+ * ones (listed by `{api}/errors`) are resent with `webhook_resend` (free) or, after
+ * {@link MAX_RESENDS} or when our side refused them, fetched with `task_get`. Whatever has
+ * not come when the wait ends is left to pull.
+ */
+export class PushCollector {
+  readonly posted: PostedTasks;
+  readonly #o: PushStartOptions;
+  readonly #server: CallbackServer;
+  readonly #loader: TaskLoader;
+  readonly #sibling: Warehouse;
+  readonly #secret: string;
+  readonly #startedAt: Date;
+  /** Failures of each task already acted on (resent or queued for a fetch). */
+  readonly #handled = new Map<string, number>();
+  readonly #resends = new Map<string, number>();
+  readonly #toFetch: Map<string, PostedTask>;
+  #wakers: Array<() => void> = [];
+  #fetchDue = false;
+  #resent = 0;
+  #fetched = 0;
+  #closed = false;
+
+  private constructor(o: PushStartOptions, parts: { posted: PostedTasks; toFetch: Map<string, PostedTask>; server: CallbackServer; loader: TaskLoader; sibling: Warehouse; secret: string }) {
+    this.#o = o;
+    this.posted = parts.posted;
+    this.#toFetch = parts.toFetch;
+    this.#server = parts.server;
+    this.#loader = parts.loader;
+    this.#sibling = parts.sibling;
+    this.#secret = parts.secret;
+    this.#startedAt = o.now();
+  }
+
+  /** Opens the loader's connection and starts the callback server. */
+  static async start(o: PushStartOptions): Promise<PushCollector> {
+    const secret = o.secret ?? randomBytes(16).toString('base64url');
+    if (!/^[A-Za-z0-9_-]{16,}$/.test(secret)) throw new Error('a callback secret is at least 16 characters of A-Z, a-z, 0-9, _ and -');
+    const sibling = await o.wh.sibling();
+    try {
+      const posted = new PostedTasks();
+      const toFetch = new Map<string, PostedTask>();
+      const loader = new TaskLoader(sibling, o.runId, o.now, {
+        ready: (id) => posted.get(id)?.recorded ?? false,
+        onSettled: (id) => {
+          const t = posted.get(id);
+          if (t) t.settled = true;
+        },
+      });
+      posted.onRecorded = () => loader.kick();
+      let wake = () => {};
+      const server = await CallbackServer.start({
+        host: o.host,
+        port: o.port,
+        secret,
+        warehouseDir: o.wh.dir,
+        runId: o.runId,
+        pipeline: o.pipeline,
+        maxBodyBytes: o.maxBodyBytes,
+        maxUnzippedBytes: o.maxUnzippedBytes,
+        posted,
+        onLanded: (c) => loader.landed(c),
+        onPinged: (t) => {
+          toFetch.set(t.taskId, t);
+          wake();
+        },
+        now: o.now,
+      });
+      const collector = new PushCollector(o, { posted, toFetch, server, loader, sibling, secret });
+      wake = () => collector.#wake();
+      return collector;
+    } catch (err) {
+      sibling.close();
+      const code = (err as { code?: string }).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+        throw new EtlError('ETL_CONFIG_INVALID', `the callback server cannot listen on ${o.host}:${o.port} (${code}); nothing was posted. Choose another collection.listen (or --listen), or --collect pull.`, { cause: err, context: { stage: 'collect' } });
+      }
+      throw err;
+    }
+  }
+
+  /** Where the service sends callbacks (without the secret: safe to print). */
+  get baseUrl(): string {
+    return this.#o.publicUrl ?? this.#server.localUrl;
+  }
+
+  /** What the server has seen so far. */
+  get counts() {
+    return this.#server.counts;
+  }
+
+  /**
+   * The callback fields for a task of `ep` (empty when its function has no callbacks,
+   * so those tasks are pulled). Not part of the tag: a resumed run gets a new secret and
+   * its tasks keep their tags.
+   */
+  callbackFields(ep: Endpoint): Record<string, string> {
+    if (!ep.callbacks || !taskFunctionOf(ep)) return {};
+    const url = `${this.baseUrl}/${this.#secret}/${this.#o.callback}?id=$id&tag=$tag`;
+    return this.#o.callback === 'postback' ? { postback_url: url, postback_data: 'advanced' } : { pingback_url: url };
+  }
+
+  /** A POST of these tags is about to be sent. */
+  sending(ep: Endpoint, tags: readonly string[]): void {
+    const fn = taskFunctionOf(ep);
+    if (ep.callbacks && fn) this.posted.sending(tags, fn.get);
+  }
+
+  /** The POST answered (before its ids are recorded); `ok` rows got a task id. */
+  answered(tags: readonly string[], rows: readonly { tag: string; taskId: string | null; ok: boolean }[]): void {
+    this.posted.answered(tags, rows.filter((r) => r.ok));
+  }
+
+  /** The POST's task ids are committed in the tasks table. */
+  recorded(ids: readonly (string | null)[]): void {
+    this.posted.recorded(ids.filter((id): id is string => id !== null));
+  }
+
+  /** The POST failed without an answer. */
+  abandoned(tags: readonly string[]): void {
+    this.posted.abandoned(tags);
+  }
+
+  /**
+   * Waits for the callbacks of every task this process posted, until all are loaded or
+   * failed, the deadline passes, the run is aborted, or `callbackWaitMs` goes by without
+   * any arriving. Then stops the server (later callbacks get 503, so their tasks join the
+   * ready list for pull) and lets the loader finish.
+   */
+  async collect(o: PushWaitOptions): Promise<PushResult> {
+    const now = () => this.#o.now().getTime();
+    let lastCheck = now();
+    let lastActivity = now();
+    let activity = -1;
+    let ended: PushEnd;
+    for (;;) {
+      const out = this.#outstanding();
+      const seen = this.#loader.settled.size + this.#server.counts.landed + this.#server.counts.pinged + this.#fetched;
+      if (seen !== activity) {
+        activity = seen;
+        lastActivity = now();
+      }
+      o.onProgress?.({ collected: this.#loader.totals.collected, failed: this.#loader.totals.failed, pending: out.length });
+      if (out.length === 0) {
+        ended = this.#loader.abandoned.size > 0 ? 'load_failed' : 'all';
+        break;
+      }
+      if (o.signal?.aborted) {
+        ended = 'interrupted';
+        break;
+      }
+      if (now() >= o.deadlineAt) {
+        ended = 'deadline';
+        break;
+      }
+      if (this.#fetchDue) await this.#fetchQueued(o.client);
+      if (now() - lastCheck >= o.checkEveryMs) {
+        await this.#recover(o.client, out);
+        if (this.#toFetch.size > 0) this.#fetchDue = true;
+        lastCheck = now();
+      }
+      if (now() - lastActivity >= this.#o.callbackWaitMs) {
+        ended = 'stalled';
+        break;
+      }
+      if (!this.#fetchDue) await this.#wait(Math.max(1, Math.min(o.checkEveryMs, o.deadlineAt - now(), this.#o.callbackWaitMs)), o.signal);
+    }
+    await this.#server.close();
+    await this.#loader.idle();
+    const t = this.#loader.totals;
+    return {
+      ended,
+      landed: this.#server.counts.landed,
+      pinged: this.#server.counts.pinged,
+      refused: { ...this.#server.counts.refused },
+      collected: t.collected,
+      failed: t.failed,
+      rowsLoaded: t.rowsLoaded,
+      tables: new Set(t.tables),
+      resent: this.#resent,
+      fetched: this.#fetched,
+      pending: this.#outstanding().length,
+    };
+  }
+
+  /** Stops the server, finishes loading what landed, closes the loader's connection. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#server.close();
+      await this.#loader.idle();
+    } finally {
+      this.#sibling.close();
+    }
+  }
+
+  /** Resolves when the loader settles something, a pingback queues a fetch, the run is aborted, or after `ms`. */
+  async #wait(ms: number, signal?: AbortSignal): Promise<void> {
+    const woken = new Promise<void>((r) => this.#wakers.push(r));
+    const onAbort = () => this.#wakers.forEach((w) => w());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    await Promise.race([this.#loader.changed(ms), woken]);
+    signal?.removeEventListener('abort', onAbort);
+    this.#wakers = [];
+  }
+
+  #wake(): void {
+    this.#fetchDue = true;
+    for (const w of this.#wakers) w();
+  }
+
+
+  /** Tasks posted by this process, recorded, and neither loaded, failed nor given up by the loader. */
+  #outstanding(): string[] {
+    return this.posted.recordedIds().filter((id) => !this.#loader.settled.has(id) && !this.#loader.abandoned.has(id));
+  }
+
+  /** Looks up failed callbacks of outstanding tasks; resends them, or queues a fetch when resending will not help. */
+  async #recover(client: ServiceClient, out: readonly string[]): Promise<void> {
+    const apis = [...new Set(out.map((id) => this.posted.get(id)!.get.api))];
+    const failures = await failedCallbacks(client, apis, new Set(out), { from: this.#startedAt, now: this.#o.now() });
+    const resend: string[] = [];
+    for (const [id, f] of failures) {
+      if (f.count <= (this.#handled.get(id) ?? 0)) continue;
+      this.#handled.set(id, f.count);
+      const sent = this.#resends.get(id) ?? 0;
+      // A 413 is our own limit: sending the same body again cannot pass it.
+      if (f.lastHttpCode === 413 || sent >= MAX_RESENDS) this.#queueFetch(id);
+      else resend.push(id);
+    }
+    if (resend.length === 0) return;
+    const r = await resendCallbacks(client, resend);
+    for (const id of r.resent) this.#resends.set(id, (this.#resends.get(id) ?? 0) + 1);
+    this.#resent += r.resent.length;
+    for (const x of r.refused) this.#queueFetch(x.taskId);
+  }
+
+  #queueFetch(id: string): void {
+    this.#toFetch.set(id, this.posted.get(id)!);
+    this.#fetchDue = true;
+  }
+
+  /** Fetches queued tasks (pinged, or whose callbacks keep failing) with task_get; the loader loads them. */
+  async #fetchQueued(client: ServiceClient): Promise<void> {
+    this.#fetchDue = false; // tasks not done yet are tried again at the next check
+    for (const [id, t] of [...this.#toFetch]) {
+      if (t.settled) {
+        this.#toFetch.delete(id);
+        continue;
+      }
+      const call = await client.call(t.get, { taskId: id });
+      const verdict = call.outcome.tasks[0];
+      if (!verdict || NOT_READY.has(verdict.statusCode)) continue;
+      this.#toFetch.delete(id);
+      this.#fetched++;
+      if (verdict.ok) this.#loader.fetched(id);
+      else this.#loader.failed(id, verdict.statusCode, verdict.message);
+    }
+  }
+}

@@ -1,0 +1,166 @@
+import type { Warehouse } from '../warehouse/index.js';
+import { indexCallbacks } from './index-callbacks.js';
+import type { LandedCallback } from './land-callback.js';
+import { loadTasks } from './load-tasks.js';
+import { markFailedMany } from './mark-tasks.js';
+
+/** What the loader has done so far. */
+export interface LoaderTotals {
+  collected: number;
+  failed: number;
+  rowsLoaded: number;
+  tables: Set<string>;
+  /** Loads that failed: their tasks stay posted and are pulled instead. */
+  errors: string[];
+}
+
+type Item = { kind: 'landed'; c: LandedCallback } | { kind: 'fetched'; taskId: string } | { kind: 'failed'; taskId: string; statusCode: number; message: string };
+
+/** Most tasks taken into one load; while one load runs, the next batch gathers. */
+const BATCH = 1000;
+
+export interface TaskLoaderOptions {
+  /** Whether a task's row in the tasks table is committed yet; until then its items wait. Default: always. */
+  ready?: (taskId: string) => boolean;
+  /** Called for each task loaded or marked failed. */
+  onSettled?: (taskId: string) => void;
+}
+
+/**
+ * Loads landed task bodies in the background, one batch at a time, on its own database
+ * connection, so the run keeps posting and fetching on the main one meanwhile: callbacks
+ * the server landed, and tasks pull fetched (the client landed and indexed those). A task
+ * waits until its row in the tasks table is committed, so its collected mark always finds
+ * it. Each batch indexes its callbacks, then loads the rows and marks
+ * the tasks collected in one transaction; batches grow while a load runs, so the fixed
+ * cost of a load is shared by more tasks the busier it gets. A failed load leaves its
+ * tasks posted, for pull (or the next run) to fetch again.
+ */
+export class TaskLoader {
+  readonly totals: LoaderTotals = { collected: 0, failed: 0, rowsLoaded: 0, tables: new Set(), errors: [] };
+  /** Tasks loaded or recorded as failed. */
+  readonly settled = new Set<string>();
+  /** Tasks whose load failed: left for pull. */
+  readonly abandoned = new Set<string>();
+  readonly #wh: Warehouse;
+  readonly #runId: string;
+  readonly #opts: TaskLoaderOptions;
+  readonly #now: () => Date;
+  #items: Item[] = [];
+  #running: Promise<void> | null = null;
+  #listeners: Array<() => void> = [];
+
+  /** Every task handed over (fetched or failed), loaded or not yet. */
+  readonly handed = new Set<string>();
+
+  constructor(wh: Warehouse, runId: string, now: () => Date, opts: TaskLoaderOptions = {}) {
+    this.#wh = wh;
+    this.#runId = runId;
+    this.#now = now;
+    this.#opts = opts;
+  }
+
+  /** A postback landed by the server. */
+  landed(c: LandedCallback): void {
+    this.#push({ kind: 'landed', c });
+  }
+
+  /** A task the client fetched (so its body is landed and indexed): pulled, or after a pingback. */
+  fetched(taskId: string): void {
+    this.#push({ kind: 'fetched', taskId });
+  }
+
+  /** A task the service answered with an error status. */
+  failed(taskId: string, statusCode: number, message: string): void {
+    this.#push({ kind: 'failed', taskId, statusCode, message });
+  }
+
+  /** Tasks whose rows are committed now: their waiting items can be loaded. */
+  kick(): void {
+    if (this.#running || !this.#items.some((i) => this.#ready(i))) return;
+    this.#running = this.#drain().finally(() => {
+      this.#running = null;
+      this.kick();
+    });
+  }
+
+  /** Resolves the next time something is loaded or settled (or after `ms`). */
+  changed(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(t);
+        self.#listeners = self.#listeners.filter((l) => l !== done);
+        resolve();
+      }
+      this.#listeners.push(done);
+    });
+  }
+
+  /** Waits until every item whose task row exists is loaded. */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  /** Items still waiting (their tasks' rows not committed, or a load under way). */
+  get waiting(): number {
+    return this.#items.length;
+  }
+
+  #push(item: Item): void {
+    this.handed.add(item.kind === 'landed' ? item.c.taskId : item.taskId);
+    this.#items.push(item);
+    this.#notify();
+    this.kick();
+  }
+
+  #ready(i: Item): boolean {
+    const id = i.kind === 'landed' ? i.c.taskId : i.taskId;
+    return this.#opts.ready?.(id) ?? true;
+  }
+
+  async #drain(): Promise<void> {
+    for (;;) {
+      const batch: Item[] = [];
+      const rest: Item[] = [];
+      for (const i of this.#items) (batch.length < BATCH && this.#ready(i) ? batch : rest).push(i);
+      this.#items = rest;
+      if (batch.length === 0) return;
+      await this.#load(batch);
+      this.#notify();
+    }
+  }
+
+  async #load(batch: Item[]): Promise<void> {
+    const callbacks = batch.flatMap((i) => (i.kind === 'landed' ? [i.c] : []));
+    const loadable = new Set(batch.flatMap((i) => (i.kind === 'fetched' ? [i.taskId] : i.kind === 'landed' && i.c.ok ? [i.c.taskId] : [])));
+    const toLoad = [...loadable];
+    // A task with a good body in the batch is loaded, whatever else came for it.
+    const failed = batch
+      .flatMap((i) => (i.kind === 'failed' ? [{ taskId: i.taskId, statusCode: i.statusCode, message: i.message }] : i.kind === 'landed' && !i.c.ok ? [{ taskId: i.c.taskId, statusCode: i.c.statusCode, message: i.c.message }] : []))
+      .filter((f) => !loadable.has(f.taskId));
+    try {
+      await indexCallbacks(this.#wh, this.#runId, callbacks);
+      const load = await loadTasks(this.#wh, this.#runId, toLoad, this.#now());
+      await markFailedMany(this.#wh, this.#runId, failed);
+      this.totals.collected += load.collected;
+      this.totals.rowsLoaded += load.rowsLoaded;
+      for (const t of load.tables) this.totals.tables.add(t);
+      this.totals.failed += failed.length;
+      for (const id of [...toLoad, ...failed.map((f) => f.taskId)]) this.#settle(id);
+    } catch (err) {
+      this.totals.errors.push((err as Error).message.split('\n')[0]!);
+      for (const id of [...toLoad, ...failed.map((f) => f.taskId)]) this.abandoned.add(id);
+    }
+  }
+
+  #settle(id: string): void {
+    this.settled.add(id);
+    this.#opts.onSettled?.(id);
+  }
+
+  #notify(): void {
+    for (const l of [...this.#listeners]) l();
+  }
+}
