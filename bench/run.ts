@@ -1,14 +1,17 @@
-// `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, median of 3; `--rows 1000000` for the issue's
-// figure). Each path runs in its own fresh process so peak RSS is its own:
-//   target   landed raw files → loadLanded (DuckDB read_json with explicit types + unnest) → committed rows
+// `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, 3 pairs; `--rows 1000000` for the issue's
+// figures). Each path runs in its own fresh process on a fresh copy, so its time and peak RSS are its own:
+//   target   landed raw files → loadLanded (inflate once, DuckDB read_json with explicit types + unnest) → committed rows
 //   baseline DuckDB's own read_json with explicit columns over the same rows as flat NDJSON (gzip, as landed)
 //   generic  the same for an endpoint with no declared schema (tables and columns from the bodies' shapes)
-//   parquet  exportParquet of the loaded SERP tables
+//   parquet  exportParquet of the loaded SERP items, after the load in the same process (its peak RSS is reported
+//            apart: the load's peak RSS is taken before it)
+// A pair runs the two paths back to back so both see the same machine; each figure is the median over the pairs, and
+// every pair is printed (the spread). cpu is user+system seconds of the process during the timed part.
 // Figures, not assertions: tests check behaviour, this prints what it costs.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
@@ -80,7 +83,7 @@ async function landAll(root: string, rows: number, make: (i: number) => { path: 
   }
 }
 
-interface ChildOut { rows: number; secs: number; rssMb: number; extra?: number }
+interface ChildOut { rows: number; secs: number; cpuSecs: number; rssMb: number; exportSecs?: number; exportRssMb?: number }
 
 /** Runs one measured path in a fresh process. */
 function child(mode: string, dir: string, table: string): ChildOut {
@@ -92,8 +95,9 @@ function child(mode: string, dir: string, table: string): ChildOut {
 async function runChild(mode: string, dir: string, table: string): Promise<ChildOut> {
   const wh = await Warehouse.open(dir);
   try {
+    const usage = () => process.resourceUsage();
     const t0 = performance.now();
-    let extra: number | undefined;
+    const u0 = usage();
     if (mode === 'load') {
       await loadLanded(wh, { all: true });
     } else {
@@ -103,13 +107,15 @@ async function runChild(mode: string, dir: string, table: string): Promise<Child
       await wh.run(`INSERT INTO "${table}" SELECT * FROM read_json('${join(dir, 'flat.ndjson.gz')}', columns = {${spec}}, format = 'newline_delimited')`);
     }
     const secs = (performance.now() - t0) / 1000;
+    const u1 = usage();
+    // Peak RSS of the load (or of read_json) alone: taken before the Parquet export below.
+    const rssMb = u1.maxRSS / 1024;
+    const cpuSecs = (u1.userCPUTime + u1.systemCPUTime - u0.userCPUTime - u0.systemCPUTime) / 1e6;
     const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM "${table}"`)) as [{ n: number }];
-    if (mode === 'load') {
-      const p0 = performance.now();
-      await exportParquet(wh, { tables: [table] });
-      extra = (performance.now() - p0) / 1000;
-    }
-    return { rows: n, secs, rssMb: process.resourceUsage().maxRSS / 1024, ...(extra !== undefined ? { extra } : {}) };
+    if (mode !== 'load') return { rows: n, secs, cpuSecs, rssMb };
+    const p0 = performance.now();
+    await exportParquet(wh, { tables: [table] });
+    return { rows: n, secs, cpuSecs, rssMb, exportSecs: (performance.now() - p0) / 1000, exportRssMb: process.resourceUsage().maxRSS / 1024 };
   } finally {
     wh.close();
   }
@@ -131,8 +137,14 @@ async function prepareBaseline(loaded: string, fresh: string, table: string): Pr
 
 const REPEATS = Number(opt('--repeats') ?? 3);
 
-/** The median run by rate, of `REPEATS` runs on fresh copies, alternating the two paths. */
-async function pair(root: string, name: string, rows: number, table: string, make: (i: number) => { path: string; body: string; items: number }) {
+interface Pair { load: ChildOut; base: ChildOut; ratio: number; rss: number }
+
+/**
+ * `REPEATS` pairs on fresh copies: each pair runs the two paths back to back (alternating
+ * which goes first), so both see the same machine load; a figure is the median over the pairs
+ * of the pair's own ratio.
+ */
+async function pairs(root: string, name: string, rows: number, table: string, make: (i: number) => { path: string; body: string; items: number }): Promise<Pair[]> {
   const a = join(root, `${name}-landed`);
   const b = join(root, `${name}-flat`);
   mkdirSync(b, { recursive: true });
@@ -141,17 +153,24 @@ async function pair(root: string, name: string, rows: number, table: string, mak
   cpSync(a, `${a}-prep`, { recursive: true });
   child('load', `${a}-prep`, table);
   await prepareBaseline(`${a}-prep`, b, table);
-  const loads: ChildOut[] = [];
-  const bases: ChildOut[] = [];
+  await rm(`${a}-prep`, { recursive: true, force: true });
+  const out: Pair[] = [];
   for (let r = 0; r < REPEATS; r++) {
     cpSync(a, `${a}-${r}`, { recursive: true });
     cpSync(b, `${b}-${r}`, { recursive: true });
-    loads.push(child('load', `${a}-${r}`, table));
-    bases.push(child('baseline', `${b}-${r}`, table));
+    const first = r % 2 === 0 ? 'load' : 'baseline';
+    const x = child(first, first === 'load' ? `${a}-${r}` : `${b}-${r}`, table);
+    const y = child(first === 'load' ? 'baseline' : 'load', first === 'load' ? `${b}-${r}` : `${a}-${r}`, table);
+    const [load, base] = first === 'load' ? [x, y] : [y, x];
+    if (load.rows !== base.rows) throw new Error(`bench: ${table} has ${load.rows} rows after the load, ${base.rows} after read_json`);
+    out.push({ load, base, ratio: load.rows / load.secs / (base.rows / base.secs), rss: load.rssMb / base.rssMb });
+    await rm(`${a}-${r}`, { recursive: true, force: true });
+    await rm(`${b}-${r}`, { recursive: true, force: true });
   }
-  const median = (xs: ChildOut[]) => [...xs].sort((x, y) => x.rows / x.secs - y.rows / y.secs)[Math.floor(xs.length / 2)]!;
-  return { load: median(loads), base: median(bases) };
+  return out;
 }
+
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 
 if (argv[0] === '--child') {
   process.stdout.write(JSON.stringify(await runChild(argv[1]!, opt('--dir')!, opt('--table')!)) + '\n');
@@ -159,19 +178,24 @@ if (argv[0] === '--child') {
   const rows = Number(opt('--rows') ?? 50_000);
   const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-'));
   try {
-    const serp = await pair(root, 'serp', rows, 'serp_items', serpBody);
-    const gen = await pair(root, 'generic', rows, 'backlinks_anchors__items', genericBody);
+    const serp = await pairs(root, 'serp', rows, 'serp_items', serpBody);
+    const gen = await pairs(root, 'generic', rows, 'backlinks_anchors__items', genericBody);
     const rate = (x: ChildOut) => x.rows / x.secs;
-    const fmt = (x: ChildOut) => `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2)} s  peak RSS ${Math.round(x.rssMb)} MB`;
-    console.log(`warehouse load, ${serp.load.rows.toLocaleString('en-US')} SERP items / ${gen.load.rows.toLocaleString('en-US')} generic items (Node ${process.version}; each run a fresh process on a fresh copy; median of ${REPEATS})`);
-    console.log(`  read_json, explicit columns, flat NDJSON.gz (serp_items)     ${fmt(serp.base)}  ratio 1.00`);
-    console.log(`  landed raw → serp_results + serp_items (target path)          ${fmt(serp.load)}  ratio ${(rate(serp.load) / rate(serp.base)).toFixed(2)}`);
-    console.log(`  read_json, explicit columns, flat NDJSON.gz (generic items)  ${fmt(gen.base)}  ratio 1.00`);
-    console.log(`  landed raw → generic tables, no declared schema               ${fmt(gen.load)}  ratio ${(rate(gen.load) / rate(gen.base)).toFixed(2)}`);
-    console.log(`warehouse.load_ratio ${(rate(serp.load) / rate(serp.base)).toFixed(2)}`);
-    console.log(`warehouse.rss_ratio ${(serp.load.rssMb / serp.base.rssMb).toFixed(2)}`);
-    console.log(`warehouse.generic_load_ratio ${(rate(gen.load) / rate(gen.base)).toFixed(2)}`);
-    console.log(`warehouse.parquet_export_s ${serp.load.extra!.toFixed(2)}`);
+    const fmt = (x: ChildOut) => `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(1).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
+    const spread = (xs: number[]) => `${median(xs).toFixed(2)} (pairs ${xs.map((x) => x.toFixed(2)).join(' ')})`;
+    console.log(`warehouse load, ${serp[0]!.load.rows.toLocaleString('en-US')} SERP items / ${gen[0]!.load.rows.toLocaleString('en-US')} generic items (Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; each run a fresh process on a fresh copy; ${REPEATS} pairs)`);
+    serp.forEach((p, i) => {
+      console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (serp_items)    ${fmt(p.base)}`);
+      console.log(`  pair ${i + 1}  landed raw → serp_results + serp_items (target path)         ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}  parquet ${p.load.exportSecs!.toFixed(2)} s (peak RSS with it ${Math.round(p.load.exportRssMb!)} MB)`);
+    });
+    gen.forEach((p, i) => {
+      console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (generic items) ${fmt(p.base)}`);
+      console.log(`  pair ${i + 1}  landed raw → generic tables, no declared schema              ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}`);
+    });
+    console.log(`warehouse.load_ratio ${spread(serp.map((p) => p.ratio))}`);
+    console.log(`warehouse.rss_ratio ${spread(serp.map((p) => p.rss))}`);
+    console.log(`warehouse.generic_load_ratio ${spread(gen.map((p) => p.ratio))}`);
+    console.log(`warehouse.parquet_export_s ${spread(serp.map((p) => p.load.exportSecs!))}`);
   } finally {
     if (!process.env.BENCH_KEEP) await rm(root, { recursive: true, force: true }); else console.log(root);
   }

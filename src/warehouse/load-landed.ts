@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ident, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
+import { clearScratch, inflate, removeInflated, scratchFile } from './inflate.js';
 import { mergeShapes } from './shape.js';
 import { envelopeType, selectRows } from './sql-build.js';
 import { planKind, type KindPlan, type StoredColumn, type TablePlan } from './table-plan.js';
@@ -23,11 +24,12 @@ export interface LoadReport {
   added: { table: string; column: string; kind: string }[];
 }
 
+/** The selected, parsed responses of one kind. */
 interface Landed {
-  call_id: string;
-  file: string;
   kind: string;
-  parsed: boolean;
+  files: string[];
+  calls: number;
+  /** Some body is a `/v3` envelope (`tasks[]`). */
   envelope: boolean;
 }
 
@@ -45,33 +47,33 @@ export async function loadLanded(
   alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
 ): Promise<LoadReport> {
   const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [] };
+  await clearScratch(wh.dir);
   await selectCalls(wh, sel);
-  const landed = await wh.all<Landed>(
-    `SELECT call_id, file, kind, parsed, list_contains(shape, 'tasks:a') AS envelope FROM raw_responses
-     WHERE call_id IN (SELECT call_id FROM _sel) AND kind <> '${CALLS_KIND}' ORDER BY received_at, call_id`,
+  const scope = `call_id IN (SELECT call_id FROM _sel) AND kind <> '${CALLS_KIND}'`;
+  report.unparsed = (await wh.all<{ call_id: string }>(`SELECT call_id FROM raw_responses WHERE ${scope} AND NOT parsed ORDER BY received_at, call_id`)).map((r) => r.call_id);
+  // One row per kind, aggregated in DuckDB: a large load does not carry each call through JavaScript.
+  const byKind = await wh.all<Landed>(
+    `SELECT kind, list(DISTINCT file ORDER BY file) AS files, count(*)::INT AS calls, bool_or(list_contains(shape, 'tasks:a')) AS envelope
+     FROM raw_responses WHERE ${scope} AND parsed GROUP BY kind ORDER BY min(received_at), min(call_id)`,
   );
-  report.unparsed = landed.filter((l) => !l.parsed).map((l) => l.call_id);
-  const byKind = new Map<string, Landed[]>();
-  for (const l of landed) if (l.parsed) byKind.set(l.kind, [...(byKind.get(l.kind) ?? []), l]);
   const work: { plan: KindPlan; files: string[]; filter: boolean }[] = [];
-  for (const [kind, calls] of byKind) {
-    const files = [...new Set(calls.map((c) => c.file))];
+  for (const { kind, files, calls, envelope } of byKind) {
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
     // files, so a compacted segment's other bodies must fit the explicit types too.
     const shape = mergeShapes(
       (await wh.all<{ s: string }>(`SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[])) AND parsed`)).map((r) => r.s),
     );
     const stored = await wh.all<StoredColumn>(`SELECT table_name, column_name, result_kind, spec::VARCHAR AS spec FROM schema_columns WHERE result_kind = $1 ORDER BY table_name, position`, [kind]);
-    const plan = planKind(kindSpec(kind, calls.some((c) => c.envelope)), stored, shape);
+    const plan = planKind(kindSpec(kind, envelope), stored, shape);
     const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`)) as [{ n: number }];
-    work.push({ plan, files, filter: n > calls.length });
+    work.push({ plan, files, filter: n > calls });
   }
   const dupes = await pickNewest(wh);
   try {
     await commit(wh, work, dupes, 'taskIds' in sel, report, alsoInTransaction);
   } catch (err) {
-    // A raw file DuckDB cannot read (torn gzip, bytes that are not NDJSON) fails the whole
-    // statement: find such files, report them, and load the others.
+    // A raw file the load cannot read (torn gzip, bytes that are not NDJSON) fails the whole
+    // batch: find such files, report them, and load the others.
     const bad = await unreadable(wh, [...new Set(work.flatMap((w) => w.files))]);
     if (bad.length === 0) throw err;
     report.skippedFiles.push(...bad);
@@ -95,18 +97,25 @@ async function commit(
   await wh.transaction(async () => {
     for (const { plan, files, filter } of work) {
       await applySchema(wh, plan, report);
-      // Each table reads the files with only the fields it needs. A shared temp copy of the
-      // parsed bodies was measured too: slower and larger than a second parse (bench/run.ts).
-      const paths = listOf(files.map((f) => join(wh.dir, f)));
-      for (const t of plan.tables) {
-        const bodyType = envelopeType([t]).replaceAll("'", "''");
-        const source = `read_json(${paths}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited')`;
-        const n = await loadTable(wh, t, source, filter, dupes);
-        report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
-        if (countPerTask && t.replaceKey === 'task_id' && n > 0) {
-          const counts = await wh.all<{ k: string; n: number }>(`SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`);
-          for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
+      // The kind's files are inflated once (inflate.ts) into a plain NDJSON scratch file that
+      // each table then reads with only the fields it needs: one gunzip instead of one per
+      // table, and a file DuckDB splits across its threads. Why, and what was measured and
+      // rejected: docs/warehouse.md, "Load path, and why".
+      const plain = scratchFile(wh.dir);
+      try {
+        await inflate(files.map((f) => join(wh.dir, f)), plain);
+        for (const t of plan.tables) {
+          const bodyType = envelopeType([t]).replaceAll("'", "''");
+          const source = `read_json(${listOf([plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited')`;
+          const n = await loadTable(wh, t, source, filter, dupes);
+          report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
+          if (countPerTask && t.replaceKey === 'task_id' && n > 0) {
+            const counts = await wh.all<{ k: string; n: number }>(`SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`);
+            for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
+          }
         }
+      } finally {
+        await removeInflated(plain);
       }
     }
     await alsoInTransaction(report);
@@ -140,37 +149,54 @@ async function pickNewest(wh: Warehouse): Promise<boolean> {
   return r?.d ?? false;
 }
 
-/** Files DuckDB cannot read whole (a torn gzip, bytes that are not NDJSON), each tried alone. */
+/** Files the load cannot read whole (a torn gzip, bytes that are not NDJSON), each tried alone as the load reads it. */
 async function unreadable(wh: Warehouse, files: string[]): Promise<{ file: string; error: string }[]> {
   const bad: { file: string; error: string }[] = [];
+  const plain = scratchFile(wh.dir);
   for (const f of files) {
     try {
-      await wh.all(`SELECT count(*) FROM read_json(${listOf([join(wh.dir, f)])}, columns = {call_id: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited')`);
+      await inflate([join(wh.dir, f)], plain);
+      await wh.all(`SELECT count(*) FROM read_json(${listOf([plain])}, columns = {call_id: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited')`);
     } catch (err) {
       bad.push({ file: f, error: (err as Error).message.split('\n')[0]! });
+    } finally {
+      await removeInflated(plain);
     }
   }
   return bad;
 }
 
+/**
+ * New tables and columns of the plan, and their `schema_columns` rows: a new table is created
+ * with all its columns at once, and the rows go in as one statement (a generic kind's first
+ * load adds dozens of columns).
+ */
 async function applySchema(wh: Warehouse, plan: KindPlan, report: LoadReport): Promise<void> {
-  for (const name of plan.createdTables) {
+  if (plan.added.length === 0) return;
+  // A table that somehow exists already (CREATE ... IF NOT EXISTS is then a no-op) gets its columns one by one.
+  const existing = new Set((await wh.all<{ t: string }>(`SELECT table_name AS t FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema()`)).map((r) => r.t));
+  const created = new Set(plan.createdTables.filter((t) => !existing.has(t)));
+  for (const name of created) {
     const t = plan.tables.find((x) => x.name === name)!;
-    const keys = t.columns.filter((c) => c.key).map((c) => `${ident(c.name)} ${sqlType(c.kind)} NOT NULL`);
-    await wh.run(`CREATE TABLE IF NOT EXISTS ${ident(name)} (${keys.join(', ')})`);
+    const keys = t.columns.filter((c) => c.key);
+    const rest = plan.added.filter((a) => a.table === name && !a.column.key).map((a) => a.column);
+    const cols = [...keys, ...rest].map((c) => `${ident(c.name)} ${sqlType(c.kind)}${c.key ? ' NOT NULL' : ''}`);
+    await wh.run(`CREATE TABLE IF NOT EXISTS ${ident(name)} (${cols.join(', ')})`);
   }
   for (const { table, column } of plan.added) {
-    const t = plan.tables.find((x) => x.name === table)!;
-    await wh.run(`ALTER TABLE ${ident(table)} ADD COLUMN IF NOT EXISTS ${ident(column.name)} ${sqlType(column.kind)}`);
-    const { columns: _c, ...meta } = t;
-    const position = t.columns.findIndex((c) => c.name === column.name);
-    await wh.run(`DELETE FROM schema_columns WHERE table_name = $1 AND column_name = $2`, [table, column.name]);
-    await wh.run(
-      `INSERT INTO schema_columns VALUES ($1, $2, $3, $4, $5, $6, false, $7, $8, $9::JSON)`,
-      [table, column.name, position, column.kind, column.path ?? column.index ?? column.source ?? null, column.name.endsWith('__v') ? column.name.slice(0, -3) : null, plan.kind, t.rows, JSON.stringify({ table: meta, column: { ...column, variant: undefined } })],
-    );
-    report.added.push({ table, column: column.name, kind: column.kind });
+    if (!created.has(table)) await wh.run(`ALTER TABLE ${ident(table)} ADD COLUMN IF NOT EXISTS ${ident(column.name)} ${sqlType(column.kind)}`);
   }
+  const rows = plan.added.map(({ table, column }) => {
+    const t = plan.tables.find((x) => x.name === table)!;
+    const { columns: _c, ...meta } = t;
+    return [table, column.name, t.columns.findIndex((c) => c.name === column.name), column.kind, column.path ?? column.index ?? column.source ?? null,
+      column.name.endsWith('__v') ? column.name.slice(0, -3) : null, plan.kind, t.rows, JSON.stringify({ table: meta, column: { ...column, variant: undefined } })];
+  });
+  const pairs = JSON.stringify(rows.map((r) => [r[0], r[1]]));
+  await wh.run(`DELETE FROM schema_columns WHERE [table_name, column_name] IN (SELECT unnest($1::JSON::VARCHAR[][]))`, [pairs]);
+  const values = rows.map((_, i) => `($${i * 9 + 1}, $${i * 9 + 2}, $${i * 9 + 3}, $${i * 9 + 4}, $${i * 9 + 5}, $${i * 9 + 6}, false, $${i * 9 + 7}, $${i * 9 + 8}, $${i * 9 + 9}::JSON)`);
+  await wh.run(`INSERT INTO schema_columns VALUES ${values.join(', ')}`, rows.flat());
+  for (const { table, column } of plan.added) report.added.push({ table, column: column.name, kind: column.kind });
 }
 
 async function loadTable(wh: Warehouse, t: TablePlan, source: string, filter: boolean, dupes: boolean): Promise<number> {

@@ -127,6 +127,11 @@ export function selectRows(t: TablePlan, o: SelectOptions): string {
     return access(base, rel);
   };
   const names = new Map(cols.map((c, i) => [c, `_c${i}`]));
+  // A value read above the rows level (a result's date, the list indexes) is cast once where
+  // it is read, not once per row after the unnest: a SERP result's \`datetime\` is parsed once,
+  // not for each of its hundred items. Variant columns keep the raw value to the end.
+  const early = new Set(cols.filter((c) => !c.variant && (c.index || levelOf(c) < levels.length)));
+  const cast = (c: PlanColumn, e: string) => (early.has(c) ? finalExpr(c, e) : e);
   const ctes: string[] = [
     `src AS (SELECT call_id AS _call, run_id AS _run, body AS u0 FROM ${o.source}${o.where ? ` WHERE ${o.where}` : ''})`,
   ];
@@ -136,8 +141,8 @@ export function selectRows(t: TablePlan, o: SelectOptions): string {
     const parentBase = k === 1 ? 'u0' : `u${k - 1}`;
     const rel = k === 1 ? levels[0]! : levels[k - 1]!.slice(levels[k - 2]!.length + 1);
     const listExpr = access(parentBase, rel.replace(/\[\]$/, ''));
-    const here = cols.filter((c) => !c.index && levelOf(c) === k - 1).map((c) => `${exprAt(c, k - 1)} AS ${names.get(c)}`);
-    const idx = cols.filter((c) => c.index === levels[k - 1]).map((c) => `generate_subscripts(${listExpr}, 1) - 1 AS ${names.get(c)}`);
+    const here = cols.filter((c) => !c.index && levelOf(c) === k - 1).map((c) => `${cast(c, exprAt(c, k - 1))} AS ${names.get(c)}`);
+    const idx = cols.filter((c) => c.index === levels[k - 1]).map((c) => `${cast(c, `(generate_subscripts(${listExpr}, 1) - 1)`)} AS ${names.get(c)}`);
     ctes.push(`l${k} AS (SELECT ${[...carried, ...here, ...idx, `unnest(${listExpr}) AS u${k}`].join(', ')} FROM ${prev})`);
     carried = [...carried, ...here.map((h) => h.split(' AS ').pop()!), ...idx.map((h) => h.split(' AS ').pop()!)];
   }
@@ -151,7 +156,7 @@ export function selectRows(t: TablePlan, o: SelectOptions): string {
   const out: string[] = [];
   for (const c of cols) {
     const v = names.get(c)!;
-    out.push(`${finalExpr(c, v)} AS ${ident(c.name)}`);
+    out.push(`${early.has(c) ? v : finalExpr(c, v)} AS ${ident(c.name)}`);
     if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${finalExpr(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
   }
   const task = cols.find((c) => c.name === 'task_id');

@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+
+/** The folder of a warehouse's load scratch files (`<warehouse>/tmp`). */
+export function scratchDir(warehouseDir: string): string {
+  return join(warehouseDir, 'tmp');
+}
+
+/** A new scratch file name for a load: `<warehouse>/tmp/load-<pid>-<random>.ndjson`. */
+export function scratchFile(warehouseDir: string): string {
+  return join(scratchDir(warehouseDir), `load-${process.pid}-${randomUUID().slice(0, 8)}.ndjson`);
+}
+
+/** Removes scratch files left by a load whose process is gone (killed mid-load); a live process removes its own. */
+export async function clearScratch(warehouseDir: string): Promise<void> {
+  const dir = scratchDir(warehouseDir);
+  for (const n of await readdir(dir).catch(() => [] as string[])) {
+    const pid = Number(/^load-(\d+)-/.exec(n)?.[1] ?? Number.NaN);
+    if (Number.isInteger(pid) && !alive(pid)) await rm(join(dir, n), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A byte range of a landed file made of whole gzip members. */
+interface Piece {
+  file: string;
+  start: number;
+  end: number;
+}
+
+/** One gzip member: its bytes and the size of what it inflates to (its trailer's ISIZE). */
+interface Member extends Piece {
+  isize: number;
+}
+
+/** Below this many compressed bytes one thread inflates everything. */
+const PARALLEL = 8 << 20;
+const CHUNK = 1 << 18;
+
+/**
+ * Inflates landed gzip NDJSON files (multi-member segments included) into one plain NDJSON
+ * file `out`, so a load decompresses each file once however many tables read it, and
+ * DuckDB splits the plain file across its threads (a gzip stream is read by one thread).
+ * Large inputs are inflated by several threads, each writing its share of gzip members at
+ * its place in `out` (each member's trailer tells its inflated size). A file that does not
+ * inflate (a torn gzip) rejects; the caller removes `out`.
+ */
+export async function inflate(files: readonly string[], out: string): Promise<void> {
+  await mkdir(join(out, '..'), { recursive: true });
+  const sized = await Promise.all(files.map(async (file) => ({ file, start: 0, end: (await stat(file)).size })));
+  const threads = Math.max(1, Math.min(4, availableParallelism()));
+  const total = sized.reduce((s, f) => s + f.end, 0);
+  if (threads > 1 && total >= PARALLEL) {
+    const all: Member[] = [];
+    let whole = true;
+    for (const f of sized) {
+      const ms = await members(f.file, f.end);
+      if (!ms) whole = false;
+      else all.push(...ms);
+    }
+    if (whole && (await inflateShares(shares(all, threads), out).catch(() => false))) return;
+    // A file that is not whole members as the landing writes them, or bytes that only looked
+    // like a member's start: one thread, whole files. A torn file fails here too, and rejects.
+  }
+  const fh = await open(out, 'w');
+  try {
+    let at = 0;
+    for (const f of sized) {
+      const r = await inflatePieces(fh, [f], at);
+      at += r.bytes;
+      // A landed line ends in a newline; a file that does not would join the next one's first.
+      if (!r.newline) at += await writeAt(fh, Buffer.from('\n'), at);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Splits the members `n` ways in order, balancing compressed bytes; each share knows where its output starts. */
+function shares(all: Member[], n: number): { pieces: Piece[]; offset: number; size: number }[] {
+  const total = all.reduce((s, m) => s + m.end - m.start, 0);
+  const out: { pieces: Piece[]; offset: number; size: number }[] = [];
+  let acc = 0;
+  let offset = 0;
+  for (const m of all) {
+    let cur = out.at(-1);
+    if (!cur || (cur.pieces.length > 0 && acc >= (total * out.length) / n && out.length < n)) {
+      offset += cur?.size ?? 0;
+      out.push((cur = { pieces: [], offset, size: 0 }));
+    }
+    const last = cur.pieces.at(-1);
+    if (last && last.file === m.file && last.end === m.start) last.end = m.end;
+    else cur.pieces.push({ file: m.file, start: m.start, end: m.end });
+    cur.size += m.isize;
+    acc += m.end - m.start;
+  }
+  return out;
+}
+
+/** Inflates every share at its offset; false when a share's output is not the size its members announced. */
+async function inflateShares(plan: { pieces: Piece[]; offset: number; size: number }[], out: string): Promise<boolean> {
+  const fh = await open(out, 'w');
+  try {
+    // Every share settles before this returns, so no write is still under way.
+    const settled = await Promise.allSettled(plan.map((s) => inflatePieces(fh, s.pieces, s.offset)));
+    return settled.every((r, i) => r.status === 'fulfilled' && r.value.bytes === plan[i]!.size && r.value.newline);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Inflates the pieces in order from `offset`; `newline` tells whether each piece ended in one. */
+async function inflatePieces(fh: FileHandle, pieces: Piece[], offset: number): Promise<{ bytes: number; newline: boolean }> {
+  let at = offset;
+  let newline = true;
+  for (const p of pieces) {
+    if (p.end <= p.start) continue;
+    let last = 0x0a;
+    await pipeline(createReadStream(p.file, { start: p.start, end: p.end - 1, highWaterMark: CHUNK }), createGunzip({ chunkSize: CHUNK }), async (source: AsyncIterable<Buffer>) => {
+      for await (const b of source) {
+        if (b.length === 0) continue;
+        at += await writeAt(fh, b, at);
+        last = b[b.length - 1]!;
+      }
+    });
+    newline &&= last === 0x0a;
+  }
+  return { bytes: at - offset, newline };
+}
+
+/**
+ * The gzip members of a file as Node's zlib writes them (1f 8b 08 00, mtime, XFL 0/2/4),
+ * found by their headers, with the inflated size from the 4 bytes before the next header
+ * (the end of the file for the last). Null when the file does not start with one. A
+ * header-like run of bytes inside a member (landed lines are JSON with control bytes
+ * escaped, so hardly ever) gives sizes that do not add up, and `inflate` falls back.
+ */
+async function members(file: string, size: number): Promise<Member[] | null> {
+  const starts: number[] = [];
+  const isizes: number[] = [];
+  let carry: Buffer = Buffer.alloc(0);
+  let base = 0;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
+    const b = carry.length > 0 ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+    const from = Math.max(0, carry.length - 9);
+    for (let i = b.indexOf(0x1f, from); i >= 0 && i + 10 <= b.length; i = b.indexOf(0x1f, i + 1)) {
+      if (b[i + 1] !== 0x8b || b[i + 2] !== 0x08 || b[i + 3] !== 0x00 || (b[i + 8] !== 0 && b[i + 8] !== 2 && b[i + 8] !== 4)) continue;
+      const abs = base + i;
+      if (abs === starts.at(-1)) continue;
+      if (abs > 0) {
+        if (i < 4) return null;
+        isizes.push(b.readUInt32LE(i - 4));
+      }
+      starts.push(abs);
+    }
+    carry = b.subarray(Math.max(0, b.length - 16));
+    base += b.length - carry.length;
+  }
+  if (starts[0] !== 0 || carry.length < 4) return null;
+  isizes.push(carry.readUInt32LE(carry.length - 4));
+  return starts.map((start, i) => ({ file, start, end: starts[i + 1] ?? size, isize: isizes[i]! }));
+}
+
+async function writeAt(fh: FileHandle, b: Buffer, position: number): Promise<number> {
+  for (let off = 0; off < b.length; ) off += (await fh.write(b, off, b.length - off, position + off)).bytesWritten;
+  return b.length;
+}
+
+/** Removes the scratch file `out` of `inflate`. */
+export async function removeInflated(out: string): Promise<void> {
+  await rm(out, { force: true });
+}

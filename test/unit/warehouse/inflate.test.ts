@@ -1,0 +1,70 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { clearScratch, inflate, removeInflated, scratchDir, scratchFile } from '../../../src/warehouse/inflate.js';
+
+/** Pseudo-random text that gzip cannot shrink much, so a segment passes the split size quickly. */
+function lines(n: number, seed: number, words = 400): string[] {
+  let x = seed;
+  const word = () => ((x = (x * 1103515245 + 12345) % 2 ** 31), x.toString(36));
+  return Array.from({ length: n }, (_, i) => JSON.stringify({ i, seed, text: Array.from({ length: words }, word).join(' ') }));
+}
+
+/** A segment as compaction writes it: one gzip member per landed line, end to end. */
+function segment(ls: string[]): Buffer {
+  return Buffer.concat(ls.map((l) => gzipSync(`${l}\n`)));
+}
+
+describe('inflating landed gzip files for a load', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pipeline-inflate-'));
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it('gives back every line of every file, in order, with a large segment shared between threads', async () => {
+    const big = lines(6_000, 1);
+    const small = lines(3, 2);
+    await writeFile(join(dir, 'big.ndjson.gz'), segment(big));
+    await writeFile(join(dir, 'small.ndjson.gz'), segment(small));
+    // A file whose last line has no newline still ends its lines.
+    await writeFile(join(dir, 'bare.ndjson.gz'), gzipSync('{"bare":true}'));
+    expect((await readFile(join(dir, 'big.ndjson.gz'))).length).toBeGreaterThan(8 << 20);
+    const out = join(dir, 'tmp', 'load-a.ndjson');
+    await inflate([join(dir, 'big.ndjson.gz'), join(dir, 'small.ndjson.gz'), join(dir, 'bare.ndjson.gz')], out);
+    expect(await readFile(out, 'utf8')).toBe([...big, ...small, '{"bare":true}'].join('\n') + '\n');
+    // The other order: the file without a final newline in the middle still ends its line.
+    await inflate([join(dir, 'bare.ndjson.gz'), join(dir, 'big.ndjson.gz')], out);
+    expect(await readFile(out, 'utf8')).toBe(['{"bare":true}', ...big].join('\n') + '\n');
+    await removeInflated(out);
+    expect(await readdir(join(dir, 'tmp'))).toEqual([]);
+  });
+
+  it('falls back to one thread when bytes inside a member only look like a gzip header', async () => {
+    // A stored (level 0) member carries its bytes as they are: one 9 MB line full of gzip
+    // headers puts them inside the member, where every cut is wrong.
+    const header = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03]);
+    const line = Buffer.concat([...Array.from({ length: 80_000 }, () => Buffer.concat([header, Buffer.alloc(100, 'x')])), Buffer.from('\n')]);
+    await writeFile(join(dir, 'odd.ndjson.gz'), gzipSync(line, { level: 0 }));
+    const out = join(dir, 'tmp', 'load-b.ndjson');
+    await inflate([join(dir, 'odd.ndjson.gz')], out);
+    expect((await readFile(out)).equals(line)).toBe(true);
+  });
+
+  it('rejects a torn gzip file', async () => {
+    const bytes = segment(lines(200, 3));
+    await writeFile(join(dir, 'torn.ndjson.gz'), bytes.subarray(0, bytes.length - 20));
+    await expect(inflate([join(dir, 'torn.ndjson.gz')], join(dir, 'tmp', 'load-c.ndjson'))).rejects.toThrow();
+  });
+
+  it("removes the scratch files of a load whose process is gone, never a live one's", async () => {
+    const mine = scratchFile(dir);
+    const gone = join(scratchDir(dir), 'load-999999999-0badf00d.ndjson');
+    await inflate([], mine);
+    await writeFile(gone, '{}\n');
+    await clearScratch(dir);
+    expect(await readdir(scratchDir(dir))).toEqual([mine.slice(scratchDir(dir).length + 1)]);
+  });
+});
