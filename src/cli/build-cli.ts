@@ -24,6 +24,7 @@ const EPILOG = `Environment:
   LOG_LEVEL        pino log level on stderr (default warn; the scheduler: info)
   LOG_FORMAT       json or pretty (default: pretty on a terminal, JSON otherwise)
   PIPELINE_DUCKDB_MEMORY  DuckDB memory limit (default 4GB)
+  PIPELINE_LIVE_CONCURRENCY  live calls in flight at once (default 4; the rate limits still apply)
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)

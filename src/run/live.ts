@@ -1,10 +1,9 @@
 import { listValue } from '@duckdb/node-api';
-import type { Endpoint } from '../catalog/index.js';
-import type { CallResult, ServiceClient } from '../client/index.js';
+import type { CallResult } from '../client/index.js';
 import type { PlannedBatch, PlannedTask } from '../plan/index.js';
 import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
 
-/** What one live call's answer says of each of its tasks, in the shape `RunStore.recordPosted` takes. */
+/** What a POST's answer (task_post or live) says of each of its tasks, in the shape `RunStore.recordPosted` takes. */
 export function postedRows(batch: PlannedBatch, call: CallResult): { tag: string; taskId: string | null; ok: boolean; statusCode: number; message: string }[] {
   const byTag = new Map<string, PlannedTask>(batch.tasks.map((t) => [t.tag, t]));
   return (call.envelope.tasks ?? [])
@@ -63,8 +62,3 @@ export async function settleLive(a: { wh: Warehouse; store: RunStore; runId: str
 
 /** Live calls in flight at once: enough to keep a rate-limited family busy, few enough to stop promptly. */
 export const LIVE_CONCURRENCY = Number(process.env.PIPELINE_LIVE_CONCURRENCY ?? 4);
-
-/** Whether an endpoint answers at once (its tasks never wait in a ready list). */
-export const isLiveEndpoint = (e: Endpoint): boolean => e.mode === 'live';
-
-export type { ServiceClient };
