@@ -7,6 +7,10 @@
 -- one; first_seen_date is the first check the domain ranked on for this series.
 -- is_tracked: the domain is in the track_domains of a job that checks this series
 -- (int_serp__tracked_domains); every other domain on the page is a competitor.
+-- How: the checks of each series are numbered (check_seq); one window over each series and
+-- domain in check order gives the previous and next check the domain ranked on. That is
+-- one sort of the placements (which spills to disk) where self-joins of the whole history
+-- with itself outgrew the warehouse's 4 GB memory limit at 1,000 keywords x 365 nights.
 -- Incremental: only checks from the last built date on are rebuilt; the previous check's
 -- ranks and the first-seen dates before that are read back from this table. A change of
 -- the tracked domains rebuilds the table in full (full_refresh_on in the sidecar).
@@ -27,127 +31,160 @@ domain_placements as (
     {% endif %}
 ),
 
-checks as (
+tracked_by_series as (
     select
-        *,
-        lag(check_date) over series as previous_check_date,
-        lag(task_id) over series as previous_task_id,
-        lag(result_index) over series as previous_result_index,
-    from daily_checks
-    window series as (
-        partition by keyword, location_code, language_code, device, engine
-        order by check_date
-    )
+        keyword,
+        location_code,
+        language_code,
+        device,
+        engine,
+        list(domain) as tracked_domains,
+    from tracked_domains
+    group by all
 ),
 
-scoped_checks as (
-    select * from checks
-    {% if is_incremental %}
-    where check_date >= {{ incremental_since }}
-    {% endif %}
+checks as (
+    -- series_id: a compact key of the series; check_seq: the check's number in its series;
+    -- tracked_domains: the series' few tracked domains, looked up per row below (a join of
+    -- every row with int_serp__tracked_domains was planned with the year of rows as its
+    -- hash table)
+    select
+        d.*,
+        (dense_rank() over (order by d.keyword, d.location_code, d.language_code, d.device, d.engine))::integer as series_id,
+        (row_number() over series)::integer as check_seq,
+        lag(d.check_date) over series as previous_check_date,
+        lead(d.check_date) over series as next_check_date,
+        coalesce(t.tracked_domains, []) as tracked_domains,
+    from daily_checks as d
+    left join tracked_by_series as t
+        on t.keyword = d.keyword
+        and t.location_code = d.location_code
+        and t.language_code = d.language_code
+        and t.device = d.device
+        and t.engine = d.engine
+    window series as (
+        partition by d.keyword, d.location_code, d.language_code, d.device, d.engine
+        order by d.check_date
+    )
 ),
 
 placements as (
     select
-        c.keyword,
-        c.location_code,
-        c.language_code,
-        c.device,
-        c.engine,
+        c.series_id,
+        c.check_seq,
         c.check_date,
-        c.task_id,
-        c.result_index,
-        c.previous_check_date,
-        c.previous_task_id,
-        c.previous_result_index,
         p.domain,
         p.rank_absolute,
         p.rank_group,
         p.url,
         p.item_type,
         p.items_on_page,
-    from scoped_checks as c
-    inner join domain_placements as p
-        on p.task_id = c.task_id
-        and p.result_index = c.result_index
-),
-
-previous_placements as (
-    select task_id, result_index, domain, rank_absolute, first_seen_date,
-    from (
-        select task_id, result_index, domain, rank_absolute, null::date as first_seen_date,
-        from placements
-        {% if is_incremental %}
-        union all
-        select h.task_id, h.result_index, h.domain, h.rank_absolute, h.first_seen_date,
-        from {{ this }} as h
-        semi join scoped_checks as c
-            on c.previous_task_id = h.task_id
-            and c.previous_result_index = h.result_index
-        where h.check_date < {{ incremental_since }}
-          and not h.is_lost
-        {% endif %}
-    )
-),
-
-ranked as (
+        null::date as prior_first_seen_date,
+        false as is_context,
+    from domain_placements as p
+    inner join checks as c
+        on c.task_id = p.task_id
+        and c.result_index = p.result_index
+    {% if is_incremental %}
+    where c.check_date >= {{ incremental_since }}
+    union all
+    -- the last built check before the rebuilt ones, read back: the first rebuilt check's
+    -- changes and lost domains are against it
     select
-        cur.* exclude (previous_task_id, previous_result_index),
-        prev.rank_absolute as previous_rank_absolute,
-        prev.rank_absolute - cur.rank_absolute as rank_change,
-        prev.domain is null as is_new,
-        false as is_lost,
-        prev.first_seen_date as prior_first_seen_date,
-    from placements as cur
-    left join previous_placements as prev
-        on prev.task_id = cur.previous_task_id
-        and prev.result_index = cur.previous_result_index
-        and prev.domain = cur.domain
+        c.series_id,
+        c.check_seq,
+        c.check_date,
+        h.domain,
+        h.rank_absolute,
+        null::integer as rank_group,
+        null::varchar as url,
+        null::varchar as item_type,
+        null::integer as items_on_page,
+        h.first_seen_date as prior_first_seen_date,
+        true as is_context,
+    from {{ this }} as h
+    inner join checks as c
+        on c.task_id = h.task_id
+        and c.result_index = h.result_index
+        and c.check_date = h.check_date
+    where h.check_date < {{ incremental_since }}
+      and c.next_check_date >= {{ incremental_since }}
+      and not h.is_lost
+    {% endif %}
 ),
 
-lost as (
+sequenced as (
+    select
+        *,
+        lag(check_seq) over series_domain as previous_ranked_seq,
+        lag(rank_absolute) over series_domain as previous_ranked_rank,
+        lead(check_seq) over series_domain as next_ranked_seq,
+        min(least(prior_first_seen_date, check_date)) over (
+            series_domain rows between unbounded preceding and unbounded following
+        ) as first_seen_in_scope,
+    from placements
+    window series_domain as (partition by series_id, domain order by check_seq)
+),
+
+combined as (
+    -- a ranked row for each placement rebuilt; a lost row on the next check of the series
+    -- for a domain absent from it (dropped below when there is no next check)
+    select
+        s.series_id,
+        s.check_seq + g.is_lost::integer as check_seq,
+        s.domain,
+        case when not g.is_lost then s.rank_absolute end as rank_absolute,
+        case when not g.is_lost then s.rank_group end as rank_group,
+        case when not g.is_lost then s.url end as url,
+        case when not g.is_lost then s.item_type end as item_type,
+        case when g.is_lost then 0 else s.items_on_page end as items_on_page,
+        case
+            when g.is_lost then s.rank_absolute
+            when s.previous_ranked_seq = s.check_seq - 1 then s.previous_ranked_rank
+        end as previous_rank_absolute,
+        not g.is_lost and s.previous_ranked_seq is distinct from s.check_seq - 1 as is_new,
+        g.is_lost,
+        s.first_seen_in_scope,
+    from sequenced as s
+    cross join (values (false), (true)) as g(is_lost)
+    where (not g.is_lost and not s.is_context)
+       or (g.is_lost and s.next_ranked_seq is distinct from s.check_seq + 1)
+),
+
+located as (
     select
         c.keyword,
         c.location_code,
         c.language_code,
         c.device,
         c.engine,
+        r.domain,
+        list_contains(c.tracked_domains, r.domain) as is_tracked,
         c.check_date,
+        c.previous_check_date,
+        r.rank_absolute,
+        r.rank_group,
+        r.url,
+        r.item_type,
+        r.items_on_page,
+        r.previous_rank_absolute,
+        r.previous_rank_absolute - r.rank_absolute as rank_change,
+        r.is_new,
+        r.is_lost,
+        r.first_seen_in_scope,
         c.task_id,
         c.result_index,
-        c.previous_check_date,
-        prev.domain,
-        null::integer as rank_absolute,
-        null::integer as rank_group,
-        null::varchar as url,
-        null::varchar as item_type,
-        0 as items_on_page,
-        prev.rank_absolute as previous_rank_absolute,
-        null::integer as rank_change,
-        false as is_new,
-        true as is_lost,
-        prev.first_seen_date as prior_first_seen_date,
-    from scoped_checks as c
-    inner join previous_placements as prev
-        on prev.task_id = c.previous_task_id
-        and prev.result_index = c.previous_result_index
-    anti join placements as cur
-        on cur.task_id = c.task_id
-        and cur.result_index = c.result_index
-        and cur.domain = prev.domain
-),
-
-combined as (
-    select * from ranked
-    union all by name
-    select * from lost
+    from combined as r
+    inner join checks as c
+        on c.series_id = r.series_id
+        and c.check_seq = r.check_seq
 ),
 
 {% if is_incremental %}
 returning_domains as (
     -- new on this check but perhaps seen long before: their first-seen date is looked up
     select distinct keyword, location_code, language_code, device, engine, domain,
-    from combined
+    from located
     where is_new
 ),
 
@@ -169,29 +206,6 @@ prior_seen as (
 ),
 {% endif %}
 
-seen as (
-    select
-        c.*,
-        least(
-            {% if is_incremental %}
-            s.first_seen_date,
-            {% endif %}
-            min(least(c.prior_first_seen_date, case when not c.is_lost then c.check_date end)) over series_domain
-        ) as first_seen_date,
-        case when c.is_lost then c.previous_check_date else c.check_date end as last_seen_date,
-    from combined as c
-    {% if is_incremental %}
-    left join prior_seen as s
-        on s.keyword = c.keyword
-        and s.location_code = c.location_code
-        and s.language_code = c.language_code
-        and s.device = c.device
-        and s.engine = c.engine
-        and s.domain = c.domain
-    {% endif %}
-    window series_domain as (partition by c.keyword, c.location_code, c.language_code, c.device, c.engine, c.domain)
-),
-
 final as (
     select
         s.keyword,
@@ -200,7 +214,7 @@ final as (
         s.device,
         s.engine,
         s.domain,
-        t.domain is not null as is_tracked,
+        s.is_tracked,
         s.check_date,
         s.previous_check_date,
         s.rank_absolute,
@@ -212,18 +226,24 @@ final as (
         s.rank_change,
         s.is_new,
         s.is_lost,
-        s.first_seen_date,
-        s.last_seen_date,
+        {% if is_incremental %}
+        least(p.first_seen_date, s.first_seen_in_scope) as first_seen_date,
+        {% else %}
+        s.first_seen_in_scope as first_seen_date,
+        {% endif %}
+        case when s.is_lost then s.previous_check_date else s.check_date end as last_seen_date,
         s.task_id,
         s.result_index,
-    from seen as s
-    left join tracked_domains as t
-        on t.keyword = s.keyword
-        and t.location_code = s.location_code
-        and t.language_code = s.language_code
-        and t.device = s.device
-        and t.engine = s.engine
-        and t.domain = s.domain
+    from located as s
+    {% if is_incremental %}
+    left join prior_seen as p
+        on p.keyword = s.keyword
+        and p.location_code = s.location_code
+        and p.language_code = s.language_code
+        and p.device = s.device
+        and p.engine = s.engine
+        and p.domain = s.domain
+    {% endif %}
 )
 
 select * from final

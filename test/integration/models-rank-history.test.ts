@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildModels, discoverModels, DEFAULT_SQL_DIR, testModels, type Model } from '../../src/models/index.js';
+import { buildModels, discoverModels, DEFAULT_SQL_DIR, testModels, withUpstream, writeSyntheticHistory, type Model } from '../../src/models/index.js';
 import { recordTrackedDomains, Warehouse } from '../../src/warehouse/index.js';
 import { RANK_DAY_4, RANK_DAYS_1_2 } from '../fixtures/models/rank-pages.js';
 import { insertPages, type Page } from '../fixtures/models/serp-pages.js';
@@ -151,5 +151,88 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
       expect(unknown.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'full', message: 'rebuilt in full: no record of its last build' });
       expect((await buildModels(wh, edited)).find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'incremental' });
     });
+  });
+});
+
+// The same rows worked out the plain way (self-joins of each check with the series' previous
+// one), to hold the model's one-window formulation to: ranks, changes, new and lost flags,
+// first and last seen dates, on a churning history with failed checks.
+const REFERENCE = `
+  with checks as (
+      select *, lag(check_date) over (partition by keyword, location_code, language_code, device, engine order by check_date) as prev_date
+      from int_serp__daily_checks
+  ),
+  ranked as (
+      select c.keyword, c.location_code, c.language_code, c.device, c.engine, c.check_date, c.prev_date, p.domain, p.rank_absolute
+      from checks as c join int_serp__domain_placements as p using (task_id, result_index)
+  ),
+  rows as (
+      select cur.keyword, cur.domain, cur.check_date, cur.rank_absolute, prev.rank_absolute as previous_rank_absolute,
+             prev.domain is null as is_new, false as is_lost, cur.check_date as last_seen_date
+      from ranked as cur
+      left join ranked as prev
+        on prev.keyword = cur.keyword and prev.location_code = cur.location_code and prev.language_code = cur.language_code
+       and prev.device = cur.device and prev.engine = cur.engine and prev.domain = cur.domain and prev.check_date = cur.prev_date
+      union all
+      select c.keyword, prev.domain, c.check_date, null, prev.rank_absolute, false, true, prev.check_date
+      from checks as c
+      join ranked as prev
+        on prev.keyword = c.keyword and prev.location_code = c.location_code and prev.language_code = c.language_code
+       and prev.device = c.device and prev.engine = c.engine and prev.check_date = c.prev_date
+      where not exists (select 1 from ranked as cur where cur.keyword = c.keyword and cur.location_code = c.location_code
+        and cur.language_code = c.language_code and cur.device = c.device and cur.engine = c.engine
+        and cur.check_date = c.check_date and cur.domain = prev.domain)
+  )
+  select r.*, f.first_seen_date
+  from rows as r
+  join (select keyword, domain, min(check_date) as first_seen_date from ranked group by all) as f using (keyword, domain)`;
+const MODEL_ROWS = `select keyword, domain, check_date, rank_absolute, previous_rank_absolute, is_new, is_lost, last_seen_date, first_seen_date from rank_history`;
+
+describe('rank_history on a churning synthetic history', () => {
+  it('matches the plain self-join reference after a full build and after incremental builds across gaps and failed checks', async () => {
+    const tmp = await tempDir('pipeline-models-rank-synthetic-');
+    const wh = await Warehouse.open(tmp.dir);
+    try {
+      const models = await discoverModels(DEFAULT_SQL_DIR);
+      const only = withUpstream(models, ['rank_history', 'domain_visibility_daily']);
+      const shape = { keywords: 12, days: 24, depth: 15, domains: 40 };
+      // A failed check has no result and no items (only new days fail: an incremental build
+      // does not look back at days it built).
+      const failSome = (fromDay: number) =>
+        wh.run(`delete from serp_results where check_date >= date '2025-01-01' + ${fromDay} and hash(task_id) % 6 = 0;
+                delete from serp_items where task_id not in (select task_id from serp_results)`);
+      await writeSyntheticHistory(wh, shape);
+      await failSome(0);
+      const diff = async () => {
+        const [d] = await wh.all<{ extra: number; missing: number; n: number; lost: number; returning: number }>(
+          `select (select count(*)::int from ((${MODEL_ROWS}) except all (${REFERENCE}))) as extra,
+                  (select count(*)::int from ((${REFERENCE}) except all (${MODEL_ROWS}))) as missing,
+                  (select count(*)::int from rank_history) as n,
+                  (select count(*)::int from rank_history where is_lost) as lost,
+                  (select count(*)::int from rank_history where is_new and first_seen_date < check_date) as returning`,
+        );
+        return d!;
+      };
+      expect((await buildModels(wh, models, { only })).filter((b) => b.status !== 'built')).toEqual([]);
+      const full = await diff();
+      expect(full).toMatchObject({ extra: 0, missing: 0 });
+      // The history has drop-outs and returns, not only steady ranks.
+      expect(full.lost).toBeGreaterThan(0);
+      expect(full.returning).toBeGreaterThan(0);
+      // New days after a gap of days, one at a time and several at once, with failed checks.
+      for (const [offset, days] of [[26, 1], [27, 3], [33, 1]] as const) {
+        await writeSyntheticHistory(wh, { ...shape, days }, offset);
+        await failSome(offset);
+        const builds = await buildModels(wh, models, { only });
+        expect(builds.find((b) => b.name === 'rank_history')).toMatchObject({ status: 'built', mode: 'incremental' });
+        expect(await diff()).toMatchObject({ extra: 0, missing: 0 });
+      }
+      const incremental = await wh.all(`select * from rank_history order by all`);
+      await buildModels(wh, models, { only, fullRefresh: true });
+      expect(await wh.all(`select * from rank_history order by all`)).toEqual(incremental);
+    } finally {
+      wh.close();
+      await tmp.cleanup();
+    }
   });
 });
