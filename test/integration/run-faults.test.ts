@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { endpoint } from '../../src/catalog/index.js';
@@ -8,7 +8,7 @@ import { runPipeline, type RunOptions, type RunSummary } from '../../src/run/ind
 import { toMicros } from '../../src/run/money.js';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { RawLanding, withWarehouse } from '../../src/warehouse/index.js';
-import { silentLogger, sumDecimals, tempDir } from './helpers.js';
+import { ShortTimeouts, silentLogger, sumDecimals, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_testfaults01';
 const SCALE = 60; // the emulator runs 60x: a rate-limit minute is a second
@@ -17,15 +17,6 @@ const TASKS = 36;
 const yaml = (extra = '') =>
   `name: faults\n${extra}jobs:\n  - kind: serp\n    engines: [engA, engB, engC]\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [alpha, beta, gamma, delta, epsilon, zeta]\n`;
 
-/** A dispatcher whose every request gives up after `ms` without an answer (a client timeout shorter than the default 60 s). */
-class ShortTimeouts extends Agent {
-  constructor(private readonly ms: number) {
-    super();
-  }
-  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    return super.dispatch({ ...opts, headersTimeout: this.ms, bodyTimeout: this.ms }, handler);
-  }
-}
 
 describe('runs against a faulty service: every task created once, every result stored once, the ledger equal to the charges', () => {
   let sandbox: SandboxHandle;

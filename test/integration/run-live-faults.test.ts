@@ -1,25 +1,16 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline, type RunOptions, type RunSummary } from '../../src/run/index.js';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { silentLogger, tempDir } from './helpers.js';
+import { ShortTimeouts, silentLogger, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_testlivefaults';
 const SCALE = 60;
 const TASKS = 12;
 const yaml = `name: live-faults\njobs:\n  - kind: serp\n    mode: live\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [alpha, beta, gamma, delta, epsilon, zeta]\n`;
 
-/** Every request gives up after `ms` without an answer. */
-class ShortTimeouts extends Agent {
-  constructor(private readonly ms: number) {
-    super();
-  }
-  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    return super.dispatch({ ...opts, headersTimeout: this.ms, bodyTimeout: this.ms }, handler);
-  }
-}
 
 describe('live calls against a faulty service: a charged call is never bought twice', () => {
   let sandbox: SandboxHandle;
