@@ -18,21 +18,16 @@ export interface Fetched {
  * before it is read here; an error stops the fetching and is returned with what was
  * fetched before it, so the caller loads that first.
  */
-export async function fetchTasks(client: ServiceClient, get: Endpoint, ids: readonly string[], signal?: AbortSignal, opts: { concurrent?: boolean } = {}): Promise<Fetched> {
+export async function fetchTasks(client: ServiceClient, get: Endpoint, ids: readonly string[], signal?: AbortSignal): Promise<Fetched> {
   const out: Fetched = { done: [], failed: [] };
-  // Concurrent: all at once, the client's limiter spacing them within the family's rate
-  // limit. Otherwise one by one, stopping at the first error.
-  const calls: PromiseSettledResult<CallResult | null>[] = [];
-  if (opts.concurrent) calls.push(...(await Promise.allSettled(ids.map((id) => (signal?.aborted ? Promise.resolve(null) : client.call(get, { taskId: id }))))));
-  else {
-    for (const id of ids) {
-      if (signal?.aborted) break;
-      try {
-        calls.push({ status: 'fulfilled', value: await client.call(get, { taskId: id }) });
-      } catch (reason) {
-        calls.push({ status: 'rejected', reason });
-        break;
-      }
+  const calls: PromiseSettledResult<CallResult>[] = [];
+  for (const id of ids) {
+    if (signal?.aborted) break;
+    try {
+      calls.push({ status: 'fulfilled', value: await client.call(get, { taskId: id }) });
+    } catch (reason) {
+      calls.push({ status: 'rejected', reason });
+      break;
     }
   }
   for (const [i, settled] of calls.entries()) {
@@ -42,7 +37,6 @@ export async function fetchTasks(client: ServiceClient, get: Endpoint, ids: read
       continue;
     }
     const call = settled.value;
-    if (!call) continue;
     const task = call.envelope.tasks?.[0];
     const verdict = call.outcome.tasks[0];
     if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;

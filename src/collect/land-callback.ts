@@ -71,7 +71,7 @@ export class CallbackLanding {
       tasksSent: 0,
       body: input.body,
     };
-    const landed = landedLine(raw, this.ctx);
+    const landed = landedLine(raw, this.ctx, { callback: true });
     const ok = landed.taskIds.includes(input.taskId);
     // A good body proves itself through the landed line; only others are parsed again.
     const status = ok ? { statusCode: 20000, message: 'Ok.' } : checkFailed(input.body, input.taskId, landed.parsed);

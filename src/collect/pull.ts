@@ -1,7 +1,7 @@
 import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
-import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js';
+import type { CallResult, ServiceClient } from '../client/index.js';
 import { taskCounts, totalCounts, type CollectCounts } from '../run/progress.js';
-import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
+import type { RunStore, Warehouse } from '../warehouse/index.js';
 import { EtlError } from '../errors.js';
 import { fetchTasks } from './fetch-tasks.js';
 import { refetchFixed } from './refetch-fixed.js';
@@ -35,11 +35,8 @@ export interface PullOptions {
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
   onProgress?: (p: PullProgress) => void;
-  /**
-   * Loads fetched tasks on its own connection while the next ones are fetched. Without
-   * it, each group is loaded before the next is fetched, and the rate-limit slots wait.
-   */
-  loader?: TaskLoader;
+  /** Loads fetched tasks on its own connection while the next ones are fetched. */
+  loader: TaskLoader;
 }
 
 export interface PullResult {
@@ -54,22 +51,30 @@ export interface PullResult {
   pending: number;
 }
 
-/** Ready tasks fetched before their rows are loaded together. */
-const GROUP = 50;
+/**
+ * `task_get` calls kept going at once. The client's limiter spaces them within the
+ * family's window; a few more than its in-flight cap keep it from ever waiting for the
+ * next id, and few enough that an interrupt lets only these finish.
+ */
+const IN_FLIGHT = 16;
+
+/** Least time between two progress reports (each counts the run's tasks in DuckDB). */
+const PROGRESS_EVERY_MS = 1000;
 
 /**
- * Pull collection: polls `tasks_ready` for the run's functions, fetches each ready task of
- * this run with `task_get/advanced/{id}`, and loads the rows of a group of tasks with their
- * collected marks in one transaction. Each body was landed by the client before this code
- * sees it; a task fetched but not loaded is found again by the next run's sweep. Then the
- * re-parsed tasks `tasks_fixed` lists are fetched again (see {@link refetchFixed}).
+ * Pull collection: polls `tasks_ready` for the run's functions and fetches each ready task
+ * of this run with `task_get/advanced/{id}`, a steady stream of calls within the rate
+ * limit with no pause between groups. Each body was landed by the client before this code
+ * sees it; the loader loads the rows with their collected marks, batch by batch, on its own
+ * connection. A task fetched but not loaded is found again by the next run's sweep. Then
+ * the re-parsed tasks `tasks_fixed` lists are fetched again (see {@link refetchFixed}).
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
   const res: PullResult = { collected: 0, failed: 0, refetched: 0, rowsLoaded: 0, pending: 0, tables: new Set() };
   try {
     await pullLoop(o, res);
   } finally {
-    if (o.loader) await settleLoader(o.loader, res);
+    await settleLoader(o.loader, res);
   }
   if (o.refetchFixed !== false && !o.signal?.aborted && res.pending === 0) {
     const r = await refetchFixed({ client: o.client, wh: o.wh, runId: o.store.runId, postEndpoints: o.postEndpoints, now: o.now, signal: o.signal }, (p) => {
@@ -107,8 +112,10 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
   const emit = () => {
     if (counts) o.onProgress?.({ ...counts, ready, refetched: res.refetched });
   };
+  let lastProgress = Number.NEGATIVE_INFINITY;
   const progress = async () => {
     if (!o.onProgress) return;
+    lastProgress = o.now().getTime();
     const rows = await taskCounts(o.wh, o.store.runId);
     const callsLeft = rows.flatMap((r) => {
       const get = fns.get(r.endpointId)?.get;
@@ -117,23 +124,30 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
     counts = { ...totalCounts(rows), callsLeft };
     emit();
   };
+  // While fetching, a report at most every PROGRESS_EVERY_MS, made by whichever call is due.
+  let reporting = false;
+  const progressDue = async () => {
+    if (reporting || o.now().getTime() - lastProgress < PROGRESS_EVERY_MS) return;
+    reporting = true;
+    try {
+      await progress();
+    } finally {
+      reporting = false;
+    }
+  };
   if (o.sweep) {
     const waiting = await o.wh.all<{ task_id: string; endpoint_id: string }>(
       `SELECT task_id, endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL ORDER BY task_id`,
       [o.store.runId],
     );
     for (const [epId, fn] of fns) {
-      const ids = waiting.filter((w) => w.endpoint_id === epId).map((w) => w.task_id);
-      for (let i = 0; i < ids.length && !o.signal?.aborted; i += GROUP) {
-        await collectGroup(o, fn.get, ids.slice(i, i + GROUP), res);
-        await progress();
-      }
+      await fetchAll(o, fn.get, waiting.filter((w) => w.endpoint_id === epId).map((w) => w.task_id), progressDue);
     }
   }
   for (;;) {
     const pending = new Set(await o.store.pendingTaskIds());
     // Fetched and handed to the loader, not yet marked collected: not to be fetched again.
-    for (const id of o.loader?.handed ?? []) pending.delete(id);
+    for (const id of o.loader.handed) pending.delete(id);
     res.pending = pending.size;
     ready = 0;
     await progress();
@@ -143,19 +157,46 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
       const ours = readyIds(listed).filter((id) => pending.has(id));
       ready = ours.length;
       if (ready > 0) emit();
-      for (let i = 0; i < ours.length && !o.signal?.aborted; i += GROUP) {
-        const group = ours.slice(i, i + GROUP);
-        await collectGroup(o, fn.get, group, res);
-        for (const id of group) pending.delete(id);
+      await fetchAll(o, fn.get, ours, async (id) => {
+        pending.delete(id);
         res.pending = pending.size;
-        ready = Math.max(0, ours.length - i - group.length);
-        await progress();
-      }
+        ready--;
+        await progressDue();
+      });
     }
     if (pending.size === 0) continue;
     if (o.signal?.aborted || o.now().getTime() - started >= o.timeoutMs) return;
     await o.sleep(o.pollIntervalMs);
   }
+}
+
+/**
+ * Fetches tasks with `task_get` (free), {@link IN_FLIGHT} at a time, handing each to the
+ * loader as it comes (the client landed its body first). Stops taking new ids when the run
+ * is aborted or a call fails; the calls under way finish, then the failure is thrown.
+ */
+async function fetchAll(o: PullOptions, get: Endpoint, ids: readonly string[], onEach: (id: string) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | undefined;
+  const worker = async () => {
+    while (next < ids.length && !o.signal?.aborted && !failure) {
+      const id = ids[next++]!;
+      const fetched = await fetchTasks(o.client, get, [id], o.signal);
+      for (const f of fetched.failed) o.loader.failed(f.id, f.statusCode, f.message);
+      for (const t of fetched.done) o.loader.fetched(t.id!);
+      if (fetched.failure !== undefined) {
+        failure ??= { err: fetched.failure };
+        return;
+      }
+      try {
+        await onEach(id);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, ids.length) }, worker));
+  if (failure) throw failure.err;
 }
 
 function readyIds(call: CallResult): string[] {
@@ -167,39 +208,4 @@ function readyIds(call: CallResult): string[] {
     }
   }
   return ids;
-}
-
-/**
- * Fetches a group of ready tasks (each body landed by the client as it arrives), then loads
- * all their rows and their collected marks in one transaction: a commit per task would
- * cost more than the rows themselves.
- */
-async function collectGroup(o: PullOptions, get: Endpoint, ids: readonly string[], res: PullResult): Promise<void> {
-  const fetched = await fetchTasks(o.client, get, ids, o.signal, { concurrent: true });
-  if (o.loader) {
-    for (const f of fetched.failed) o.loader.failed(f.id, f.statusCode, f.message);
-    for (const t of fetched.done) o.loader.fetched(t.id!);
-    if (fetched.failure !== undefined) throw fetched.failure;
-    return;
-  }
-  for (const f of fetched.failed) {
-    await o.store.markFailed(f.id, f.statusCode, f.message);
-    res.failed++;
-  }
-  // Load what was fetched before an error, then report the error.
-  if (fetched.done.length > 0) await loadGroup(o, fetched.done, res);
-  if (fetched.failure !== undefined) throw fetched.failure;
-}
-
-/** Loads the group's rows from the landed bodies (DuckDB reads the raw files) with their collected marks. */
-async function loadGroup(o: PullOptions, done: EnvelopeTask[], res: PullResult): Promise<void> {
-  const at = o.now();
-  const report = await loadLanded(o.wh, { taskIds: done.map((t) => t.id!) }, async (loaded) => {
-    for (const t of done) await o.store.markCollected(t.id!, loaded.perTask.get(t.id!) ?? 0, at);
-  });
-  for (const [table, n] of report.rows) {
-    res.rowsLoaded += n;
-    if (n > 0) res.tables.add(table);
-  }
-  res.collected += done.length;
 }

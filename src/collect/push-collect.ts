@@ -217,6 +217,8 @@ export class PushCollector {
         ended = this.#loader.abandoned.size > 0 ? 'load_failed' : 'all';
         break;
       }
+      // Nothing more to come: load what waits now rather than after the loader's linger.
+      if (out.every((id) => this.#loader.handed.has(id))) this.#loader.flush();
       if (o.signal?.aborted) {
         ended = 'interrupted';
         break;

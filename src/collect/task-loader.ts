@@ -19,11 +19,24 @@ type Item = { kind: 'landed'; c: LandedCallback } | { kind: 'fetched'; taskId: s
 /** Most tasks taken into one load; while one load runs, the next batch gathers. */
 const BATCH = 1000;
 
+/**
+ * A load costs about a third of a second whatever its size (binding the SERP types,
+ * planning, the commit): 1 task or 500 cost nearly the same (bench/engine.ts). So a load
+ * starts once this many tasks wait, or when the oldest has waited {@link LINGER_MS}, or
+ * when the collector flushes ({@link TaskLoader.idle}); not at each task's arrival.
+ */
+const MIN_BATCH = 500;
+const LINGER_MS = 3000;
+
 export interface TaskLoaderOptions {
   /** Whether a task's row in the tasks table is committed yet; until then its items wait. Default: always. */
   ready?: (taskId: string) => boolean;
   /** Called for each task loaded or marked failed. */
   onSettled?: (taskId: string) => void;
+  /** Tasks that start a load at once (default 500); fewer wait up to `lingerMs` for company. */
+  minBatch?: number;
+  /** Longest a task waits for a load to start (default 3 s); 0 loads each arrival at once. */
+  lingerMs?: number;
 }
 
 /**
@@ -32,8 +45,10 @@ export interface TaskLoaderOptions {
  * the server landed, and tasks pull fetched (the client landed and indexed those). A task
  * waits until its row in the tasks table is committed, so its collected mark always finds
  * it. Each batch indexes its callbacks, then loads the rows and marks
- * the tasks collected in one transaction; batches grow while a load runs, so the fixed
- * cost of a load is shared by more tasks the busier it gets. A failed load leaves its
+ * the tasks collected in one transaction. A load's cost is mostly fixed, so a batch
+ * gathers until {@link MIN_BATCH} tasks wait or the oldest has waited {@link LINGER_MS}
+ * (their bodies are landed meanwhile: a crash loses nothing), and batches grow while a
+ * load runs. {@link idle} loads what waits at once. A failed load leaves its
  * tasks posted, for pull (or the next run) to fetch again.
  */
 export class TaskLoader {
@@ -49,6 +64,8 @@ export class TaskLoader {
   #items: Item[] = [];
   #running: Promise<void> | null = null;
   #listeners: Array<() => void> = [];
+  #linger: NodeJS.Timeout | undefined;
+  #flushing = false;
 
   /** Every task handed over (fetched or failed), loaded or not yet. */
   readonly handed = new Set<string>();
@@ -75,8 +92,28 @@ export class TaskLoader {
     this.#push({ kind: 'failed', taskId, statusCode, message });
   }
 
-  /** Tasks whose rows are committed now: their waiting items can be loaded. */
+  /**
+   * Tasks whose rows are committed now: their waiting items can be loaded, once enough
+   * wait or the oldest has waited long enough.
+   */
   kick(): void {
+    if (this.#running) return;
+    const ready = this.#items.reduce((n, i) => n + (this.#ready(i) ? 1 : 0), 0);
+    if (ready === 0) return;
+    const linger = this.#opts.lingerMs ?? LINGER_MS;
+    if (!this.#flushing && linger > 0 && ready < (this.#opts.minBatch ?? MIN_BATCH)) {
+      this.#linger ??= setTimeout(() => {
+        this.#linger = undefined;
+        this.#start();
+      }, linger);
+      return;
+    }
+    this.#start();
+  }
+
+  #start(): void {
+    clearTimeout(this.#linger);
+    this.#linger = undefined;
     if (this.#running || !this.#items.some((i) => this.#ready(i))) return;
     this.#running = this.#drain().finally(() => {
       this.#running = null;
@@ -98,9 +135,20 @@ export class TaskLoader {
     });
   }
 
-  /** Waits until every item whose task row exists is loaded. */
+  /** Loads at once every item whose task row exists (without lingering), and waits until they are loaded. */
   async idle(): Promise<void> {
-    while (this.#running) await this.#running;
+    this.#flushing = true;
+    try {
+      this.#start();
+      while (this.#running) await this.#running;
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  /** Starts loading what waits now, without waiting for more to come (the collector has nothing more coming). */
+  flush(): void {
+    this.#start();
   }
 
   /** Items still waiting (their tasks' rows not committed, or a load under way). */
@@ -120,16 +168,15 @@ export class TaskLoader {
     return this.#opts.ready?.(id) ?? true;
   }
 
+  /** Loads one batch; what came meanwhile waits for {@link kick}'s rule. */
   async #drain(): Promise<void> {
-    for (;;) {
-      const batch: Item[] = [];
-      const rest: Item[] = [];
-      for (const i of this.#items) (batch.length < BATCH && this.#ready(i) ? batch : rest).push(i);
-      this.#items = rest;
-      if (batch.length === 0) return;
-      await this.#load(batch);
-      this.#notify();
-    }
+    const batch: Item[] = [];
+    const rest: Item[] = [];
+    for (const i of this.#items) (batch.length < BATCH && this.#ready(i) ? batch : rest).push(i);
+    this.#items = rest;
+    if (batch.length === 0) return;
+    await this.#load(batch);
+    this.#notify();
   }
 
   async #load(batch: Item[]): Promise<void> {

@@ -46,6 +46,7 @@ export async function settleLive(a: { wh: Warehouse; store: RunStore; runId: str
   ).filter((t) => a.isLive(t.endpoint_id));
   if (posted.length === 0) return { loaded: 0, lost: 0, tables: [] };
   const ids = posted.map((t) => t.task_id);
+  await a.wh.flushIndex();
   const landed = new Set(
     (
       await a.wh.all<{ id: string }>(`SELECT DISTINCT unnest(task_ids) AS id FROM raw_responses WHERE list_has_any(task_ids, $1::VARCHAR[])`, [listValue(ids)])

@@ -91,107 +91,121 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
   const sleep = o.sleep ?? abortableSleep(o.signal);
   const charged = { micros: 0n };
   return withWarehouse(o.warehouseDir, async (wh) => {
-    const started = now();
-    const unfinished = await listUnfinishedRuns(wh, o.pipeline.name);
-    const resume = o.newRun ? undefined : unfinished.at(-1);
-    const runId = resume?.runId ?? newRunId(started);
-    const plan = planPipeline(o.pipeline, runId);
-    const collection = resolveCollection(o.pipeline.collection, { ...o.collection, ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}) });
-    // Every task is checked against the catalog before the first call of the run.
-    for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
-    const make = (id: string): Ctx => {
-      const landing = new RawLanding(wh, { runId: id, pipeline: o.pipeline.name });
-      // The charge headers seen by this invocation, summed exactly, for progress lines.
-      const land = async (raw: RawResponse) => {
-        await landing.land(raw);
-        charged.micros += toMicros(raw.charge.chargeCny);
-      };
-      return {
-        o,
-        wh,
-        runId: id,
-        store: new RunStore(wh, id, o.pipeline.name),
-        client: new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land, dispatcher: o.dispatcher, limits: o.limits, now, sleep }),
-        log: o.logger.child({ runId: id, pipeline: o.pipeline.name }),
-        now,
-        sleep,
-        note: (text: string) => o.onProgress?.({ kind: 'note', text }),
-        charged,
-        collection,
-      };
-    };
-    for (const old of unfinished) if (old !== resume) await settle(make(old.runId), runId);
-
-    const ctx = make(runId);
-    const { store, log, note } = ctx;
-    if (resume) {
-      await reopenRun(wh, runId);
-      note(`resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): collecting what it posted first`);
-    } else {
-      await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: ctx.client.keyKind, at: started });
-    }
-    await store.recordJobs(o.pipeline.jobs);
+    const indexOn = await wh.sibling();
     try {
-      await recordTrackedDomains(wh, o.pipeline, runId, started);
-      let stop: Stop | null = null;
-      const touched = new Set<string>();
-      if (resume) {
-        const first = await collect(ctx, { sweep: true });
-        stop = first.stop;
-        for (const t of first.tables) touched.add(t);
-        const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
-        if (settled.found + settled.notCreated > 0) {
-          note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
-        }
-        if (settled.error) log.warn(settled.error);
-        await settleLiveTasks(ctx, touched);
-      }
-      const states = await taskStates(wh, runId);
-      const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
-      log.info({ tasks: plan.tasks.length, toPost: toPost.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
-      const batches = packBatches(toPost);
-      note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
-      if (!stop) {
-        await forgetUnsent(wh, runId, toPost.map((t) => t.tag));
-        if (collection.mode === 'push' && batches.some((b) => b.endpoint.mode === 'task_post')) {
-          ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret });
-          note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
-        }
-        stop = await postAll(ctx, batches, touched);
-      }
-      // Always collect, whatever stopped the posting: what was posted is paid for.
-      const pulled = await collect(ctx, {});
-      stop ??= pulled.stop;
-      for (const t of pulled.tables) touched.add(t);
-      // Embeddings of the pipeline's keywords come last: they need no task, only the keywords.
-      if (!stop) {
-        const embedded = await embedJobs(ctx, plan.tasks);
-        if (embedded) touched.add('keyword_embeddings');
-      }
-      const unresolved = (await openTasks(wh, runId)).length;
-      if (!stop && unresolved > 0) {
-        stop = {
-          kind: 'unknown',
-          reason: `${unresolved} task(s) were sent but their POST outcome is unknown; they are not re-posted, so nothing is paid twice. They stay in the tasks table with their tags; the next run looks them up.`,
-        };
-      }
-      // One segment file per day, kind and run instead of one file per response: loads and
-      // replays read a handful of files, and every body stays reachable through the index.
-      await compactRaw(wh);
-      // Only the tables this run wrote get a new Parquet copy (`pipeline export` rewrites all).
-      await exportParquet(wh, { tables: [...STATE_TABLES, ...touched] });
-      const state = stop === null ? 'completed' : 'partial';
-      await store.finishRun(state, stop?.reason ?? null, now());
-      log.info({ state, stop: stop?.kind }, 'run finished');
-      const summary = await summarize(wh, { runId, pipeline: o.pipeline.name, state, stopReason: stop?.reason ?? null, stopKind: stop?.kind ?? null, started, finished: now(), warehouseDir: wh.dir });
-      return { ...summary, resumed: resume !== undefined };
-    } catch (err) {
-      await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
-      throw err;
+      return await runIn(o, wh, indexOn, now, sleep, charged);
     } finally {
-      await ctx.push?.close();
+      // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
+      await wh.flushIndex().catch((err: unknown) => o.logger.warn({ err: (err as Error).message }, 'deferred raw index rows not committed; the next run rebuilds them from the raw files'));
+      indexOn.close();
     }
   });
+}
+
+/** A run on an open warehouse; `indexOn` is the landing's own connection. */
+async function runIn(o: RunOptions, wh: Warehouse, indexOn: Warehouse, now: () => Date, sleep: (ms: number) => Promise<void>, charged: { micros: bigint }): Promise<RunSummary> {
+  const started = now();
+  const unfinished = await listUnfinishedRuns(wh, o.pipeline.name);
+  const resume = o.newRun ? undefined : unfinished.at(-1);
+  const runId = resume?.runId ?? newRunId(started);
+  const plan = planPipeline(o.pipeline, runId);
+  const collection = resolveCollection(o.pipeline.collection, { ...o.collection, ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}) });
+  // Every task is checked against the catalog before the first call of the run.
+  for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
+  const make = (id: string): Ctx => {
+    // Free reads (task_get, tasks_ready) are indexed in batches: a commit per read cost
+    // more CPU than the read's rows (bench/engine.ts). Whatever reads the index flushes first.
+    const landing = new RawLanding(wh, { runId: id, pipeline: o.pipeline.name }, { deferFreeReads: true, indexOn });
+    // The charge headers seen by this invocation, summed exactly, for progress lines.
+    const land = async (raw: RawResponse) => {
+      await landing.land(raw);
+      charged.micros += toMicros(raw.charge.chargeCny);
+    };
+    return {
+      o,
+      wh,
+      runId: id,
+      store: new RunStore(wh, id, o.pipeline.name),
+      client: new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land, dispatcher: o.dispatcher, limits: o.limits, now, sleep }),
+      log: o.logger.child({ runId: id, pipeline: o.pipeline.name }),
+      now,
+      sleep,
+      note: (text: string) => o.onProgress?.({ kind: 'note', text }),
+      charged,
+      collection,
+    };
+  };
+  for (const old of unfinished) if (old !== resume) await settle(make(old.runId), runId);
+
+  const ctx = make(runId);
+  const { store, log, note } = ctx;
+  if (resume) {
+    await reopenRun(wh, runId);
+    note(`resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): collecting what it posted first`);
+  } else {
+    await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: ctx.client.keyKind, at: started });
+  }
+  await store.recordJobs(o.pipeline.jobs);
+  try {
+    await recordTrackedDomains(wh, o.pipeline, runId, started);
+    let stop: Stop | null = null;
+    const touched = new Set<string>();
+    if (resume) {
+      const first = await collect(ctx, { sweep: true });
+      stop = first.stop;
+      for (const t of first.tables) touched.add(t);
+      const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
+      if (settled.found + settled.notCreated > 0) {
+        note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
+      }
+      if (settled.error) log.warn(settled.error);
+      await settleLiveTasks(ctx, touched);
+    }
+    const states = await taskStates(wh, runId);
+    const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
+    log.info({ tasks: plan.tasks.length, toPost: toPost.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
+    const batches = packBatches(toPost);
+    note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
+    if (!stop) {
+      await forgetUnsent(wh, runId, toPost.map((t) => t.tag));
+      if (collection.mode === 'push' && batches.some((b) => b.endpoint.mode === 'task_post')) {
+        ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret });
+        note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
+      }
+      stop = await postAll(ctx, batches, touched);
+    }
+    // Always collect, whatever stopped the posting: what was posted is paid for.
+    const pulled = await collect(ctx, {});
+    stop ??= pulled.stop;
+    for (const t of pulled.tables) touched.add(t);
+    // Embeddings of the pipeline's keywords come last: they need no task, only the keywords.
+    if (!stop) {
+      const embedded = await embedJobs(ctx, plan.tasks);
+      if (embedded) touched.add('keyword_embeddings');
+    }
+    const unresolved = (await openTasks(wh, runId)).length;
+    if (!stop && unresolved > 0) {
+      stop = {
+        kind: 'unknown',
+        reason: `${unresolved} task(s) were sent but their POST outcome is unknown; they are not re-posted, so nothing is paid twice. They stay in the tasks table with their tags; the next run looks them up.`,
+      };
+    }
+    // One segment file per day, kind and run instead of one file per response: loads and
+    // replays read a handful of files, and every body stays reachable through the index.
+    await compactRaw(wh);
+    // Only the tables this run wrote get a new Parquet copy (`pipeline export` rewrites all).
+    await exportParquet(wh, { tables: [...STATE_TABLES, ...touched] });
+    const state = stop === null ? 'completed' : 'partial';
+    await store.finishRun(state, stop?.reason ?? null, now());
+    log.info({ state, stop: stop?.kind }, 'run finished');
+    const summary = await summarize(wh, { runId, pipeline: o.pipeline.name, state, stopReason: stop?.reason ?? null, stopKind: stop?.kind ?? null, started, finished: now(), warehouseDir: wh.dir });
+    return { ...summary, resumed: resume !== undefined };
+  } catch (err) {
+    await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
+    throw err;
+  } finally {
+    await ctx.push?.close();
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Warehouse } from './warehouse.js';
  * transaction, then the small files go: a crash at any point leaves every body reachable.
  */
 export async function compactRaw(wh: Warehouse): Promise<{ segments: number; responses: number }> {
+  await wh.flushIndex();
   const rows = await wh.all<{ file: string; call_id: string; run_id: string; kind: string; bytes: bigint }>(
     `SELECT file, call_id, run_id, kind, bytes FROM raw_responses WHERE file NOT LIKE '%.seg-%' ORDER BY file`,
   );
@@ -27,8 +28,7 @@ export async function compactRaw(wh: Warehouse): Promise<{ segments: number; res
     // A landed file may hold several responses (callbacks landed together): read it once.
     const files = [...new Set(members.map((m) => m.file))];
     if (files.length < 2) continue;
-    const parts: Buffer[] = [];
-    for (const f of files) parts.push(await readFile(join(wh.dir, f)));
+    const parts = await inChunks(files, (f) => readFile(join(wh.dir, f)));
     const seg = `${key}.seg-${members[0]!.call_id.slice(0, 8)}.ndjson.gz`;
     await writeDurably(join(wh.dir, seg), Buffer.concat(parts));
     const offsets: bigint[] = [];
@@ -44,8 +44,21 @@ export async function compactRaw(wh: Warehouse): Promise<{ segments: number; res
        FROM (SELECT unnest($2::VARCHAR[]) AS f, unnest($3::BIGINT[]) AS o) AS v WHERE raw_responses.file = v.f`,
       [seg, varchars(files), bigints(offsets)],
     );
-    for (const f of files) await rm(join(wh.dir, f), { force: true });
+    await inChunks(files, (f) => rm(join(wh.dir, f), { force: true }));
     segments++;
   }
   return { segments, responses: rows.length };
 }
+
+/**
+ * `fn` over `xs` in order, {@link AT_ONCE} at a time: a run leaves thousands of small files,
+ * and one read or delete at a time left the file system's thread pool idle (compaction
+ * was most of a 10,000-task run's last seconds).
+ */
+async function inChunks<T, R>(xs: readonly T[], fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < xs.length; i += AT_ONCE) out.push(...(await Promise.all(xs.slice(i, i + AT_ONCE).map(fn))));
+  return out;
+}
+
+const AT_ONCE = 32;

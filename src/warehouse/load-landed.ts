@@ -47,6 +47,7 @@ export async function loadLanded(
   alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
 ): Promise<LoadReport> {
   const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [] };
+  await wh.flushIndex();
   await clearScratch(wh.dir);
   await selectCalls(wh, sel);
   const scope = `call_id IN (SELECT call_id FROM _sel) AND kind <> '${CALLS_KIND}'`;

@@ -35,7 +35,7 @@ export interface LandedLine {
  * are always recoverable: `body_text`, else `body` if it is a string, else
  * `JSON.stringify(body)`.
  */
-export function landedLine(raw: RawResponse, ctx: LandingContext): LandedLine {
+export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callback?: boolean } = {}): LandedLine {
   let parsed: unknown;
   let ok = true;
   try {
@@ -64,6 +64,8 @@ export function landedLine(raw: RawResponse, ctx: LandingContext): LandedLine {
     refund_cny: refund,
     tasks_sent: raw.tasksSent,
     parsed: ok,
+    // A callback the service sent us, not a call we made: no ledger row, even when reindexed.
+    ...(opts.callback ? { callback: true } : {}),
   };
   const shape = ok && kind !== CALLS_KIND ? shapeOf(parsed) : [];
   const head = JSON.stringify(meta).slice(0, -1);
@@ -94,6 +96,29 @@ interface Waiting {
   done: (err?: unknown) => void;
 }
 
+/** How a landing indexes its responses. */
+export interface RawLandingOptions {
+  /**
+   * Index free reads (GET answers without a charge: `task_get`, `tasks_ready`, ...) in
+   * batches rather than before their call returns: their files are durable at once, and
+   * their `raw_responses` and `ledger` rows are committed at most {@link INDEX_EVERY_MS}
+   * later, or as soon as something reads them ({@link Warehouse.flushIndex}, which loads,
+   * reindexing and compaction call first). A crash in between loses no row:
+   * `reindexRaw` rebuilds both from the files. Charged calls and POSTs are always indexed,
+   * with their ledger rows, before their call returns. Default false.
+   */
+  deferFreeReads?: boolean;
+  /**
+   * The connection the index and ledger rows are written on (a sibling of the warehouse's).
+   * With deferred rows this is needed: a flush commits at any moment, and on the caller's
+   * own connection it would take in whatever statements the caller runs meanwhile.
+   */
+  indexOn?: Warehouse;
+}
+
+/** Longest a deferred response waits for its index and ledger rows. */
+const INDEX_EVERY_MS = 1000;
+
 /**
  * Lands responses durably before anything parses them for use: each body's NDJSON line as
  * its own gzip member in `raw/<date>/<kind>--<run>-<n>-<call>.ndjson.gz` (fsynced, renamed
@@ -105,17 +130,25 @@ interface Waiting {
  * kind and one transaction for all of them, so concurrent calls never open two
  * transactions on the one connection, a commit and an fsync (milliseconds each) are paid
  * per group rather than per response, and loads open fewer files. `land` resolves once
- * its file is durable and its rows are committed.
+ * its file is durable and its rows are committed (for a deferred free read, once its file
+ * is durable: see {@link RawLandingOptions.deferFreeReads}).
  */
 export class RawLanding {
   private seq = 0;
   private waiting: Waiting[] = [];
   private busy = false;
+  /** Landed free reads whose rows wait for the next index flush. */
+  private unindexed: Waiting[] = [];
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly wh: Warehouse,
     private readonly ctx: LandingContext,
-  ) {}
+    private readonly opts: RawLandingOptions = {},
+  ) {
+    if (opts.deferFreeReads && !opts.indexOn) throw new Error('deferred index rows need a connection of their own (indexOn)');
+    if (opts.deferFreeReads) wh.onFlushIndex(() => this.flush());
+  }
 
   /** The `Lander` the client calls. */
   readonly land = async (raw: RawResponse): Promise<void> => {
@@ -127,14 +160,54 @@ export class RawLanding {
     });
   };
 
+  /**
+   * Commits the rows of every deferred response landed so far (flushes run one after
+   * another, so when this resolves, rows an earlier flush was committing are in too).
+   */
+  flush(): Promise<void> {
+    const next = this.flushing.catch(() => {}).then(() => this.flushNow());
+    this.flushing = next;
+    return next;
+  }
+
+  private flushing: Promise<void> = Promise.resolve();
+
+  private async flushNow(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const rows = this.unindexed.splice(0);
+    if (rows.length > 0) {
+      try {
+        await this.index(rows);
+      } catch (err) {
+        this.unindexed.unshift(...rows);
+        throw err;
+      }
+    }
+  }
+
+  private deferred(w: Waiting): boolean {
+    const charge = w.raw.charge.chargeCny;
+    return this.opts.deferFreeReads === true && w.raw.method === 'GET' && (charge === null || Number(charge) === 0);
+  }
+
   private kick(): void {
     if (this.busy || this.waiting.length === 0) return;
     this.busy = true;
     const group = this.waiting.splice(0);
+    const now = group.filter((w) => !this.deferred(w));
+    const later = group.filter((w) => this.deferred(w));
     this.write(group)
-      .then(() => this.index(group))
+      .then(() => {
+        // Durable: a deferred read's call may go on; its rows go with the next flush.
+        this.unindexed.push(...later);
+        later.forEach((w) => w.done());
+        if (later.length > 0) this.timer ??= setTimeout(() => void this.flush().catch(() => {}), INDEX_EVERY_MS); // a failed flush keeps its rows for the next
+        return now.length > 0 ? this.index(now) : undefined;
+      })
       .then(
-        () => group.forEach((w) => w.done()),
+        () => now.forEach((w) => w.done()),
+        // A settled deferred read ignores the error; its rows wait in `unindexed`.
         (err: unknown) => group.forEach((w) => w.done(err ?? new Error('landing failed'))),
       )
       .finally(() => {
@@ -168,9 +241,10 @@ export class RawLanding {
 
   /** The raw index and ledger rows of a group of landed responses, in one transaction. */
   private async index(group: Waiting[]): Promise<void> {
-    await this.wh.transaction(async () => {
+    const wh = this.opts.indexOn ?? this.wh;
+    await wh.transaction(async () => {
       await runColumns(
-        this.wh,
+        wh,
         `INSERT INTO raw_responses (call_id, run_id, endpoint_id, path, http_status, request_id, file, bytes, received_at, kind, parsed, task_ids, shape, byte_offset)
          SELECT call_id, $1, endpoint_id, path, http_status, request_id, file, bytes, received_at::TIMESTAMPTZ, kind, parsed, task_ids::JSON::VARCHAR[], shape::JSON::VARCHAR[], byte_offset
          FROM (SELECT unnest($2::VARCHAR[]) AS call_id, unnest($3::VARCHAR[]) AS endpoint_id, unnest($4::VARCHAR[]) AS path, unnest($5::INTEGER[]) AS http_status,
@@ -194,7 +268,7 @@ export class RawLanding {
         ],
       );
       await runColumns(
-        this.wh,
+        wh,
         `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at)
          SELECT call_id, $1, $2, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), refund_cny::DECIMAL(18,6), cost_usd::DECIMAL(18,6),
                 balance_cny::DECIMAL(18,6), tasks, called_at::TIMESTAMPTZ

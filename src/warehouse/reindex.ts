@@ -6,10 +6,14 @@ import type { Warehouse } from './warehouse.js';
  * Rebuilds the raw index (`raw_responses`) for landed files it does not know, from the
  * files alone: each landed line carries its call metadata and shape. With it, the raw
  * folder on its own is enough to rebuild every typed table (`replay`), even when the
- * database was lost. Responses already indexed are left as they are. Without `files`, every
+ * database was lost. The `ledger` rows of the calls in those files are rebuilt from the
+ * same metadata (callbacks are not calls, so they get none): a response landed just before
+ * a crash, or a free read whose rows were still deferred (see `RawLanding`), keeps its
+ * ledger row. Responses already indexed are left as they are. Without `files`, every
  * landed file the index does not name is read.
  */
 export async function reindexRaw(wh: Warehouse, files?: readonly string[]): Promise<number> {
+  await wh.flushIndex();
   if (!files) {
     const indexed = new Set((await wh.all<{ f: string }>(`SELECT DISTINCT file AS f FROM raw_responses`)).map((r) => r.f));
     const all = await readdir(wh.rawDir, { recursive: true });
@@ -17,20 +21,27 @@ export async function reindexRaw(wh: Warehouse, files?: readonly string[]): Prom
   }
   if (files.length === 0) return 0;
   const list = `[${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(',')}]`;
+  const meta = `call_id: 'VARCHAR', run_id: 'VARCHAR', endpoint_id: 'VARCHAR', path: 'VARCHAR', http_status: 'INTEGER', request_id: 'VARCHAR', received_at: 'VARCHAR'`;
   const before = await count(wh);
-  await wh.run(`
-    INSERT INTO raw_responses BY NAME
-    SELECT call_id, run_id, endpoint_id, path, http_status, request_id,
-           replace(filename, '${wh.dir.replaceAll("'", "''")}/', '') AS file, 0 AS bytes, received_at::TIMESTAMPTZ AS received_at,
-           kind, parsed,
-           CASE WHEN parsed THEN [t.id FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null'] ELSE [] END AS task_ids,
-           shape, 0 AS byte_offset
-    FROM read_json(${list}, columns = {
-      call_id: 'VARCHAR', run_id: 'VARCHAR', endpoint_id: 'VARCHAR', path: 'VARCHAR', http_status: 'INTEGER',
-      request_id: 'VARCHAR', received_at: 'VARCHAR', kind: 'VARCHAR', parsed: 'BOOLEAN', shape: 'VARCHAR[]',
-      body: 'JSON'
-    }, format = 'newline_delimited', filename = true)
-    WHERE call_id NOT IN (SELECT call_id FROM raw_responses)`);
+  await wh.transaction(async () => {
+    await wh.run(`
+      INSERT INTO raw_responses BY NAME
+      SELECT call_id, run_id, endpoint_id, path, http_status, request_id,
+             replace(filename, '${wh.dir.replaceAll("'", "''")}/', '') AS file, 0 AS bytes, received_at::TIMESTAMPTZ AS received_at,
+             kind, parsed,
+             CASE WHEN parsed THEN [t.id FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null'] ELSE [] END AS task_ids,
+             shape, 0 AS byte_offset
+      FROM read_json(${list}, columns = {${meta}, kind: 'VARCHAR', parsed: 'BOOLEAN', shape: 'VARCHAR[]', body: 'JSON'}, format = 'newline_delimited', filename = true)
+      WHERE call_id NOT IN (SELECT call_id FROM raw_responses)`);
+    // Callback lines say so (\`callback\`); older ones are known by their file name.
+    await wh.run(`
+      INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at)
+      SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), coalesce(refund_cny, '0')::DECIMAL(18,6),
+             cost_usd::DECIMAL(18,6), balance_cny::DECIMAL(18,6), coalesce(tasks_sent, 0), received_at::TIMESTAMPTZ
+      FROM read_json(${list}, columns = {${meta}, pipeline: 'VARCHAR', method: 'VARCHAR', charge_cny: 'VARCHAR', refund_cny: 'VARCHAR', cost_usd: 'VARCHAR',
+                                         balance_cny: 'VARCHAR', tasks_sent: 'INTEGER', callback: 'BOOLEAN'}, format = 'newline_delimited', filename = true)
+      WHERE NOT coalesce(callback, false) AND filename NOT LIKE '%-cb-%' AND call_id NOT IN (SELECT call_id FROM ledger)`);
+  });
   return (await count(wh)) - before;
 }
 

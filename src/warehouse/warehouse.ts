@@ -17,7 +17,22 @@ export class Warehouse {
     private readonly instance: DuckDBInstance,
     readonly db: DuckDBConnection,
     private readonly ownsInstance = true,
+    /** Shared with siblings: every connection sees the same landing's pending rows. */
+    private readonly flushers: Set<() => Promise<void>> = new Set(),
   ) {}
+
+  /** Registers a landing whose index rows may wait (see `RawLanding`'s `deferFreeReads`). */
+  onFlushIndex(flush: () => Promise<void>): void {
+    this.flushers.add(flush);
+  }
+
+  /**
+   * Commits the raw index and ledger rows that landings have deferred: called before
+   * anything reads `raw_responses` or the ledger in the process that lands.
+   */
+  async flushIndex(): Promise<void> {
+    for (const f of this.flushers) await f();
+  }
 
   /** Opens (and creates) the warehouse in `dir`, with every declared table. */
   static async open(dir: string): Promise<Warehouse> {
@@ -101,7 +116,7 @@ export class Warehouse {
   async sibling(): Promise<Warehouse> {
     const db = await this.instance.connect();
     await db.run(`SET TimeZone = 'UTC'`);
-    return new Warehouse(this.dir, this.instance, db, false);
+    return new Warehouse(this.dir, this.instance, db, false, this.flushers);
   }
 
   close(): void {

@@ -1,0 +1,53 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TaskLoader } from '../../../src/collect/task-loader.js';
+import type { Warehouse } from '../../../src/warehouse/index.js';
+import { compactFixture, land, response, tempWarehouse } from '../warehouse/helpers.js';
+
+const IDS = ['11111111-2222-4333-8444-000000000001', '11111111-2222-4333-8444-000000000002'];
+
+/** Lands a `task_get` answer for each id (the client's landing, as pull has it before the loader). */
+async function landTasks(wh: Warehouse, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    const env = JSON.parse(await compactFixture('serp.task_get.advanced.small.json'));
+    env.tasks[0].id = id;
+    await land(wh, response(`/v3/serp/engA/organic/task_get/advanced/${id}`, JSON.stringify(env)));
+  }
+}
+
+const resultRows = async (wh: Warehouse) => (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM serp_results`))[0]!.n;
+
+describe('TaskLoader batching (real DuckDB)', () => {
+  let wh: Warehouse;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  it('lets a lone task wait for company, and loads it at once when the collector flushes', async () => {
+    await landTasks(wh, IDS.slice(0, 1));
+    const loader = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 2, lingerMs: 60_000 });
+    loader.fetched(IDS[0]!);
+    await loader.changed(300);
+    expect(loader.totals.collected).toBe(0);
+    expect(loader.waiting).toBe(1);
+    await loader.idle();
+    expect(loader.totals.collected).toBe(1);
+    expect(await resultRows(wh)).toBe(1);
+  });
+
+  it('starts a load as soon as a batch is full', async () => {
+    await landTasks(wh, IDS);
+    const loader = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 2, lingerMs: 60_000 });
+    for (const id of IDS) loader.fetched(id);
+    while (loader.totals.collected < 2) await loader.changed(5000);
+    expect(await resultRows(wh)).toBe(2);
+  });
+
+  it('loads a lone task once it has waited the linger time', async () => {
+    await landTasks(wh, IDS.slice(0, 1));
+    const loader = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 500, lingerMs: 50 });
+    loader.fetched(IDS[0]!);
+    const until = Date.now() + 10_000;
+    while (loader.totals.collected < 1 && Date.now() < until) await loader.changed(1000);
+    expect(loader.totals.collected).toBe(1);
+  });
+});
