@@ -66,6 +66,9 @@ const MAX_RESENDS = 2;
 /** Task codes that mean "not done yet". */
 const NOT_READY = new Set([40601, 40602]);
 
+/** Shortest turn of the waiting loop. */
+const LOOP_EVERY_MS = 25;
+
 /**
  * Push collection for one run process: a {@link CallbackServer} with a fresh secret, the
  * registry of the tasks this process posts (the only ids the server accepts), and a
@@ -269,12 +272,19 @@ export class PushCollector {
     }
   }
 
-  /** Resolves when the loader settles something, a pingback queues a fetch, the run is aborted, or after `ms`. */
+  /**
+   * Resolves when the loader takes or settles something, a pingback queues a fetch, the
+   * run is aborted, or after `ms`; at most every {@link LOOP_EVERY_MS}, since each turn of
+   * the loop looks at every outstanding task and callbacks arrive thousands a second.
+   */
   async #wait(ms: number, signal?: AbortSignal): Promise<void> {
+    const started = performance.now();
     const woken = new Promise<void>((r) => this.#wakers.push(r));
     const onAbort = () => this.#wakers.forEach((w) => w());
     signal?.addEventListener('abort', onAbort, { once: true });
     await Promise.race([this.#loader.changed(ms), woken]);
+    const early = LOOP_EVERY_MS - (performance.now() - started);
+    if (early > 0 && !signal?.aborted) await new Promise((r) => setTimeout(r, Math.min(early, ms)));
     signal?.removeEventListener('abort', onAbort);
     this.#wakers = [];
   }

@@ -355,39 +355,78 @@ async function leftStop(c: Ctx, pending: number): Promise<Stop | null> {
 }
 
 /**
- * Posts batches in order; live calls go a few at a time. A budget, a 402, an abort or a
- * POST with no answer stops posting (returned, so what was posted is still collected); a
- * refused key ends the run.
+ * POSTs of `task_post` batches in flight at once. One at a time, the tasks-table writes and
+ * the landing of each answer left most of the family's rate-limit window unused while
+ * posting (bench/engine.ts). With a budget they go one at a time: each batch is then priced
+ * by what the ones before it were charged.
+ */
+const POSTS_IN_FLIGHT = 4;
+
+/**
+ * Posts batches in order, a few `task_post` POSTs at once; live calls go a few at a time
+ * and alone. A budget, a 402, an abort or a POST with no answer stops posting (returned,
+ * so what was posted is still collected; POSTs already in flight finish); a refused key
+ * ends the run.
  */
 async function postAll(c: Ctx, batches: readonly PlannedBatch[], touched: Set<string>): Promise<Stop | null> {
   let liveDone = 0;
-  for (let i = 0; i < batches.length; ) {
+  let stop: Stop | null = null;
+  let fatal: { err: unknown } | undefined;
+  const flying = new Map<PlannedBatch, Promise<void>>();
+  const atOnce = c.o.pipeline.budget_cny === undefined ? POSTS_IN_FLIGHT : 1;
+  const landed = async () => {
+    await Promise.all(flying.values());
+  };
+  for (let i = 0; i < batches.length && !stop && !fatal; ) {
     const first = batches[i]!;
-    if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted before batch ${first.no} of ${batches.length}; run again to resume` };
-    const group: PlannedBatch[] = [first];
-    if (first.endpoint.mode === 'live') while (group.length < LIVE_CONCURRENCY && batches[i + group.length]?.endpoint.mode === 'live') group.push(batches[i + group.length]!);
-    const over = await overBudget(c, group);
-    if (over) return { kind: 'budget', reason: over };
-    i += group.length;
+    if (c.o.signal?.aborted) {
+      stop = { kind: 'interrupted', reason: `interrupted before batch ${first.no} of ${batches.length}; run again to resume` };
+      break;
+    }
     if (first.endpoint.mode === 'live') {
-      const stop = await postLive(c, group, touched);
+      await landed();
+      if (stop || fatal) break;
+      const group: PlannedBatch[] = [first];
+      while (group.length < LIVE_CONCURRENCY && batches[i + group.length]?.endpoint.mode === 'live') group.push(batches[i + group.length]!);
+      const over = await overBudget(c, group);
+      if (over) return { kind: 'budget', reason: over };
+      i += group.length;
+      const liveStop = await postLive(c, group, touched);
       liveDone += group.length;
-      if (stop) return stop;
+      if (liveStop) return liveStop;
       const last = i === batches.length || batches[i]!.endpoint.mode !== 'live';
       if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0) c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
       await postingLine(c, batches.slice(i));
       continue;
     }
-    try {
-      await postBatch(c, first);
-      c.note(`posted batch ${first.no}/${batches.length} (${first.tasks.length} tasks)`);
-    } catch (err) {
-      const stop = await failedPost(c, first, err);
-      if (stop) return stop;
+    while (flying.size >= atOnce) await Promise.race(flying.values());
+    if (stop || fatal) break;
+    const over = await overBudget(c, [first]);
+    if (over) {
+      stop = { kind: 'budget', reason: over };
+      break;
     }
-    await postingLine(c, batches.slice(i));
+    i++;
+    const rest = batches.slice(i);
+    // Never rejects: a failure is kept in `stop` or `fatal`, and no new POST starts after it.
+    const posting = (async () => {
+      try {
+        try {
+          await postBatch(c, first);
+          c.note(`posted batch ${first.no}/${batches.length} (${first.tasks.length} tasks)`);
+        } catch (err) {
+          stop ??= await failedPost(c, first, err);
+        }
+        await postingLine(c, rest);
+      } catch (err) {
+        fatal ??= { err };
+      }
+    })().finally(() => flying.delete(first));
+    flying.set(first, posting);
   }
-  return null;
+  await landed();
+  if (fatal) throw fatal.err;
+  return stop;
 }
 
 /** A progress line while posting: what is posted, collected and charged, and the time left at the rate limit. */

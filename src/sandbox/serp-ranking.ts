@@ -1,6 +1,6 @@
 import { DOMAIN_POOL, type PoolSite } from './domain-pool.js';
 import { keywordTopics } from './keyword-topics.js';
-import { createRng } from './prng.js';
+import { firstDrawAfter } from './prng.js';
 import type { SerpQuery } from './serp-query.js';
 
 /** One organic slot: the site, and which of its pages (0 = its best page). */
@@ -24,6 +24,14 @@ const DAILY_DRIFT = 0.035;
 export function rankSites(q: SerpQuery, seed: number): RankedSite[] {
   const kw = q.keyword.trim().toLowerCase();
   const topics = keywordTopics(kw);
+  const day = [kw, q.locationKey, q.languageCode, q.engine, q.device, q.day];
+  // Each draw is createRng(seed, ...parts, site.domain, page).next(); the parts before the
+  // site are the same for every site, so they are hashed once per query.
+  const rel = firstDrawAfter(seed, 'rel', kw);
+  const relLoc = firstDrawAfter(seed, 'rel-loc', kw, q.locationKey, q.languageCode, q.engine);
+  const relDev = firstDrawAfter(seed, 'rel-dev', kw, q.locationKey, q.languageCode, q.engine, q.device);
+  const dayA = firstDrawAfter(seed, 'day-a', ...day);
+  const dayB = firstDrawAfter(seed, 'day-b', ...day);
   const out: RankedSite[] = [];
   for (let page = 0; out.length < q.depth; page++) {
     const scored = DOMAIN_POOL.map((site) => ({ site, score: score(site, page) }));
@@ -36,15 +44,9 @@ export function rankSites(q: SerpQuery, seed: number): RankedSite[] {
   return out;
 
   function score(site: PoolSite, page: number): number {
-    const u = (...parts: Array<string | number>) => createRng(seed, ...parts, site.domain, page).next();
     const onTopic = site.topics.some((t) => topics.has(t)) ? 0.5 : site.topics.includes('general') ? 0.15 : 0;
-    const relevance =
-      onTopic +
-      0.3 * u('rel', kw) +
-      0.12 * u('rel-loc', kw, q.locationKey, q.languageCode, q.engine) +
-      0.08 * u('rel-dev', kw, q.locationKey, q.languageCode, q.engine, q.device);
-    const day = [kw, q.locationKey, q.languageCode, q.engine, q.device, q.day];
-    const drift = (u('day-a', ...day) + u('day-b', ...day) - 1) * DAILY_DRIFT;
+    const relevance = onTopic + 0.3 * rel(site.domain, page) + 0.12 * relLoc(site.domain, page) + 0.08 * relDev(site.domain, page);
+    const drift = (dayA(site.domain, page) + dayB(site.domain, page) - 1) * DAILY_DRIFT;
     return 0.3 * site.authority + relevance + drift;
   }
 }

@@ -298,9 +298,16 @@ export class RawLanding {
 
 /** Writes a file so that it is either absent or whole: temp file, fsync, rename. */
 export async function writeDurably(file: string, data: Uint8Array): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
   const tmp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
-  const fh = await open(tmp, 'wx');
+  let fh;
+  try {
+    fh = await open(tmp, 'wx');
+  } catch (err) {
+    // The day's folder is made on its first file, not before every write.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await mkdir(dirname(file), { recursive: true });
+    fh = await open(tmp, 'wx');
+  }
   try {
     await fh.writeFile(data);
     await fh.sync();

@@ -14,9 +14,26 @@ export const MAX_DEPTH = 12;
 
 /** The sorted `path:type` entries of a parsed JSON value. */
 export function shapeOf(value: unknown, maxDepth = MAX_DEPTH): string[] {
-  const seen = new Set<string>();
-  walk(value, '', 0, maxDepth, seen);
-  return [...seen].sort();
+  const root: Node = { types: new Set(), keys: null, items: null };
+  walk(value, root, 0, maxDepth);
+  const out: string[] = [];
+  collect(root, '', out);
+  return out.sort();
+}
+
+/**
+ * One path of the shape: the types seen there, and its children. The walk goes down this
+ * tree with a map lookup per key and builds each path's string once at the end: building
+ * and hashing a string per value was most of landing a body's CPU.
+ */
+interface Node {
+  types: Set<JsonTypeLetter>;
+  keys: Map<string, Node> | null;
+  items: Node | null;
+}
+
+function child(): Node {
+  return { types: new Set(), keys: null, items: null };
 }
 
 function letter(v: unknown): JsonTypeLetter {
@@ -33,17 +50,32 @@ function letter(v: unknown): JsonTypeLetter {
   }
 }
 
-function walk(v: unknown, path: string, depth: number, max: number, seen: Set<string>): void {
+/** Records `v`'s type at `node` (at `depth`; below the cap an object or array is `j`, kept whole) and walks its children. */
+function walk(v: unknown, node: Node, depth: number, max: number): void {
   const t = letter(v);
-  if (path !== '') seen.add(`${path}:${depth > max && (t === 'o' || t === 'a') ? 'j' : t}`);
+  node.types.add(depth > max && (t === 'o' || t === 'a') ? 'j' : t);
   if (depth > max) return;
   if (t === 'o') {
-    for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
-      walk(child, path === '' ? k : `${path}.${k}`, depth + 1, max, seen);
+    const keys = (node.keys ??= new Map());
+    for (const k in v as Record<string, unknown>) {
+      if (!Object.hasOwn(v as object, k)) continue;
+      let c = keys.get(k);
+      if (!c) keys.set(k, (c = child()));
+      walk((v as Record<string, unknown>)[k], c, depth + 1, max);
     }
   } else if (t === 'a') {
-    for (const child of v as unknown[]) walk(child, `${path}[]`, depth + 1, max, seen);
+    const arr = v as unknown[];
+    if (arr.length === 0) return;
+    const c = (node.items ??= child());
+    for (const x of arr) walk(x, c, depth + 1, max);
   }
+}
+
+/** The `path:type` entries under `node` (the root itself has no entry). */
+function collect(node: Node, path: string, out: string[]): void {
+  if (path !== '') for (const t of node.types) out.push(`${path}:${t}`);
+  if (node.keys) for (const [k, c] of node.keys) collect(c, path === '' ? k : `${path}.${k}`, out);
+  if (node.items) collect(node.items, `${path}[]`, out);
 }
 
 /** A merged shape: path to the set of type letters seen there. */
