@@ -3,3 +3,4 @@ export * from './tag.js';
 export * from './plan-summary.js';
 export * from './price.js';
 export * from './price-history.js';
+export * from './embeddings.js';

@@ -1,4 +1,5 @@
-import { FAMILIES, taskFunctionOf, type FamilyId } from '../catalog/index.js';
+import { endpoint, FAMILIES, taskFunctionOf, type FamilyId } from '../catalog/index.js';
+import type { EmbeddingsPlan } from './embeddings.js';
 import type { Plan } from './plan.js';
 import type { TaskPrice } from './price.js';
 
@@ -12,12 +13,14 @@ export interface PlanSummary {
   families: { family: FamilyId; calls: number; perMinute: number; minutes: number }[];
   /** The least wall time the rate limits allow for these calls (families run side by side). */
   minMinutes: number;
-  /** Sum of the endpoint estimates; null when any price is unknown. */
+  /** The `/v1/embeddings` calls of `embeddings` jobs (after the run's tasks), priced at the reference rates. */
+  embeddings: EmbeddingsPlan[];
+  /** Sum of the endpoint and embedding estimates; null when any price is unknown. */
   estimatedCny: number | null;
 }
 
 /** Counts what a plan will do, and what it should cost, without calling anything. */
-export function summarizePlan(plan: Plan, prices: readonly TaskPrice[]): PlanSummary {
+export function summarizePlan(plan: Plan, prices: readonly TaskPrice[], embeddings: readonly EmbeddingsPlan[] = []): PlanSummary {
   const price = new Map(prices.map((p) => [p.endpointId, p]));
   const calls = new Map<FamilyId, number>();
   const add = (f: FamilyId, n: number) => calls.set(f, (calls.get(f) ?? 0) + n);
@@ -35,6 +38,7 @@ export function summarizePlan(plan: Plan, prices: readonly TaskPrice[]): PlanSum
     const cny = p?.cnyPerTask === null || p?.cnyPerTask === undefined ? null : p.cnyPerTask * tasks;
     endpoints.push({ endpointId: ep.id, tasks, posts, cnyPerTask: p?.cnyPerTask ?? null, priceSource: p?.source ?? 'unknown', cny, note: p?.note });
   }
+  for (const e of embeddings) if (e.calls > 0) add(endpoint('v1.embeddings').family, e.calls);
   const families = [...calls].map(([family, n]) => {
     const perMinute = FAMILIES[family].perMinute;
     return { family, calls: n, perMinute, minutes: n / perMinute };
@@ -47,6 +51,7 @@ export function summarizePlan(plan: Plan, prices: readonly TaskPrice[]): PlanSum
     endpoints,
     families,
     minMinutes: Math.max(0, ...families.map((f) => f.minutes)),
-    estimatedCny: endpoints.some((e) => e.cny === null) ? null : endpoints.reduce((a, e) => a + (e.cny ?? 0), 0),
+    embeddings: [...embeddings],
+    estimatedCny: endpoints.some((e) => e.cny === null) ? null : endpoints.reduce((a, e) => a + (e.cny ?? 0), 0) + embeddings.reduce((a, e) => a + e.cny, 0),
   };
 }

@@ -2,19 +2,8 @@ import type { Logger } from 'pino';
 import type { ServiceClient } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
 import { embedWithCache, serviceEmbed } from '../models/clusters/index.js';
-import type { PlannedTask } from '../plan/index.js';
+import { plannedKeywords, type PlannedTask } from '../plan/index.js';
 import type { Warehouse } from '../warehouse/index.js';
-
-/** The distinct keywords a plan's tasks ask about (`keyword`, or each of `keywords`). */
-export function plannedKeywords(tasks: readonly PlannedTask[]): string[] {
-  const out = new Set<string>();
-  for (const t of tasks) {
-    const { keyword, keywords } = t.spec as { keyword?: unknown; keywords?: unknown };
-    if (typeof keyword === 'string') out.add(keyword);
-    if (Array.isArray(keywords)) for (const k of keywords) if (typeof k === 'string') out.add(k);
-  }
-  return [...out].sort();
-}
 
 /**
  * Runs the pipeline's `embeddings` jobs: every keyword the run's tasks asked about is

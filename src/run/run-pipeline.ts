@@ -9,6 +9,7 @@ import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PriceHistory } from '../plan/index.js';
 import { compactRaw, exportParquet, RawLanding, recordTrackedDomains, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
+import { checkLlmModels } from './check-models.js';
 import { embedJobs } from './embed-jobs.js';
 import { LIVE_CONCURRENCY, loadLiveTasks, postedRows, settleLive } from './live.js';
 import { collectProgress, postingProgress, type RunProgress } from './progress.js';
@@ -139,6 +140,11 @@ async function runIn(o: RunOptions, wh: Warehouse, indexOn: Warehouse, now: () =
 
   const ctx = make(runId);
   const { store, log, note } = ctx;
+  if (!resume) {
+    // A model the service does not offer would be refused with 40501 after the others were paid for.
+    const warning = await checkLlmModels(ctx.client, o.pipeline, o.file);
+    if (warning) log.warn(warning);
+  }
   if (resume) {
     await reopenRun(wh, runId);
     note(`resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): collecting what it posted first`);

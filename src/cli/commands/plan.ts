@@ -4,7 +4,8 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { endpoint } from '../../catalog/index.js';
 import { ServiceClient } from '../../client/index.js';
 import { loadPipeline } from '../../config/index.js';
-import { planPipeline, priceTasks, readPriceHistory, summarizePlan, type PlanSummary, type PriceHistory } from '../../plan/index.js';
+import { planEmbeddings, planPipeline, priceTasks, readPriceHistory, summarizePlan, type PlanSummary, type PriceHistory } from '../../plan/index.js';
+import { cachedEmbeddingKeys } from '../../models/clusters/index.js';
 import { withWarehouse } from '../../warehouse/index.js';
 import { render } from '../render.js';
 import { resolveTarget } from '../service-target.js';
@@ -29,9 +30,11 @@ export const planCommand: CommandModule<object, PlanArgs> = {
   handler: async (args: ArgumentsCamelCase<PlanArgs>) => {
     const pipeline = await loadPipeline(args.file);
     const plan = planPipeline(pipeline, 'plan');
-    const history: PriceHistory = existsSync(join(args.warehouse, 'warehouse.duckdb'))
-      ? await withWarehouse(args.warehouse, readPriceHistory)
-      : { byPipeline: new Map(), byEndpoint: new Map(), cnyPerUsd: null };
+    const hasWarehouse = existsSync(join(args.warehouse, 'warehouse.duckdb'));
+    const history: PriceHistory = hasWarehouse ? await withWarehouse(args.warehouse, readPriceHistory) : { byPipeline: new Map(), byEndpoint: new Map(), cnyPerUsd: null };
+    // Keywords the warehouse has embedded already are not bought again, so not priced.
+    const cache = hasWarehouse && pipeline.jobs.some((j) => j.kind === 'embeddings') ? await withWarehouse(args.warehouse, cachedEmbeddingKeys) : new Map<string, Set<string>>();
+    const embeddings = planEmbeddings(pipeline, plan.tasks, (model, dims) => cache.get(`${model}\0${dims}`) ?? new Set());
     if (args['cny-per-usd'] !== undefined) history.cnyPerUsd = args['cny-per-usd'];
     const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
     let summary: PlanSummary;
@@ -44,7 +47,8 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       const prices = sandboxKey
         ? [...new Set(plan.tasks.map((t) => t.endpoint.id))].map((id) => ({ endpointId: id, cnyPerTask: 0, source: 'sandbox' as const, note: 'sandbox keys are never charged' }))
         : priceTasks(plan, history, user?.rates, (id) => high.has(id));
-      summary = summarizePlan(plan, prices);
+      // Sandbox keys are never charged, embeddings included.
+      summary = summarizePlan(plan, prices, sandboxKey ? embeddings.map((e) => ({ ...e, cnyPer1kTokens: 0, cny: 0 })) : embeddings);
     } finally {
       await target.sandbox?.close();
     }
@@ -63,6 +67,15 @@ export function formatPlan(s: PlanSummary, budget?: number): string {
     render(s.endpoints.map((e) => ({ endpoint: e.endpointId, tasks: e.tasks, posts: e.posts, cny_per_task: cny(e.cnyPerTask), cny: cny(e.cny), price_from: e.priceSource, note: e.note ?? '' })), 'table').trimEnd(),
     '',
     render(s.families.map((f) => ({ rate_family: f.family, calls: f.calls, per_minute: f.perMinute, minutes: f.minutes.toFixed(1) })), 'table').trimEnd(),
+    ...(s.embeddings.length > 0
+      ? [
+          '',
+          render(
+            s.embeddings.map((e) => ({ embeddings: e.job, model: `${e.model}/${e.dimensions}`, keywords: e.keywords, cached: e.cached, calls: e.calls, tokens_est: e.tokens, cny_per_1k: e.cnyPer1kTokens, cny: e.cny.toFixed(4) })),
+            'table',
+          ).trimEnd(),
+        ]
+      : []),
     '',
     `at least ${s.minMinutes.toFixed(1)} min at the rate limits (plus the service's own queue time in standard mode)`,
     `estimated charge: ${s.estimatedCny === null ? 'unknown for some endpoints (see price_from)' : `${s.estimatedCny.toFixed(4)} CNY`}${budget !== undefined ? `; budget ${budget} CNY` : ''}`,

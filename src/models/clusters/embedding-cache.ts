@@ -92,3 +92,19 @@ export async function embedWithCache(wh: Warehouse, texts: readonly string[], op
   }
   return { vectors, cached, embedded: missing.length, calls };
 }
+
+/**
+ * The texts the cache holds, per `model\0dimensions`; empty when the warehouse has no
+ * cache yet (read without creating it, so `pipeline plan` writes nothing).
+ */
+export async function cachedEmbeddingKeys(wh: Warehouse): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  const [t] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM duckdb_tables() WHERE table_name = 'keyword_embeddings'`);
+  if (!t || t.n === 0) return out;
+  for (const r of await wh.all<{ keyword: string; model: string; dimensions: number }>(`SELECT DISTINCT keyword, model, dimensions FROM keyword_embeddings`)) {
+    const key = `${r.model}\0${r.dimensions}`;
+    if (!out.has(key)) out.set(key, new Set());
+    out.get(key)!.add(r.keyword);
+  }
+  return out;
+}
