@@ -103,6 +103,16 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
   });
 }
 
+/** Parquet copies of `tables` made on a connection of their own. */
+async function exportBeside(wh: Warehouse, tables: readonly string[]): Promise<void> {
+  const side = await wh.sibling();
+  try {
+    await exportParquet(side, { tables });
+  } finally {
+    side.close();
+  }
+}
+
 /** A run on an open warehouse; `indexOn` is the landing's own connection. */
 async function runIn(o: RunOptions, wh: Warehouse, indexOn: Warehouse, now: () => Date, sleep: (ms: number) => Promise<void>, charged: { micros: bigint }): Promise<RunSummary> {
   const started = now();
@@ -198,9 +208,16 @@ async function runIn(o: RunOptions, wh: Warehouse, indexOn: Warehouse, now: () =
     }
     // One segment file per day, kind and run instead of one file per response: loads and
     // replays read a handful of files, and every body stays reachable through the index.
-    await compactRaw(wh);
-    // Only the tables this run wrote get a new Parquet copy (`pipeline export` rewrites all).
-    await exportParquet(wh, { tables: [...STATE_TABLES, ...touched] });
+    // Only the tables this run wrote get a new Parquet copy (`pipeline export` rewrites
+    // all); all but the raw index are copied on a second connection while compaction runs.
+    const tables = [...STATE_TABLES, ...touched];
+    const copies = exportBeside(wh, tables.filter((t) => t !== 'raw_responses'));
+    try {
+      await compactRaw(wh);
+    } finally {
+      await copies;
+    }
+    await exportParquet(wh, { tables: ['raw_responses'] });
     const state = stop === null ? 'completed' : 'partial';
     await store.finishRun(state, stop?.reason ?? null, now());
     log.info({ state, stop: stop?.kind }, 'run finished');
@@ -366,7 +383,7 @@ async function leftStop(c: Ctx, pending: number): Promise<Stop | null> {
  * posting (bench/engine.ts). With a budget they go one at a time: each batch is then priced
  * by what the ones before it were charged.
  */
-const POSTS_IN_FLIGHT = 4;
+const POSTS_IN_FLIGHT = 8;
 
 /**
  * Posts batches in order, a few `task_post` POSTs at once; live calls go a few at a time
