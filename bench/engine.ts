@@ -23,15 +23,15 @@
 // process its result building and gzip would be charged to the engine. `--verbose` adds
 // the calls per rate-limit window, the CPU of each process and the emulator's event-loop delay.
 //
-// Measured here (2 cores, load average 1 to 3), five runs of pull: 1.033 to 1.055 (the
-// windows are full from the fourth second on; what is left is the first seconds of
-// posting and the last ones: compaction, the Parquet copy); this process spent about 100 s
-// of CPU on 10,000 tasks (15 ms a task before the loader gathered batches and free reads
-// were indexed in batches). Push 1.31 and cost 1.00. Push is bound by CPU, its own and the
-// emulator's: the last 40 POSTs open the second window and their 4,000 results come back
-// within a second; the emulator spends about 2.2 ms of CPU to build, gzip and send each one
-// and this process about 4.7 ms to land and load it, so on 2 cores those 4,000 take
-// ~14 s, where the bound leaves 3.
+// Measured here (2 cores, load average 1 to 3): pull 1.033 to 1.055 over six runs (1.034
+// in a full `npm run bench`); the windows are full from the fourth second on, and what is
+// left is the first seconds of posting and the last ones (compaction, the Parquet copy).
+// This process spends about 100 s of CPU on the 10,000 tasks (15 ms a task before the
+// loader gathered batches and free reads were indexed in batches). Push 1.14 to 1.31, cost
+// 1.00. Push is bound by CPU, its own and the emulator's: the last 40 POSTs open the second
+// window and their 4,000 results are ready within a second; the emulator spends about
+// 2.2 ms of CPU to build, gzip and send each one and this process about 4.7 ms to land and
+// load it, so on 2 cores those 4,000 take 9 to 14 s where the bound leaves 3.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
