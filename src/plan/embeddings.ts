@@ -1,15 +1,7 @@
+import { EMBEDDING_MODELS } from '../catalog/index.js';
 import type { Pipeline } from '../config/index.js';
 import type { PlannedTask } from './plan.js';
 
-/**
- * Reference prices of `/v1/embeddings` per 1,000 tokens in CNY (spec, Billing). Estimates:
- * the charge header of each call is what the ledger keeps.
- */
-export const EMBEDDING_CNY_PER_1K_TOKENS: Readonly<Record<string, number>> = {
-  'text-embedding-3-small': 0.00032,
-  'text-embedding-3-large': 0.00208,
-  'text-embedding-ada-002': 0.0016,
-};
 
 /** The distinct keywords a plan's tasks ask about (`keyword`, or each of `keywords`): what an `embeddings` job embeds. */
 export function plannedKeywords(tasks: readonly PlannedTask[]): string[] {
@@ -50,7 +42,7 @@ export function planEmbeddings(pipeline: Pipeline, tasks: readonly PlannedTask[]
     const have = cached(job.model, dimensions);
     const toBuy = keywords.filter((k) => !have.has(k));
     const tokens = toBuy.reduce((n, k) => n + Math.max(1, Math.ceil(k.length / 4)), 0);
-    const rate = EMBEDDING_CNY_PER_1K_TOKENS[job.model]!;
+    const rate = EMBEDDING_MODELS[job.model]!.cnyPer1kTokens;
     return [{ job: job.name, model: job.model, dimensions, keywords: keywords.length, cached: keywords.length - toBuy.length, calls: Math.ceil(toBuy.length / job.batch_size), tokens, cnyPer1kTokens: rate, cny: (tokens / 1000) * rate }];
   });
 }

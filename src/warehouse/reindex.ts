@@ -21,27 +21,38 @@ export async function reindexRaw(wh: Warehouse, files?: readonly string[]): Prom
   }
   if (files.length === 0) return 0;
   const list = `[${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(',')}]`;
-  const meta = `call_id: 'VARCHAR', run_id: 'VARCHAR', endpoint_id: 'VARCHAR', path: 'VARCHAR', http_status: 'INTEGER', request_id: 'VARCHAR', received_at: 'VARCHAR'`;
   const before = await count(wh);
-  await wh.transaction(async () => {
-    await wh.run(`
-      INSERT INTO raw_responses BY NAME
-      SELECT call_id, run_id, endpoint_id, path, http_status, request_id,
-             replace(filename, '${wh.dir.replaceAll("'", "''")}/', '') AS file, 0 AS bytes, received_at::TIMESTAMPTZ AS received_at,
-             kind, parsed,
-             CASE WHEN parsed THEN [t.id FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null'] ELSE [] END AS task_ids,
-             shape, 0 AS byte_offset
-      FROM read_json(${list}, columns = {${meta}, kind: 'VARCHAR', parsed: 'BOOLEAN', shape: 'VARCHAR[]', body: 'JSON'}, format = 'newline_delimited', filename = true)
-      WHERE call_id NOT IN (SELECT call_id FROM raw_responses)`);
-    // Callback lines say so (\`callback\`); older ones are known by their file name.
-    await wh.run(`
-      INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at)
-      SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), coalesce(refund_cny, '0')::DECIMAL(18,6),
-             cost_usd::DECIMAL(18,6), balance_cny::DECIMAL(18,6), coalesce(tasks_sent, 0), received_at::TIMESTAMPTZ
-      FROM read_json(${list}, columns = {${meta}, pipeline: 'VARCHAR', method: 'VARCHAR', charge_cny: 'VARCHAR', refund_cny: 'VARCHAR', cost_usd: 'VARCHAR',
-                                         balance_cny: 'VARCHAR', tasks_sent: 'INTEGER', callback: 'BOOLEAN'}, format = 'newline_delimited', filename = true)
-      WHERE NOT coalesce(callback, false) AND filename NOT LIKE '%-cb-%' AND call_id NOT IN (SELECT call_id FROM ledger)`);
-  });
+  // One read of the files: their metadata (and the task ids, from the body) into a temp table, then both inserts.
+  await wh.run(`
+    CREATE OR REPLACE TEMP TABLE _reindexed AS
+    SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id,
+           replace(filename, '${wh.dir.replaceAll("'", "''")}/', '') AS file, received_at::TIMESTAMPTZ AS received_at, kind, parsed, shape,
+           CASE WHEN parsed THEN [t.id FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null'] ELSE [] END AS task_ids,
+           charge_cny, refund_cny, cost_usd, balance_cny, tasks_sent,
+           -- Callback lines say so; older ones are known by their file name. Callbacks are not our calls: no ledger row.
+           coalesce(callback, false) OR filename LIKE '%-cb-%' AS callback
+    FROM read_json(${list}, columns = {
+      call_id: 'VARCHAR', run_id: 'VARCHAR', pipeline: 'VARCHAR', endpoint_id: 'VARCHAR', method: 'VARCHAR', path: 'VARCHAR', http_status: 'INTEGER',
+      request_id: 'VARCHAR', received_at: 'VARCHAR', kind: 'VARCHAR', parsed: 'BOOLEAN', shape: 'VARCHAR[]', charge_cny: 'VARCHAR', refund_cny: 'VARCHAR',
+      cost_usd: 'VARCHAR', balance_cny: 'VARCHAR', tasks_sent: 'INTEGER', callback: 'BOOLEAN', body: 'JSON'
+    }, format = 'newline_delimited', filename = true)
+    -- A body in two files (a small file and the segment a killed compaction wrote) counts once.
+    QUALIFY row_number() OVER (PARTITION BY call_id ORDER BY filename) = 1`);
+  try {
+    await wh.transaction(async () => {
+      await wh.run(`
+        INSERT INTO raw_responses BY NAME
+        SELECT call_id, run_id, endpoint_id, path, http_status, request_id, file, 0 AS bytes, received_at, kind, parsed, task_ids, shape, 0 AS byte_offset
+        FROM _reindexed WHERE call_id NOT IN (SELECT call_id FROM raw_responses)`);
+      await wh.run(`
+        INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at)
+        SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), coalesce(refund_cny, '0')::DECIMAL(18,6),
+               cost_usd::DECIMAL(18,6), balance_cny::DECIMAL(18,6), coalesce(tasks_sent, 0), received_at
+        FROM _reindexed WHERE NOT callback AND call_id NOT IN (SELECT call_id FROM ledger)`);
+    });
+  } finally {
+    await wh.run(`DROP TABLE IF EXISTS _reindexed`);
+  }
   return (await count(wh)) - before;
 }
 

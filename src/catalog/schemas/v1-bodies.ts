@@ -12,11 +12,15 @@ export const CHAT_MODEL_ALIASES: Readonly<Record<string, (typeof CHAT_MODELS)[nu
 /** The public name of the image model; the response names an upstream id, never sent. */
 export const IMAGE_MODEL = 'imgmodel-3.1-flash-image';
 
-/** Embedding models with their native output size (the upper bound of `dimensions`). */
-export const EMBEDDING_MODELS: Readonly<Record<string, { dimensions: number; customDimensions: boolean }>> = {
-  'text-embedding-3-small': { dimensions: 1536, customDimensions: true },
-  'text-embedding-3-large': { dimensions: 3072, customDimensions: true },
-  'text-embedding-ada-002': { dimensions: 1536, customDimensions: false },
+/**
+ * Embedding models with their native output size (the upper bound of `dimensions`) and
+ * the spec's reference price in CNY per 1,000 tokens (an estimate: the charge header is
+ * authoritative).
+ */
+export const EMBEDDING_MODELS: Readonly<Record<string, { dimensions: number; customDimensions: boolean; cnyPer1kTokens: number }>> = {
+  'text-embedding-3-small': { dimensions: 1536, customDimensions: true, cnyPer1kTokens: 0.00032 },
+  'text-embedding-3-large': { dimensions: 3072, customDimensions: true, cnyPer1kTokens: 0.00208 },
+  'text-embedding-ada-002': { dimensions: 1536, customDimensions: false, cnyPer1kTokens: 0.0016 },
 };
 
 const message = z

@@ -1,3 +1,5 @@
+import { EMBEDDING_MODELS } from '../../catalog/index.js';
+
 /**
  * `/v1` prices in CNY units of 0.0001 (money.ts), from the spec's Billing section. Token
  * charges are rounded up to the next unit, so a non-empty call never costs 0.
@@ -7,13 +9,6 @@
 export const CHAT_PRICES: Readonly<Record<string, { input: number; output: number }>> = {
   'chat5.6-terra': { input: 0.6, output: 3.6 },
   'chat5.6-luna': { input: 0.06, output: 0.36 },
-};
-
-/** CNY per 1K tokens (spec, embeddings reference prices). */
-export const EMBEDDING_PRICES: Readonly<Record<string, number>> = {
-  'text-embedding-3-small': 0.00032,
-  'text-embedding-3-large': 0.00208,
-  'text-embedding-ada-002': 0.0016,
 };
 
 /** USD per image by billing tier (spec), converted at the image-specific rate. */
@@ -44,7 +39,7 @@ export function chatUnits(model: string, promptTokens: number, completionTokens:
 
 /** Embeddings charge in CNY units. */
 export function embeddingUnits(model: string, tokens: number): number {
-  return cnyToUnitsCeil(((EMBEDDING_PRICES[model] ?? 0) * tokens) / 1000);
+  return cnyToUnitsCeil(((EMBEDDING_MODELS[model]?.cnyPer1kTokens ?? 0) * tokens) / 1000);
 }
 
 /** Image charge in CNY units: the tier's price plus 40% of the text tokens, at the image rate. */
