@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
+import type { ResolvedCollection } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { TaskLoader } from './task-loader.js';
@@ -8,18 +9,8 @@ import { PostedTasks, type PostedTask } from './posted-tasks.js';
 import { CallbackServer } from './push.js';
 import { failedCallbacks, resendCallbacks } from './recover-callbacks.js';
 
-/** The callback server's settings (the resolved `collection` block of the pipeline file). */
-export interface PushSettings {
-  callback: 'postback' | 'pingback';
-  host: string;
-  port: number;
-  /** Where the service reaches the server; `http://<host>:<port>` when undefined. */
-  publicUrl: string | undefined;
-  /** Stop waiting for callbacks after this long without one, and pull the rest. */
-  callbackWaitMs: number;
-  maxBodyBytes: number;
-  maxUnzippedBytes: number;
-}
+/** The callback server's settings: the resolved `collection` block of the pipeline file, in push mode. */
+export type PushSettings = Omit<Extract<ResolvedCollection, { mode: 'push' }>, 'mode' | 'deadlineMs'>;
 
 export interface PushStartOptions extends PushSettings {
   wh: Warehouse;

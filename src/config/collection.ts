@@ -80,8 +80,9 @@ export type ResolvedCollection =
       callback: 'postback' | 'pingback';
       host: string;
       port: number;
-      /** Undefined: `http://<host>:<bound port>`, known once the server listens. */
+      /** Where the service reaches the server; undefined: `http://<host>:<bound port>`, known once the server listens. */
       publicUrl: string | undefined;
+      /** Stop waiting for callbacks after this long without one, and pull the rest. */
       callbackWaitMs: number;
       maxBodyBytes: number;
       maxUnzippedBytes: number;
