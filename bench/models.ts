@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adjustedRandIndex, DEFAULT_SQL_DIR, discoverModels, measureIncrementalRatio } from '../src/models/index.js';
-import { runClusters } from '../src/models/cluster-run.js';
+import { runClusters } from '../src/run/cluster-run.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { Warehouse, withWarehouse } from '../src/warehouse/index.js';
 

@@ -145,3 +145,4 @@ export function chatEndpointFor(model: string): Endpoint {
   return endpoint(model === IMAGE_MODEL ? 'v1.chat.completions.image' : 'v1.chat.completions');
 }
 export * from './migration.js';
+export * from './locations.js';

@@ -7,3 +7,4 @@ export { CallbackServer, type CallbackServerOptions, type CallbackCounts } from 
 export type { LandedCallback } from './land-callback.js';
 export { PostedTasks, type PostedTask } from './posted-tasks.js';
 export { TaskLoader, type TaskLoaderOptions, type LoaderTotals } from './task-loader.js';
+export type { CallsLeft, CollectCounts } from './collect-counts.js';

@@ -1,5 +1,4 @@
-import { loadLanded, reindexRaw, type Warehouse } from '../warehouse/index.js';
-import { markCollectedMany } from './mark-tasks.js';
+import { loadLanded, reindexRaw, RunStore, type Warehouse } from '../warehouse/index.js';
 
 /** What a load of landed task bodies did. */
 export interface TaskLoad {
@@ -21,7 +20,7 @@ export async function loadTasks(wh: Warehouse, runId: string, taskIds: readonly 
   for (let i = 0; i < taskIds.length; i += CHUNK) {
     const ids = taskIds.slice(i, i + CHUNK);
     const report = await loadLanded(wh, { taskIds: ids }, async (r) => {
-      await markCollectedMany(wh, runId, new Map(ids.map((id) => [id, r.perTask.get(id) ?? 0])), at);
+      await new RunStore(wh, runId).markCollected(new Map(ids.map((id) => [id, r.perTask.get(id) ?? 0])), at);
     });
     for (const [table, n] of report.rows) {
       out.rowsLoaded += n;

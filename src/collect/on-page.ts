@@ -47,10 +47,7 @@ export async function collectOnPage(o: OnPageOptions): Promise<OnPageResult> {
   const res: OnPageResult = { collected: 0, failed: 0, pending: 0, tables: new Set() };
   const probe = endpoint('on_page.resources');
   for (;;) {
-    const crawls = await o.wh.all<Crawl>(
-      `SELECT task_id, job FROM tasks WHERE run_id = $1 AND state = 'posted' AND endpoint_id = 'on_page.task_post' AND task_id IS NOT NULL ORDER BY task_id`,
-      [o.store.runId],
-    );
+    const crawls: Crawl[] = (await o.store.pendingTasks('on_page.task_post')).map((t) => ({ task_id: t.taskId, job: t.job }));
     res.pending = crawls.length;
     o.onProgress?.({ collected: res.collected, failed: res.failed, pending: crawls.length });
     if (crawls.length === 0) return res;
@@ -61,7 +58,7 @@ export async function collectOnPage(o: OnPageOptions): Promise<OnPageResult> {
       const probeId = check.envelope.tasks?.[0]?.id;
       if (verdict && !verdict.ok) {
         if (GONE.has(verdict.statusCode)) {
-          await o.store.markFailed(crawl.task_id, verdict.statusCode, verdict.message);
+          await o.store.markFailed([{ taskId: crawl.task_id, statusCode: verdict.statusCode, message: verdict.message }]);
           res.failed++;
         }
         continue;
@@ -75,7 +72,7 @@ export async function collectOnPage(o: OnPageOptions): Promise<OnPageResult> {
       const report = await loadLanded(o.wh, { taskIds: readIds }, async (loaded) => {
         let rows = 0;
         for (const id of readIds) rows += loaded.perTask.get(id) ?? 0;
-        await o.store.markCollected(crawl.task_id, rows, at);
+        await o.store.markCollected(new Map([[crawl.task_id, rows]]), at);
       });
       for (const [table, n] of report.rows) if (n > 0) res.tables.add(table);
       res.collected++;

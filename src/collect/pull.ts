@@ -1,7 +1,7 @@
 import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { CallResult, ServiceClient } from '../client/index.js';
-import { taskCounts, totalCounts, type CollectCounts } from '../run/progress.js';
-import type { RunStore, Warehouse } from '../warehouse/index.js';
+import { totalCounts, type RunStore, type Warehouse } from '../warehouse/index.js';
+import type { CollectCounts } from './collect-counts.js';
 import { EtlError } from '../errors.js';
 import { fetchTasks } from './fetch-tasks.js';
 import { refetchFixed } from './refetch-fixed.js';
@@ -116,7 +116,7 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
   const progress = async () => {
     if (!o.onProgress) return;
     lastProgress = o.now().getTime();
-    const rows = await taskCounts(o.wh, o.store.runId);
+    const rows = await o.store.countsByEndpoint();
     const callsLeft = rows.flatMap((r) => {
       const get = fns.get(r.endpointId)?.get;
       return get && r.pending > 0 ? [{ family: get.family, calls: r.pending }] : [];
@@ -136,12 +136,9 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
     }
   };
   if (o.sweep) {
-    const waiting = await o.wh.all<{ task_id: string; endpoint_id: string }>(
-      `SELECT task_id, endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL ORDER BY task_id`,
-      [o.store.runId],
-    );
+    const waiting = await o.store.pendingTasks();
     for (const [epId, fn] of fns) {
-      await fetchAll(o, fn.get, waiting.filter((w) => w.endpoint_id === epId).map((w) => w.task_id), progressDue);
+      await fetchAll(o, fn.get, waiting.filter((w) => w.endpointId === epId).map((w) => w.taskId), progressDue);
     }
   }
   for (;;) {

@@ -1,6 +1,6 @@
 import { ENDPOINTS, taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { CallResult, ServiceClient } from '../client/index.js';
-import { loadLanded, type Warehouse } from '../warehouse/index.js';
+import { loadLanded, RunStore, type Warehouse } from '../warehouse/index.js';
 import { fetchTasks } from './fetch-tasks.js';
 
 export interface RefetchOptions {
@@ -119,7 +119,7 @@ async function refetchGroup(o: RefetchOptions, get: Endpoint, ids: string[], res
           `UPDATE task_refetches SET refetched_at = $2::TIMESTAMPTZ, run_id = $3, status_code = 20000, rows_loaded = $4 WHERE task_id = $1 AND refetched_at IS NULL`,
           [id, at, o.runId, rows],
         );
-        await o.wh.run(`UPDATE tasks SET rows_loaded = $2 WHERE task_id = $1`, [id, rows]);
+        await RunStore.recordReloaded(o.wh, id, rows);
       }
     });
     for (const [table, n] of report.rows) {

@@ -1,8 +1,7 @@
-import type { Warehouse } from '../warehouse/index.js';
+import { RunStore, type Warehouse } from '../warehouse/index.js';
 import { indexCallbacks } from './index-callbacks.js';
 import type { LandedCallback } from './land-callback.js';
 import { loadTasks } from './load-tasks.js';
-import { markFailedMany } from './mark-tasks.js';
 
 /** What the loader has done so far. */
 export interface LoaderTotals {
@@ -190,7 +189,7 @@ export class TaskLoader {
     try {
       await indexCallbacks(this.#wh, this.#runId, callbacks);
       const load = await loadTasks(this.#wh, this.#runId, toLoad, this.#now());
-      await markFailedMany(this.#wh, this.#runId, failed);
+      await new RunStore(this.#wh, this.#runId).markFailed(failed);
       this.totals.collected += load.collected;
       this.totals.rowsLoaded += load.rowsLoaded;
       for (const t of load.tables) this.totals.tables.add(t);

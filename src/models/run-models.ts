@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { withWarehouse } from '../warehouse/index.js';
+import { withWarehouse, type Warehouse } from '../warehouse/index.js';
+import type { Model } from './model.js';
 import { buildModels, type ModelBuildResult } from './build-models.js';
 import { discoverModels } from './discover-models.js';
 import { withUpstream } from './order-models.js';
@@ -33,13 +34,23 @@ export interface RunModelsResult {
 export async function runModels(opts: RunModelsOptions): Promise<RunModelsResult> {
   const models = await discoverModels(opts.sqlDir ?? DEFAULT_SQL_DIR);
   const only = opts.select && opts.select.length > 0 ? withUpstream(models, opts.select) : undefined;
-  return withWarehouse(opts.warehouseDir, async (wh) => {
-    const builds = await buildModels(wh, models, { fullRefresh: opts.fullRefresh, only, onModel: opts.onModel });
-    const built = new Set(builds.filter((b) => b.status === 'built').map((b) => b.name));
-    const tests = opts.test ? await testModels(wh, models.filter((m) => built.has(m.name))) : [];
-    const ok = builds.every((b) => b.status !== 'failed') && tests.every((t) => t.status === 'passed' || t.status === 'skipped');
-    return { builds, tests, ok };
-  });
+  return withWarehouse(opts.warehouseDir, (wh) => buildAndTestModels(wh, models, { ...opts, only }));
+}
+
+/**
+ * Builds `models` (or `only` those) on an open warehouse and, with `test`, runs the sidecar
+ * tests of the ones built: the models step of every run, and `pipeline models run`.
+ */
+export async function buildAndTestModels(
+  wh: Warehouse,
+  models: readonly Model[],
+  opts: { fullRefresh?: boolean; only?: ReadonlySet<string>; test?: boolean; onModel?: (r: ModelBuildResult) => void },
+): Promise<RunModelsResult> {
+  const builds = await buildModels(wh, models, { fullRefresh: opts.fullRefresh, only: opts.only, onModel: opts.onModel });
+  const built = new Set(builds.filter((b) => b.status === 'built').map((b) => b.name));
+  const tests = opts.test ? await testModels(wh, models.filter((m) => built.has(m.name))) : [];
+  const ok = builds.every((b) => b.status !== 'failed') && tests.every((t) => t.status === 'passed' || t.status === 'skipped');
+  return { builds, tests, ok };
 }
 
 /** Runs the sidecar tests of every model (or the selected ones) already in the warehouse. */

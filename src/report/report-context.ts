@@ -1,4 +1,4 @@
-import { COUNTRIES } from '../sandbox/serp-query.js';
+import { COUNTRIES } from '../catalog/index.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { Dictionary } from './dictionary.js';
 import type { KeywordIndex } from './payload.js';

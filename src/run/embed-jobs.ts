@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { ServiceClient } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
-import { embedWithCache, serviceEmbed } from '../models/clusters/index.js';
+import { embedWithCache } from '../models/index.js';
+import { serviceEmbed } from './service-fns.js';
 import { plannedKeywords, type PlannedTask } from '../plan/index.js';
 import type { Warehouse } from '../warehouse/index.js';
 

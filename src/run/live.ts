@@ -23,7 +23,7 @@ export function postedRows(batch: PlannedBatch, call: CallResult): { tag: string
 export async function loadLiveTasks(wh: Warehouse, store: RunStore, taskIds: readonly string[], at: Date): Promise<{ tables: string[]; rows: number }> {
   if (taskIds.length === 0) return { tables: [], rows: 0 };
   const report = await loadLanded(wh, { taskIds }, async (loaded) => {
-    for (const id of taskIds) await store.markCollected(id, loaded.perTask.get(id) ?? 0, at);
+    await store.markCollected(new Map(taskIds.map((id) => [id, loaded.perTask.get(id) ?? 0])), at);
   });
   let rows = 0;
   const tables: string[] = [];
@@ -41,11 +41,9 @@ export async function loadLiveTasks(wh: Warehouse, store: RunStore, taskIds: rea
  * marked failed with the reason, and is not bought again.
  */
 export async function settleLive(a: { wh: Warehouse; store: RunStore; runId: string; at: Date; isLive: (endpointId: string) => boolean }): Promise<{ loaded: number; lost: number; tables: string[] }> {
-  const posted = (
-    await a.wh.all<{ task_id: string; endpoint_id: string }>(`SELECT task_id, endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL`, [a.runId])
-  ).filter((t) => a.isLive(t.endpoint_id));
+  const posted = (await a.store.pendingTasks()).filter((t) => a.isLive(t.endpointId));
   if (posted.length === 0) return { loaded: 0, lost: 0, tables: [] };
-  const ids = posted.map((t) => t.task_id);
+  const ids = posted.map((t) => t.taskId);
   await a.wh.flushIndex();
   const landed = new Set(
     (
@@ -55,9 +53,13 @@ export async function settleLive(a: { wh: Warehouse; store: RunStore; runId: str
   const inLanding = ids.filter((id) => landed.has(id));
   const lost = ids.filter((id) => !landed.has(id));
   const { tables } = await loadLiveTasks(a.wh, a.store, inLanding, a.at);
-  for (const id of lost) {
-    await a.store.markFailed(id, 0, 'live call charged (the service has the task) but its answer never arrived; a live result cannot be fetched again, so it is not bought twice');
-  }
+  await a.store.markFailed(
+    lost.map((taskId) => ({
+      taskId,
+      statusCode: 0,
+      message: 'live call charged (the service has the task) but its answer never arrived; a live result cannot be fetched again, so it is not bought twice',
+    })),
+  );
   return { loaded: inLanding.length, lost: lost.length, tables };
 }
 

@@ -1,8 +1,10 @@
 import { ENDPOINTS, taskFunctionOf, type Endpoint, type FamilyId } from '../catalog/index.js';
-import type { Warehouse } from '../warehouse/index.js';
+import type { CallsLeft, CollectCounts } from '../collect/index.js';
+import { RunStore, totalCounts, type Warehouse } from '../warehouse/index.js';
+
+export type { CallsLeft, CollectCounts };
 
 /** Calls still to make, by rate-limit family (a POST per batch left, a `task_get` per task left). */
-export type CallsLeft = ReadonlyArray<{ family: FamilyId; calls: number }>;
 
 /** What the estimate needs of the client's limiter. */
 export interface RateLimits {
@@ -75,51 +77,6 @@ export function progressLine(p: RunProgress): string {
   return parts.join(' · ');
 }
 
-/** A run's tasks by post endpoint: created, collected, failed, still waiting. */
-export interface EndpointCounts {
-  endpointId: string;
-  posted: number;
-  collected: number;
-  failed: number;
-  pending: number;
-}
-
-/** Counts of a run's tasks per post endpoint, from the tasks table (what progress lines show). */
-export async function taskCounts(wh: Warehouse, runId: string): Promise<EndpointCounts[]> {
-  return wh.all<EndpointCounts>(
-    `SELECT endpoint_id AS "endpointId", count(task_id)::INT AS posted,
-            count(*) FILTER (WHERE state = 'collected')::INT AS collected,
-            count(*) FILTER (WHERE state = 'failed' AND task_id IS NOT NULL)::INT AS failed,
-            count(*) FILTER (WHERE state = 'posted' AND task_id IS NOT NULL)::INT AS pending
-     FROM tasks WHERE run_id = $1 GROUP BY endpoint_id ORDER BY endpoint_id`,
-    [runId],
-  );
-}
-
-/** Sums per-endpoint counts. */
-export function totalCounts(rows: readonly EndpointCounts[]): Omit<EndpointCounts, 'endpointId'> {
-  const t = { posted: 0, collected: 0, failed: 0, pending: 0 };
-  for (const r of rows) {
-    t.posted += r.posted;
-    t.collected += r.collected;
-    t.failed += r.failed;
-    t.pending += r.pending;
-  }
-  return t;
-}
-
-/** What the collector reports: the run's counts and the calls it still has to make. */
-export interface CollectCounts {
-  posted: number;
-  ready: number;
-  collected: number;
-  failed: number;
-  pending: number;
-  refetched: number;
-  /** A `task_get` per task still waiting, by the rate family of its result endpoint. */
-  callsLeft: CallsLeft;
-}
-
 /** A progress line's figures while collecting (nothing left to post). */
 export function collectProgress(p: CollectCounts, limits: RateLimits, chargedCny: string): RunProgress {
   const { callsLeft, ...counts } = p;
@@ -138,7 +95,7 @@ export async function postingProgress(
   limits: RateLimits,
   chargedCny: string,
 ): Promise<RunProgress> {
-  const rows = await taskCounts(wh, runId);
+  const rows = await new RunStore(wh, runId).countsByEndpoint();
   const left: { family: FamilyId; calls: number }[] = [];
   const gets = (postId: string, calls: number) => {
     const post = ENDPOINTS.find((e) => e.id === postId);

@@ -3,7 +3,6 @@ import type { ServiceClient } from '../client/index.js';
 import { EtlError } from '../errors.js';
 import type { RunStore, Warehouse } from '../warehouse/index.js';
 import { findTasksByTag } from './find-by-tag.js';
-import { markTasks, openTasks } from './run-state.js';
 
 /** Past the next whole second, for the service's clock to be there too. */
 const SECOND_MARGIN_MS = 100;
@@ -24,7 +23,7 @@ export async function resolveUnknown(a: {
   /** Waits out the current second before the lookup (see below); a timer by default, which an abort does not cut short. */
   sleep?: (ms: number) => Promise<void>;
 }): Promise<{ found: number; notCreated: number; stillUnknown: number; error?: string }> {
-  const open = await openTasks(a.wh, a.runId);
+  const open = await a.store.openTasks();
   // id_list windows are whole seconds and may not end after the service's now, so a task
   // created in the current second is listed only once that second is over: looking it up
   // sooner would miss it and buy it again. Every task here was sent before now.
@@ -56,10 +55,10 @@ export async function resolveUnknown(a: {
     const missing = tasks.filter((t) => !hit.has(t.tag)).map((t) => t.tag);
     found += matches.length;
     if (beyondLookBack) {
-      await markTasks(a.wh, a.runId, missing, 'unknown', 'posted more than a month ago: id_list cannot tell whether the service created it, so it is not posted again');
+      await a.store.recordUnknown(missing, 'posted more than a month ago: id_list cannot tell whether the service created it, so it is not posted again');
       stillUnknown += missing.length;
     } else {
-      await markTasks(a.wh, a.runId, missing, 'unsent', 'not found by tag with id_list: the service never created it');
+      await a.store.recordUnsent(missing, 'not found by tag with id_list: the service never created it');
       notCreated += missing.length;
     }
   }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { RawResponse } from '../client/index.js';
 import { bigints, booleans, integers, runColumns, varchars } from './bulk.js';
 import { CALLS_KIND, kindOfPath } from './kinds/index.js';
 
@@ -10,6 +9,24 @@ import { CALLS_KIND, kindOfPath } from './kinds/index.js';
 export const MALFORMED_KIND = '_malformed';
 import { shapeOf } from './shape.js';
 import type { Warehouse } from './warehouse.js';
+
+/**
+ * One response as the client received it, the record the raw landing stores: the body as
+ * sent, its charge headers and what was asked. The warehouse owns this type; the client
+ * hands it one of these and knows nothing of storage.
+ */
+export interface RawResponse {
+  callId: string;
+  receivedAt: Date;
+  method: 'GET' | 'POST';
+  path: string;
+  endpointId: string;
+  httpStatus: number;
+  charge: { requestId: string | null; chargeCny: string | null; costUsd: string | null; balanceCny: string | null };
+  /** Tasks sent in the body (0 for GET, 1 for a `/v1` body). */
+  tasksSent: number;
+  body: string;
+}
 
 export interface LandingContext {
   runId: string;

@@ -1,4 +1,5 @@
 import type { TableSpec } from './columns.js';
+import { RUN_STATES, TASK_STATES } from './state/lifecycle.js';
 import { trackedDomainsTable } from './tracked-domains.js';
 
 /** One row per `pipeline run` invocation. */
@@ -12,7 +13,7 @@ export const runsTable: TableSpec = {
     { name: 'pipeline_file', kind: 'varchar' },
     { name: 'base_url', kind: 'varchar' },
     { name: 'key_kind', kind: 'varchar', doc: 'live or sandbox; the key itself is never stored' },
-    { name: 'state', kind: 'varchar', doc: 'running, completed, partial, failed' },
+    { name: 'state', kind: 'varchar', doc: `${RUN_STATES.join(', ')} (docs/lifecycle.md)` },
     { name: 'stop_reason', kind: 'varchar' },
     { name: 'started_at', kind: 'timestamptz' },
     { name: 'finished_at', kind: 'timestamptz' },
@@ -32,7 +33,7 @@ export const tasksTable: TableSpec = {
     { name: 'endpoint_id', kind: 'varchar' },
     { name: 'batch_no', kind: 'int' },
     { name: 'spec', kind: 'json', doc: 'the task as posted' },
-    { name: 'state', kind: 'varchar', doc: 'planned, posted, failed, collected' },
+    { name: 'state', kind: 'varchar', doc: `${TASK_STATES.join(', ')} (docs/lifecycle.md)` },
     { name: 'task_id', kind: 'varchar' },
     { name: 'status_code', kind: 'int' },
     { name: 'status_message', kind: 'varchar' },

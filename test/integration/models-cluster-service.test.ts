@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adjustedRandIndex } from '../../src/models/index.js';
-import { runClusters } from '../../src/models/cluster-run.js';
+import { runClusters } from '../../src/run/cluster-run.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { tempDir } from './helpers.js';

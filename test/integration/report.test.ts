@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/index.js';
 import { ExitCode, exitCodeFor } from '../../src/errors.js';
-import { runClusters } from '../../src/models/cluster-run.js';
+import { runClusters } from '../../src/run/cluster-run.js';
 import { runModels } from '../../src/models/index.js';
 import { buildReport, type BuildReportResult } from '../../src/report/index.js';
 import { SYNTHETIC_PIPELINE, SYNTHETIC_TRACKED, writeSyntheticWarehouse } from '../../src/report/synthetic-warehouse.js';

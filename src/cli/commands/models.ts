@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import { runClusters } from '../../models/cluster-run.js';
+import { runClusters } from '../../run/cluster-run.js';
 import { formatBuild, formatTests, runModels, testWarehouseModels } from '../../models/index.js';
 import { resolveTarget } from '../service-target.js';
 

@@ -1,9 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../../config/index.js';
-import { ExitCode } from '../../errors.js';
-import { formatBuild, formatTests } from '../../models/format-results.js';
-import { runModels } from '../../models/run-models.js';
-import { runPipeline, type RunSummary } from '../../run/index.js';
+import { runExitCode, runPipeline, type RunOutcome } from '../../run/index.js';
 import { makeLogger } from '../logger.js';
 import { makeProgress } from '../progress.js';
 import { formatSummary } from '../format-summary.js';
@@ -48,7 +45,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const pipeline = await loadPipeline(args.file);
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const target = await resolveTarget(process.env, { seed: args.seed, announce: say });
-    let summary: RunSummary;
+    let outcome: RunOutcome;
     const stopper = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {
       if (stopper.signal.aborted) process.exit(130); // a second Ctrl-C: stop now
@@ -59,7 +56,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     process.on('SIGTERM', onSignal);
     try {
       const poll = args['poll-interval'] ?? (target.sandbox ? 0.25 : 30);
-      summary = await runPipeline({
+      outcome = await runPipeline({
         pipeline,
         file: args.file,
         warehouseDir: args.warehouse,
@@ -73,34 +70,19 @@ export const runCommand: CommandModule<object, RunArgs> = {
         newRun: args['new-run'],
         limits: args['time-scale'] > 0 && args['time-scale'] !== 1 ? { windowMs: 60_000 / args['time-scale'] } : undefined,
         signal: stopper.signal,
+        models: args.models,
       });
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await target.sandbox?.close();
     }
-    process.stdout.write(args.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
-    process.exitCode = summaryExitCode(summary);
-    if (args.models && summary.tasks.collected > 0) {
-      const models = await runModels({ warehouseDir: args.warehouse, test: true });
-      const built = models.builds.filter((b) => b.status === 'built').length;
-      const failed = models.builds.filter((b) => b.status === 'failed');
-      const badTests = models.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped');
-      say(`models: ${built} built, ${failed.length} failed, ${models.tests.length - badTests.length}/${models.tests.length} tests passed`);
-      if (!models.ok) {
-        for (const f of failed) say(formatBuild(f));
-        if (badTests.length) say(formatTests(badTests));
-        say("the data is loaded; fix the models and run 'pipeline models run'");
-        if (process.exitCode === ExitCode.ok) process.exitCode = ExitCode.failure;
-      }
+    process.stdout.write(args.json ? `${JSON.stringify(outcome)}\n` : formatSummary(outcome));
+    if (outcome.models) {
+      const m = outcome.models;
+      say(`models: ${m.built} built, ${m.failed} failed, ${m.testsPassed}/${m.tests} tests passed`);
+      if (!m.ok) say(`${m.report}the data is loaded; fix the models and run 'pipeline models run'`);
     }
+    process.exitCode = runExitCode(outcome);
   },
 };
-
-/** completed → 0; budget or balance → 4; service unreachable → 5; otherwise unfinished → 3. */
-export function summaryExitCode(s: RunSummary): number {
-  if (s.state === 'completed') return ExitCode.ok;
-  if (s.stopKind === 'budget' || s.stopKind === 'balance') return ExitCode.budgetOrBalance;
-  if (s.stopKind === 'unavailable') return ExitCode.serviceUnavailable;
-  return ExitCode.partial;
-}

@@ -4,7 +4,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../../config/index.js';
 import { ConfigError } from '../../errors.js';
 import { CronClock } from '../../run/cron-clock.js';
-import { runPipeline } from '../../run/index.js';
+import { nightRunner } from '../../run/night-runner.js';
 import { ScheduleJournal } from '../../run/schedule-journal.js';
 import { Scheduler, type ScheduledPipeline } from '../../run/scheduler.js';
 import { makeLogger } from '../logger.js';
@@ -64,23 +64,14 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
       now: () => new Date(),
       journal,
       log,
-      run: async (p, signal) => {
-        const pipeline = await loadPipeline(p.file);
-        const target = await resolveTarget(process.env, { announce: (line) => log.info(line) });
-        try {
-          const opts = { pipeline, file: p.file, warehouseDir: args.warehouse, baseUrl: target.baseUrl, apiKey: target.apiKey, logger: log, signal, pollIntervalMs: target.sandbox ? 250 : 30_000 };
-          let s = await runPipeline(opts);
-          // A tick that only finished an earlier run still owes tonight's data: start a new run.
-          if (s.resumed && !signal.aborted) {
-            log.info({ pipeline: p.name, runId: s.runId, state: s.state }, 'finished an earlier run; starting tonight\'s');
-            s = await runPipeline({ ...opts, newRun: true });
-          }
-          log.info({ pipeline: p.name, runId: s.runId, state: s.state, chargedCny: s.chargedCny }, 'scheduled run done');
-          return { runId: s.runId, state: s.state };
-        } finally {
-          await target.sandbox?.close();
-        }
-      },
+      run: nightRunner({
+        warehouseDir: args.warehouse,
+        log,
+        target: async () => {
+          const t = await resolveTarget(process.env, { announce: (line) => log.info(line) });
+          return { baseUrl: t.baseUrl, apiKey: t.apiKey, close: t.sandbox ? () => t.sandbox!.close() : undefined, pollIntervalMs: t.sandbox ? 250 : 30_000 };
+        },
+      }),
     });
     log.info({ pipelines: pipelines.map((p) => `${p.name} (${p.schedule} ${p.timezone})`) }, 'scheduler started');
     await scheduler.startUp();

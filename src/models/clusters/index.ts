@@ -6,4 +6,3 @@ export * from './similarity-matrix.js';
 export * from './silhouette.js';
 export * from './spherical-kmeans.js';
 export * from './vectors.js';
-export * from './service-fns.js';

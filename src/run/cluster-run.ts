@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceClient } from '../client/index.js';
+import { clusterKeywords, type ClusterKeywordsResult } from '../models/index.js';
 import { RawLanding, withWarehouse } from '../warehouse/index.js';
-import { clusterKeywords, type ClusterKeywordsResult } from './clusters/cluster-keywords.js';
-import { serviceEmbed, serviceLabel } from './clusters/service-fns.js';
+import { serviceEmbed, serviceLabel } from './service-fns.js';
 
 export interface ClusterRunOptions {
   warehouseDir: string;

@@ -1,6 +1,5 @@
-import type { ServiceClient } from '../../client/index.js';
-import type { EmbedFn } from './embedding-cache.js';
-import type { LabelFn } from './cluster-keywords.js';
+import type { ServiceClient } from '../client/index.js';
+import type { EmbedFn, LabelFn } from '../models/index.js';
 
 /** Embeds texts with `/v1/embeddings` (one call per batch; each call lands in the ledger). */
 export function serviceEmbed(client: ServiceClient, model: string, dimensions: number): EmbedFn {

@@ -1,0 +1,141 @@
+import { endpoint } from '../catalog/index.js';
+import { collectByPull, collectOnPage, loadLandedLeftovers, TaskLoader } from '../collect/index.js';
+import { EtlError } from '../errors.js';
+import { postingLine, type RunContext, type Stop } from './context.js';
+import { settleLive } from './live.js';
+import { fromMicros } from './money.js';
+import { collectProgress } from './progress.js';
+
+/** Crawl tasks, collected by watching the crawl rather than a ready list. */
+const ON_PAGE_POST = 'on_page.task_post';
+
+/**
+ * Collects what the run posted: first what is already landed but not loaded (costs no
+ * call), then, when this process posted with callbacks, the push wait, then pull for the
+ * rest, and crawls by watching them. Collection errors end the run as partial (the tasks
+ * stay posted in state), never as a crash.
+ */
+export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ tables: Set<string>; stop: Stop | null }> {
+  const tables = new Set<string>();
+  // The functions to poll come from state, so tasks of a job since removed from the file are still collected.
+  const postEndpoints = (await c.store.waitingEndpointIds()).flatMap((id) => {
+    try {
+      const e = endpoint(id);
+      // Live answers are loaded from the landing as they come (settleLiveTasks); nothing to poll.
+      return e.mode === 'live' ? [] : [e];
+    } catch {
+      c.log.error({ endpointId: id }, 'tasks of an endpoint the catalog no longer knows cannot be collected');
+      return [];
+    }
+  });
+  if (postEndpoints.length === 0) return { tables, stop: null };
+  // On-page crawls have no ready list: they are watched and read by their own collector.
+  const pullEndpoints = postEndpoints.filter((e) => e.id !== ON_PAGE_POST);
+  const crawls = pullEndpoints.length < postEndpoints.length;
+  const started = c.now().getTime();
+  const timeoutMs = opts.timeoutMs ?? c.collection.deadlineMs;
+  const pollIntervalMs = c.o.pollIntervalMs ?? 30_000;
+  const onProgress = (p: Parameters<typeof collectProgress>[0]) =>
+    c.o.onProgress?.({ kind: 'collect', ...collectProgress(p, c.client.limiter, fromMicros(c.charged.micros)) });
+  const pushProgress = (p: { collected: number; failed: number; pending: number }) =>
+    onProgress({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [] });
+  try {
+    let sweep = opts.sweep;
+    if (sweep) {
+      const left = await loadLandedLeftovers(c.wh, c.runId, c.now());
+      for (const t of left.tables) tables.add(t);
+      if (left.collected > 0) c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
+      if (left.error) c.log.warn(left.error);
+    }
+    if (c.push && !sweep) {
+      const pushed = await c.push.collect({ client: c.client, deadlineAt: started + timeoutMs, checkEveryMs: pollIntervalMs, signal: c.o.signal, onProgress: pushProgress });
+      await c.push.close();
+      for (const t of pushed.tables) tables.add(t);
+      const refused = Object.entries(pushed.refused)
+        .map(([code, n]) => `${n}x${code}`)
+        .join(', ');
+      c.note(
+        `push: ${pushed.landed} postback(s) and ${pushed.pinged} pingback(s) taken, ${pushed.resent} resent, ${pushed.fetched} fetched${refused ? `, refused ${refused}` : ''}; ${pushed.pending} left (${pushed.ended})`,
+      );
+      if (pushed.ended === 'deadline' || pushed.ended === 'interrupted') return { tables, stop: await leftStop(c, 0) };
+      // Callbacks that stopped coming, or bodies that would not load, are fetched directly.
+      sweep = pushed.ended === 'stalled' || pushed.ended === 'load_failed';
+    }
+    let pending = 0;
+    if (pullEndpoints.length > 0) {
+      // Fetched tasks load on a second connection while the next ones are fetched.
+      const sibling = await c.wh.sibling();
+      try {
+        const pull = await collectByPull({
+          client: c.client,
+          wh: c.wh,
+          store: c.store,
+          postEndpoints: pullEndpoints,
+          sweep,
+          pollIntervalMs,
+          timeoutMs: Math.max(0, timeoutMs - (c.now().getTime() - started)),
+          signal: c.o.signal,
+          now: c.now,
+          sleep: c.sleep,
+          onProgress,
+          loader: new TaskLoader(sibling, c.runId, c.now),
+        });
+        for (const t of pull.tables) tables.add(t);
+        pending += pull.pending;
+      } finally {
+        sibling.close();
+      }
+    }
+    if (crawls) {
+      const pages = await collectOnPage({
+        client: c.client,
+        wh: c.wh,
+        store: c.store,
+        readsOf: (job) => {
+          const j = c.o.pipeline.jobs.find((x) => x.name === job);
+          return j?.kind === 'on_page' ? { read: j.read, maxItems: j.max_items, pageSize: j.page_size } : { read: ['pages'], maxItems: 20_000 };
+        },
+        pollIntervalMs,
+        timeoutMs: Math.max(0, timeoutMs - (c.now().getTime() - started)),
+        signal: c.o.signal,
+        now: c.now,
+        sleep: c.sleep,
+        // A crawl is read with a handful of on-page calls once finished: counted as one call left per crawl.
+        onProgress: (p) =>
+          onProgress({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [{ family: endpoint('on_page.pages').family, calls: p.pending }] }),
+      });
+      for (const t of pages.tables) tables.add(t);
+      pending += pages.pending;
+    }
+    await postingLine(c, []); // the last line counts what the loader committed after the last poll
+    return { tables, stop: await leftStop(c, pending) };
+  } catch (err) {
+    if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
+    c.log.error({ code: err.code }, err.message);
+    return { tables, stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
+  }
+}
+
+/** Why collection ended with tasks still out (`pending` from pull, or read from state). */
+async function leftStop(c: RunContext, pending: number): Promise<Stop | null> {
+  const left = pending > 0 ? pending : (await c.store.pendingTaskIds()).length;
+  if (left === 0) return null;
+  if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted with ${left} task(s) still to collect; run again to resume` };
+  return { kind: 'unknown', reason: `${left} task(s) not ready before the collection timeout; run again to collect them` };
+}
+
+/** Loads live answers a crash left unloaded, and records live tasks whose answer was lost. */
+export async function settleLiveTasks(c: RunContext, touched: Set<string>): Promise<void> {
+  const r = await settleLive({ wh: c.wh, store: c.store, runId: c.runId, at: c.now(), isLive });
+  for (const t of r.tables) touched.add(t);
+  if (r.loaded) c.note(`${r.loaded} live answer(s) already paid for loaded from the raw landing (no call)`);
+  if (r.lost) c.note(`${r.lost} live task(s) were charged but their answer never arrived; recorded as failed, not bought again`);
+}
+
+function isLive(id: string): boolean {
+  try {
+    return endpoint(id).mode === 'live';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import { ServiceClient, type RawResponse } from '../client/index.js';
+import type { ResolvedCollection } from '../config/index.js';
+import type { PushCollector } from '../collect/index.js';
+import type { PlannedBatch, PriceHistory } from '../plan/index.js';
+import { RawLanding, RunStore, type Warehouse } from '../warehouse/index.js';
+import { fromMicros, toMicros } from './money.js';
+import { postingProgress } from './progress.js';
+import type { RunOptions } from './run-options.js';
+import type { RunSummary } from './summary.js';
+
+/** Why posting or collecting stopped early, and what to tell the user. */
+export type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
+
+/** One run id's working set: its store, its client (whose every answer is landed first), its clock. */
+export interface RunContext {
+  o: RunOptions;
+  wh: Warehouse;
+  client: ServiceClient;
+  store: RunStore;
+  runId: string;
+  log: Logger;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+  note: (text: string) => void;
+  /** Past prices from the ledger, read once when the budget first needs them. */
+  priceHistory?: PriceHistory;
+  /** CNY charged to this invocation so far (exact, in micro-CNY), for progress lines. */
+  charged: { micros: bigint };
+  collection: ResolvedCollection;
+  /** The callback server and its loader, while this process posts with callbacks. */
+  push?: PushCollector;
+}
+
+/** What every run id of one invocation shares. */
+export interface RunWorld {
+  o: RunOptions;
+  wh: Warehouse;
+  /** The landing's own connection, for the raw index rows of free reads. */
+  indexOn: Warehouse;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+  charged: { micros: bigint };
+  collection: ResolvedCollection;
+}
+
+/** The context of run `runId` (this invocation's run, or an older one it settles). */
+export function makeContext(w: RunWorld, runId: string): RunContext {
+  const { o, wh } = w;
+  // Free reads (task_get, tasks_ready) are indexed in batches: a commit per read cost
+  // more CPU than the read's rows (bench/engine.ts). Whatever reads the index flushes first.
+  const landing = new RawLanding(wh, { runId, pipeline: o.pipeline.name }, { deferFreeReads: true, indexOn: w.indexOn });
+  // The charge headers seen by this invocation, summed exactly, for progress lines.
+  const land = async (raw: RawResponse) => {
+    await landing.land(raw);
+    w.charged.micros += toMicros(raw.charge.chargeCny);
+  };
+  return {
+    o,
+    wh,
+    runId,
+    store: new RunStore(wh, runId, o.pipeline.name),
+    client: new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land, dispatcher: o.dispatcher, limits: o.limits, now: w.now, sleep: w.sleep }),
+    log: o.logger.child({ runId, pipeline: o.pipeline.name }),
+    now: w.now,
+    sleep: w.sleep,
+    note: (text: string) => o.onProgress?.({ kind: 'note', text }),
+    charged: w.charged,
+    collection: w.collection,
+  };
+}
+
+/** A progress line while posting: what is posted, collected and charged, and the time left at the rate limit. */
+export async function postingLine(c: RunContext, left: readonly PlannedBatch[]): Promise<void> {
+  if (!c.o.onProgress) return;
+  const rest = left.map((b) => ({ endpoint: b.endpoint, tasks: b.tasks.length }));
+  c.o.onProgress({ kind: 'collect', ...(await postingProgress(c.wh, c.runId, rest, c.client.limiter, fromMicros(c.charged.micros))) });
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { PushCollector } from '../collect/index.js';
+import { validateTasks } from '../client/index.js';
+import { resolveCollection } from '../config/index.js';
+import { packBatches, planPipeline, type Plan } from '../plan/index.js';
+import { compactRaw, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
+import { checkLlmModels } from './check-models.js';
+import { collectStep, settleLiveTasks } from './collect-step.js';
+import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
+import { embedJobs } from './embed-jobs.js';
+import { postAll } from './post-step.js';
+import { resolveUnknown } from './resolve-unknown.js';
+import type { RunOptions } from './run-options.js';
+import { settleStep } from './settle-step.js';
+
+/** `20261121T230600Z-3f9a1c`: sortable by time, unique per invocation. */
+export function newRunId(now: Date): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** What the ingest steps leave for the steps after them. */
+export interface IngestOutcome {
+  ctx: RunContext;
+  plan: Plan;
+  started: Date;
+  resumed: boolean;
+  state: 'completed' | 'partial';
+  stop: Stop | null;
+  /** Tables that received rows in this invocation. */
+  touched: Set<string>;
+  /** Whether an `embeddings` job ran (the keywords to cluster are the plan's). */
+  embedded: boolean;
+}
+
+/**
+ * The ingest steps of a run: settle earlier unfinished runs, resume or start this one, post,
+ * collect, load, embed, compact the raw landing, record the run's end state. The latest
+ * unfinished run of the same pipeline is resumed under its own id (so its tags match): what
+ * it posted is collected first, tasks of unknown outcome are looked up by tag, then only
+ * what never reached the service is posted. A budget, a 402, an unknown outcome or an abort
+ * stops posting cleanly, and the outcome says why. An error marks the run failed and is thrown.
+ */
+export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehouse, now: () => Date, sleep: (ms: number) => Promise<void>): Promise<IngestOutcome> {
+  const started = now();
+  const unfinished = await RunStore.unfinishedRuns(wh, o.pipeline.name);
+  const resume = o.newRun ? undefined : unfinished.at(-1);
+  const runId = resume?.runId ?? newRunId(started);
+  const plan = planPipeline(o.pipeline, runId);
+  const collection = resolveCollection(o.pipeline.collection, { ...o.collection, ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}) });
+  // Every task is checked against the catalog before the first call of the run.
+  for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
+  const world: RunWorld = { o, wh, indexOn, now, sleep, charged: { micros: 0n }, collection };
+  for (const old of unfinished) if (old !== resume) await settleStep(makeContext(world, old.runId), runId);
+
+  const ctx = makeContext(world, runId);
+  const { store, log, note } = ctx;
+  if (!resume) {
+    // A model the service does not offer would be refused with 40501 after the others were paid for.
+    const warning = await checkLlmModels(ctx.client, o.pipeline, o.file);
+    if (warning) log.warn(warning);
+  }
+  if (resume) {
+    await store.reopenRun();
+    note(`resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): collecting what it posted first`);
+  } else {
+    await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: ctx.client.keyKind, at: started });
+  }
+  await store.recordJobs(o.pipeline.jobs);
+  try {
+    await recordTrackedDomains(wh, o.pipeline, runId, started);
+    let stop: Stop | null = null;
+    const touched = new Set<string>();
+    if (resume) {
+      const first = await collectStep(ctx, { sweep: true });
+      stop = first.stop;
+      for (const t of first.tables) touched.add(t);
+      const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
+      if (settled.found + settled.notCreated > 0) {
+        note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
+      }
+      if (settled.error) log.warn(settled.error);
+      await settleLiveTasks(ctx, touched);
+    }
+    const states = await store.taskStates();
+    const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
+    log.info({ tasks: plan.tasks.length, toPost: toPost.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
+    const batches = packBatches(toPost);
+    note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
+    if (!stop) {
+      await store.forgetUnsent(toPost.map((t) => t.tag));
+      if (collection.mode === 'push' && batches.some((b) => b.endpoint.mode === 'task_post')) {
+        ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret });
+        note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
+      }
+      stop = await postAll(ctx, batches, touched);
+    }
+    // Always collect, whatever stopped the posting: what was posted is paid for.
+    const pulled = await collectStep(ctx, {});
+    stop ??= pulled.stop;
+    for (const t of pulled.tables) touched.add(t);
+    // Embeddings of the pipeline's keywords come last: they need no task, only the keywords.
+    let embedded = false;
+    if (!stop) {
+      embedded = await embedJobs(ctx, plan.tasks);
+      if (embedded) touched.add('keyword_embeddings');
+    }
+    const unresolved = (await store.openTasks()).length;
+    if (!stop && unresolved > 0) {
+      stop = {
+        kind: 'unknown',
+        reason: `${unresolved} task(s) were sent but their POST outcome is unknown; they are not re-posted, so nothing is paid twice. They stay in the tasks table with their tags; the next run looks them up.`,
+      };
+    }
+    // One segment file per day, kind and run instead of one file per response: loads and
+    // replays read a handful of files, and every body stays reachable through the index.
+    await compactRaw(wh);
+    const state = stop === null ? 'completed' : 'partial';
+    await store.finishRun(state, stop?.reason ?? null, now());
+    log.info({ state, stop: stop?.kind }, 'run finished');
+    return { ctx, plan, started, resumed: resume !== undefined, state, stop, touched, embedded };
+  } catch (err) {
+    await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
+    throw err;
+  } finally {
+    await ctx.push?.close();
+  }
+}

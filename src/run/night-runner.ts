@@ -1,0 +1,48 @@
+import type { Logger } from 'pino';
+import { loadPipeline } from '../config/index.js';
+import { runScheduledNight, type RunOptions } from './run-pipeline.js';
+import type { ScheduledPipeline, SchedulerOptions } from './scheduler.js';
+
+/** Where a scheduled night's calls go; `close` ends a built-in sandbox started for it. */
+export interface NightTarget {
+  baseUrl: string;
+  apiKey: string;
+  close?: () => Promise<void>;
+  /** Seconds between `tasks_ready` polls suited to the target (the built-in sandbox is fast). */
+  pollIntervalMs?: number;
+}
+
+/**
+ * The scheduler's `run`: each tick re-reads the pipeline file (an edit takes effect the next
+ * night), opens the service target, and runs the same sequence as `pipeline run` (models,
+ * clusters and publishing included), finishing an earlier unfinished run first.
+ */
+export function nightRunner(o: {
+  warehouseDir: string;
+  log: Logger;
+  target: () => Promise<NightTarget>;
+  /** Anything else a run takes (a clock, a dispatcher, the models' folder); tests pass these. */
+  extra?: Partial<RunOptions>;
+}): SchedulerOptions['run'] {
+  return async (p: ScheduledPipeline, signal: AbortSignal) => {
+    const pipeline = await loadPipeline(p.file);
+    const target = await o.target();
+    try {
+      const s = await runScheduledNight({
+        pipeline,
+        file: p.file,
+        warehouseDir: o.warehouseDir,
+        baseUrl: target.baseUrl,
+        apiKey: target.apiKey,
+        logger: o.log,
+        signal,
+        pollIntervalMs: target.pollIntervalMs ?? 30_000,
+        ...o.extra,
+      });
+      o.log.info({ pipeline: p.name, runId: s.runId, state: s.state, chargedCny: s.chargedCny, models: s.models }, 'scheduled run done');
+      return { runId: s.runId, state: s.models && !s.models.ok ? `${s.state}, models failed` : s.state };
+    } finally {
+      await target.close?.();
+    }
+  };
+}

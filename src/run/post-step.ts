@@ -1,0 +1,195 @@
+import PQueue from 'p-queue';
+import { EtlError } from '../errors.js';
+import { readPriceHistory, type PlannedBatch } from '../plan/index.js';
+import type { PostedTaskRow } from '../warehouse/index.js';
+import { budgetStop } from './budget.js';
+import { postingLine, type RunContext, type Stop } from './context.js';
+import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live.js';
+
+/**
+ * What one POST did: `created` (the service answered; each task posted or refused on its
+ * own line), `refused` (nothing was created: no connection, 401, 402, repeated 429; safe to
+ * post again) or `unknown` (sent, no answer: looked up by tag, never posted blindly).
+ */
+export type BatchOutcome = { kind: 'created'; rows: PostedTaskRow[] } | FailedPost;
+
+/** A POST that did not return an envelope. */
+export type FailedPost = { kind: 'refused' | 'unknown'; error: EtlError };
+
+/** Codes of a POST that created nothing. */
+const REFUSED = new Set(['ETL_SERVICE_UNAVAILABLE', 'ETL_RATE_LIMITED', 'ETL_PAYMENT_REQUIRED', 'ETL_AUTH']);
+
+/** Classifies a failed POST; anything that is not an `EtlError` is a bug and rethrown. */
+export function failedOutcome(err: unknown): FailedPost {
+  if (!(err instanceof EtlError)) throw err;
+  return { kind: REFUSED.has(err.code) ? 'refused' : 'unknown', error: err };
+}
+
+/**
+ * The policy for a failed POST: a refused key or an invalid request ends the run (thrown);
+ * otherwise posting stops with the kind the CLI maps to an exit code. Pure.
+ */
+export function stopFor(outcome: FailedPost): Stop {
+  const { error } = outcome;
+  if (error.code === 'ETL_AUTH' || error.code === 'ETL_REQUEST_INVALID') throw error;
+  const kind = error.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : outcome.kind === 'refused' ? 'unavailable' : 'unknown';
+  return { kind, reason: error.message };
+}
+
+/**
+ * POSTs of `task_post` batches in flight at once. One at a time, the tasks-table writes and
+ * the landing of each answer left most of the family's rate-limit window unused while
+ * posting (bench/engine.ts). With a budget they go one at a time: each batch is then priced
+ * by what the ones before it were charged.
+ */
+const POSTS_IN_FLIGHT = 8;
+
+/**
+ * Posts batches in order, a few `task_post` POSTs at once (a p-queue bounds them); live calls
+ * go a few at a time and alone. A budget, a 402, an abort or a POST with no answer stops
+ * posting (returned, so what was posted is still collected; POSTs already in flight finish);
+ * a refused key ends the run.
+ */
+export async function postAll(c: RunContext, batches: readonly PlannedBatch[], touched: Set<string>): Promise<Stop | null> {
+  let liveDone = 0;
+  let stop: Stop | null = null;
+  let fatal: { err: unknown } | undefined;
+  const queue = new PQueue({ concurrency: c.o.pipeline.budget_cny === undefined ? POSTS_IN_FLIGHT : 1 });
+  const slotFree = () => (queue.pending < queue.concurrency ? Promise.resolve() : new Promise<void>((r) => queue.once('next', () => r())));
+  for (let i = 0; i < batches.length && !stop && !fatal; ) {
+    const first = batches[i]!;
+    if (c.o.signal?.aborted) {
+      stop = { kind: 'interrupted', reason: `interrupted before batch ${first.no} of ${batches.length}; run again to resume` };
+      break;
+    }
+    if (first.endpoint.mode === 'live') {
+      await queue.onIdle();
+      if (stop || fatal) break;
+      const group: PlannedBatch[] = [first];
+      while (group.length < LIVE_CONCURRENCY && batches[i + group.length]?.endpoint.mode === 'live') group.push(batches[i + group.length]!);
+      const over = await overBudget(c, group);
+      if (over) return { kind: 'budget', reason: over };
+      i += group.length;
+      const liveStop = await postLive(c, group, touched);
+      liveDone += group.length;
+      if (liveStop) return liveStop;
+      const last = i === batches.length || batches[i]!.endpoint.mode !== 'live';
+      if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0) c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
+      await postingLine(c, batches.slice(i));
+      continue;
+    }
+    await slotFree();
+    if (stop || fatal) break;
+    const over = await overBudget(c, [first]);
+    if (over) {
+      stop = { kind: 'budget', reason: over };
+      break;
+    }
+    i++;
+    const rest = batches.slice(i);
+    // Never rejects: a failure is kept in `stop` or `fatal`, and no new POST starts after it.
+    void queue.add(async () => {
+      try {
+        const outcome = await postBatch(c, first);
+        if (outcome.kind === 'created') c.note(`posted batch ${first.no}/${batches.length} (${first.tasks.length} tasks)`);
+        else stop ??= await recordFailed(c, first, outcome);
+        await postingLine(c, rest);
+      } catch (err) {
+        fatal ??= { err };
+      }
+    });
+  }
+  await queue.onIdle();
+  if (fatal) throw fatal.err;
+  return stop;
+}
+
+/** Records a failed POST's tasks (refused: `unsent`; anything else: `unknown`) and says why posting stops. */
+async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedPost): Promise<Stop> {
+  const tags = batch.tasks.map((t) => t.tag);
+  if (outcome.kind === 'refused') await c.store.recordUnsent(tags, outcome.error.message);
+  else await c.store.recordUnknown(tags, outcome.error.message);
+  return stopFor(outcome);
+}
+
+/**
+ * Posts one `task_post` batch: its tasks are recorded `planned` with their tags first, then
+ * the service's answer per task. Returns the outcome instead of throwing.
+ */
+async function postBatch(c: RunContext, batch: PlannedBatch): Promise<BatchOutcome> {
+  await c.store.recordPlanned(
+    batch.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: batch.no, spec: t.spec })),
+    c.now(),
+  );
+  // Callback URLs are added here, not planned: they hold this process's secret, and the tag must not.
+  const callbacks = c.push?.callbackFields(batch.endpoint) ?? {};
+  const tags = batch.tasks.map((t) => t.tag);
+  c.push?.sending(batch.endpoint, tags);
+  let call;
+  try {
+    call = await c.client.call(batch.endpoint, { tasks: batch.tasks.map((t) => ({ ...t.spec, ...callbacks })) });
+  } catch (err) {
+    c.push?.abandoned(tags);
+    return failedOutcome(err);
+  }
+  const rows = postedRows(batch, call);
+  c.push?.answered(tags, rows);
+  await c.store.recordPosted(rows, c.now());
+  c.push?.recorded(rows.map((r) => r.taskId));
+  return { kind: 'created', rows };
+}
+
+/**
+ * A few live calls at once. Their tasks are recorded with their tags first; each answer is
+ * landed by the client before anything reads it; then every answered task's rows and its
+ * collected mark commit together. A failed call stops posting after the others are loaded.
+ */
+async function postLive(c: RunContext, group: PlannedBatch[], touched: Set<string>): Promise<Stop | null> {
+  await c.store.recordPlanned(
+    group.flatMap((b) => b.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: b.no, spec: t.spec }))),
+    c.now(),
+  );
+  const answers = await Promise.allSettled(group.map((b) => c.client.call(b.endpoint, { tasks: b.tasks.map((t) => t.spec) })));
+  const ok: string[] = [];
+  let stop: Stop | null = null;
+  let fatal: unknown;
+  for (const [k, answer] of answers.entries()) {
+    const batch = group[k]!;
+    if (answer.status === 'fulfilled') {
+      const rows = postedRows(batch, answer.value);
+      await c.store.recordPosted(rows, c.now());
+      for (const r of rows) if (r.ok && r.taskId) ok.push(r.taskId);
+      continue;
+    }
+    try {
+      stop ??= await recordFailed(c, batch, failedOutcome(answer.reason));
+    } catch (err) {
+      fatal ??= err;
+    }
+  }
+  const loaded = await loadLiveTasks(c.wh, c.store, ok, c.now());
+  for (const t of loaded.tables) touched.add(t);
+  if (fatal !== undefined) throw fatal;
+  return stop;
+}
+
+/** Reads what this run spent and what earlier runs paid per task, and asks the budget policy. */
+async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promise<string | null> {
+  const budget = c.o.pipeline.budget_cny;
+  if (budget === undefined) return null;
+  const [row] = await c.wh.all<{ spent: number; tasks: number }>(
+    `SELECT coalesce(sum(charge_cny), 0)::DOUBLE AS spent, coalesce(sum(tasks) FILTER (WHERE charge_cny > 0), 0)::DOUBLE AS tasks
+     FROM ledger WHERE run_id = $1`,
+    [c.runId],
+  );
+  const history = (c.priceHistory ??= await readPriceHistory(c.wh));
+  return budgetStop({
+    budgetCny: budget,
+    spentCny: row?.spent ?? 0,
+    chargedTasks: row?.tasks ?? 0,
+    next: group.map((b) => ({
+      tasks: b.tasks.length,
+      knownPerTask: history.byPipeline.get(`${c.o.pipeline.name}\0${b.endpoint.id}`) ?? history.byEndpoint.get(b.endpoint.id),
+    })),
+  });
+}

@@ -1,0 +1,39 @@
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { RateLimiterOptions } from '../client/index.js';
+import type { CollectionOverrides, Pipeline } from '../config/index.js';
+import type { RunProgress } from './progress.js';
+
+/** What a run reports while it works (the CLI renders it); `collect` events come while posting too. */
+export type ProgressEvent = { kind: 'note'; text: string } | ({ kind: 'collect' } & RunProgress);
+
+/** Everything one run of a pipeline needs: the world (clock, dispatcher, signal) is passed in. */
+export interface RunOptions {
+  pipeline: Pipeline;
+  file: string;
+  warehouseDir: string;
+  baseUrl: string;
+  apiKey: string;
+  logger: Logger;
+  /** Start a new run even when the last run of this pipeline is unfinished. */
+  newRun?: boolean;
+  pollIntervalMs?: number;
+  /** Overrides the pipeline's `collection.deadline_minutes`. */
+  collectTimeoutMs?: number;
+  /** Overrides of the pipeline's `collection` block (mode, listen address, public URL). */
+  collection?: Omit<CollectionOverrides, 'deadlineMs'>;
+  /** Secret of this process's callback URLs; random by default (tests fix it to reach the server). */
+  callbackSecret?: string;
+  limits?: RateLimiterOptions;
+  dispatcher?: Dispatcher;
+  /** Aborting stops posting and collecting; calls in flight finish and state is saved. */
+  signal?: AbortSignal;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  /** Progress for people; the outcome is returned, not printed. */
+  onProgress?: (e: ProgressEvent) => void;
+  /** Build and test the SQL models after loading (default true; `--no-models`). */
+  models?: boolean;
+  /** The models' folder (default: the `sql/` shipped with the tool). */
+  sqlDir?: string;
+}

@@ -1,0 +1,291 @@
+import { integers, runColumns, varchars } from '../bulk.js';
+import type { Warehouse } from '../warehouse.js';
+import { runStatesInto, sqlStates, taskStatesInto, type RunState, type TaskState } from './lifecycle.js';
+
+export interface PlannedTaskRow {
+  tag: string;
+  job: string;
+  endpointId: string;
+  batchNo: number;
+  spec: unknown;
+}
+
+/** What a POST's answer says of one of its tasks: its id when created, the service's code either way. */
+export interface PostedTaskRow {
+  tag: string;
+  taskId: string | null;
+  ok: boolean;
+  statusCode: number;
+  message: string;
+}
+
+export interface UnfinishedRun {
+  runId: string;
+  startedAt: Date;
+}
+
+/** A run's tasks by post endpoint: created, collected, failed, still waiting. */
+export interface EndpointCounts {
+  endpointId: string;
+  posted: number;
+  collected: number;
+  failed: number;
+  pending: number;
+}
+
+/** Sums per-endpoint counts. */
+export function totalCounts(rows: readonly EndpointCounts[]): Omit<EndpointCounts, 'endpointId'> {
+  const t = { posted: 0, collected: 0, failed: 0, pending: 0 };
+  for (const r of rows) {
+    t.posted += r.posted;
+    t.collected += r.collected;
+    t.failed += r.failed;
+    t.pending += r.pending;
+  }
+  return t;
+}
+
+const INTO = {
+  posted: sqlStates(taskStatesInto('posted')),
+  unsent: sqlStates(taskStatesInto('unsent')),
+  unknown: sqlStates(taskStatesInto('unknown')),
+  collected: sqlStates(taskStatesInto('collected')),
+  failed: sqlStates(taskStatesInto('failed')),
+  runRunning: sqlStates(runStatesInto('running')),
+  runSuperseded: sqlStates(runStatesInto('superseded')),
+};
+
+/**
+ * The only writer of the `runs` and `tasks` tables. Every task is written with its tag
+ * before its batch is posted, and its id as soon as the response arrives, so a crash never
+ * leaves a paid task the warehouse does not know about. Each verb moves tasks only along
+ * the legal moves of `lifecycle.ts` (the UPDATE's guard is made from that table), so a late
+ * or repeated event cannot move a task backwards. Build one per connection: the loader on a
+ * second connection makes its own.
+ */
+export class RunStore {
+  constructor(
+    private readonly wh: Warehouse,
+    readonly runId: string,
+    readonly pipeline: string = '',
+  ) {}
+
+  /** Runs of a pipeline that did not complete, oldest first: each may hold paid tasks still to collect or look up. */
+  static async unfinishedRuns(wh: Warehouse, pipeline: string): Promise<UnfinishedRun[]> {
+    const rows = await wh.all<{ run_id: string; started_at: Date }>(
+      `SELECT run_id, started_at FROM runs WHERE pipeline = $1 AND state IN (${INTO.runSuperseded}) ORDER BY started_at, run_id`,
+      [pipeline],
+    );
+    return rows.map((r) => ({ runId: r.run_id, startedAt: new Date(r.started_at) }));
+  }
+
+  async startRun(info: { file: string; baseUrl: string; keyKind: string; at: Date }): Promise<void> {
+    await this.wh.run(`INSERT INTO runs VALUES ($1, $2, $3, $4, $5, 'running', NULL, $6::TIMESTAMPTZ, NULL)`, [
+      this.runId,
+      this.pipeline,
+      info.file,
+      info.baseUrl,
+      info.keyKind,
+      info.at.toISOString(),
+    ]);
+  }
+
+  /** Marks the run running again, keeping its id, so its tags still match its tasks. */
+  async reopenRun(): Promise<void> {
+    await this.wh.run(`UPDATE runs SET state = 'running', stop_reason = NULL, finished_at = NULL WHERE run_id = $1 AND state IN (${INTO.runRunning})`, [this.runId]);
+  }
+
+  async finishRun(state: Exclude<RunState, 'running' | 'superseded'>, reason: string | null, at: Date): Promise<void> {
+    await this.wh.run(
+      `UPDATE runs SET state = $2, stop_reason = $3, finished_at = $4::TIMESTAMPTZ WHERE run_id = $1 AND state IN (${sqlStates(runStatesInto(state))})`,
+      [this.runId, state, reason, at.toISOString()],
+    );
+  }
+
+  /** Marks an older run settled: what it posted is collected, nothing of unknown outcome is left. */
+  async supersedeRun(by: string, at: Date): Promise<void> {
+    await this.wh.run(
+      `UPDATE runs SET state = 'superseded', stop_reason = coalesce(stop_reason || '; ', '') || $2, finished_at = $3::TIMESTAMPTZ
+       WHERE run_id = $1 AND state IN (${INTO.runSuperseded})`,
+      [this.runId, `settled and superseded by run ${by}`, at.toISOString()],
+    );
+  }
+
+  /**
+   * Records what each job of the file asked for (labels, mode, settings), replacing what a
+   * resumed run recorded before, so BI can filter tasks by job label.
+   */
+  async recordJobs(jobs: ReadonlyArray<{ name: string; kind: string; labels?: string[]; mode?: string } & Record<string, unknown>>): Promise<void> {
+    await this.wh.transaction(async () => {
+      await this.wh.run(`DELETE FROM run_jobs WHERE run_id = $1`, [this.runId]);
+      for (const j of jobs) {
+        const settings = Object.fromEntries(Object.entries(j).map(([k, v]) => (Array.isArray(v) && v.length > 20 ? [k, { count: v.length }] : [k, v])));
+        await this.wh.run(`INSERT INTO run_jobs VALUES ($1, $2, $3, $4, $5, $6::JSON, $7::JSON)`, [
+          this.runId,
+          j.name,
+          this.pipeline,
+          j.kind,
+          j.mode ?? null,
+          JSON.stringify(j.labels ?? []),
+          JSON.stringify(settings),
+        ]);
+      }
+    });
+  }
+
+  /**
+   * Records a batch's tasks as `planned`, before the POST that creates them. One statement
+   * per batch: a row at a time cost more than the POST itself (bench/engine.ts).
+   */
+  async recordPlanned(rows: readonly PlannedTaskRow[], at: Date): Promise<void> {
+    if (rows.length === 0) return;
+    await runColumns(
+      this.wh,
+      `INSERT INTO tasks
+       SELECT r.tag, $1, $2, r.job, r.endpoint_id, r.batch_no, r.spec::JSON, 'planned', NULL, NULL, NULL, $3::TIMESTAMPTZ, NULL, NULL, NULL
+       FROM (SELECT unnest($4::VARCHAR[]) AS tag, unnest($5::VARCHAR[]) AS job, unnest($6::VARCHAR[]) AS endpoint_id,
+                    unnest($7::INTEGER[]) AS batch_no, unnest($8::VARCHAR[]) AS spec) AS r`,
+      [
+        this.runId,
+        this.pipeline,
+        at.toISOString(),
+        varchars(rows.map((r) => r.tag)),
+        varchars(rows.map((r) => r.job)),
+        varchars(rows.map((r) => r.endpointId)),
+        integers(rows.map((r) => r.batchNo)),
+        varchars(rows.map((r) => JSON.stringify(r.spec))),
+      ],
+    );
+  }
+
+  /**
+   * Records the service's answer for each task of a POST, or of an `id_list` look-up: `posted`
+   * with its id when created, `failed` with the code when refused. One statement.
+   */
+  async recordPosted(rows: readonly PostedTaskRow[], at: Date): Promise<void> {
+    if (rows.length === 0) return;
+    await runColumns(
+      this.wh,
+      `UPDATE tasks SET state = v.state, task_id = v.task_id, status_code = v.status_code, status_message = v.message, posted_at = $2::TIMESTAMPTZ
+       FROM (SELECT unnest($3::VARCHAR[]) AS tag, unnest($4::VARCHAR[]) AS state, unnest($5::VARCHAR[]) AS task_id,
+                    unnest($6::INTEGER[]) AS status_code, unnest($7::VARCHAR[]) AS message) AS v
+       WHERE tasks.tag = v.tag AND tasks.run_id = $1 AND tasks.state IN (${INTO.posted})`,
+      [
+        this.runId,
+        at.toISOString(),
+        varchars(rows.map((r) => r.tag)),
+        varchars(rows.map((r) => (r.ok ? 'posted' : 'failed'))),
+        varchars(rows.map((r) => r.taskId)),
+        integers(rows.map((r) => r.statusCode)),
+        varchars(rows.map((r) => r.message)),
+      ],
+    );
+  }
+
+  /** A POST that created nothing (no connection, 402, repeated 429): its tasks may be posted again. */
+  async recordUnsent(tags: readonly string[], reason: string): Promise<void> {
+    await this.#markTags(tags, 'unsent', INTO.unsent, reason);
+  }
+
+  /** A POST whose outcome is unknown (sent, no answer): its tasks are looked up by tag, never re-posted blindly. */
+  async recordUnknown(tags: readonly string[], reason: string): Promise<void> {
+    await this.#markTags(tags, 'unknown', INTO.unknown, reason);
+  }
+
+  async #markTags(tags: readonly string[], state: TaskState, from: string, reason: string): Promise<void> {
+    if (tags.length === 0) return;
+    await runColumns(this.wh, `UPDATE tasks SET state = $2, status_message = $3 WHERE run_id = $1 AND state IN (${from}) AND tag IN (SELECT unnest($4::VARCHAR[]))`, [
+      this.runId,
+      state,
+      reason,
+      varchars(tags),
+    ]);
+  }
+
+  /** Drops task rows that were never sent, so they are planned and posted again. */
+  async forgetUnsent(tags: readonly string[]): Promise<void> {
+    if (tags.length === 0) return;
+    await runColumns(this.wh, `DELETE FROM tasks WHERE run_id = $1 AND state = 'unsent' AND tag IN (SELECT unnest($2::VARCHAR[]))`, [this.runId, varchars(tags)]);
+  }
+
+  /**
+   * Marks tasks collected with the rows each loaded, in one statement; called inside the
+   * load transaction of their rows. A collected task collected again (a reload) keeps the
+   * state and takes the new count.
+   */
+  async markCollected(rows: ReadonlyMap<string, number>, at: Date): Promise<void> {
+    if (rows.size === 0) return;
+    await runColumns(
+      this.wh,
+      `UPDATE tasks SET state = 'collected', collected_at = $2::TIMESTAMPTZ, rows_loaded = v.n
+       FROM (SELECT unnest($3::VARCHAR[]) AS id, unnest($4::INTEGER[]) AS n) AS v
+       WHERE tasks.run_id = $1 AND tasks.task_id = v.id AND tasks.state IN (${INTO.collected})`,
+      [this.runId, at.toISOString(), varchars([...rows.keys()]), integers([...rows.values()])],
+    );
+  }
+
+  /** Marks tasks failed with the status the service gave them at collection. */
+  async markFailed(rows: readonly { taskId: string; statusCode: number; message: string }[]): Promise<void> {
+    if (rows.length === 0) return;
+    await runColumns(
+      this.wh,
+      `UPDATE tasks SET state = 'failed', status_code = v.c, status_message = v.m
+       FROM (SELECT unnest($2::VARCHAR[]) AS id, unnest($3::INTEGER[]) AS c, unnest($4::VARCHAR[]) AS m) AS v
+       WHERE tasks.run_id = $1 AND tasks.task_id = v.id AND tasks.state IN (${INTO.failed})`,
+      [this.runId, varchars(rows.map((r) => r.taskId)), integers(rows.map((r) => r.statusCode)), varchars(rows.map((r) => r.message))],
+    );
+  }
+
+  /** A re-parsed task fetched again: its rows were replaced, so its count is the new one (any run's task). */
+  static async recordReloaded(wh: Warehouse, taskId: string, rowsLoaded: number): Promise<void> {
+    await wh.run(`UPDATE tasks SET rows_loaded = $2 WHERE task_id = $1 AND state IN (${INTO.collected})`, [taskId, rowsLoaded]);
+  }
+
+  /** Task ids of this run still waiting to be collected, optionally of one endpoint. */
+  async pendingTaskIds(endpointId?: string): Promise<string[]> {
+    return (await this.pendingTasks(endpointId)).map((r) => r.taskId);
+  }
+
+  /** Tasks of this run still waiting to be collected, with their endpoint and job. */
+  async pendingTasks(endpointId?: string): Promise<{ taskId: string; endpointId: string; job: string }[]> {
+    const rows = await this.wh.all<{ task_id: string; endpoint_id: string; job: string }>(
+      `SELECT task_id, endpoint_id, job FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL
+         AND ($2::VARCHAR IS NULL OR endpoint_id = $2) ORDER BY task_id`,
+      [this.runId, endpointId ?? null],
+    );
+    return rows.map((r) => ({ taskId: r.task_id, endpointId: r.endpoint_id, job: r.job }));
+  }
+
+  /** Endpoints of this run with tasks still waiting to be collected (from state, not from the current file). */
+  async waitingEndpointIds(): Promise<string[]> {
+    const rows = await this.wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' ORDER BY endpoint_id`, [this.runId]);
+    return rows.map((r) => r.endpoint_id);
+  }
+
+  /** Tasks whose POST outcome is not known, as recorded (so an edited file cannot hide them). */
+  async openTasks(): Promise<{ tag: string; endpointId: string; plannedAt: Date }[]> {
+    const rows = await this.wh.all<{ tag: string; endpoint_id: string; planned_at: Date }>(
+      `SELECT tag, endpoint_id, planned_at FROM tasks WHERE run_id = $1 AND state IN ('planned', 'unknown') ORDER BY tag`,
+      [this.runId],
+    );
+    return rows.map((r) => ({ tag: r.tag, endpointId: r.endpoint_id, plannedAt: new Date(r.planned_at) }));
+  }
+
+  /** Counts of the run's tasks per post endpoint (what progress lines show). */
+  async countsByEndpoint(): Promise<EndpointCounts[]> {
+    return this.wh.all<EndpointCounts>(
+      `SELECT endpoint_id AS "endpointId", count(task_id)::INT AS posted,
+              count(*) FILTER (WHERE state = 'collected')::INT AS collected,
+              count(*) FILTER (WHERE state = 'failed' AND task_id IS NOT NULL)::INT AS failed,
+              count(*) FILTER (WHERE state = 'posted' AND task_id IS NOT NULL)::INT AS pending
+       FROM tasks WHERE run_id = $1 GROUP BY endpoint_id ORDER BY endpoint_id`,
+      [this.runId],
+    );
+  }
+
+  /** Every task of the run by tag, with its state. */
+  async taskStates(): Promise<Map<string, TaskState>> {
+    const rows = await this.wh.all<{ tag: string; state: TaskState }>(`SELECT tag, state FROM tasks WHERE run_id = $1`, [this.runId]);
+    return new Map(rows.map((r) => [r.tag, r.state]));
+  }
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { budgetStop } from '../../../src/run/budget.js';
+
+describe('budgetStop: a pure function of the budget, the spend so far and the next purchase', () => {
+  it('no budget never stops', () => {
+    expect(budgetStop({ budgetCny: undefined, spentCny: 1e9, chargedTasks: 1, next: [{ tasks: 100 }] })).toBeNull();
+  });
+
+  it("prices the next batch at this run's own average once it has charges", () => {
+    // 0.6 CNY over 100 tasks: 0.006 a task; 50 more cost 0.3, so 0.9 <= 1 goes on and 0.9 > 0.8 stops.
+    expect(budgetStop({ budgetCny: 1, spentCny: 0.6, chargedTasks: 100, next: [{ tasks: 50, knownPerTask: 1 }] })).toBeNull();
+    const stop = budgetStop({ budgetCny: 0.8, spentCny: 0.6, chargedTasks: 100, next: [{ tasks: 50, knownPerTask: 0 }] });
+    expect(stop).toMatch(/^budget of 0.8 CNY reached: 0.6000 CNY spent, the next batch would cost about 0.3000 CNY/);
+  });
+
+  it('before the first charge, prices at what earlier runs paid; never bought before is 0', () => {
+    expect(budgetStop({ budgetCny: 1, spentCny: 0, chargedTasks: 0, next: [{ tasks: 100, knownPerTask: 0.02 }] })).toMatch(/about 2.0000 CNY/);
+    expect(budgetStop({ budgetCny: 1, spentCny: 0, chargedTasks: 0, next: [{ tasks: 100 }] })).toBeNull();
+  });
+
+  it('a group of live calls is priced together and named as calls', () => {
+    const stop = budgetStop({ budgetCny: 0.05, spentCny: 0.04, chargedTasks: 4, next: [{ tasks: 1 }, { tasks: 1 }, { tasks: 1 }] });
+    expect(stop).toMatch(/the next 3 calls would cost about 0.0300 CNY/);
+  });
+
+  it('spending exactly the budget is allowed', () => {
+    expect(budgetStop({ budgetCny: 1, spentCny: 0.5, chargedTasks: 10, next: [{ tasks: 10 }] })).toBeNull();
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { runExitCode } from '../../../src/run/exit-code.js';
+import { failedOutcome, stopFor } from '../../../src/run/post-step.js';
+import { EtlError } from '../../../src/errors.js';
+
+const models = (ok: boolean) => ({ built: 1, failed: ok ? 0 : 1, tests: 1, testsPassed: ok ? 1 : 0, ok, report: '' });
+
+describe('run outcome policy (pure)', () => {
+  it('maps a run outcome to the documented exit codes', () => {
+    expect(runExitCode({ state: 'completed', stopKind: null })).toBe(0);
+    expect(runExitCode({ state: 'completed', stopKind: null, models: models(true) })).toBe(0);
+    expect(runExitCode({ state: 'completed', stopKind: null, models: models(false) })).toBe(1);
+    expect(runExitCode({ state: 'partial', stopKind: 'budget' })).toBe(4);
+    expect(runExitCode({ state: 'partial', stopKind: 'balance' })).toBe(4);
+    expect(runExitCode({ state: 'partial', stopKind: 'unavailable' })).toBe(5);
+    expect(runExitCode({ state: 'partial', stopKind: 'unknown' })).toBe(3);
+    expect(runExitCode({ state: 'partial', stopKind: 'interrupted' })).toBe(3);
+  });
+
+  it('a failed POST is refused (safe to post again) or unknown (looked up), and stops posting with its kind', () => {
+    const refused = failedOutcome(new EtlError('ETL_SERVICE_UNAVAILABLE', 'no connection'));
+    expect(refused.kind).toBe('refused');
+    expect(stopFor(refused)).toEqual({ kind: 'unavailable', reason: 'no connection' });
+    const paid = failedOutcome(new EtlError('ETL_PAYMENT_REQUIRED', 'balance'));
+    expect(stopFor(paid).kind).toBe('balance');
+    const lost = failedOutcome(new EtlError('ETL_TIMEOUT', 'no answer'));
+    expect(lost.kind).toBe('unknown');
+    expect(stopFor(lost).kind).toBe('unknown');
+    expect(() => stopFor(failedOutcome(new EtlError('ETL_AUTH', 'key refused')))).toThrow('key refused');
+    expect(() => failedOutcome(new TypeError('a bug'))).toThrow('a bug');
+  });
+});
