@@ -1,5 +1,20 @@
 import { z } from 'zod';
 import { callbackFields, postbackRule, tagField, type IssueSink } from './schemas/common.js';
+import { decodeServiceKeyword } from './service-keyword.js';
+
+/**
+ * What one further page of 10 SERP results costs, as a fraction of the base price (which
+ * covers the first 10). The spec says only that a depth above 10 "can add charges per
+ * additional block of 10"; result-shapes.md that each further page "costs a fraction of the
+ * base". We take the public family's 75%: `pipeline plan` prices deep SERPs with it before the
+ * ledger knows their real charge, and the emulator's price list is built from it.
+ */
+export const SERP_EXTRA_PAGE_FRACTION = 0.75;
+
+/** Further started blocks of 10 results past the first 10 that a `depth` asks for. */
+export function extraDepthBlocks(depth: number | undefined): number {
+  return Math.max(0, Math.ceil(((depth ?? 10) - 10) / 10));
+}
 
 /** `latitude,longitude,radius` with up to 7 decimals; the radius range is checked apart. */
 export const locationCoordinate = z
@@ -8,7 +23,12 @@ export const locationCoordinate = z
 
 /** Fields of one SERP task (the events task table, the one the spec spells out for SERP). */
 export const serpTaskShape = {
-  keyword: z.string().min(1, 'must not be empty').max(700, 'at most 700 characters'),
+  // The 700 characters count what the service searches (after `%##` and `+` are decoded), so a
+  // keyword sent with `%25`/`%2B` escapes is not refused for the escapes' length.
+  keyword: z
+    .string()
+    .min(1, 'must not be empty')
+    .refine((k) => decodeServiceKeyword(k).length <= 700, { error: 'at most 700 characters' }),
   location_code: z.number().int().positive().optional(),
   location_name: z.string().min(1).optional(),
   location_coordinate: locationCoordinate.optional(),
