@@ -95,8 +95,8 @@ export const serpJobSchema = z
       .int('a whole number')
       .min(1, 'at least 1')
       .max(700, 'at most 700')
-      .default(100)
-      .describe('Results per SERP, 1 to 700. Above 10, each further block of 10 can add charges.'),
+      .default(10)
+      .describe('Results per SERP, 1 to 700; default 10, as the service. Above 10, each further block of 10 adds charges (unused blocks are refunded).'),
     devices: z
       .array(z.enum(['desktop', 'mobile']))
       .min(1, 'at least one device')
