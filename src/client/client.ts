@@ -144,7 +144,7 @@ export class ServiceClient {
     for (let n = 1; ; n++) {
       const res = await this.exchange(ep, path, body, tasks.length, f);
       try {
-        return this.finishV3(f, res);
+        return this.finishV3(f, res, input.ai === true && ep.mode === 'task_post');
       } catch (err) {
         // A body cut short on the way (landed raw as received) is asked for again where asking is free.
         const garbled = err instanceof EtlError && err.context.body === 'not_envelope';
@@ -237,7 +237,7 @@ export class ServiceClient {
     return Math.max(jittered, retryAfterMs ?? 0);
   }
 
-  private finishV3(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>): CallResult {
+  private finishV3(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>, aiTaskCreation = false): CallResult {
     const { ep, path } = f;
     f.charge = res.charge;
     const known = statusError(f, res.httpStatus);
@@ -251,7 +251,7 @@ export class ServiceClient {
     } catch (err) {
       throw new EtlError(code, `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not a service envelope; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`, { context: { ...ctx, body: 'not_envelope' }, cause: err, retryable: code !== 'ETL_SERVICE_ERROR' });
     }
-    const outcome = evaluateEnvelope(res.httpStatus, envelope);
+    const outcome = evaluateEnvelope(res.httpStatus, envelope, { aiTaskCreation });
     if (!outcome.httpOk || !outcome.topLevelOk) {
       throw new EtlError(code, redact(`${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), [this.opts.apiKey]), { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' });
     }
