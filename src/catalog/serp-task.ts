@@ -39,6 +39,8 @@ export const serpTaskShape = {
   depth: z.number().int().min(1).max(700, 'at most 700').optional(),
   priority: z.union([z.literal(1), z.literal(2)]).optional(),
   se_domain: z.string().optional(),
+  // v3 notes: "ranking for a site via SERP `target`" (a domain or a page; the service matches it).
+  target: z.string().min(1, 'must not be empty').optional(),
   tag: tagField,
   ...callbackFields,
   postback_data: z.enum(['regular', 'advanced', 'html']).optional(),
@@ -68,13 +70,23 @@ export function serpTaskRules(t: Record<string, unknown>, ctx: IssueSink): void 
   }
 }
 
+/** The SERP task fields the spec names (the events table, device, and `target` of the v3 notes). */
+export const SERP_LISTED_FIELDS: ReadonlySet<string> = new Set(Object.keys(serpTaskShape));
+
+/** Fields of a SERP task the spec does not list: sent as written, with a warning (they may be typos). */
+export function unlistedSerpFields(task: Record<string, unknown>): string[] {
+  return Object.keys(task).filter((k) => !SERP_LISTED_FIELDS.has(k));
+}
+
 /**
- * One SERP organic task as posted to `task_post` or a live endpoint. Strict: organic is the
- * type the tool plans, so an unknown field is a typo caught before money is spent.
- * Rules are the spec's (keyword up to 700 characters, one of three location fields, depth
- * up to 700, tag up to 255, device/OS pairs of the v3 notes).
+ * One SERP organic task as posted to `task_post` or a live endpoint. The spec does not list
+ * the organic request fields (it spells out the events table and names `target` as new in
+ * v3), so the listed fields are checked by their rules and any other field passes through:
+ * refusing it would refuse real parameters of the service; the client warns about each
+ * (`unlistedSerpFields`). Rules are the spec's (keyword up to 700 characters, one of three
+ * location fields, depth up to 700, tag up to 255, device/OS pairs of the v3 notes).
  */
-export const serpTaskSchema = z.object(serpTaskShape).strict().superRefine(serpTaskRules);
+export const serpTaskSchema = z.object(serpTaskShape).passthrough().superRefine(serpTaskRules);
 
 /**
  * A task of the other SERP types (maps, news, jobs, autocomplete, ...): the same rules, but

@@ -124,6 +124,16 @@ export class ServiceClient {
     return generateImage(this, req);
   }
 
+  private readonly unlistedWarned = new Set<string>();
+
+  /** Warns once per endpoint and field about a request field the spec does not list (sent anyway). */
+  private warnUnlisted(ep: Endpoint, field: string): void {
+    const key = `${ep.id}\0${field}`;
+    if (this.unlistedWarned.has(key)) return;
+    this.unlistedWarned.add(key);
+    this.opts.onWarning(`${ep.path}: field '${field}' is not listed by the spec for SERP tasks; it is sent as written (check its spelling if the service refuses it)`);
+  }
+
   /** Where deprecation notes go (the `/v1` helpers use it for legacy aliases). */
   warn(message: string): void {
     this.opts.onWarning(message);
@@ -136,7 +146,7 @@ export class ServiceClient {
     let body: string | undefined;
     const tasks = input.tasks ?? [];
     if (ep.method === 'POST') {
-      validateTasks(ep, tasks, { now: this.opts.now() });
+      validateTasks(ep, tasks, { now: this.opts.now(), onUnlisted: (field) => this.warnUnlisted(ep, field) });
       body = JSON.stringify(tasks);
     }
     const f = this.failure(ep, path, tasks);

@@ -72,6 +72,8 @@ function serp(job: JobOf<'serp'>): JobSpecs {
               ...(job.os ? { os: job.os } : {}),
               depth: job.depth,
               ...(ep.mode === 'task_post' ? { priority: job.priority } : {}),
+              ...(job.target ? { target: job.target } : {}),
+              ...job.params,
             },
           });
         }

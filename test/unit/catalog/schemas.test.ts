@@ -10,9 +10,11 @@ function fails(id: string, value: unknown): string[] {
 const kw = (n: number, len = 5) => Array.from({ length: n }, (_, i) => `k${i}`.padEnd(len, 'x'));
 
 describe('SERP and events tasks', () => {
-  it('accepts a minimal organic task and refuses a typo field (strict)', () => {
+  it('accepts a minimal organic task, target, and fields the spec does not list (the client warns about those)', () => {
     expect(fails('serp.engA.organic.task_post', { keyword: 'a', location_code: 2840 })).toEqual([]);
-    expect(fails('serp.engA.organic.task_post', { keyword: 'a', location_code: 2840, keywrod: 'b' }).join()).toMatch(/keywrod/);
+    expect(fails('serp.engA.organic.task_post', { keyword: 'a', location_code: 2840, target: 'nike.com' })).toEqual([]);
+    expect(fails('serp.engA.organic.task_post', { keyword: 'a', location_code: 2840, calculate_rectangles: true })).toEqual([]);
+    expect(fails('serp.engA.organic.task_post', { keyword: 'a', location_code: 2840, target: '' }).join()).toMatch(/target/);
   });
 
   it('needs one of three location fields, and a radius in range', () => {
