@@ -25,6 +25,7 @@ export * from './endpoints.js';
 export * from './families.js';
 export * from './family-of.js';
 export * from './serp-task.js';
+export * from './service-keyword.js';
 export * from './schemas/common.js';
 export * from './schemas/events-task.js';
 export * from './schemas/keyword-tasks.js';

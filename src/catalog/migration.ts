@@ -35,6 +35,9 @@ export const V2_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
   'Merchant products': flow('/v3/merchant/engA/products', ['advanced/', 'html/']),
   'Merchant sellers': [...flow('/v3/merchant/engA/sellers', ['advanced/']), '/v3/merchant/engA/sellers/ad_url'],
   'Merchant product spec': flow('/v3/merchant/engA/product_spec', ['advanced/']),
+  // The spec's row is one: "Marketplace products and ASIN" (products also task_get/html/).
+  'Marketplace products and ASIN': [...flow('/v3/merchant/amazon/products', ['advanced/', 'html/']), ...flow('/v3/merchant/amazon/asin', ['advanced/'])],
+  // Each half on its own, kept for callers that named them apart.
   'Marketplace products': flow('/v3/merchant/amazon/products', ['advanced/', 'html/']),
   'Marketplace ASIN': flow('/v3/merchant/amazon/asin', ['advanced/']),
 };

@@ -1,5 +1,20 @@
 import { z } from 'zod';
 import { callbackFields, postbackRule, tagField, type IssueSink } from './schemas/common.js';
+import { decodeServiceKeyword } from './service-keyword.js';
+
+/**
+ * What one further page of 10 SERP results costs, as a fraction of the base price (which
+ * covers the first 10). The spec says only that a depth above 10 "can add charges per
+ * additional block of 10"; result-shapes.md that each further page "costs a fraction of the
+ * base". We take the public family's 75%: `pipeline plan` prices deep SERPs with it before the
+ * ledger knows their real charge, and the emulator's price list is built from it.
+ */
+export const SERP_EXTRA_PAGE_FRACTION = 0.75;
+
+/** Further started blocks of 10 results past the first 10 that a `depth` asks for. */
+export function extraDepthBlocks(depth: number | undefined): number {
+  return Math.max(0, Math.ceil(((depth ?? 10) - 10) / 10));
+}
 
 /** `latitude,longitude,radius` with up to 7 decimals; the radius range is checked apart. */
 export const locationCoordinate = z
@@ -8,7 +23,12 @@ export const locationCoordinate = z
 
 /** Fields of one SERP task (the events task table, the one the spec spells out for SERP). */
 export const serpTaskShape = {
-  keyword: z.string().min(1, 'must not be empty').max(700, 'at most 700 characters'),
+  // The 700 characters count what the service searches (after `%##` and `+` are decoded), so a
+  // keyword sent with `%25`/`%2B` escapes is not refused for the escapes' length.
+  keyword: z
+    .string()
+    .min(1, 'must not be empty')
+    .refine((k) => decodeServiceKeyword(k).length <= 700, { error: 'at most 700 characters' }),
   location_code: z.number().int().positive().optional(),
   location_name: z.string().min(1).optional(),
   location_coordinate: locationCoordinate.optional(),
@@ -19,6 +39,8 @@ export const serpTaskShape = {
   depth: z.number().int().min(1).max(700, 'at most 700').optional(),
   priority: z.union([z.literal(1), z.literal(2)]).optional(),
   se_domain: z.string().optional(),
+  // v3 notes: "ranking for a site via SERP `target`" (a domain or a page; the service matches it).
+  target: z.string().min(1, 'must not be empty').optional(),
   tag: tagField,
   ...callbackFields,
   postback_data: z.enum(['regular', 'advanced', 'html']).optional(),
@@ -48,13 +70,23 @@ export function serpTaskRules(t: Record<string, unknown>, ctx: IssueSink): void 
   }
 }
 
+/** The SERP task fields the spec names (the events table, device, and `target` of the v3 notes). */
+export const SERP_LISTED_FIELDS: ReadonlySet<string> = new Set(Object.keys(serpTaskShape));
+
+/** Fields of a SERP task the spec does not list: sent as written, with a warning (they may be typos). */
+export function unlistedSerpFields(task: Record<string, unknown>): string[] {
+  return Object.keys(task).filter((k) => !SERP_LISTED_FIELDS.has(k));
+}
+
 /**
- * One SERP organic task as posted to `task_post` or a live endpoint. Strict: organic is the
- * type the tool plans, so an unknown field is a typo caught before money is spent.
- * Rules are the spec's (keyword up to 700 characters, one of three location fields, depth
- * up to 700, tag up to 255, device/OS pairs of the v3 notes).
+ * One SERP organic task as posted to `task_post` or a live endpoint. The spec does not list
+ * the organic request fields (it spells out the events table and names `target` as new in
+ * v3), so the listed fields are checked by their rules and any other field passes through:
+ * refusing it would refuse real parameters of the service; the client warns about each
+ * (`unlistedSerpFields`). Rules are the spec's (keyword up to 700 characters, one of three
+ * location fields, depth up to 700, tag up to 255, device/OS pairs of the v3 notes).
  */
-export const serpTaskSchema = z.object(serpTaskShape).strict().superRefine(serpTaskRules);
+export const serpTaskSchema = z.object(serpTaskShape).passthrough().superRefine(serpTaskRules);
 
 /**
  * A task of the other SERP types (maps, news, jobs, autocomplete, ...): the same rules, but

@@ -124,6 +124,16 @@ export class ServiceClient {
     return generateImage(this, req);
   }
 
+  private readonly unlistedWarned = new Set<string>();
+
+  /** Warns once per endpoint and field about a request field the spec does not list (sent anyway). */
+  private warnUnlisted(ep: Endpoint, field: string): void {
+    const key = `${ep.id}\0${field}`;
+    if (this.unlistedWarned.has(key)) return;
+    this.unlistedWarned.add(key);
+    this.opts.onWarning(`${ep.path}: field '${field}' is not listed by the spec for SERP tasks; it is sent as written (check its spelling if the service refuses it)`);
+  }
+
   /** Where deprecation notes go (the `/v1` helpers use it for legacy aliases). */
   warn(message: string): void {
     this.opts.onWarning(message);
@@ -136,7 +146,7 @@ export class ServiceClient {
     let body: string | undefined;
     const tasks = input.tasks ?? [];
     if (ep.method === 'POST') {
-      validateTasks(ep, tasks, { now: this.opts.now() });
+      validateTasks(ep, tasks, { now: this.opts.now(), onUnlisted: (field) => this.warnUnlisted(ep, field) });
       body = JSON.stringify(tasks);
     }
     const f = this.failure(ep, path, tasks);
@@ -144,7 +154,7 @@ export class ServiceClient {
     for (let n = 1; ; n++) {
       const res = await this.exchange(ep, path, body, tasks.length, f);
       try {
-        return this.finishV3(f, res);
+        return this.finishV3(f, res, input.ai === true && ep.mode === 'task_post');
       } catch (err) {
         // A body cut short on the way (landed raw as received) is asked for again where asking is free.
         const garbled = err instanceof EtlError && err.context.body === 'not_envelope';
@@ -237,7 +247,7 @@ export class ServiceClient {
     return Math.max(jittered, retryAfterMs ?? 0);
   }
 
-  private finishV3(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>): CallResult {
+  private finishV3(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>, aiTaskCreation = false): CallResult {
     const { ep, path } = f;
     f.charge = res.charge;
     const known = statusError(f, res.httpStatus);
@@ -251,7 +261,7 @@ export class ServiceClient {
     } catch (err) {
       throw new EtlError(code, `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not a service envelope; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`, { context: { ...ctx, body: 'not_envelope' }, cause: err, retryable: code !== 'ETL_SERVICE_ERROR' });
     }
-    const outcome = evaluateEnvelope(res.httpStatus, envelope);
+    const outcome = evaluateEnvelope(res.httpStatus, envelope, { aiTaskCreation });
     if (!outcome.httpOk || !outcome.topLevelOk) {
       throw new EtlError(code, redact(`${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), [this.opts.apiKey]), { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' });
     }

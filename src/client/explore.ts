@@ -1,6 +1,6 @@
 import { matchEndpoint, migrateV2, type Endpoint } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
-import type { RawResponse } from './attempt.js';
+import type { Lander, RawResponse } from './attempt.js';
 import type { ChargeRecord } from './charge.js';
 import { ServiceClient, type ClientOptions } from './client.js';
 
@@ -27,8 +27,9 @@ export interface ExploreResult {
  * One call by method and path, for exploring the service by hand (`pipeline api`): the
  * path is found in the catalog (a v2 path is translated with a warning), the body checked
  * against its schema before sending, and the raw answer returned even when it is a failure.
+ * `land`, when given, receives every answer first, as a run's landing does.
  */
-export async function exploreCall(opts: Omit<ClientOptions, 'land'>, req: ExploreRequest): Promise<ExploreResult> {
+export async function exploreCall(opts: Omit<ClientOptions, 'land'> & { land?: Lander }, req: ExploreRequest): Promise<ExploreResult> {
   const method = req.method.toUpperCase();
   const warnings: string[] = [];
   let path = req.path.startsWith('/') ? req.path : `/${req.path}`;
@@ -44,7 +45,12 @@ export async function exploreCall(opts: Omit<ClientOptions, 'land'>, req: Explor
   }
   const ep = match.endpoint;
   let last: RawResponse | undefined;
-  const client = new ServiceClient({ ...opts, land: async (raw) => void (last = raw), onWarning: (w) => warnings.push(w) });
+  // Every answer is landed where the caller lands (`pipeline api`: raw/ and the ledger) before it is kept here.
+  const land: Lander = async (raw) => {
+    await opts.land?.(raw);
+    last = raw;
+  };
+  const client = new ServiceClient({ ...opts, land, onWarning: (w) => warnings.push(w) });
   if (method === 'POST' && req.data === undefined) {
     throw new EtlError('ETL_REQUEST_INVALID', `${method} ${path} takes a body: pass --data '[{...}]' or --data @file.json.`, { context: { stage: 'client', path } });
   }

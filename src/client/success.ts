@@ -26,9 +26,11 @@ export interface CallOutcome {
  * `tasks[].status_code` 20000 or 20100. One batch can hold successes and failures, so each
  * task gets its own verdict.
  */
-export function evaluateEnvelope(httpStatus: number, envelope: Envelope | undefined): CallOutcome {
+export function evaluateEnvelope(httpStatus: number, envelope: Envelope | undefined, opts: { aiTaskCreation?: boolean } = {}): CallOutcome {
   const httpOk = httpStatus >= 200 && httpStatus < 300;
-  const topLevelOk = envelope?.status_code === 20000;
+  // An `.ai` answer keeps only the task's own id and status at the top level: `POST {path}.ai`
+  // on a task-creation endpoint answers 20100 (task created) when it succeeds, not 20000.
+  const topLevelOk = envelope?.status_code === 20000 || (opts.aiTaskCreation === true && envelope?.status_code === 20100);
   const tasks: TaskOutcome[] = (envelope?.tasks ?? []).map((t, index) => ({
     index,
     id: t.id ?? null,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Endpoint } from '../catalog/index.js';
+import { unlistedSerpFields, type Endpoint } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
 
 const CALLBACK_FIELDS = ['pingback_url', 'postback_url', 'postback_data'] as const;
@@ -25,7 +25,7 @@ function refuse(ep: Endpoint, problems: string[]): never {
  * breaking its schema or a clock-dependent rule (look-back windows), or a callback URL on an
  * endpoint without callbacks, is refused with the task index, field and rule, and costs nothing.
  */
-export function validateTasks(ep: Endpoint, tasks: unknown[], opts: { now?: Date } = {}): void {
+export function validateTasks(ep: Endpoint, tasks: unknown[], opts: { now?: Date; onUnlisted?: (field: string) => void } = {}): void {
   const problems: string[] = [];
   if (!Array.isArray(tasks)) refuse(ep, ['the body must be a JSON array of tasks']);
   if (tasks.length === 0) problems.push('the body holds no task');
@@ -40,6 +40,8 @@ export function validateTasks(ep: Endpoint, tasks: unknown[], opts: { now?: Date
     }
     if (ep.request) problems.push(...issuesOf(ep.request, task, prefix));
     const t = task as Record<string, unknown>;
+    // SERP organic fields the spec does not list go through as written, with a warning.
+    if (opts.onUnlisted && ep.api === 'serp' && ep.id.includes('.organic.')) for (const f of unlistedSerpFields(t)) opts.onUnlisted(f);
     if (!ep.callbacks) {
       for (const f of CALLBACK_FIELDS) if (t[f] !== undefined) problems.push(`${prefix}${f}: ${ep.path} has no callback support`);
     }

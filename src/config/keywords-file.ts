@@ -1,3 +1,4 @@
+import { InvalidUtf8Error } from './read-utf8.js';
 import { dirname, resolve } from 'node:path';
 import type { ConfigIssue } from '../errors.js';
 
@@ -64,6 +65,10 @@ export async function readKeywordsFiles<J extends { kind: string; keywords?: str
     try {
       text = await read(path);
     } catch (err) {
+      if (err instanceof InvalidUtf8Error) {
+        issues.push({ file: path, line: err.line, column: err.column, field, rule: `${err.message} (named by ${field} in ${pipelineFile})` });
+        continue;
+      }
       const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read it: ${(err as Error).message}`;
       issues.push({ file: path, line: 1, column: 1, field, rule: `${why} (named by ${field} in ${pipelineFile})` });
       continue;

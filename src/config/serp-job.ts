@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SERP_ORGANIC_ENGINES, SERP_PAIRS } from '../catalog/index.js';
-import { labelsSchema, modeSchema } from './job-fields.js';
+import { labelsSchema, modeSchema, paramsSchema } from './job-fields.js';
 
 /** Which OS values fit which device; the service rejects any other pair. */
 export const OS_BY_DEVICE = {
@@ -95,8 +95,8 @@ export const serpJobSchema = z
       .int('a whole number')
       .min(1, 'at least 1')
       .max(700, 'at most 700')
-      .default(100)
-      .describe('Results per SERP, 1 to 700. Above 10, each further block of 10 can add charges.'),
+      .default(10)
+      .describe('Results per SERP, 1 to 700; default 10, as the service. Above 10, each further block of 10 adds charges (unused blocks are refunded).'),
     devices: z
       .array(z.enum(['desktop', 'mobile']))
       .min(1, 'at least one device')
@@ -124,6 +124,12 @@ export const serpJobSchema = z
       .array(domainSchema)
       .optional()
       .describe('Lower-case hostnames whose ranks you follow; the marts report their positions.'),
+    target: z
+      .string()
+      .min(1, 'must not be empty')
+      .optional()
+      .describe('SERP `target` (new in v3): a domain or page whose ranking the service reports; sent with every task.'),
+    params: paramsSchema.describe('Other SERP request fields, sent with every task as written; fields the spec does not list are sent with a warning.'),
   })
   .superRefine(checkOsFitsDevices, { when: () => true })
   .superRefine(checkEngineType, { when: () => true })

@@ -1,3 +1,4 @@
+import { extraDepthBlocks, SERP_EXTRA_PAGE_FRACTION } from '../catalog/index.js';
 import type { Plan } from './plan.js';
 
 /** Where a price came from, so a user knows how far to trust the estimate. */
@@ -27,8 +28,10 @@ type Tree = Record<string, unknown>;
  * Prices each endpoint of a plan: first from this pipeline's own past charges (the
  * `X-Svc-Charge-CNY` of earlier POSTs per task: exact for a nightly pipeline that does not
  * change), then from any pipeline's, then from the account's `user_data` base rates
- * (`rates.<api>.<mode>.<engine>.priority_*`, raw USD converted at the ledger's CNY/USD),
- * which are a lower bound: deeper result pages and extra parameters cost more.
+ * (`rates.<api>.<mode>.<engine>.priority_*`, raw USD converted at the ledger's CNY/USD).
+ * A base rate covers the first 10 SERP results; each further block of 10 the tasks ask for
+ * is added at the catalog's fraction of the base (SERP_EXTRA_PAGE_FRACTION), averaged over
+ * the endpoint's tasks, so a deep SERP is not priced as if it were 10 results.
  */
 export function priceTasks(plan: Plan, history: PriceHistory, rates: Tree | undefined, highPriority: (endpointId: string) => boolean): TaskPrice[] {
   const out = new Map<string, TaskPrice>();
@@ -47,7 +50,9 @@ export function priceTasks(plan: Plan, history: PriceHistory, rates: Tree | unde
     }
     const usd = rateUsd(rates, t.endpoint.path, t.endpoint.mode, highPriority(id));
     if (usd !== null && history.cnyPerUsd !== null) {
-      out.set(id, { endpointId: id, cnyPerTask: usd * history.cnyPerUsd, source: 'rates', note: 'base rate: a lower bound (deeper pages cost extra)' });
+      const deep = t.endpoint.api === 'serp' ? depthFactor(plan, id) : { factor: 1, blocks: 0 };
+      const note = deep.blocks > 0 ? `base rate plus ${fmt(deep.blocks)} further block(s) of 10 results at ${SERP_EXTRA_PAGE_FRACTION * 100}% of it; unused depth is refunded` : 'base rate';
+      out.set(id, { endpointId: id, cnyPerTask: usd * history.cnyPerUsd * deep.factor, source: 'rates', note });
     } else {
       out.set(id, {
         endpointId: id,
@@ -58,6 +63,17 @@ export function priceTasks(plan: Plan, history: PriceHistory, rates: Tree | unde
     }
   }
   return [...out.values()];
+}
+
+/** The average of (1 + fraction × further blocks) over an endpoint's tasks, and the average block count. */
+function depthFactor(plan: Plan, endpointId: string): { factor: number; blocks: number } {
+  const tasks = plan.tasks.filter((t) => t.endpoint.id === endpointId);
+  const blocks = tasks.reduce((a, t) => a + extraDepthBlocks(typeof t.spec.depth === 'number' ? t.spec.depth : undefined), 0) / Math.max(1, tasks.length);
+  return { factor: 1 + SERP_EXTRA_PAGE_FRACTION * blocks, blocks };
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }
 
 /**

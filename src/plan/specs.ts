@@ -1,4 +1,4 @@
-import { endpoint, ENDPOINTS, type Endpoint } from '../catalog/index.js';
+import { encodeServiceKeyword, endpoint, ENDPOINTS, type Endpoint } from '../catalog/index.js';
 import { fillTemplate, LABS_FUNCTIONS, type Job, type JobOf } from '../config/index.js';
 
 /** One task body to post to one endpoint, before its tag is added. */
@@ -65,12 +65,15 @@ function serp(job: JobOf<'serp'>): JobSpecs {
           specs.push({
             endpoint: ep,
             spec: {
-              keyword: normalizeKeyword(keyword),
+              // Sent so that the service, which decodes `%##` and `+`, searches what the user wrote.
+              keyword: encodeServiceKeyword(normalizeKeyword(keyword)),
               ...place,
               ...(job.type === 'events' ? {} : { device }),
               ...(job.os ? { os: job.os } : {}),
               depth: job.depth,
               ...(ep.mode === 'task_post' ? { priority: job.priority } : {}),
+              ...(job.target ? { target: job.target } : {}),
+              ...job.params,
             },
           });
         }
@@ -111,7 +114,7 @@ function endpointJob(job: JobOf<'endpoint'>): JobSpecs {
     const keywordSets: Array<{ keyword?: string; keywords?: string[] }> = text.includes('"{keywords}"')
       ? chunks(list, perTask).map((ks) => ({ keywords: ks }))
       : text.includes('{keyword}')
-        ? list.map((k) => ({ keyword: k }))
+        ? list.map((k) => ({ keyword: ep.api === 'serp' ? encodeServiceKeyword(k) : k }))
         : [{}];
     if (keywordSets.length > 0 && (text.includes('{keyword}') || text.includes('"{keywords}"'))) repeatsDropped = repeats * pl.length;
     const targets: Array<string | undefined> = text.includes('{target}') ? job.targets : [undefined];

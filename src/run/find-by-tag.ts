@@ -1,4 +1,4 @@
-import { endpoint, formatSpecDatetime, type Endpoint } from '../catalog/index.js';
+import { endpoint, formatSpecDatetime, monthsBefore, type Endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 
 export interface TagMatch {
@@ -24,9 +24,7 @@ export async function findTasksByTag(
   window: { from: Date; now: Date },
 ): Promise<TagMatch[]> {
   const list = endpoint(`${apiOf(ep)}.id_list`);
-  const monthAgo = new Date(window.now);
-  monthAgo.setUTCMonth(monthAgo.getUTCMonth() - 1);
-  const from = new Date(Math.max(window.from.getTime() - 60_000, monthAgo.getTime() + 60_000));
+  const from = new Date(Math.max(window.from.getTime() - 60_000, monthsBefore(window.now, 1) + 60_000));
   const found: TagMatch[] = [];
   for (let offset = 0; ; offset += 1000) {
     const call = await client.call(list, {

@@ -1,4 +1,4 @@
-import { endpoint } from '../catalog/index.js';
+import { endpoint, monthsBefore } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import { EtlError } from '../errors.js';
 import type { RunStore, Warehouse } from '../warehouse/index.js';
@@ -37,9 +37,7 @@ export async function resolveUnknown(a: {
   for (const [endpointId, tasks] of byEndpoint) {
     const now = a.now();
     const earliest = new Date(Math.min(...tasks.map((t) => t.plannedAt.getTime())));
-    const monthAgo = new Date(now);
-    monthAgo.setUTCMonth(monthAgo.getUTCMonth() - 1);
-    const beyondLookBack = earliest.getTime() - 60_000 < monthAgo.getTime();
+    const beyondLookBack = earliest.getTime() - 60_000 < monthsBefore(now, 1);
     let matches;
     try {
       matches = await findTasksByTag(a.client, endpoint(endpointId), new Set(tasks.map((t) => t.tag)), { from: earliest, now });

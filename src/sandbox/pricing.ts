@@ -1,4 +1,4 @@
-import type { Endpoint } from '../catalog/index.js';
+import { extraDepthBlocks, SERP_EXTRA_PAGE_FRACTION, type Endpoint } from '../catalog/index.js';
 import { dataTaskPriceUnits } from './data/results.js';
 
 /**
@@ -10,8 +10,8 @@ import { dataTaskPriceUnits } from './data/results.js';
 
 /** Base price of one standard-mode task, normal priority, depth up to 10: 0.0043 CNY. */
 export const BASE_TASK_UNITS = 43;
-/** Each further started block of 10 results: 0.0032 CNY. */
-export const EXTRA_BLOCK_UNITS = 32;
+/** Each further started block of 10 results: 0.0032 CNY (the catalog's 75% of the base, rounded). */
+export const EXTRA_BLOCK_UNITS = Math.round(BASE_TASK_UNITS * SERP_EXTRA_PAGE_FRACTION);
 /** Live mode costs 3.3 times standard mode (kept as 33/10 to stay integral). */
 export const LIVE_FACTOR_TENTHS = 33;
 
@@ -26,8 +26,7 @@ export interface PricedTask {
  * prices are rounded half up to 0.0001 CNY.
  */
 export function serpTaskPriceUnits(task: PricedTask, mode: 'standard' | 'live'): number {
-  const depth = task.depth ?? 10;
-  const extraBlocks = Math.max(0, Math.ceil((depth - 10) / 10));
+  const extraBlocks = extraDepthBlocks(task.depth);
   let units = BASE_TASK_UNITS + extraBlocks * EXTRA_BLOCK_UNITS;
   if (task.priority === 2) units *= 2;
   if (mode === 'live') units = Math.floor((units * LIVE_FACTOR_TENTHS + 5) / 10);

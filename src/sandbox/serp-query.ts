@@ -1,4 +1,4 @@
-import { COUNTRIES, LANGUAGES, type Country, type SerpEngine } from '../catalog/index.js';
+import { COUNTRIES, decodeServiceKeyword, LANGUAGES, type Country, type SerpEngine } from '../catalog/index.js';
 
 /** A posted SERP task as the emulator reads it (fields per the catalog's `serpTaskSchema`). */
 export interface SerpParams {
@@ -44,7 +44,7 @@ export function formatServiceDate(at: Date): string {
 }
 
 /**
- * Fills the defaults the service would (desktop, windows or android, depth 10, the
+ * Decodes the keyword as the service does (`%##`, `+` → space), fills the defaults the service would (desktop, windows or android, depth 10, the
  * location's official language, the engine's domain) and fixes the UTC day at `at`.
  */
 export function resolveSerpQuery(engine: string, params: SerpParams, at: Date): SerpQuery {
@@ -57,7 +57,8 @@ export function resolveSerpQuery(engine: string, params: SerpParams, at: Date): 
     'en';
   return {
     engine,
-    keyword: params.keyword,
+    // The service decodes `%##` and turns `+` into a space before it searches (spec, events task_post).
+    keyword: decodeServiceKeyword(params.keyword),
     locationCode: params.location_code ?? country?.code ?? null,
     locationKey: String(params.location_code ?? params.location_name ?? params.location_coordinate ?? ''),
     languageCode,

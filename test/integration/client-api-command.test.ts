@@ -5,6 +5,7 @@ import { apiCommand } from '../../src/cli/commands/api.js';
 import { endpointsCommand } from '../../src/cli/commands/endpoints.js';
 import { EtlError } from '../../src/errors.js';
 import { DEFAULT_SANDBOX_KEY, startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { tempDir } from './helpers.js';
 
 const task = { keyword: 'trail running shoes', location_code: 2840, language_code: 'en' };
 
@@ -76,7 +77,8 @@ describe('exploring the service by method and path', () => {
   });
 
   it('`pipeline api` prints the body on stdout and the charge on stderr', async () => {
-    const { out, err } = await run(['api', 'POST', '/v3/serp/engA/organic/live/regular', '--data', JSON.stringify([task])]);
+    const tmp = await tempDir('pipeline-api-');
+    const { out, err } = await run(['api', 'POST', '/v3/serp/engA/organic/live/regular', '--data', JSON.stringify([task]), '--warehouse', tmp.dir]).finally(() => tmp.cleanup());
     expect(JSON.parse(out).status_code).toBe(20000);
     expect(err).toMatch(/HTTP 200 · serp.engA.organic.live.regular · charge \d+\.\d+ CNY · request id \S+/);
     expect(out + err).not.toContain(DEFAULT_SANDBOX_KEY);

@@ -5,9 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { withWarehouse } from '../../src/warehouse/index.js';
 import { silentLogger, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_plantest';
+const SHALLOW = 'name: shallow\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a, b]\n';
 const YAML = 'name: shoes\nbudget_cny: 2\njobs:\n  - kind: serp\n    depth: 100\n    locations: [2840, 2826]\n    keywords: [a, b, c, A, d]\n';
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -22,6 +24,7 @@ describe('pipeline plan', () => {
   let sandbox: SandboxHandle;
   let tmp: { dir: string; cleanup: () => Promise<void> };
   let file: string;
+  let shallow: string;
   const env = () => ({ SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url });
 
   beforeAll(async () => {
@@ -29,6 +32,8 @@ describe('pipeline plan', () => {
     tmp = await tempDir('pipeline-plan-');
     file = join(tmp.dir, 'shoes.yaml');
     await writeFile(file, YAML);
+    shallow = join(tmp.dir, 'shallow.yaml');
+    await writeFile(shallow, SHALLOW);
   });
   afterAll(async () => {
     await sandbox.close();
@@ -48,10 +53,22 @@ describe('pipeline plan', () => {
     expect(s.endpoints[0].note).toContain('--cny-per-usd');
   });
 
-  it('gives a lower bound from the account rates when told the exchange rate', async () => {
+  it('prices from the account rates when told the exchange rate, the extra depth blocks included', async () => {
     const s = JSON.parse((await cli(['plan', file, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
     expect(s.endpoints[0].priceSource).toBe('rates');
-    expect(s.estimatedCny).toBeGreaterThan(0);
+    // depth 100: the base rate covers 10 results, nine further blocks of 10 are added.
+    expect(s.endpoints[0].note).toContain('9 further block(s) of 10 results');
+    expect(s.endpoints[0].note).not.toContain('lower bound');
+    const base = JSON.parse((await cli(['plan', shallow, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
+    expect(base.endpoints[0].note).toBe('base rate');
+    expect(s.endpoints[0].cnyPerTask / base.endpoints[0].cnyPerTask).toBeCloseTo(1 + 9 * 0.75, 6);
+  });
+
+  it('sends the spec\'s default depth of 10 when a SERP job names none', async () => {
+    const wh = join(tmp.dir, 'wh-shallow');
+    await runPipeline({ pipeline: parsePipeline(SHALLOW, shallow, {}), file: shallow, warehouseDir: wh, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    const sent = await withWarehouse(wh, (w) => w.all<{ depth: number }>(`SELECT DISTINCT depth FROM serp_results`));
+    expect(sent).toEqual([{ depth: 10 }]);
   });
 
   it('prices a pipeline it has run before at exactly what that run was charged', async () => {
@@ -61,8 +78,9 @@ describe('pipeline plan', () => {
     const s = JSON.parse((await cli(['plan', file, '--json', '--warehouse', wh], env())).stdout);
     expect(s.endpoints[0].priceSource).toBe('ledger:pipeline');
     expect(s.estimatedCny.toFixed(6)).toBe(first.chargedCny);
-    const lowerBound = JSON.parse((await cli(['plan', file, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
-    expect(lowerBound.estimatedCny).toBeLessThan(s.estimatedCny);
+    // The first estimate (account rates, no ledger) counts the deep pages: within 1% of the real charge.
+    const fromRates = JSON.parse((await cli(['plan', file, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
+    expect(Math.abs(fromRates.estimatedCny - s.estimatedCny) / s.estimatedCny).toBeLessThan(0.01);
   });
 
   it('prices the embedding calls of an embeddings job, less the keywords the warehouse has embedded', async () => {

@@ -53,3 +53,42 @@ describe('llm_responses models are checked against the service list before anyth
     });
   });
 });
+
+/** Issue 16, point 9: reasoning models are known from the models list's own flag, not from their names. */
+describe('reasoning models by the list flag', () => {
+  let sandbox: SandboxHandle;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  beforeAll(async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    tmp = await tempDir('pipeline-llm-reason-');
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await tmp.cleanup();
+  });
+  const job = (model: string, extra: string) => `name: reason\njobs:\n  - kind: llm_responses\n    prompts: [best running shoes?]\n    models: [${model}]\n${extra}`;
+
+  it('refuses 512 output tokens and a temperature for a model the list flags as reasoning, whatever its name', async () => {
+    const file = join(tmp.dir, 'delta.yaml');
+    await writeFile(file, job('llm-delta', '    max_output_tokens: 512\n    params:\n      temperature: 0.5\n'));
+    const err = await runPipeline({ pipeline: await loadPipeline(file), file, warehouseDir: join(tmp.dir, 'wh1'), baseUrl: sandbox.url, apiKey: 'svc_live_reason', logger: silentLogger, pollIntervalMs: 5 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues.map((i) => [i.field, i.line])).toEqual([
+      ['jobs[0].max_output_tokens', 6],
+      ['jobs[0].params.temperature', 8],
+    ]);
+    expect((err as Error).message).toContain("reasoning model 'llm-delta' (flagged so by llm_responses/models)");
+    expect(sandbox.log.filter((l) => l.method === 'POST')).toEqual([]);
+  });
+
+  it('buys a non-reasoning model whose name looks like a reasoning one with 512 tokens and a temperature', async () => {
+    const file = join(tmp.dir, 'o1.yaml');
+    await writeFile(file, job('llm-o1-lite', '    max_output_tokens: 512\n    params:\n      temperature: 0.5\n'));
+    const s = await runPipeline({ pipeline: await loadPipeline(file), file, warehouseDir: join(tmp.dir, 'wh2'), baseUrl: sandbox.url, apiKey: 'svc_live_reason', logger: silentLogger, pollIntervalMs: 5 });
+    expect(s.state).toBe('completed');
+    expect(s.tasks.collected).toBe(1);
+  });
+});

@@ -2,16 +2,12 @@ import { z } from 'zod';
 import { forbidBoth, tagField } from './common.js';
 
 /**
- * Whether a model name looks like a reasoning model. The spec's rules differ for them
- * (`max_output_tokens` at least 1024, no `temperature`) but the model list is only served
- * by the models endpoint, so names are recognised by common markers; a caller with the
- * list in hand can refuse more before sending.
+ * The LLM-responses request table: prompt length, token bounds, temperature xor top_p. The
+ * rules of reasoning models (`max_output_tokens` at least 1024, no `temperature`) are not
+ * checked here: whether a model reasons is known only from the models list's own
+ * `reasoning` flag, never from its name, so the run checks them against that list before
+ * anything is bought (run/check-models.ts).
  */
-export function isReasoningModelName(name: string): boolean {
-  return /(^|[-_/ ])(o\d+|r\d+)([-_ ]|$)|reason|thinking/i.test(name);
-}
-
-/** The LLM-responses request table: prompt length, token bounds, temperature xor top_p. */
 export const llmResponseTaskSchema = z
   .object({
     user_prompt: z.string().min(1, 'must not be empty').max(500, 'at most 500 characters'),
@@ -25,12 +21,4 @@ export const llmResponseTaskSchema = z
   .passthrough()
   .superRefine((t, ctx) => {
     forbidBoth(t, 'temperature', 'top_p', ctx);
-    if (isReasoningModelName(t.model_name)) {
-      if (t.max_output_tokens !== undefined && t.max_output_tokens < 1024) {
-        ctx.addIssue({ code: 'custom', path: ['max_output_tokens'], message: 'at least 1024 for reasoning models' });
-      }
-      if (t.temperature !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['temperature'], message: 'not supported by reasoning models' });
-      }
-    }
   });

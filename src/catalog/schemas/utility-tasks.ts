@@ -48,11 +48,18 @@ export const idListQuerySchema = z
   .strict()
   .superRefine(datetimeOrderRule);
 
-/** Subtracts calendar months in UTC (the look-back windows are stated in months). */
-function monthsBefore(now: Date, months: number): number {
-  const d = new Date(now.getTime());
-  d.setUTCMonth(d.getUTCMonth() - months);
-  return d.getTime();
+/**
+ * The same time of day `months` calendar months before `now` (UTC), clamped to the last day
+ * of the target month: 31 March less one month is 28 (or 29) February, never 3 March, which
+ * `setUTCMonth` would give and which would refuse valid windows. The look-back windows are
+ * stated in months (id_list: 1 with metadata, 6 without); the client, the run and the
+ * emulator all read them from here, so both sides agree on the day.
+ */
+export function monthsBefore(now: Date, months: number): number {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth() - months;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return Date.UTC(y, m, Math.min(now.getUTCDate(), lastDay), now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds(), now.getUTCMilliseconds());
 }
 
 /** The time rules of id_list: 1 month back with metadata, 6 months without; nothing after now. */

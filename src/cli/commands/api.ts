@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { exploreCall } from '../../client/index.js';
 import { EtlError } from '../../errors.js';
+import { RawLanding, withWarehouse } from '../../warehouse/index.js';
 import { resolveTarget } from '../service-target.js';
 
 interface ApiArgs {
@@ -9,6 +10,12 @@ interface ApiArgs {
   path: string;
   data?: string;
   seed?: number;
+  warehouse: string;
+}
+
+/** The run id of `pipeline api` calls in raw/ and the ledger: `api-` and the UTC time, to the second. */
+function apiRunId(at: Date): string {
+  return `api-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
 }
 
 /** Reads `--data`: inline JSON, or `@file.json`. */
@@ -31,13 +38,19 @@ export const apiCommand: CommandModule<object, ApiArgs> = {
       .positional('method', { type: 'string', demandOption: true, describe: 'GET or POST' })
       .positional('path', { type: 'string', demandOption: true, describe: 'e.g. /v3/serp/engA/organic/live/advanced or /v1/embeddings' })
       .option('data', { type: 'string', describe: "request body: JSON text, or @file.json (a /v3 body is an array of tasks; one object is wrapped)" })
-      .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' }) as Argv<ApiArgs>,
+      .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' })
+      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse whose raw/ and ledger receive the call, as a run would land it' }) as Argv<ApiArgs>,
   handler: async (args: ArgumentsCamelCase<ApiArgs>) => {
     const data = await readData(args.data);
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const target = await resolveTarget(process.env, { seed: args.seed, announce: say });
     try {
-      const r = await exploreCall({ baseUrl: target.baseUrl, apiKey: target.apiKey }, { method: args.method, path: args.path, data });
+      // Landed like every other call: the body in raw/, its charge in the ledger (pipeline 'api'),
+      // so `pipeline reconcile` knows what a call by hand cost.
+      const r = await withWarehouse(args.warehouse, async (wh) => {
+        const landing = new RawLanding(wh, { runId: apiRunId(new Date()), pipeline: 'api' });
+        return exploreCall({ baseUrl: target.baseUrl, apiKey: target.apiKey, land: landing.land }, { method: args.method, path: args.path, data });
+      });
       for (const w of r.warnings) say(`warning: ${w}`);
       process.stdout.write(r.body.endsWith('\n') ? r.body : `${r.body}\n`);
       say(`HTTP ${r.httpStatus} · ${r.endpoint.id} · charge ${r.charge.chargeCny ?? '-'} CNY · request id ${r.charge.requestId ?? '-'}${r.charge.balanceCny ? ` · balance ${r.charge.balanceCny} CNY` : ''}`);

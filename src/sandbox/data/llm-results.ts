@@ -7,6 +7,9 @@ export const LLM_MODELS = [
   { model_name: 'llm-alpha-o3', versions: ['llm-alpha-o3-2025-12-01'], reasoning: true, web_search: true },
   { model_name: 'llm-beta', versions: ['llm-beta-2.0', 'llm-beta-2.5'], reasoning: false, web_search: false },
   { model_name: 'llm-beta-thinking', versions: ['llm-beta-thinking-2.5'], reasoning: true, web_search: false },
+  // Names that say nothing true about reasoning: only the list's own flag tells (issue 16, point 9).
+  { model_name: 'llm-delta', versions: ['llm-delta-1.0'], reasoning: true, web_search: false },
+  { model_name: 'llm-o1-lite', versions: ['llm-o1-lite-1.0'], reasoning: false, web_search: true },
 ] as const;
 
 /** The model a name selects: a base name gives its latest version; a version names itself. */

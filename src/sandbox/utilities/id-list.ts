@@ -1,3 +1,4 @@
+import { monthsBefore } from '../../catalog/index.js';
 import { makeTask, STATUS } from '../envelope.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
 import { formatServiceDate } from '../serp-query.js';
@@ -8,9 +9,8 @@ const KNOWN = new Set(['datetime_from', 'datetime_to', 'limit', 'offset', 'sort'
 
 /** Earliest allowed `datetime_from`: one month back with metadata, six without (spec, id_list). */
 export function idListEarliest(nowMs: number, includeMetadata: boolean): number {
-  const d = new Date(nowMs);
-  d.setUTCMonth(d.getUTCMonth() - (includeMetadata ? 1 : 6));
-  return d.getTime();
+  // Calendar months clamped to the month's end, as the client counts them (31 March → 28/29 February).
+  return monthsBefore(new Date(nowMs), includeMetadata ? 1 : 6);
 }
 
 /**

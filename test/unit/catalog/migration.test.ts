@@ -41,4 +41,18 @@ describe('v2 → v3 migration help', () => {
     expect(() => migrateV2('Ad traffic by platform')).toThrow(/no replacement/);
     expect(() => migrateV2('teleport')).toThrow(/neither a v2 function/);
   });
+
+  it('accepts the spec\'s row "Marketplace products and ASIN" under that name (issue 16, point 12)', () => {
+    const m = migrateV2('Marketplace products and ASIN');
+    expect(m.paths).toEqual([
+      '/v3/merchant/amazon/products/task_post',
+      '/v3/merchant/amazon/products/tasks_ready',
+      '/v3/merchant/amazon/products/task_get/advanced/{id}',
+      '/v3/merchant/amazon/products/task_get/html/{id}',
+      '/v3/merchant/amazon/asin/task_post',
+      '/v3/merchant/amazon/asin/tasks_ready',
+      '/v3/merchant/amazon/asin/task_get/advanced/{id}',
+    ]);
+    expect(migrateV2('marketplace_products_and_asin').paths).toEqual(m.paths);
+  });
 });

@@ -18,7 +18,7 @@ describe('pipelineJsonSchema', () => {
     const serp = jobs.items.oneOf[0]!;
     expect(serp.required).toEqual(['kind', 'locations']); // keywords inline or from keywords_file
     const depth = (serp.properties as Record<string, Record<string, unknown>>).depth!;
-    expect(depth).toMatchObject({ default: 100, maximum: 700, minimum: 1, type: 'integer' });
+    expect(depth).toMatchObject({ default: 10, maximum: 700, minimum: 1, type: 'integer' });
     expect(depth.description).toBeTypeOf('string');
   });
 });

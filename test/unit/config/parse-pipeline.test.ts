@@ -33,6 +33,7 @@ describe('parsePipeline on valid files', () => {
       languages: ['en', 'English'],
       keywords: ['Running Shoes', 'running shoes'],
       track_domains: ['nike.com'],
+      params: {},
     });
     expect(p.jobs[1]).toEqual({
       kind: 'serp',
@@ -43,11 +44,12 @@ describe('parsePipeline on valid files', () => {
       mode: 'standard',
       collect: 'pull',
       priority: 1,
-      depth: 100,
+      depth: 10, // the spec's default
       devices: ['desktop'],
       locations: [2826],
       languages: ['en'],
       keywords: ['trail shoes'],
+      params: {},
     });
   });
 

@@ -22,7 +22,7 @@ describe('planPipeline', () => {
     expect(new Set(plan.tasks.map((t) => t.spec.keyword))).toEqual(new Set(['running shoes', 'trail shoes']));
     const london = plan.tasks.filter((t) => t.spec.location_name === 'London,England,United Kingdom');
     expect(london).toHaveLength(2);
-    expect(plan.tasks.every((t) => t.spec.language_code === 'en' && t.spec.depth === 100)).toBe(true);
+    expect(plan.tasks.every((t) => t.spec.language_code === 'en' && t.spec.depth === 10)).toBe(true); // the spec's default depth
   });
 
   it('packs at most 100 tasks per POST', () => {
