@@ -68,18 +68,23 @@ export async function deadPort(): Promise<number> {
 }
 
 /**
- * A loopback proxy in front of the S3 server that answers 500 to the requests `fail`
- * picks (after draining their bodies) and forwards the rest unchanged.
+ * A loopback proxy in front of the S3 server that answers an S3 error (500 InternalError
+ * unless told) to the requests `fail` picks, after draining their bodies, and forwards
+ * the rest unchanged.
  */
-export async function faultyProxy(target: string, fail: (req: IncomingMessage) => boolean): Promise<{ endpoint: string; close: () => Promise<void> }> {
+export async function faultyProxy(
+  target: string,
+  fail: (req: IncomingMessage) => boolean,
+  answer: { status: number; code: string } = { status: 500, code: 'InternalError' },
+): Promise<{ endpoint: string; close: () => Promise<void> }> {
   const to = new URL(target);
   const server: Server = createServer((req, res) => {
     if (fail(req)) {
       req.resume();
       req.on('end', () => {
-        res.statusCode = 500;
+        res.statusCode = answer.status;
         res.setHeader('content-type', 'application/xml');
-        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected by the test</Message></Error>');
+        res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${answer.code}</Code><Message>injected by the test</Message></Error>`);
       });
       return;
     }

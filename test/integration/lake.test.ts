@@ -163,6 +163,20 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
     await expectMirror(s3, wh);
   });
 
+  it('falls back to one DeleteObject per key where the store has no batch delete (as GCS’s XML API)', async () => {
+    await writeLayout(wh);
+    await syncLake(wh, URL_, { env: s3.env });
+    await rm(join(wh, 'parquet', 'ledger'), { recursive: true });
+    const proxy = await faultyProxy(s3.endpoint, (req) => req.method === 'POST' && /[?&]delete\b/.test(req.url ?? ''), { status: 501, code: 'NotImplemented' });
+    try {
+      const out = await syncLake(wh, URL_, { env: { ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint } });
+      expect(out).toMatchObject({ committed: true, failed: [], uploaded: { files: 0 }, deleted: { files: 2 } });
+    } finally {
+      await proxy.close();
+    }
+    await expectMirror(s3, wh);
+  });
+
   it('checkLake passes against the store and leaves no probe behind', async () => {
     const check = await checkLake(URL_, s3.env);
     expect(check).toMatchObject({ url: `s3://lake/${PREFIX}`, endpoint: s3.endpoint });

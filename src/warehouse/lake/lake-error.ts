@@ -61,12 +61,15 @@ export function lakeError(err: unknown, a: LakeAttempt): EtlError {
       { context, cause },
     );
   }
+  if (name === 'NotImplemented' || status === 501) {
+    return new EtlError('ETL_LAKE_REFUSED', `the store at ${a.endpoint ?? 'AWS S3'} does not implement ${a.op} (HTTP ${status ?? 501} ${name}): ${said}`, { context, cause });
+  }
   const code = e.code ?? (e.cause as { code?: string } | undefined)?.code;
   const network = (code && NETWORK.test(code)) || name === 'TimeoutError' || name === 'RequestTimeout' || /ECONNREFUSED|ENOTFOUND|timed? ?out|socket hang up/i.test(said);
   if (network || (status !== undefined && status >= 500) || e.$fault === 'server') {
     return new EtlError(
       'ETL_LAKE_UNREACHABLE',
-      `no usable answer from ${a.endpoint ?? 'AWS S3'} for ${a.op} on ${a.url}${attempts ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : ''}: ${code ?? name ?? ''}${status ? ` HTTP ${status}` : ''} ${said}; check AWS_ENDPOINT_URL and the network; running again later can help`,
+      `no usable answer from ${a.endpoint ?? 'AWS S3'} for ${a.op} on ${a.url}${attempts ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : ''}: ${code ?? name}${status ? ` HTTP ${status}` : ''} ${said}; check AWS_ENDPOINT_URL and the network; running again later can help`,
       { retryable: true, context, cause },
     );
   }

@@ -1,4 +1,4 @@
-import { DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { parseLakeAddress, type LakeAddress } from './lake-address.js';
 import { openLakeClient, type LakeClientOptions, type LakeEnv } from './lake-client.js';
 import { lakeError } from './lake-error.js';
@@ -157,7 +157,22 @@ async function removeStale(
       }
     } catch (err) {
       const e = fail(`DeleteObjects (${batch.length} keys)`)(err);
-      for (const key of batch) out.failed.push({ key, op: 'delete', code: e.code, message: e.message });
+      if (e.code === 'ETL_LAKE_UNREACHABLE') {
+        for (const key of batch) out.failed.push({ key, op: 'delete', code: e.code, message: e.message });
+        continue;
+      }
+      // Some S3-compatible stores lack the batch delete (GCS's XML API) or want its
+      // Content-MD5: one DeleteObject per key then.
+      for (const key of batch) {
+        try {
+          await s3.send(new DeleteObjectCommand({ Bucket: a.bucket, Key: a.prefix + key }));
+          out.deleted.files++;
+          onFile?.({ key, action: 'deleted', bytes: 0 });
+        } catch (one) {
+          const e1 = fail(`DeleteObject ${key}`)(one);
+          out.failed.push({ key, op: 'delete', code: e1.code, message: e1.message });
+        }
+      }
     }
   }
 }
