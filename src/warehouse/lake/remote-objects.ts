@@ -1,20 +1,25 @@
 import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { LakeAddress } from './lake-address.js';
-import { isLayoutKey } from './local-layout.js';
+import { isLayoutKey, LAYOUT } from './local-layout.js';
 
-/** Sizes of the layout's objects under the prefix, by key relative to the prefix. */
+/**
+ * Sizes of the layout's objects under the prefix, by key relative to the prefix. Lists
+ * only `parquet/` and `serving.duckdb`, so other keys beside the layout cost nothing.
+ */
 export async function listRemoteLayout(s3: S3Client, a: LakeAddress): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  let token: string | undefined;
-  do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: a.bucket, Prefix: a.prefix, ContinuationToken: token }));
-    for (const o of page.Contents ?? []) {
-      if (!o.Key?.startsWith(a.prefix)) continue;
-      const rel = o.Key.slice(a.prefix.length);
-      if (isLayoutKey(rel)) out.set(rel, o.Size ?? 0);
-    }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+  for (const sub of [`${LAYOUT.parquetDir}/`, LAYOUT.servingFile]) {
+    let token: string | undefined;
+    do {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: a.bucket, Prefix: a.prefix + sub, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) {
+        if (!o.Key?.startsWith(a.prefix)) continue;
+        const rel = o.Key.slice(a.prefix.length);
+        if (isLayoutKey(rel)) out.set(rel, o.Size ?? 0);
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
   return out;
 }
 
