@@ -14,6 +14,9 @@ export type ErrorCode =
   | 'ETL_OUTCOME_UNKNOWN'
   | 'ETL_WAREHOUSE'
   | 'ETL_TIMEOUT'
+  | 'ETL_LAKE_CONFIG'
+  | 'ETL_LAKE_REFUSED'
+  | 'ETL_LAKE_UNREACHABLE'
   | 'ETL_INTERNAL';
 
 export interface ErrorContext {
@@ -88,14 +91,17 @@ export function exitCodeFor(err: unknown): number {
   switch (err.code) {
     case 'ETL_CONFIG_INVALID':
     case 'ETL_REQUEST_INVALID':
+    case 'ETL_LAKE_CONFIG':
       return ExitCode.configInvalid;
     case 'ETL_AUTH':
+    case 'ETL_LAKE_REFUSED':
       return ExitCode.auth;
     case 'ETL_PAYMENT_REQUIRED':
       return ExitCode.budgetOrBalance;
     case 'ETL_SERVICE_UNAVAILABLE':
     case 'ETL_RATE_LIMITED':
     case 'ETL_TIMEOUT':
+    case 'ETL_LAKE_UNREACHABLE':
       return ExitCode.serviceUnavailable;
     case 'ETL_OUTCOME_UNKNOWN':
       return ExitCode.partial;

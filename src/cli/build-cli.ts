@@ -4,6 +4,7 @@ import { apiCommand } from './commands/api.js';
 import { doctorCommand } from './commands/doctor.js';
 import { endpointsCommand } from './commands/endpoints.js';
 import { exportCommand } from './commands/export.js';
+import { lakeCommand } from './commands/lake.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { modelsCommand } from './commands/models.js';
 import { planCommand } from './commands/plan.js';
@@ -25,11 +26,14 @@ const EPILOG = `Environment:
   LOG_FORMAT       json or pretty (default: pretty on a terminal, JSON otherwise)
   PIPELINE_DUCKDB_MEMORY  DuckDB memory limit (default 4GB)
   PIPELINE_LIVE_CONCURRENCY  live calls in flight at once (default 4; the rate limits still apply)
+  PIPELINE_LAKE    s3://bucket/prefix the published layout is mirrored to (docs/lake.md); with it:
+  AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3) for a store other than AWS S3, AWS_REGION,
+  AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN or AWS_PROFILE
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
   ${ExitCode.partial} partial, run again to resume   ${ExitCode.budgetOrBalance} stopped at the budget or balance
-  ${ExitCode.serviceUnavailable} service unavailable   ${ExitCode.auth} API key refused`;
+  ${ExitCode.serviceUnavailable} service or lake unavailable   ${ExitCode.auth} API key or lake credentials refused`;
 
 /** The `pipeline` command line; `src/bin.ts` only parses it. */
 export function buildCli(argv: string[]): Argv {
@@ -42,6 +46,7 @@ export function buildCli(argv: string[]): Argv {
     .command(reportCommand)
     .command(replayCommand)
     .command(exportCommand)
+    .command(lakeCommand)
     .command(schemaCommand)
     .command(scheduleCommand)
     .command(statusCommand)
@@ -51,7 +56,7 @@ export function buildCli(argv: string[]): Argv {
     .command(endpointsCommand)
     .command(apiCommand)
     .command(sandboxCommand)
-    .demandCommand(1, 'name a command: run, plan, models, report, replay, export, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
+    .demandCommand(1, 'name a command: run, plan, models, report, replay, export, lake, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)

@@ -3,11 +3,11 @@ import { redact } from '../client/index.js';
 
 /**
  * The one way errors leave the CLI: a message without a stack trace for known errors,
- * with API keys redacted, and the documented exit code.
+ * with API keys and AWS secrets redacted, and the documented exit code.
  */
 export function exitWithError(err: unknown, secrets: readonly string[] = []): never {
-  const key = process.env.SVC_API_KEY;
-  const all = key ? [...secrets, key] : secrets;
+  const env = [process.env.SVC_API_KEY, process.env.AWS_SECRET_ACCESS_KEY, process.env.AWS_SESSION_TOKEN];
+  const all = [...secrets, ...env.filter((s): s is string => !!s)];
   if (err instanceof EtlError) {
     process.stderr.write(`error [${err.code}]: ${redact(err.message, all)}\n`);
   } else {

@@ -14,6 +14,7 @@ import {
   trendsJobSchema,
 } from './data-jobs.js';
 import { endpointJobSchema } from './endpoint-job.js';
+import { lakeUrlSchema } from './lake.js';
 import { searchVolumeJobSchema } from './search-volume-job.js';
 import { serpJobSchema } from './serp-job.js';
 
@@ -86,6 +87,7 @@ export const pipelineSchema = z
       .default('UTC')
       .describe('Time zone of `schedule` (IANA name). Default UTC.'),
     collection: collectionSchema.prefault({}),
+    lake: lakeUrlSchema.optional(),
     jobs: z
       .array(jobSchema)
       .min(1, 'at least one job')

@@ -27,6 +27,10 @@ export interface DoctorOptions {
   now?: () => Date;
   /** Clock skew beyond which the check fails (the service stamps times in UTC). */
   maxSkewMs?: number;
+  /** The lake (s3://bucket/prefix) runs publish to, if any: checked with a probe object. */
+  lakeUrl?: string;
+  /** Environment with the AWS variables for the lake; default `process.env`. */
+  env?: Record<string, string | undefined>;
 }
 
 type UserData = {
@@ -40,7 +44,8 @@ type UserData = {
  * Checks what a nightly run depends on, each as one line: the key (valid, live or
  * sandbox), the balance and limits from `user_data`, outages from `appendix/status`, the
  * warehouse folder is writable, the callback URL answers, the clock agrees with the
- * service's. Only free endpoints are called; their bodies are not landed (no run owns them).
+ * service's, and the lake (when one is configured) lets us list, put and delete. Only
+ * free endpoints are called; their bodies are not landed (no run owns them).
  */
 export async function runDoctor(o: DoctorOptions): Promise<Check[]> {
   const now = o.now ?? (() => new Date());
@@ -83,7 +88,26 @@ export async function runDoctor(o: DoctorOptions): Promise<Check[]> {
   checks.push(await warehouseCheck(o.warehouseDir));
   if (o.callbackUrl) checks.push(await callbackCheck(o.callbackUrl, o.dispatcher));
   checks.push(await clockCheck(o.baseUrl, now, o.maxSkewMs ?? 60_000, o.dispatcher));
+  if (o.lakeUrl) checks.push(await lakeCheck(o.lakeUrl, o.env ?? process.env));
   return checks;
+}
+
+const LAKE_FIX: Record<string, string> = {
+  ETL_LAKE_CONFIG: 'fix the s3://bucket/prefix address (PIPELINE_LAKE, --lake or lake:), create the bucket, or set the AWS credentials',
+  ETL_LAKE_REFUSED: 'check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY and that they may list, put and delete under the prefix',
+  ETL_LAKE_UNREACHABLE: 'check AWS_ENDPOINT_URL (for a store other than AWS S3) and the network',
+};
+
+async function lakeCheck(url: string, env: Record<string, string | undefined>): Promise<Check> {
+  try {
+    // Loaded only here: the AWS SDK takes over a second to import.
+    const { checkLake } = await import('../warehouse/lake/index.js');
+    const c = await checkLake(url, env);
+    return { name: 'lake', level: 'ok', detail: `${c.url} at ${c.endpoint ?? 'AWS S3'}: list, put and delete work (${c.ms} ms)` };
+  } catch (err) {
+    const e = err as EtlError;
+    return { name: 'lake', level: 'fail', detail: e.message, fix: LAKE_FIX[e.code] ?? 'see docs/lake.md' };
+  }
 }
 
 async function statusCheck(client: ServiceClient): Promise<Check> {

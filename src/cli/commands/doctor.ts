@@ -1,9 +1,11 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { resolveLake } from '../../config/index.js';
 import { runDoctor, type Check } from '../../run/doctor.js';
 import { resolveTarget } from '../service-target.js';
 
 interface DoctorArgs {
   warehouse: string;
+  lake?: string;
   'callback-url'?: string;
   json: boolean;
 }
@@ -13,17 +15,19 @@ const MARK: Record<Check['level'], string> = { ok: 'ok  ', warn: 'WARN', fail: '
 /** `pipeline doctor`: is this machine ready for a nightly run? */
 export const doctorCommand: CommandModule<object, DoctorArgs> = {
   command: 'doctor',
-  describe: 'Check the key, balance, limits, service status, warehouse, callback URL and clock, one line each',
+  describe: 'Check the key, balance, limits, service status, warehouse, callback URL, clock and lake, one line each',
   builder: (y: Argv) =>
     y
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder to check' })
+      .option('lake', { type: 'string', describe: 'object-storage lake to check, s3://bucket/prefix (default: PIPELINE_LAKE)' })
       .option('callback-url', { type: 'string', describe: 'public callback URL to check (push collection)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the checks as JSON' }) as Argv<DoctorArgs>,
   handler: async (args: ArgumentsCamelCase<DoctorArgs>) => {
     const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
     let checks: Check[];
     try {
-      checks = await runDoctor({ baseUrl: target.baseUrl, apiKey: target.apiKey, warehouseDir: args.warehouse, callbackUrl: args['callback-url'] });
+      const lakeUrl = resolveLake({ flag: args.lake, env: process.env });
+      checks = await runDoctor({ baseUrl: target.baseUrl, apiKey: target.apiKey, warehouseDir: args.warehouse, callbackUrl: args['callback-url'], lakeUrl, env: process.env });
     } finally {
       await target.sandbox?.close();
     }
