@@ -38,7 +38,7 @@ export interface SandboxOptions {
   balanceCny?: string;
   /** A posted task is done this long after posting, by `now`, before the time scale; default 300. */
   readyAfterMs?: number;
-  /** Accepted keys; default any key matching `/^svc_(live|sandbox)_[A-Za-z0-9]{4,}$/`. */
+  /** Accepted keys; default any key matching `/^svc_(live|sandbox)_\S+$/` (any length after the prefix). */
   keys?: string[];
   /**
    * Faults to inject: a profile, or its text form (`flaky`, `burst429=0.2,drop=0.05`).
