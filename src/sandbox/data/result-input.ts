@@ -44,3 +44,8 @@ export function targetOf(params: Record<string, unknown>): string {
 export function serviceDate(at: Date): string {
   return `${at.toISOString().slice(0, 19).replace('T', ' ')} +00:00`;
 }
+
+/** `yyyy-mm-dd hh-mm-ss +00:00`: the spec's form for error records' `datetime` and resources' `fetch_time`. */
+export function dashedServiceDate(at: Date): string {
+  return serviceDate(at).replace(/(\d{2}):(\d{2}):(\d{2}) /, '$1-$2-$3 ');
+}
