@@ -22,7 +22,7 @@ export interface RunModelsOptions {
 export interface RunModelsResult {
   builds: ModelBuildResult[];
   tests: ModelTestResult[];
-  /** True when no model failed and no test failed or errored. */
+  /** True when no model failed and no test failed or errored (a warned test is not a failure). */
   ok: boolean;
 }
 
@@ -37,7 +37,7 @@ export async function runModels(opts: RunModelsOptions): Promise<RunModelsResult
     const builds = await buildModels(wh, models, { fullRefresh: opts.fullRefresh, only, onModel: opts.onModel });
     const built = new Set(builds.filter((b) => b.status === 'built').map((b) => b.name));
     const tests = opts.test ? await testModels(wh, models.filter((m) => built.has(m.name))) : [];
-    const ok = builds.every((b) => b.status !== 'failed') && tests.every((t) => t.status === 'passed' || t.status === 'skipped');
+    const ok = builds.every((b) => b.status !== 'failed') && tests.every((t) => t.status !== 'failed' && t.status !== 'error');
     return { builds, tests, ok };
   });
 }
