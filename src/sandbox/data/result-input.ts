@@ -7,6 +7,8 @@ export interface ResultInput {
   endpoint: Endpoint;
   params: Record<string, unknown>;
   at: Date;
+  /** Share of SERPs that drift (serp-drift.ts); default 0. */
+  drift?: number;
 }
 
 /** The posted location code, or the code of a known location name, or 2840. */
