@@ -1,6 +1,8 @@
 -- The best placement of each domain on each page: the item with the lowest absolute rank
 -- (ties by group rank, then item order), and how many items of the domain the page has.
 -- Paid results are not ranks; items without a domain or an absolute rank cannot place.
+-- is_organic: the best placement is an organic result; every other type (features, and a
+-- type never seen before) is a non-organic placement.
 with
 
 items as (
@@ -33,6 +35,7 @@ placements as (
         arg_min(rank_group, placement_order) as rank_group,
         arg_min(url, placement_order) as url,
         arg_min(item_type, placement_order) as item_type,
+        arg_min(item_type, placement_order) = 'organic' as is_organic,
         count(*)::integer as items_on_page,
     from ordered
     group by task_id, result_index, check_date, domain

@@ -1,5 +1,6 @@
 -- Rank history: every domain on every checked page, per check date, with its best
--- absolute and group rank, the ranking URL and item type, the change since the series'
+-- absolute and group rank, the ranking URL and item type (is_organic: an organic result;
+-- features and types never seen before are non-organic placements), the change since the series'
 -- previous successful check, new and lost flags, and first and last seen dates.
 -- A domain that ranked on the previous check and is absent from this one gets a "lost"
 -- row with null ranks; a failed or missing check has no row at all (never rank 0 or 101).
@@ -78,6 +79,7 @@ placements as (
         p.rank_group,
         p.url,
         p.item_type,
+        p.is_organic,
         p.items_on_page,
         null::date as prior_first_seen_date,
         false as is_context,
@@ -99,6 +101,7 @@ placements as (
         null::integer as rank_group,
         null::varchar as url,
         null::varchar as item_type,
+        null::boolean as is_organic,
         null::integer as items_on_page,
         h.first_seen_date as prior_first_seen_date,
         true as is_context,
@@ -137,6 +140,7 @@ combined as (
         case when not g.is_lost then s.rank_group end as rank_group,
         case when not g.is_lost then s.url end as url,
         case when not g.is_lost then s.item_type end as item_type,
+        case when not g.is_lost then s.is_organic end as is_organic,
         case when g.is_lost then 0 else s.items_on_page end as items_on_page,
         case
             when g.is_lost then s.rank_absolute
@@ -166,6 +170,7 @@ located as (
         r.rank_group,
         r.url,
         r.item_type,
+        r.is_organic,
         r.items_on_page,
         r.previous_rank_absolute,
         r.previous_rank_absolute - r.rank_absolute as rank_change,
@@ -221,6 +226,7 @@ final as (
         s.rank_group,
         s.url,
         s.item_type,
+        s.is_organic,
         s.items_on_page,
         s.previous_rank_absolute,
         s.rank_change,

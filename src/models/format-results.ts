@@ -13,10 +13,12 @@ export function formatBuild(r: ModelBuildResult): string {
 export function formatTests(results: readonly ModelTestResult[]): string {
   const lines: string[] = [];
   for (const t of results) {
-    lines.push(`${t.status.toUpperCase().padEnd(7)} ${t.model}: ${t.test}${t.failures > 0 ? `  (${t.failures} offending rows)` : ''}${t.message ? `  ${t.message}` : ''}`);
+    const label = t.status === 'warned' ? 'WARN' : t.status.toUpperCase();
+    lines.push(`${label.padEnd(7)} ${t.model}: ${t.test}${t.failures > 0 ? `  (${t.failures} offending rows)` : ''}${t.message ? `  ${t.message}` : ''}`);
     for (const row of t.sample) lines.push(`          ${JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}`);
   }
   const failed = results.filter((t) => t.status === 'failed' || t.status === 'error').length;
-  lines.push(`${results.length} tests, ${failed} failed`);
+  const warned = results.filter((t) => t.status === 'warned').length;
+  lines.push(`${results.length} tests, ${failed} failed${warned > 0 ? `, ${warned} warned` : ''}`);
   return `${lines.join('\n')}\n`;
 }

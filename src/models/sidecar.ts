@@ -2,20 +2,27 @@ import { z } from 'zod';
 
 const columnList = z.array(z.string().min(1)).min(1);
 
+/**
+ * `warn`: offending rows are reported as a warning (status `warned`, with their count)
+ * and do not fail the build or the run; for facts that must be seen but must not stop a
+ * night, such as a SERP item type never seen before.
+ */
+const severity = z.enum(['error', 'warn']).optional().describe('error (default): offending rows fail the test; warn: they are reported as a warning');
+
 /** One test of a sidecar; each kind becomes one query that returns the offending rows. */
 export const modelTestSchema = z.union([
-  z.object({ unique: columnList }).strict().describe('no two rows share these columns'),
-  z.object({ not_null: columnList }).strict().describe('none of these columns is null'),
+  z.object({ unique: columnList, severity }).strict().describe('no two rows share these columns'),
+  z.object({ not_null: columnList, severity }).strict().describe('none of these columns is null'),
   z
-    .object({ accepted_values: z.object({ column: z.string(), values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1) }).strict() })
+    .object({ accepted_values: z.object({ column: z.string(), values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1) }).strict(), severity })
     .strict()
     .describe('every non-null value of the column is one of these'),
   z
-    .object({ relationships: z.object({ column: z.string(), to: z.string(), field: z.string() }).strict() })
+    .object({ relationships: z.object({ column: z.string(), to: z.string(), field: z.string() }).strict(), severity })
     .strict()
     .describe('every non-null value of the column exists in to.field'),
   z
-    .object({ expression: z.string().min(1), name: z.string().optional() })
+    .object({ expression: z.string().min(1), name: z.string().optional(), severity })
     .strict()
     .describe('a boolean SQL expression that must hold for every row'),
 ]);

@@ -7,8 +7,9 @@ import type { ModelTest } from './sidecar.js';
 export interface ModelTestResult {
   model: string;
   test: string;
-  status: 'passed' | 'failed' | 'skipped' | 'error';
-  /** How many rows break the test. */
+  /** `warned`: a `severity: warn` test found offending rows; reported, never a failure. */
+  status: 'passed' | 'failed' | 'warned' | 'skipped' | 'error';
+  /** How many rows break the test (for `accepted_values` and `relationships`, how many distinct values; each sample row has its `rows` count). */
   failures: number;
   /** Up to `sampleSize` offending rows, for the message. */
   sample: Record<string, unknown>[];
@@ -67,7 +68,8 @@ export async function testModels(wh: Warehouse, models: readonly Model[], opts: 
         const [row] = await wh.all<{ n: number }>(`select count(*)::double as n from (${sql})`);
         const failures = Number(row?.n ?? 0);
         const sample = failures > 0 ? await wh.all(`${sql} limit ${sampleSize}`) : [];
-        out.push({ model: m.name, test: label, status: failures > 0 ? 'failed' : 'passed', failures, sample });
+        const offending = t.severity === 'warn' ? 'warned' : 'failed';
+        out.push({ model: m.name, test: label, status: failures > 0 ? offending : 'passed', failures, sample });
       } catch (err) {
         out.push({ model: m.name, test: label, status: 'error', failures: 0, sample: [], message: (err as Error).message });
       }

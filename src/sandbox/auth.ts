@@ -1,5 +1,10 @@
-/** Keys the emulator accepts when no explicit list is given, as the spec spells them. */
-export const KEY_PATTERN = /^svc_(live|sandbox)_[A-Za-z0-9]{4,}$/;
+/**
+ * Keys the emulator accepts when no explicit list is given, as the spec spells them:
+ * `svc_live_<key>` or `svc_sandbox_<key>`. The spec gives `<key>` no length or alphabet, so
+ * any non-empty run of non-space characters after the prefix is a key (as `--live-key`
+ * reads it in src/cli/service-target.ts).
+ */
+export const KEY_PATTERN = /^svc_(live|sandbox)_\S+$/;
 
 /** Who is calling: the key, and whether it simulates production (and so is charged). */
 export interface Caller {

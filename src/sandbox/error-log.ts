@@ -1,6 +1,6 @@
-import { formatServiceDate } from './serp-query.js';
+import { dashedServiceDate } from './data/result-input.js';
 
-/** One row of `{api}/errors` (spec, Error record). */
+/** One row of `{api}/errors` (spec, Error record); `datetime` is `yyyy-mm-dd hh-mm-ss +00:00`, dashes as the spec writes it. */
 export interface ErrorRecord {
   id: string;
   datetime: string;
@@ -32,7 +32,7 @@ export class ErrorLog {
   readonly #rows: Row[] = [];
 
   add(key: string, api: string, at: Date, record: Omit<ErrorRecord, 'datetime'>): void {
-    this.#rows.push({ key, api, atMs: at.getTime(), record: { ...record, datetime: formatServiceDate(at) } });
+    this.#rows.push({ key, api, atMs: at.getTime(), record: { ...record, datetime: dashedServiceDate(at) } });
   }
 
   /** Rows of one key and api within [fromMs, toMs], newest first, optionally of one function. */

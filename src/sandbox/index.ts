@@ -32,13 +32,20 @@ export interface SandboxOptions {
   host?: string;
   /** Default 1; all data (and faults) are deterministic for (seed, task params, UTC date). */
   seed?: number;
+  /**
+   * Share of SERPs (0 to 1) that drift from the usual shape as real bodies do: an item
+   * type the published shapes do not list, numbers written as strings, other date forms
+   * (serp-drift.ts). Which SERPs drift is deterministic for the seed. Default 0 here (so
+   * a test's data are the usual shape unless it asks); `pipeline sandbox` serves 0.05.
+   */
+  drift?: number;
   /** The clock; default `() => new Date()`. Tests advance it instead of sleeping. */
   now?: () => Date;
   /** Starting simulated balance in CNY, default `'1000.0000'`. */
   balanceCny?: string;
   /** A posted task is done this long after posting, by `now`, before the time scale; default 300. */
   readyAfterMs?: number;
-  /** Accepted keys; default any key matching `/^svc_(live|sandbox)_[A-Za-z0-9]{4,}$/`. */
+  /** Accepted keys; default any key matching `/^svc_(live|sandbox)_\S+$/` (any length after the prefix). */
   keys?: string[];
   /**
    * Faults to inject: a profile, or its text form (`flaky`, `burst429=0.2,drop=0.05`).
@@ -109,8 +116,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   if (!Number.isFinite(timeScale) || timeScale <= 0) throw new Error(`timeScale ${timeScale} must be a positive number (60 makes a minute last a second)`);
   const seed = opts.seed ?? 1;
   const profile = typeof opts.faults === 'string' ? parseFaultProfile(opts.faults) : resolveFaultProfile(opts.faults);
+  const drift = opts.drift ?? 0;
+  if (!Number.isFinite(drift) || drift < 0 || drift > 1) throw new Error(`drift ${drift} must be a share from 0 to 1`);
   const world = {
     seed,
+    drift,
     now: opts.now ?? (() => new Date()),
     timeScale,
     readyAfterMs: readyAfterMs / timeScale,

@@ -1,4 +1,5 @@
 import { createRng } from './prng.js';
+import { applyDrift, serpDrift, unseenItem, type SerpDrift } from './serp-drift.js';
 import { serpFeatures } from './serp-features.js';
 import { serpMedia } from './serp-media.js';
 import { buildOrganicItem } from './serp-organic.js';
@@ -15,6 +16,8 @@ export interface SerpResultOptions {
   at: Date;
   /** Include every item type of result-shapes.md (the sample id's answer). */
   full?: boolean;
+  /** Share of SERPs that drift (serp-drift.ts); default 0, never on the full sample. */
+  drift?: number;
 }
 
 /**
@@ -28,8 +31,10 @@ export function buildSerpResult(opts: SerpResultOptions): SerpAdvancedResult {
   const q = { ...resolved, depth: Math.min(resolved.depth, organicAvailable(opts.seed, resolved.keyword)) };
   const kw = q.keyword.toLowerCase();
   const organics = rankSites(q, opts.seed).map((r, i) => buildOrganicItem(r.site, r.page, i + 1, q, opts.seed));
-  const placed = opts.full ? fullLayout(q, organics, opts.seed) : ordinaryLayout(q, organics, opts.seed);
-  const items = number(placed);
+  const drift = opts.full || !opts.drift ? undefined : serpDrift(opts.seed, q, opts.drift);
+  const placed = opts.full ? fullLayout(q, organics, opts.seed) : ordinaryLayout(q, organics, opts.seed, drift);
+  const driftRng = createRng(opts.seed, 'drift-forms', kw, q.locationKey, q.languageCode, q.engine, q.device, q.day);
+  const items = drift ? applyDrift(number(placed), drift, driftRng) : number(placed);
   return {
     keyword: q.keyword,
     type: 'organic',
@@ -57,8 +62,12 @@ export function organicAvailable(seed: number, keyword: string): number {
   return words >= 7 ? createRng(seed, 'available', keyword.toLowerCase()).int(20, 50) : Number.POSITIVE_INFINITY;
 }
 
-/** Features decided per keyword (stable), ads per day (they rotate). */
-function ordinaryLayout(q: SerpQuery, organics: SerpItemBody[], seed: number): SerpItemBody[] {
+/**
+ * Features decided per keyword (stable), ads per day (they rotate); now and then an item
+ * type the published shapes do not list (serp-drift.ts), drawn from its own stream so the
+ * rest of the page is the same with or without it.
+ */
+function ordinaryLayout(q: SerpQuery, organics: SerpItemBody[], seed: number, drift?: SerpDrift): SerpItemBody[] {
   const kw = q.keyword.toLowerCase();
   const rng = createRng(seed, 'features', kw, q.locationKey, q.languageCode, q.engine, q.device);
   const ads = createRng(seed, 'ads', kw, q.locationKey, q.languageCode, q.engine, q.device, q.day);
@@ -72,6 +81,10 @@ function ordinaryLayout(q: SerpQuery, organics: SerpItemBody[], seed: number): S
   if (top && rng.chance(0.3)) before.push(serpFeatures.featuredSnippet(q.keyword, top, rng));
   if (rng.chance(0.6)) insert(rng.int(1, 3), serpFeatures.peopleAlsoAsk(q.keyword, organics.slice(0, 5), rng));
   if (rng.chance(0.25)) insert(rng.int(4, 7), serpMedia.carousel('video', q.keyword, q.day, rng));
+  if (drift?.unseenType) {
+    const d = createRng(seed, 'drift-item', kw, q.locationKey, q.languageCode, q.engine, q.device, q.day);
+    insert(d.int(1, 5), unseenItem(drift.unseenType, q.keyword, d));
+  }
   const tail: SerpItemBody[] = [];
   if (ads.chance(0.2)) tail.push(serpFeatures.paid(q.keyword, ads));
   if (rng.chance(0.9)) tail.push(serpFeatures.relatedSearches(q.keyword, q.day, rng));

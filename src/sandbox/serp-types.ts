@@ -12,10 +12,13 @@ export interface SerpItemBody {
   [field: string]: unknown;
 }
 
-/** An item placed on the page: every item carries these five fields. */
+/**
+ * An item placed on the page: every item carries these five fields. Ranks are numbers,
+ * written as strings now and then on non-organic items, as real bodies do (serp-drift.ts).
+ */
 export interface SerpItem extends SerpItemBody {
-  rank_group: number;
-  rank_absolute: number;
+  rank_group: number | string;
+  rank_absolute: number | string;
   position: 'left' | 'right';
   xpath: string;
 }

@@ -87,13 +87,19 @@ async function respond(
     }
   }
   const requestId = randomUUID();
-  const text = reply.json !== undefined ? JSON.stringify(reply.json) : stringifyWithRaw(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
+  const text =
+    reply.raw !== undefined
+      ? reply.raw.text
+      : reply.json !== undefined
+        ? JSON.stringify(reply.json)
+        : stringifyWithRaw(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
   const chargeCny = formatCny(reply.chargedUnits);
   const headers: Record<string, string> = {
     'X-Svc-Charge-CNY': chargeCny,
     'X-Svc-Cost-USD': formatUsd(reply.costMicros),
     'X-Svc-Balance-CNY': formatCny(world.account.balanceUnits),
     'X-Svc-Request-ID': requestId,
+    ...(reply.raw ? { 'Content-Type': reply.raw.contentType } : {}),
     ...reply.headers,
   };
   world.stats.call(family, fault.kind === 'drop' ? 0 : reply.http, reply.chargedUnits);

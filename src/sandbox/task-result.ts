@@ -45,7 +45,7 @@ export function doneTaskObject(
   if (task.result === undefined || task.resultAtMs !== atMs) {
     const endpoint = endpointById(task.endpointId);
     const first = task.result === undefined;
-    task.result = buildResults({ seed, endpoint, params: task.params, at: new Date(atMs) });
+    task.result = buildResults({ seed, endpoint, params: task.params, at: new Date(atMs), drift: task.drift ?? 0 });
     task.resultAtMs = atMs;
     task.resultText = undefined;
     if (first && account && task.chargedUnits > 0) {

@@ -29,6 +29,8 @@ export interface StoredTask {
   readyAtMs: number;
   /** The task as posted (what the generator reads). */
   params: Record<string, unknown>;
+  /** The emulator's drift share when the task was posted (serp-drift.ts); 0 when absent. */
+  drift?: number;
   /** `data` of the envelope: the echo plus api, function, se, se_type, device, os. */
   data: Record<string, unknown>;
   tag: string | null;

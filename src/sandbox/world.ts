@@ -25,6 +25,8 @@ export interface SandboxLogEntry {
  */
 export interface SandboxWorld {
   seed: number;
+  /** Share of SERPs (0..1) served with forms real bodies have and the emulator usually does not (serp-drift.ts). */
+  drift: number;
   now: () => Date;
   /** Emulator time speed-up: 60 makes a minute of rate limit (and every delay) last a second. */
   timeScale: number;

@@ -89,7 +89,10 @@ function finalExpr(c: PlanColumn, v: string): string {
         : `CAST(${x} AS ${T})`;
   if (!c.variant) return c.transform ? fromText(v) : c.kind === 'int' ? `CAST(${v} AS INTEGER)` : v;
   const ok = JSON_OK[c.kind];
-  if (ok) return `CASE WHEN json_type(${v}) IN ${ok} THEN ${fromText(`(${v} ->> '$')`)} END`;
+  // A number written as a string ("12", "4.5": real SERP bodies have them) lands in its
+  // numeric column; a string that is no number goes to the variant column.
+  const numeric = c.kind === 'int' || c.kind === 'bigint' || c.kind === 'double' ? ` WHEN json_type(${v}) = 'VARCHAR' THEN TRY_CAST(trim(${v} ->> '$') AS ${T})` : '';
+  if (ok) return `CASE WHEN json_type(${v}) IN ${ok} THEN ${fromText(`(${v} ->> '$')`)}${numeric} END`;
   return `TRY_CAST(${v} AS ${T})`;
 }
 

@@ -127,7 +127,8 @@ function fromSpec(t: TableSpec, kind: string, declared: boolean): TablePlan {
  * under a table's rows becomes a column named by its path (`a__b`, snake_case); lists of
  * objects become child tables `<table>__<field>` keyed by the parent's keys and the list
  * index; lists of scalars become list columns; fields only ever null add nothing. A value
- * whose type does not fit its column goes to the variant column `<name>__v` (JSON).
+ * whose type does not fit its column goes to the variant column `<name>__v` (JSON); a
+ * number written as a string still lands in its numeric column (sql-build.ts).
  */
 export function planKind(spec: KindSpec, stored: readonly StoredColumn[], shape: ShapeMap): KindPlan {
   const tables = new Map<string, TablePlan>();

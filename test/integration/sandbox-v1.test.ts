@@ -106,6 +106,7 @@ describe('sandbox /v1 with a standard OpenAI client', () => {
 
   it('answers 401 to a bad key in the standard error shape', async () => {
     const { sb } = await harness();
-    await expect(client(sb.url, 'svc_live_x').embeddings.create({ model: 'text-embedding-3-small', input: 'x' })).rejects.toMatchObject({ status: 401 });
+    // any key after the prefix is a key (issue 16), so the bad key is one without the prefix
+    await expect(client(sb.url, 'svc_test_x').embeddings.create({ model: 'text-embedding-3-small', input: 'x' })).rejects.toMatchObject({ status: 401 });
   });
 });

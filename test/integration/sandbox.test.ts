@@ -62,7 +62,8 @@ describe('sandbox: authentication', () => {
     const listed = await sandbox({ keys: ['svc_sandbox_only1'] });
     const replies = [
       await open.call('GET', `${BASE}/tasks_ready`, { key: null }),
-      await open.call('GET', `${BASE}/tasks_ready`, { key: 'svc_live_ab' }),
+      // any key after the prefix is a key (issue 16): malformed is a prefix with nothing after it
+      await open.call('GET', `${BASE}/tasks_ready`, { key: 'svc_live_' }),
       await open.call('GET', `${BASE}/tasks_ready`, { key: 'sk-notours1234' }),
       await open.call('GET', `${BASE}/tasks_ready`, { auth: `Basic ${Buffer.from('user:svc_sandbox_local').toString('base64')}` }),
       await listed.call('GET', `${BASE}/tasks_ready`, { key: DEFAULT_SANDBOX_KEY }),

@@ -64,6 +64,6 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
     }
     const tests = await testWarehouseModels({ warehouseDir: args.warehouse, sqlDir: args.sql, select: args.select });
     process.stdout.write(args.json ? json({ tests }) : formatTests(tests));
-    process.exitCode = tests.every((t) => t.status === 'passed' || t.status === 'skipped') ? ExitCode.ok : ExitCode.failure;
+    process.exitCode = tests.every((t) => t.status !== 'failed' && t.status !== 'error') ? ExitCode.ok : ExitCode.failure;
   },
 };

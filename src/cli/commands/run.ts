@@ -80,7 +80,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
     process.stdout.write(args.json ? `${JSON.stringify(outcome)}\n` : formatSummary(outcome));
     if (outcome.models) {
       const m = outcome.models;
-      say(`models: ${m.built} built, ${m.failed} failed, ${m.testsPassed}/${m.tests} tests passed`);
+      say(`models: ${m.built} built, ${m.failed} failed, ${m.testsPassed}/${m.tests} tests passed${m.warned ? `, ${m.warned} warned` : ''}`);
+      // A warning (a SERP item type never seen before, its rows kept) is shown, and the run still exits 0.
+      if (m.warnings) say(m.warnings);
       if (!m.ok) say(`${m.report}the data is loaded; fix the models and run 'pipeline models run'`);
     }
     process.exitCode = runExitCode(outcome);

@@ -14,16 +14,18 @@ interface SandboxArgs {
   'sandbox-key'?: string;
   admin: boolean;
   'rate-limits': boolean;
+  drift?: number;
 }
 
-const KEY = { live: /^svc_live_[A-Za-z0-9]{4,}$/, sandbox: /^svc_sandbox_[A-Za-z0-9]{4,}$/ };
+/** The spec gives `<key>` no length or alphabet: anything but spaces after the prefix. */
+const KEY = { live: /^svc_live_\S+$/, sandbox: /^svc_sandbox_\S+$/ };
 
 /** The options of `startSandbox` for these arguments, and the keys it will accept (made up when not given). */
 export function sandboxOptionsFromArgs(args: SandboxArgs): { options: SandboxOptions; liveKey: string; sandboxKey: string; madeKeys: boolean } {
   const liveKey = args['live-key'] ?? `svc_live_${randomBytes(12).toString('hex')}`;
   const sandboxKey = args['sandbox-key'] ?? `svc_sandbox_${randomBytes(12).toString('hex')}`;
-  if (!KEY.live.test(liveKey)) throw new Error('--live-key must look like svc_live_<letters and digits, 4 or more>');
-  if (!KEY.sandbox.test(sandboxKey)) throw new Error('--sandbox-key must look like svc_sandbox_<letters and digits, 4 or more>');
+  if (!KEY.live.test(liveKey)) throw new Error('--live-key must look like svc_live_<key> (no spaces)');
+  if (!KEY.sandbox.test(sandboxKey)) throw new Error('--sandbox-key must look like svc_sandbox_<key> (no spaces)');
   return {
     liveKey,
     sandboxKey,
@@ -39,6 +41,7 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): { options: SandboxOpt
       keys: [liveKey, sandboxKey],
       admin: args.admin,
       rateLimits: args['rate-limits'],
+      ...(args.drift === undefined ? {} : { drift: args.drift }),
     },
   };
 }
@@ -63,6 +66,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('live-key', { type: 'string', describe: 'the svc_live_ key to accept (charged against the balance); made up and printed when omitted' })
       .option('sandbox-key', { type: 'string', describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted' })
       .option('admin', { type: 'boolean', default: false, describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)' })
+      .option('drift', { type: 'number', default: 0.05, describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms' })
       .option('rate-limits', { type: 'boolean', default: true, describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)" }) as Argv<SandboxArgs>,
   handler: async (args: ArgumentsCamelCase<SandboxArgs>) => {
     const { options, liveKey, sandboxKey, madeKeys } = sandboxOptionsFromArgs(args);

@@ -36,24 +36,30 @@ export function checkLlmTask(params: Record<string, unknown>): string | undefine
   return undefined;
 }
 
-/** `llm_responses/live`: a short deterministic answer, token counts and the defaults applied. */
+/** `llm_responses/live`: a short deterministic answer, token counts (reasoning and web search may pass `max_output_tokens`) and the defaults applied. */
 export function llmResponseResults(input: ResultInput): unknown[] {
   const prompt = String(input.params.user_prompt ?? '');
   const model = resolveLlmModel(String(input.params.model_name ?? ''))!;
   const r = createRng(input.seed, 'llm', model.version, prompt);
   const maxOut = typeof input.params.max_output_tokens === 'number' ? input.params.max_output_tokens : 2048;
   const text = `Simulated answer of ${model.base.model_name} to: "${prompt.slice(0, 120)}". ${r.pick(['It depends on your goals.', 'Here are three options to consider.', 'The short answer is yes.'])}`;
-  const outputTokens = Math.min(maxOut, Math.ceil(text.length / 4) + (model.base.reasoning ? r.int(200, 600) : 0));
+  // The limit caps the answer itself. Spec: "output may exceed the limit when web_search
+  // is true or a reasoning model is used" — the reasoning and the search summary come on
+  // top of it, uncapped, so a tight limit is passed now and then.
+  const webSearch = input.params.web_search === true;
+  const reasoningTokens = model.base.reasoning ? r.int(200, 1600) : 0;
+  const searchTokens = webSearch ? r.int(20, 240) : 0;
+  const outputTokens = Math.min(maxOut, Math.ceil(text.length / 4)) + reasoningTokens + searchTokens;
   return [{
     model_name: model.version,
     input_tokens: Math.ceil(prompt.length / 4),
     output_tokens: outputTokens,
-    web_search: input.params.web_search === true,
+    web_search: webSearch,
     temperature: model.base.reasoning ? null : (input.params.temperature ?? (input.params.top_p === undefined ? 0.94 : null)),
     top_p: model.base.reasoning ? null : (input.params.top_p ?? (input.params.temperature === undefined ? 0.92 : null)),
     max_output_tokens: maxOut,
     datetime: serviceDate(input.at),
-    items: [{ type: 'message', sections: [{ type: 'text', text, annotations: input.params.web_search === true ? [{ title: 'Example source', url: 'https://en.wikipedia.org/' }] : null }] }],
+    items: [{ type: 'message', sections: [{ type: 'text', text, annotations: webSearch ? [{ title: 'Example source', url: 'https://en.wikipedia.org/' }] : null }] }],
   }];
 }
 

@@ -1,5 +1,5 @@
 import { createRng } from '../prng.js';
-import { serviceDate } from './result-input.js';
+import { dashedServiceDate, serviceDate } from './result-input.js';
 
 /** Pages a crawl finds when the task sets no `max_crawl_pages`. */
 export const DEFAULT_CRAWL_PAGES = 60;
@@ -45,31 +45,60 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
   const resources = Array.from({ length: Math.max(4, Math.round(maxPages * 1.5)) }, (_, i) => {
     const kind = kinds[i % 4]!;
     const q = createRng(seed, 'crawl-res', host, i);
+    const holder = pages[i % pages.length]!;
     const ext = kind === 'script' ? 'js' : kind === 'image' ? 'jpg' : kind === 'stylesheet' ? 'css' : 'png';
     const size = q.int(500, 900_000);
     const encoded = Math.round(size * (0.3 + 0.6 * q.next()));
     const duration = q.int(10, 4000);
+    const image = kind === 'image';
+    const shown = image ? (q.chance(0.4) ? { width: 1200, height: 800 } : { width: 600, height: 400 }) : null;
+    const alt = image ? (q.chance(0.3) ? '' : `image ${i}`) : null;
+    const redirect = kind !== 'stylesheet' && kind !== 'broken' && q.chance(0.1);
     return {
       resource_type: kind,
-      meta: kind === 'image' ? { alternative_text: q.chance(0.3) ? '' : `image ${i}`, title: null, original_width: 1200, original_height: 800, width: 600, height: 400 } : {},
+      // meta: attributes of the tag on the holding page (the spec does not show its fields)
+      meta: image ? { alternative_text: alt, title: null, original_width: 1200, original_height: 800, width: shown!.width, height: shown!.height } : {},
       url: `${origin}/static/${kind}-${i}.${ext}`,
-      status_code: kind === 'broken' ? 404 : 200,
+      // spec: the status of the page holding the resource, not of the resource itself
+      status_code: holder.status_code,
       location: null,
-      content_encoding: kind === 'image' ? 'none' : 'gzip',
+      content_encoding: image ? 'none' : 'gzip',
       media_type: kind === 'script' ? 'application/javascript' : kind === 'stylesheet' ? 'text/css' : 'image/jpeg',
       accept_type: kind === 'broken' ? 'image' : kind === 'stylesheet' ? 'stylesheet' : kind === 'script' ? 'script' : 'image',
       server: 'nginx',
       from_sitemap: false,
+      alternative_text: alt,
+      alternative_text_variations: image && q.chance(0.3) ? [`Image ${i}`, `photo ${i}`] : [],
+      title: image && q.chance(0.2) ? `Picture ${i}` : null,
+      alternative_title_variations: image && q.chance(0.2) ? [`picture ${i}`] : [],
+      original_width: image ? 1200 : null,
+      original_height: image ? 800 : null,
+      width: shown?.width ?? null,
+      height: shown?.height ?? null,
       size,
       encoded_size: encoded,
       total_transfer_size: encoded + 300,
-      fetch_time: serviceDate(fetchedAt),
+      fetch_time: dashedServiceDate(fetchedAt),
       fetch_timing: { duration_time: duration, fetch_start: 0, fetch_end: duration },
       cache_control: { cachable: kind !== 'broken', ttl: kind === 'broken' ? 0 : 86_400_000 },
-      checks: { no_content_encoding: kind === 'image', high_loading_time: duration > 3000, is_redirect: false, is_4xx_code: kind === 'broken', is_5xx_code: false, is_broken: kind === 'broken', is_www: host.startsWith('www.'), is_https: https, is_http: !https, is_minified: kind === 'script' || kind === 'stylesheet' ? q.chance(0.7) : false },
+      checks: {
+        no_content_encoding: image,
+        high_loading_time: duration > 3000,
+        is_redirect: false,
+        is_4xx_code: kind === 'broken',
+        is_5xx_code: false,
+        is_broken: kind === 'broken',
+        is_www: host.startsWith('www.'),
+        is_https: https,
+        is_http: !https,
+        original_size_displayed: image && shown!.width === 1200,
+        is_minified: kind === 'script' || kind === 'stylesheet' ? q.chance(0.7) : false,
+        has_redirect: redirect,
+        has_subrequests: kind === 'stylesheet' || kind === 'script' ? q.chance(0.3) : false,
+      },
       resource_errors: { errors: kind === 'broken' ? [{ line: 0, column: 0, message: 'Resource not found.', status_code: 0 }] : [], warnings: [] },
       last_modified: { header: null, sitemap: null, meta_tag: null },
-      found_on: pages[i % pages.length]!.url,
+      found_on: holder.url,
     };
   });
   return { pages, links, resources };

@@ -7,6 +7,8 @@ export interface ResultInput {
   endpoint: Endpoint;
   params: Record<string, unknown>;
   at: Date;
+  /** Share of SERPs that drift (serp-drift.ts); default 0. */
+  drift?: number;
 }
 
 /** The posted location code, or the code of a known location name, or 2840. */
@@ -43,4 +45,9 @@ export function targetOf(params: Record<string, unknown>): string {
 /** `yyyy-mm-dd hh:mm:ss +00:00`. */
 export function serviceDate(at: Date): string {
   return `${at.toISOString().slice(0, 19).replace('T', ' ')} +00:00`;
+}
+
+/** `yyyy-mm-dd hh-mm-ss +00:00`: the spec's form for error records' `datetime` and resources' `fetch_time`. */
+export function dashedServiceDate(at: Date): string {
+  return serviceDate(at).replace(/(\d{2}):(\d{2}):(\d{2}) /, '$1-$2-$3 ');
 }

@@ -24,7 +24,7 @@ type Builder = (input: ResultInput) => unknown[];
 const BUILDERS: Partial<Record<ResultKind, Builder>> = {
   serp: (i) => {
     const [, , , engine = 'engA', type = 'organic'] = i.endpoint.path.split('/');
-    return [{ ...buildSerpResult({ seed: i.seed, engine, params: i.params as SerpParams, at: i.at }), type: type === 'v2' ? 'organic' : type }];
+    return [{ ...buildSerpResult({ seed: i.seed, engine, params: i.params as SerpParams, at: i.at, drift: i.drift ?? 0 }), type: type === 'v2' ? 'organic' : type }];
   },
   search_volume: searchVolumeResults,
   keywords_for_keywords: keywordsForKeywordsResults,

@@ -41,6 +41,8 @@ export interface HandlerReply {
   costMicros: number;
   /** A body sent as is instead of the /v3 envelope (the `/v1` endpoints, `.ai` answers). */
   json?: unknown;
+  /** A body that is not JSON, sent as is with its content type (a `/v1` chat stream's server-sent events). */
+  raw?: { contentType: string; text: string };
   /** Extra response headers (e.g. `Retry-After`). */
   headers?: Record<string, string>;
 }

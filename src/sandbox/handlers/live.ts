@@ -21,7 +21,7 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
   const tasks = acceptance.outcomes.map((o) => {
     const data = echoData(o.raw, 'live', ctx);
     if (!o.ok) return makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
-    const built = buildResults({ seed: ctx.seed, endpoint: ctx.endpoint, params: o.task, at: ctx.now });
+    const built = buildResults({ seed: ctx.seed, endpoint: ctx.endpoint, params: o.task, at: ctx.now, drift: ctx.world.drift });
     const refund = ctx.caller.live ? unusedDepthUnits(ctx.endpoint, o.task, 'live', built) : 0;
     ctx.account.refund(refund);
     refundedUnits += refund;

@@ -39,8 +39,8 @@ function decodeToken(text: string): Token | undefined {
  * `POST /v3/on_page/{pages,links,resources}`: reads a crawl created by
  * `on_page/task_post` (40401 for another key's or an unknown id, 40403 after 30 days).
  * The crawl is `in_progress` until the task is done, with pages crawled growing on the
- * clock; items pass `filters`, are sorted by `order_by`, then paged by `limit`
- * (default 100) and `offset`, or by `search_after_token` (valid only for the same
+ * clock; resources are those of pages passing `relevant_pages_filters`; items pass
+ * `filters`, are sorted by `order_by`, then paged by `limit` (default 100) and `offset`, or by `search_after_token` (valid only for the same
  * query, up to 20,000 results deep). Resources are free; pages and links are charged.
  */
 export function handleOnPageRead(ctx: HandlerContext): HandlerReply {
@@ -60,13 +60,17 @@ export function handleOnPageRead(ctx: HandlerContext): HandlerReply {
     const span = Math.max(1, crawl.readyAtMs - crawl.postedAtMs);
     const done = nowMs >= crawl.readyAtMs;
     const crawled = done ? maxPages : Math.max(1, Math.floor((maxPages * (nowMs - crawl.postedAtMs)) / span));
-    const crawledUrls = new Set(site.pages.slice(0, crawled).map((p) => p.url));
+    const crawledPages = site.pages.slice(0, crawled);
+    const crawledUrls = new Set(crawledPages.map((p) => p.url));
+    // relevant_pages_filters select holding pages (the pages endpoint's fields): a resource
+    // is listed only when the page it was found on passes them
+    const relevantUrls = q.relevant_pages_filters === undefined ? crawledUrls : new Set(crawledPages.filter((p) => matchesFilter(p, q.relevant_pages_filters)).map((p) => p.url));
     let items: unknown[] =
       kind === 'pages'
         ? site.pages.slice(0, crawled)
         : kind === 'links'
           ? site.links.filter((l) => crawledUrls.has(l.link_from))
-          : site.resources.filter((r) => crawledUrls.has(r.found_on) && (q.url === undefined || r.found_on === q.url));
+          : site.resources.filter((r) => relevantUrls.has(r.found_on) && (q.url === undefined || r.found_on === q.url));
     if (q.filters !== undefined) items = items.filter((it) => matchesFilter(it, q.filters));
     items = orderItems(items, q.order_by as string[] | undefined);
     const limit = typeof q.limit === 'number' ? q.limit : 100;
@@ -83,7 +87,9 @@ export function handleOnPageRead(ctx: HandlerContext): HandlerReply {
     const next = offset + page.length;
     const result = {
       crawl_progress: done ? 'finished' : 'in_progress',
-      crawl_status: { max_crawl_pages: maxPages, pages_in_queue: maxPages - crawled, pages_crawled: crawled },
+      // the spec's five counters; total_items_count and items_count also stay at the top
+      // level, where earlier answers had them
+      crawl_status: { max_crawl_pages: maxPages, pages_in_queue: maxPages - crawled, pages_crawled: crawled, total_items_count: items.length, items_count: page.length },
       search_after_token: next < items.length && next < DEEP_READ_LIMIT ? encodeToken({ o: next, h: hash }) : null,
       current_offset: offset,
       total_items_count: items.length,

@@ -54,6 +54,7 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
       postedAtMs: nowMs,
       readyAtMs,
       params: o.task,
+      drift: ctx.world.drift,
       data,
       tag,
       callback: callbackSpec !== undefined,
