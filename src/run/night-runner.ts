@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { loadPipeline } from '../config/index.js';
+import { loadPipeline, resolveLake } from '../config/index.js';
 import { runScheduledNight, type RunOptions } from './run-pipeline.js';
 import type { ScheduledPipeline, SchedulerOptions } from './scheduler.js';
 
@@ -21,6 +21,8 @@ export function nightRunner(o: {
   warehouseDir: string;
   log: Logger;
   target: () => Promise<NightTarget>;
+  /** `--lake` of `pipeline schedule`; else PIPELINE_LAKE, else each file's `lake:`. */
+  lakeFlag?: string;
   /** Anything else a run takes (a clock, a dispatcher, the models' folder); tests pass these. */
   extra?: Partial<RunOptions>;
 }): SchedulerOptions['run'] {
@@ -37,6 +39,7 @@ export function nightRunner(o: {
         logger: o.log,
         signal,
         pollIntervalMs: target.pollIntervalMs ?? 30_000,
+        lake: resolveLake({ flag: o.lakeFlag, env: process.env, pipeline }),
         ...o.extra,
       });
       o.log.info({ pipeline: p.name, runId: s.runId, state: s.state, chargedCny: s.chargedCny, models: s.models }, 'scheduled run done');

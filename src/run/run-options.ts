@@ -36,4 +36,8 @@ export interface RunOptions {
   models?: boolean;
   /** The models' folder (default: the `sql/` shipped with the tool). */
   sqlDir?: string;
+  /** `s3://bucket/prefix` to mirror the published layout to (checked before anything is bought). */
+  lake?: string;
+  /** Environment with the AWS variables for the lake; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
 }

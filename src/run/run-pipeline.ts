@@ -1,6 +1,7 @@
 import { withWarehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
 import { clustersStep, modelsStep, type ClustersOutcome, type ModelsOutcome } from './models-step.js';
+import { lakePreflight, lakeStep } from './lake-step.js';
 import { publishStep } from './publish-step.js';
 import type { RunOptions } from './run-options.js';
 import { summarize, type RunSummary } from './summary.js';
@@ -13,6 +14,8 @@ export interface RunOutcome extends RunSummary {
   models?: ModelsOutcome;
   clusters?: ClustersOutcome[];
   published?: { tables: number };
+  /** What the lake step uploaded, or why it could not (the data is loaded and published locally either way). */
+  lake?: Awaited<ReturnType<typeof lakeStep>>;
 }
 
 /**
@@ -31,7 +34,9 @@ export interface RunOutcome extends RunSummary {
 export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   const now = o.now ?? (() => new Date());
   const sleep = o.sleep ?? abortableSleep(o.signal);
-  return withWarehouse(o.warehouseDir, async (wh) => {
+  const env = o.env ?? process.env;
+  await lakePreflight(o.lake, env);
+  const outcome = await withWarehouse(o.warehouseDir, async (wh): Promise<RunOutcome> => {
     const indexOn = await wh.sibling();
     try {
       const ingest = await ingestStep(o, wh, indexOn, now, sleep);
@@ -61,6 +66,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       indexOn.close();
     }
   });
+  return o.lake ? { ...outcome, lake: await lakeStep(o.warehouseDir, o.lake, env) } : outcome;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { loadPipeline } from '../../config/index.js';
+import { loadPipeline, resolveLake } from '../../config/index.js';
 import { runExitCode, runPipeline, type RunOutcome } from '../../run/index.js';
 import { makeLogger } from '../logger.js';
 import { makeProgress } from '../progress.js';
@@ -20,6 +20,7 @@ interface RunArgs {
   'new-run': boolean;
   models: boolean;
   'time-scale': number;
+  lake?: string;
 }
 
 /** `pipeline run FILE`: validate, plan, post, collect, load, print the summary. */
@@ -40,6 +41,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('collect', { type: 'string', choices: ['auto', 'pull', 'push'] as const, describe: "collection mode, overriding the file's collection.mode (push starts a callback server)" })
       .option('listen', { type: 'string', describe: "callback server address host:port, overriding collection.listen (default 127.0.0.1:8787; port 0 for any free port)" })
       .option('public-url', { type: 'string', describe: 'where the service reaches the callback server, overriding collection.public_url (with auto, setting it means push)' })
+      .option('lake', { type: 'string', describe: "s3://bucket/prefix to mirror parquet/ and serving.duckdb to after the run (default PIPELINE_LAKE, else the file's lake:; --lake '' for none); checked before anything is bought" })
       .option('log-level', { type: 'string', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], describe: 'pino log level on stderr (default: LOG_LEVEL or warn)' }) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     const pipeline = await loadPipeline(args.file);
@@ -71,6 +73,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         limits: args['time-scale'] > 0 && args['time-scale'] !== 1 ? { windowMs: 60_000 / args['time-scale'] } : undefined,
         signal: stopper.signal,
         models: args.models,
+        lake: resolveLake({ flag: args.lake, env: process.env, pipeline }),
       });
     } finally {
       process.off('SIGINT', onSignal);
@@ -84,6 +87,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
       // A warning (a SERP item type never seen before, its rows kept) is shown, and the run still exits 0.
       if (m.warnings) say(m.warnings);
       if (!m.ok) say(`${m.report}the data is loaded; fix the models and run 'pipeline models run'`);
+    }
+    if (outcome.lake) {
+      const l = outcome.lake;
+      say('error' in l ? `lake: ${l.url}: ${l.error} (the next run or 'pipeline lake sync' uploads it)` : (await import('../../warehouse/lake/index.js')).formatLakeOutcome(l));
     }
     process.exitCode = runExitCode(outcome);
   },
