@@ -25,11 +25,14 @@ const EPILOG = `Environment:
   LOG_FORMAT       json or pretty (default: pretty on a terminal, JSON otherwise)
   PIPELINE_DUCKDB_MEMORY  DuckDB memory limit (default 4GB)
   PIPELINE_LIVE_CONCURRENCY  live calls in flight at once (default 4; the rate limits still apply)
+  PIPELINE_LOCK_WAIT_SECONDS  how long to wait for warehouse.duckdb held by another process (default 60), then exit ${ExitCode.warehouseLocked}
+  PIPELINE_PUBLISH_COMPACT_FILES  files a Parquet partition may hold before it is compacted into one (default 8)
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
   ${ExitCode.partial} partial, run again to resume   ${ExitCode.budgetOrBalance} stopped at the budget or balance
-  ${ExitCode.serviceUnavailable} service unavailable   ${ExitCode.auth} API key refused`;
+  ${ExitCode.serviceUnavailable} service unavailable   ${ExitCode.auth} API key refused
+  ${ExitCode.warehouseLocked} warehouse.duckdb held by another process past PIPELINE_LOCK_WAIT_SECONDS (readers: open serving.duckdb)`;
 
 /** The `pipeline` command line; `src/bin.ts` only parses it. */
 export function buildCli(argv: string[]): Argv {

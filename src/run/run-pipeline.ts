@@ -7,7 +7,7 @@ import { ServiceClient, validateTasks, type RateLimiterOptions, type RawResponse
 import { resolveCollection, type CollectionOverrides, type Pipeline, type ResolvedCollection } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { packBatches, planPipeline, readPriceHistory, type PlannedBatch, type PriceHistory } from '../plan/index.js';
-import { compactRaw, exportParquet, RawLanding, recordTrackedDomains, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
+import { compactRaw, publish, RawLanding, recordTrackedDomains, RunStore, withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
 import { checkLlmModels } from './check-models.js';
 import { embedJobs } from './embed-jobs.js';
@@ -54,9 +54,6 @@ export function newRunId(now: Date): string {
 /** Crawl tasks, collected by watching the crawl rather than a ready list. */
 const ON_PAGE_POST = 'on_page.task_post';
 
-/** Tables every run writes (state, jobs, ledger, raw index, tracked domains). */
-const STATE_TABLES = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses', 'tracked_domains'];
-
 type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
 
 interface Ctx {
@@ -101,16 +98,6 @@ export async function runPipeline(o: RunOptions): Promise<RunSummary> {
       indexOn.close();
     }
   });
-}
-
-/** Parquet copies of `tables` made on a connection of their own. */
-async function exportBeside(wh: Warehouse, tables: readonly string[]): Promise<void> {
-  const side = await wh.sibling();
-  try {
-    await exportParquet(side, { tables });
-  } finally {
-    side.close();
-  }
 }
 
 /** A run on an open warehouse; `indexOn` is the landing's own connection. */
@@ -208,18 +195,10 @@ async function runIn(o: RunOptions, wh: Warehouse, indexOn: Warehouse, now: () =
     }
     // One segment file per day, kind and run instead of one file per response: loads and
     // replays read a handful of files, and every body stays reachable through the index.
-    // Only the tables this run wrote get a new Parquet copy (`pipeline export` rewrites
-    // all); all but the raw index are copied on a second connection while compaction runs.
-    const tables = [...STATE_TABLES, ...touched];
-    const copies = exportBeside(wh, tables.filter((t) => t !== 'raw_responses'));
-    try {
-      await compactRaw(wh);
-    } finally {
-      await copies;
-    }
-    await exportParquet(wh, { tables: ['raw_responses'] });
+    await compactRaw(wh);
     const state = stop === null ? 'completed' : 'partial';
     await store.finishRun(state, stop?.reason ?? null, now());
+    await publish(wh, { now }); // Parquet of what changed and the serving catalog (src/warehouse/publish)
     log.info({ state, stop: stop?.kind }, 'run finished');
     const summary = await summarize(wh, { runId, pipeline: o.pipeline.name, state, stopReason: stop?.reason ?? null, stopKind: stop?.kind ?? null, started, finished: now(), warehouseDir: wh.dir });
     return { ...summary, resumed: resume !== undefined };

@@ -14,3 +14,4 @@ export * from './state.js';
 export * from './tables.js';
 export * from './tracked-domains.js';
 export * from './warehouse.js';
+export * from './publish/index.js';
