@@ -2,7 +2,7 @@ import { access, mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { EtlError } from '../../errors.js';
 import type { Warehouse } from '../warehouse.js';
-import { publishServing } from './serving-catalog.js';
+import { publishServing, type ServingKeep } from './serving-catalog.js';
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -24,7 +24,7 @@ export interface JournalMoves {
  * the journal. Every step is idempotent (a file already renamed, or already gone, is
  * done), so a crash anywhere in here is finished by the next call.
  */
-export async function finishJournal(wh: Warehouse, keep: number): Promise<JournalMoves | undefined> {
+export async function finishJournal(wh: Warehouse, keep: ServingKeep): Promise<JournalMoves | undefined> {
   const rows = await wh.all<{ seq: number; action: string; file: string; staged: string | null }>(`SELECT seq, action, file, staged FROM publish_journal ORDER BY action, file`);
   if (rows.length === 0) return undefined;
   const seq = rows[0]!.seq;

@@ -5,12 +5,13 @@ import type { PublishedTable } from './published-tables.js';
 /**
  * What one partition needs: `append` writes a new file with the rows of `keys` only (rows
  * a load added); `rewrite` replaces the partition's files with one file of all its rows
- * (none left: the partition goes); `fingerprint` is recorded for compared tables.
+ * (none left: the partition goes); `drop` removes the partition's files (a small table with
+ * no date moved to the run date); `fingerprint` is recorded for compared tables.
  */
 export interface PartChange {
   table: string;
   part: string;
-  mode: 'append' | 'rewrite';
+  mode: 'append' | 'rewrite' | 'drop';
   keys?: string[];
   fingerprint?: string;
 }
@@ -92,7 +93,7 @@ async function wholeChanges(wh: Warehouse, t: PublishedTable, force: boolean): P
   const published = await publishedParts(wh, t.name);
   const same = published.size === 1 && [...published.values()][0] === now!.f;
   if (same && !force) return [];
-  const out: PartChange[] = [...published.keys()].filter((p) => p !== now!.p).map((part) => ({ table: t.name, part, mode: 'rewrite' as const }));
+  const out: PartChange[] = [...published.keys()].filter((p) => p !== now!.p).map((part) => ({ table: t.name, part, mode: 'drop' as const }));
   out.push({ table: t.name, part: now!.p, mode: 'rewrite', fingerprint: now!.f });
   return out;
 }

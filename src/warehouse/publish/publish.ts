@@ -6,7 +6,7 @@ import { finishJournal } from './finish-journal.js';
 import { ensurePublishTables } from './manifest-tables.js';
 import { planChanges } from './plan-changes.js';
 import { publishedTables, type PublishedTable } from './published-tables.js';
-import { SERVING_FILE } from './serving-catalog.js';
+import { SERVING_FILE, servingKeep, type ServingKeep } from './serving-catalog.js';
 import { stageFiles } from './stage-files.js';
 
 export interface PublishOptions {
@@ -16,8 +16,8 @@ export interface PublishOptions {
   rebuild?: readonly string[] | 'all';
   /** Files a partition may hold before the next append compacts it into one (default 8, `PIPELINE_PUBLISH_COMPACT_FILES`). */
   compactAt?: number;
-  /** Serving snapshots kept for readers holding an older catalog (default 2: this publish and the one before). */
-  keepServing?: number;
+  /** How long serving snapshots stay for readers holding an older catalog (default: 2 publishes and 24 hours, `PIPELINE_SERVING_KEEP_HOURS`). */
+  keepServing?: ServingKeep;
   /**
    * Test hook, awaited after each step: `staged` (files written, nothing committed),
    * `committed` (manifest and journal committed, files not yet moved). A test kills the
@@ -90,7 +90,7 @@ async function modelFingerprints(wh: Warehouse, tables: readonly PublishedTable[
  */
 export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<PublishOutcome> {
   const t0 = performance.now();
-  const keep = o.keepServing ?? 2;
+  const keep = o.keepServing ?? servingKeep();
   await ensurePublishTables(wh);
   await wh.flushIndex();
   const finished = await finishJournal(wh, keep);

@@ -1,10 +1,21 @@
-import { copyFile, link, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { ident } from '../columns.js';
 
 /** The read-only catalog BI tools open instead of the run's own DuckDB file. */
 export const SERVING_FILE = 'serving.duckdb';
+
+/** How long serving snapshots outlive their successors (`PIPELINE_SERVING_KEEP_HOURS`, default 24). */
+export interface ServingKeep {
+  generations: number;
+  hours: number;
+}
+
+export function servingKeep(env: NodeJS.ProcessEnv = process.env): ServingKeep {
+  const h = Number(env.PIPELINE_SERVING_KEEP_HOURS);
+  return { generations: 2, hours: env.PIPELINE_SERVING_KEEP_HOURS !== undefined && Number.isFinite(h) && h >= 0 ? h : 24 };
+}
 
 function quote(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
@@ -27,12 +38,14 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
  * files, so a reader sees exactly one publish, never half of the next. The files are
  * hard links under `serving/<seq>/` (a copy where the file system has no links): a publish
  * that removes files from `parquet/` (a rewrite, a compaction) leaves them there for
- * readers still holding the previous catalog; the `keep` newest generations are kept.
+ * readers still holding an older catalog. A snapshot goes once it is `keep.generations`
+ * publishes old and was made more than `keep.hours` ago (a reader may hold the catalog for
+ * a whole night).
  * Paths are relative to the warehouse folder, so the catalog works wherever the folder is
  * mounted: readers set `file_search_path` to the folder (or start in it). The catalog is
  * written to a temp file and renamed over the old one, which readers keep open unharmed.
  */
-export async function publishServing(dir: string, seq: number, files: readonly { table: string; file: string }[], keep: number): Promise<string> {
+export async function publishServing(dir: string, seq: number, files: readonly { table: string; file: string }[], keep: ServingKeep): Promise<string> {
   const snapshot = join('serving', String(seq));
   const byTable = new Map<string, string[]>();
   for (const f of files) {
@@ -63,7 +76,9 @@ export async function publishServing(dir: string, seq: number, files: readonly {
   await rename(tmp, target);
   for (const name of await readdir(join(dir, 'serving')).catch(() => [] as string[])) {
     const n = Number(name);
-    if (Number.isInteger(n) && n <= seq - keep) await rm(join(dir, 'serving', name), { recursive: true, force: true });
+    if (!Number.isInteger(n) || n > seq - keep.generations) continue;
+    const made = (await stat(join(dir, 'serving', name))).mtimeMs;
+    if (Date.now() - made > keep.hours * 3_600_000) await rm(join(dir, 'serving', name), { recursive: true, force: true });
   }
   return target;
 }

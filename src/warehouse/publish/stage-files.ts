@@ -50,6 +50,10 @@ export async function stageFiles(wh: Warehouse, tables: ReadonlyMap<string, Publ
   for (const c of changes) {
     const t = tables.get(c.table)!;
     let mode = c.mode;
+    if (mode === 'drop') {
+      out.replaced.push({ table: c.table, part: c.part });
+      continue;
+    }
     if (mode === 'append') {
       const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM publish_files WHERE table_name = $1 AND part = $2::DATE`, [c.table, c.part])) as [{ n: number }];
       if (n + 1 > compactAt) mode = 'rewrite';
