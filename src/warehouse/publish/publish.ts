@@ -1,5 +1,5 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Warehouse } from '../warehouse.js';
 import { finishJournal } from './finish-journal.js';
@@ -39,6 +39,18 @@ export interface PublishOutcome {
   /** The serving catalog re-published at the end. */
   serving: string;
   ms: number;
+}
+
+/** Tables published for the first time, or rebuilt: their folder is reconciled with the manifest. */
+async function freshTables(wh: Warehouse, tables: readonly PublishedTable[], rebuild: ReadonlySet<string> | 'all'): Promise<string[]> {
+  const published = new Set((await wh.all<{ t: string }>(`SELECT DISTINCT table_name AS t FROM publish_files UNION SELECT DISTINCT table_name FROM publish_parts`)).map((r) => r.t));
+  return tables.filter((t) => rebuild === 'all' || rebuild.has(t.name) || !published.has(t.name)).map((t) => t.name);
+}
+
+/** Parquet files under `parquet/<table>/`, as paths under `parquet/`. */
+async function filesOf(parquetDir: string, table: string): Promise<string[]> {
+  const entries = await readdir(join(parquetDir, table), { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.parquet')).map((e) => relative(parquetDir, join(e.parentPath, e.name)));
 }
 
 function compactAtDefault(): number {
@@ -101,6 +113,7 @@ export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<Pu
   const runs = await changedRuns(wh);
   const models = await modelFingerprints(wh, tables);
   const rebuild = o.rebuild === 'all' ? 'all' : new Set(o.rebuild ?? []);
+  const fresh = await freshTables(wh, tables, rebuild);
   const changes = await planChanges(wh, tables, runs.ids, models.full, { rebuild });
   const [last] = await wh.all<{ v: string }>(`SELECT value AS v FROM publish_meta WHERE key = 'seq'`);
   const seq = Number(last?.v ?? 0) + 1;
@@ -112,6 +125,13 @@ export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<Pu
     for (const r of staged.replaced) {
       await wh.run(`INSERT INTO publish_journal SELECT $1, 'remove', file, NULL FROM publish_files WHERE table_name = $2 AND part = $3::DATE`, [seq, r.table, r.part]);
       await wh.run(`DELETE FROM publish_files WHERE table_name = $1 AND part = $2::DATE`, [r.table, r.part]);
+    }
+    // Files of a table published for the first time (or rebuilt) that no manifest names: an
+    // older tool's full export, a lost manifest. They go, so the folder holds only the manifest's.
+    const named = new Set((await wh.all<{ f: string }>(`SELECT file AS f FROM publish_journal WHERE seq = $1 AND action = 'remove'`, [seq])).map((r) => r.f));
+    for (const table of fresh) {
+      const known = new Set((await wh.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = $1`, [table])).map((r) => r.f));
+      for (const f of await filesOf(wh.parquetDir, table)) if (!known.has(f) && !named.has(f)) await wh.run(`INSERT INTO publish_journal VALUES ($1, 'remove', $2, NULL)`, [seq, f]);
     }
     for (const f of staged.files) {
       await wh.run(`INSERT INTO publish_files VALUES ($1, $2::DATE, $3, $4, $5)`, [f.table, f.part, f.file, f.rows, seq]);
