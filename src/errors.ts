@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'ETL_SERVICE_ERROR'
   | 'ETL_OUTCOME_UNKNOWN'
   | 'ETL_WAREHOUSE'
+  | 'ETL_WAREHOUSE_LOCKED'
   | 'ETL_TIMEOUT'
   | 'ETL_LAKE_CONFIG'
   | 'ETL_LAKE_REFUSED'
@@ -83,6 +84,8 @@ export const ExitCode = {
   budgetOrBalance: 4,
   serviceUnavailable: 5,
   auth: 6,
+  /** Another process held the run's own `warehouse.duckdb` for longer than `PIPELINE_LOCK_WAIT_SECONDS`. */
+  warehouseLocked: 7,
 } as const;
 
 /** Maps an error to the exit code a calling script can act on. */
@@ -105,6 +108,8 @@ export function exitCodeFor(err: unknown): number {
       return ExitCode.serviceUnavailable;
     case 'ETL_OUTCOME_UNKNOWN':
       return ExitCode.partial;
+    case 'ETL_WAREHOUSE_LOCKED':
+      return ExitCode.warehouseLocked;
     default:
       return ExitCode.failure;
   }

@@ -1,13 +1,28 @@
-import { exportParquet, type Warehouse } from '../warehouse/index.js';
+import { publish, type PublishOutcome, type Warehouse } from '../warehouse/index.js';
 
-/** Tables every run writes (state, jobs, ledger, raw index, tracked domains). */
-const STATE_TABLES = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses', 'tracked_domains'];
+/** What the publish step wrote, for the summary (the file lists stay with the lake step). */
+export interface PublishedSummary {
+  seq: number;
+  tables: number;
+  partitions: number;
+  files: number;
+  removed: number;
+  ms: number;
+}
 
 /**
- * Publishes what the run wrote for readers: Parquet copies of the tables it touched (`pipeline
- * export` rewrites all). The last step of a run, after the models.
+ * Publishes what changed for readers: Parquet of the rows the night added or replaced
+ * (state tables, data tables, marts and clusters) and a fresh `serving.duckdb`. The last
+ * local step of a run, after the models, so BI tools never see marts older than the data.
  */
-export async function publishStep(wh: Warehouse, touched: ReadonlySet<string>): Promise<{ tables: number }> {
-  const written = await exportParquet(wh, { tables: [...STATE_TABLES, ...touched] });
-  return { tables: written.length };
+export async function publishStep(wh: Warehouse, now: () => Date): Promise<PublishedSummary> {
+  const p: PublishOutcome = await publish(wh, { now });
+  return {
+    seq: p.seq,
+    tables: p.tables.length,
+    partitions: p.tables.reduce((a, t) => a + t.partitions, 0),
+    files: p.written.length,
+    removed: p.removed.length,
+    ms: p.ms,
+  };
 }

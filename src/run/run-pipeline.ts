@@ -2,7 +2,7 @@ import { withWarehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
 import { clustersStep, modelsStep, type ClustersOutcome, type ModelsOutcome } from './models-step.js';
 import { lakePreflight, lakeStep } from './lake-step.js';
-import { publishStep } from './publish-step.js';
+import { publishStep, type PublishedSummary } from './publish-step.js';
 import type { RunOptions } from './run-options.js';
 import { summarize, type RunSummary } from './summary.js';
 
@@ -13,7 +13,7 @@ export type { ProgressEvent, RunOptions } from './run-options.js';
 export interface RunOutcome extends RunSummary {
   models?: ModelsOutcome;
   clusters?: ClustersOutcome[];
-  published?: { tables: number };
+  published?: PublishedSummary;
   /** What the lake step uploaded, or why it could not (the data is loaded and published locally either way). */
   lake?: Awaited<ReturnType<typeof lakeStep>>;
 }
@@ -26,7 +26,8 @@ export interface RunOutcome extends RunSummary {
  *    embed (`ingest-step.ts`);
  * 2. models: build and test the SQL models when tasks were collected (`--no-models` skips);
  * 3. clusters: when the pipeline has an `embeddings` job that ran, cluster and label its keywords;
- * 4. publish: Parquet for readers.
+ * 4. publish: Parquet of what changed, marts included, and a fresh `serving.duckdb` for readers;
+ * 5. lake: the published files mirrored to object storage, when one is set.
  *
  * The data is loaded and the run's state recorded before the models are built, so a model
  * that fails costs no paid result: the outcome says so and the CLI exits 1.
@@ -44,9 +45,8 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
       const models = o.models !== false && collected ? await modelsStep(ctx) : undefined;
       const clusters = ingest.embedded ? await clustersStep(ctx, ingest.plan.tasks) : undefined;
-      if (clusters?.length) for (const t of ['keyword_clusters', 'keyword_cluster_summary']) ingest.touched.add(t);
       await wh.flushIndex();
-      const published = await publishStep(wh, ingest.touched);
+      const published = await publishStep(wh, now);
       const summary = await summarize(wh, {
         runId: ctx.runId,
         pipeline: o.pipeline.name,

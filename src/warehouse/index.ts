@@ -15,3 +15,4 @@ export * from './state/run-store.js';
 export * from './tables.js';
 export * from './tracked-domains.js';
 export * from './warehouse.js';
+export * from './publish/index.js';

@@ -3,6 +3,7 @@ import { ident, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
 import { clearScratch, inflate, removeInflated, scratchFile } from './inflate.js';
+import { insertMarked, markReplaced } from './publish/mark-loaded.js';
 import { mergeShapes } from './shape.js';
 import { envelopeType, selectRows } from './sql-build.js';
 import { planKind, type KindPlan, type StoredColumn, type TablePlan } from './table-plan.js';
@@ -211,11 +212,13 @@ async function loadTable(wh: Warehouse, t: TablePlan, source: string, filter: bo
   const key = ident(t.replaceKey);
   const keys = t.replaceKey === 'task_id' ? `SELECT task_id FROM _pick` : `SELECT call_id FROM _sel`;
   const present = await wh.all(`SELECT 1 FROM ${ident(t.name)} WHERE ${key} IN (${keys}) LIMIT 1`);
-  if (present.length > 0) await wh.run(`DELETE FROM ${ident(t.name)} WHERE ${key} IN (${keys})`);
+  if (present.length > 0) {
+    await markReplaced(wh, t, `${key} IN (${keys})`);
+    await wh.run(`DELETE FROM ${ident(t.name)} WHERE ${key} IN (${keys})`);
+  }
   const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), ...(dupes ? { pickTable: '_pick' } : {}) });
   try {
-    const r = await wh.db.run(`INSERT INTO ${ident(t.name)} BY NAME ${sql}`);
-    return Number(r.rowsChanged);
+    return await insertMarked(wh, t, sql);
   } catch (err) {
     throw new EtlError('ETL_WAREHOUSE', `loading ${t.name} from the raw files failed: ${(err as Error).message}. The raw files are untouched; \`pipeline replay\` can load them again.`, { cause: err, context: { stage: 'warehouse' } });
   }

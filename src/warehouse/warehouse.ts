@@ -5,7 +5,9 @@ import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node
 import { EtlError } from '../errors.js';
 import { createTableSql } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
+import { ensurePublishTables } from './publish/manifest-tables.js';
 import { ALL_TABLES } from './tables.js';
+import { openWaiting } from './wait-for-lock.js';
 
 /**
  * The warehouse folder: `warehouse.duckdb` (state, raw index, typed tables, ledger),
@@ -34,17 +36,22 @@ export class Warehouse {
     for (const f of this.flushers) await f();
   }
 
-  /** Opens (and creates) the warehouse in `dir`, with every declared table. */
-  static async open(dir: string): Promise<Warehouse> {
+  /**
+   * Opens (and creates) the warehouse in `dir`, with every declared table. When another
+   * process holds `warehouse.duckdb`, waits for it (see `openWaiting`) and then fails with
+   * `ETL_WAREHOUSE_LOCKED`, naming the holder.
+   */
+  static async open(dir: string, o: { onWait?: (message: string) => void } = {}): Promise<Warehouse> {
     const root = resolve(dir);
     try {
       await mkdir(join(root, 'raw'), { recursive: true });
       await mkdir(join(root, 'parquet'), { recursive: true });
       // DuckDB takes 80% of RAM by default; a nightly job shares the machine, so the cap is
       // explicit (PIPELINE_DUCKDB_MEMORY, e.g. '8GB', raises it; spills go to a temp folder).
-      const instance = await DuckDBInstance.create(join(root, 'warehouse.duckdb'), {
-        memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? '4GB',
-      });
+      const instance = await openWaiting(
+        () => DuckDBInstance.create(join(root, 'warehouse.duckdb'), { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? '4GB' }),
+        { file: join(root, 'warehouse.duckdb'), onWait: o.onWait },
+      );
       const db = await instance.connect();
       const wh = new Warehouse(root, instance, db);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.
@@ -54,8 +61,10 @@ export class Warehouse {
       // runs with the same setting).
       await db.run(`SET preserve_insertion_order = false`);
       for (const t of [...ALL_TABLES, ...DECLARED_TABLES]) await db.run(createTableSql(t));
+      await ensurePublishTables(wh);
       return wh;
     } catch (err) {
+      if (err instanceof EtlError) throw err;
       throw new EtlError('ETL_WAREHOUSE', `cannot open the warehouse at ${root}: ${(err as Error).message}. Check that the folder is writable and not open in another DuckDB process.`, { cause: err, context: { stage: 'warehouse' } });
     }
   }

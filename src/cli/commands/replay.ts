@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import { compactRaw, exportParquet, replay, withWarehouse } from '../../warehouse/index.js';
+import { compactRaw, publish, replay, withWarehouse } from '../../warehouse/index.js';
 
 interface ReplayArgs {
   warehouse: string;
@@ -22,7 +22,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       const compacted = await compactRaw(wh);
       const report = await replay(wh, args.table ? { table: args.table } : {});
       const tables = [...report.rows.keys()];
-      await exportParquet(wh, { tables });
+      await publish(wh, { rebuild: tables });
       return { kinds: report.kinds, rows: Object.fromEntries(report.rows), skippedFiles: report.skippedFiles, unparsed: report.unparsed.length, segments: compacted.segments };
     });
     if (args.json) process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -1,0 +1,53 @@
+import { access, mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { EtlError } from '../../errors.js';
+import type { Warehouse } from '../warehouse.js';
+import { publishServing, type ServingKeep } from './serving-catalog.js';
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Files a journal's moves put in place and took away, as paths under the warehouse folder. */
+export interface JournalMoves {
+  seq: number;
+  written: string[];
+  removed: string[];
+}
+
+/**
+ * Finishes the committed publish in `publish_journal`, if any: renames each staged file
+ * to its place, removes the files it replaced, re-publishes the serving catalog and clears
+ * the journal. Every step is idempotent (a file already renamed, or already gone, is
+ * done), so a crash anywhere in here is finished by the next call.
+ */
+export async function finishJournal(wh: Warehouse, keep: ServingKeep): Promise<JournalMoves | undefined> {
+  const rows = await wh.all<{ seq: number; action: string; file: string; staged: string | null }>(`SELECT seq, action, file, staged FROM publish_journal ORDER BY action, file`);
+  if (rows.length === 0) return undefined;
+  const seq = rows[0]!.seq;
+  const moves: JournalMoves = { seq, written: [], removed: [] };
+  for (const r of rows.filter((x) => x.action === 'add')) {
+    const target = join(wh.parquetDir, r.file);
+    if (r.staged && (await exists(r.staged))) {
+      await mkdir(dirname(target), { recursive: true });
+      await rename(r.staged, target);
+    } else if (!(await exists(target))) {
+      throw new EtlError('ETL_WAREHOUSE', `publish ${seq}: staged file ${r.staged} is missing and ${target} was never put in place; run \`pipeline export\` to rewrite the Parquet layout from the tables.`, { context: { stage: 'publish' } });
+    }
+    moves.written.push(join('parquet', r.file));
+  }
+  for (const r of rows.filter((x) => x.action === 'remove')) {
+    const target = join(wh.parquetDir, r.file);
+    await rm(target, { force: true });
+    await rmdir(dirname(target)).catch(() => undefined); // the partition's folder, once empty
+    moves.removed.push(join('parquet', r.file));
+  }
+  const files = await wh.all<{ table: string; file: string }>(`SELECT table_name AS "table", file FROM publish_files ORDER BY table_name, part, file`);
+  await publishServing(wh.dir, seq, files, keep);
+  await wh.run(`DELETE FROM publish_journal WHERE seq = $1`, [seq]);
+  await rm(join(wh.dir, '.publish', String(seq)), { recursive: true, force: true });
+  return moves;
+}

@@ -1,0 +1,5 @@
+export * from './manifest-tables.js';
+export * from './mark-loaded.js';
+export * from './partitioning.js';
+export * from './publish.js';
+export * from './serving-catalog.js';

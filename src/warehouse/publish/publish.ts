@@ -1,0 +1,182 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Warehouse } from '../warehouse.js';
+import { finishJournal } from './finish-journal.js';
+import { ensurePublishTables } from './manifest-tables.js';
+import { planChanges } from './plan-changes.js';
+import { publishedTables, type PublishedTable } from './published-tables.js';
+import { SERVING_FILE, servingKeep, type ServingKeep } from './serving-catalog.js';
+import { stageFiles } from './stage-files.js';
+
+export interface PublishOptions {
+  /** The run's clock: its UTC day files tables that have no date of their own. */
+  now?: () => Date;
+  /** Tables rewritten in every partition (after `pipeline replay`), or `'all'` (`pipeline export`, a repair). */
+  rebuild?: readonly string[] | 'all';
+  /** Files a partition may hold before the next append compacts it into one (default 8, `PIPELINE_PUBLISH_COMPACT_FILES`). */
+  compactAt?: number;
+  /** How long serving snapshots stay for readers holding an older catalog (default: 2 publishes and 24 hours, `PIPELINE_SERVING_KEEP_HOURS`). */
+  keepServing?: ServingKeep;
+  /**
+   * Test hook, awaited after each step: `staged` (files written, nothing committed),
+   * `committed` (manifest and journal committed, files not yet moved). A test kills the
+   * process there, or throws, to check that the next publish finishes the job.
+   */
+  onStep?: (step: 'staged' | 'committed') => Promise<void> | void;
+}
+
+/** What one publish did; `written` and `removed` are what a lake copy must mirror. */
+export interface PublishOutcome {
+  seq: number;
+  /** A crashed publish the call finished first (its moves are in `written` and `removed`). */
+  finished?: number;
+  tables: { table: string; partitions: number; files: number; rows: number }[];
+  /** Files put in place, as paths under the warehouse folder (`parquet/<table>/date=<day>/part-<seq>.parquet`). */
+  written: string[];
+  /** Files taken away (rewritten partitions, compactions, emptied partitions). */
+  removed: string[];
+  /** The serving catalog re-published at the end. */
+  serving: string;
+  ms: number;
+}
+
+/** Tables published for the first time, or rebuilt: their folder is reconciled with the manifest. */
+async function freshTables(wh: Warehouse, tables: readonly PublishedTable[], rebuild: ReadonlySet<string> | 'all'): Promise<string[]> {
+  const published = new Set((await wh.all<{ t: string }>(`SELECT DISTINCT table_name AS t FROM publish_files UNION SELECT DISTINCT table_name FROM publish_parts`)).map((r) => r.t));
+  return tables.filter((t) => rebuild === 'all' || rebuild.has(t.name) || !published.has(t.name)).map((t) => t.name);
+}
+
+/** Parquet files under `parquet/<table>/`, as paths under `parquet/`. */
+async function filesOf(parquetDir: string, table: string): Promise<string[]> {
+  const entries = await readdir(join(parquetDir, table), { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.parquet')).map((e) => relative(parquetDir, join(e.parentPath, e.name)));
+}
+
+function compactAtDefault(): number {
+  const n = Number(process.env.PIPELINE_PUBLISH_COMPACT_FILES);
+  return Number.isInteger(n) && n >= 1 ? n : 8;
+}
+
+/** Runs whose `runs` row changed since the last publish, and new cluster runs (ledger rows without a run row). */
+async function changedRuns(wh: Warehouse): Promise<{ ids: string[]; clusterMax: string }> {
+  const [meta] = await wh.all<{ v: string }>(`SELECT value AS v FROM publish_meta WHERE key = 'cluster_max'`);
+  const clusterMax = meta?.v ?? 'cluster-';
+  await wh.run(
+    `CREATE OR REPLACE TEMP TABLE _publish_changed_runs AS
+     SELECT r.run_id FROM runs AS r LEFT JOIN publish_runs AS p USING (run_id)
+     WHERE p.run_id IS NULL OR p.state IS DISTINCT FROM r.state OR p.finished_at IS DISTINCT FROM r.finished_at
+     UNION SELECT DISTINCT run_id FROM ledger WHERE run_id > $1 AND run_id LIKE 'cluster-%'`,
+    [clusterMax],
+  );
+  const ids = (await wh.all<{ r: string }>(`SELECT run_id AS r FROM _publish_changed_runs ORDER BY 1`)).map((x) => x.r);
+  const newest = ids.filter((i) => i.startsWith('cluster-')).sort().at(-1);
+  return { ids, clusterMax: newest && newest > clusterMax ? newest : clusterMax };
+}
+
+/** Incremental marts rebuilt in full since the last publish: their build fingerprint moved. */
+async function modelFingerprints(wh: Warehouse, tables: readonly PublishedTable[]): Promise<{ full: Set<string>; now: Map<string, string> }> {
+  const full = new Set<string>();
+  const now = new Map<string, string>();
+  const hasState = (await wh.all(`SELECT 1 FROM duckdb_tables() WHERE table_name = 'model_state' AND database_name = current_database()`)).length > 0;
+  for (const t of tables.filter((x) => x.model)) {
+    const [cur] = hasState ? await wh.all<{ f: string }>(`SELECT fingerprint::VARCHAR AS f FROM model_state WHERE model = $1`, [t.model!]) : [];
+    const [old] = await wh.all<{ v: string }>(`SELECT value AS v FROM publish_meta WHERE key = $1`, [`model:${t.model}`]);
+    const f = cur?.f ?? '';
+    now.set(t.model!, f);
+    if (old?.v !== f) full.add(t.name);
+  }
+  return { full, now };
+}
+
+/**
+ * Publishes what changed since the last publish as Parquet under `parquet/<table>/date=<day>/`,
+ * then re-publishes the serving catalog. Call it last, after loading and the models: it
+ * reads only the partitions the night touched.
+ *
+ * Crash safety: new files are written to `.publish/<seq>/` and fsynced; one transaction then
+ * commits the new manifest (`publish_files`), the consumed change marks and a journal of the
+ * file moves; the moves (rename into place, remove replaced files) and the catalog follow.
+ * A crash before the commit leaves everything as before (the marks are still there, the
+ * staged files are dropped); after it, the next publish finishes the journal first.
+ */
+export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<PublishOutcome> {
+  const t0 = performance.now();
+  const keep = o.keepServing ?? servingKeep();
+  await ensurePublishTables(wh);
+  await wh.flushIndex();
+  const finished = await finishJournal(wh, keep);
+  await rm(join(wh.dir, '.publish'), { recursive: true, force: true });
+  const day = (o.now?.() ?? new Date()).toISOString().slice(0, 10);
+  const tables = await publishedTables(wh, day);
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  const runs = await changedRuns(wh);
+  const models = await modelFingerprints(wh, tables);
+  const rebuild = o.rebuild === 'all' ? 'all' : new Set(o.rebuild ?? []);
+  const fresh = await freshTables(wh, tables, rebuild);
+  const changes = await planChanges(wh, tables, runs.ids, models.full, { rebuild });
+  const [last] = await wh.all<{ v: string }>(`SELECT value AS v FROM publish_meta WHERE key = 'seq'`);
+  const seq = Number(last?.v ?? 0) + 1;
+  const stagingDir = join(wh.dir, '.publish', String(seq));
+  const staged = await stageFiles(wh, byName, changes, seq, stagingDir, o.compactAt ?? compactAtDefault());
+  await o.onStep?.('staged');
+
+  await wh.transaction(async () => {
+    for (const r of staged.replaced) {
+      await wh.run(`INSERT INTO publish_journal SELECT $1, 'remove', file, NULL FROM publish_files WHERE table_name = $2 AND part = $3::DATE`, [seq, r.table, r.part]);
+      await wh.run(`DELETE FROM publish_files WHERE table_name = $1 AND part = $2::DATE`, [r.table, r.part]);
+    }
+    // Files of a table published for the first time (or rebuilt) that no manifest names: an
+    // older tool's full export, a lost manifest. They go, so the folder holds only the manifest's.
+    const named = new Set((await wh.all<{ f: string }>(`SELECT file AS f FROM publish_journal WHERE seq = $1 AND action = 'remove'`, [seq])).map((r) => r.f));
+    for (const table of fresh) {
+      const known = new Set((await wh.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = $1`, [table])).map((r) => r.f));
+      for (const f of await filesOf(wh.parquetDir, table)) if (!known.has(f) && !named.has(f)) await wh.run(`INSERT INTO publish_journal VALUES ($1, 'remove', $2, NULL)`, [seq, f]);
+    }
+    for (const f of staged.files) {
+      await wh.run(`INSERT INTO publish_files VALUES ($1, $2::DATE, $3, $4, $5)`, [f.table, f.part, f.file, f.rows, seq]);
+      await wh.run(`INSERT INTO publish_journal VALUES ($1, 'add', $2, $3)`, [seq, f.file, f.staged]);
+    }
+    for (const c of changes) {
+      if (c.fingerprint === undefined && byName.get(c.table)!.tracking !== 'compared' && byName.get(c.table)!.tracking !== 'whole') continue;
+      await wh.run(`DELETE FROM publish_parts WHERE table_name = $1 AND part = $2::DATE`, [c.table, c.part]);
+      if (c.fingerprint !== undefined) await wh.run(`INSERT INTO publish_parts VALUES ($1, $2::DATE, $3)`, [c.table, c.part, c.fingerprint]);
+    }
+    // The change marks are consumed with the publish that wrote them out.
+    await wh.run(`DELETE FROM publish_dirty WHERE table_name NOT IN (SELECT unnest($1::VARCHAR[]))`, [JSON.stringify(tables.filter((t) => t.tracking === 'loaded').map((t) => t.name))]);
+    const consumed = changes.filter((c) => byName.get(c.table)!.tracking === 'loaded');
+    if (consumed.length > 0) {
+      await wh.run(`DELETE FROM publish_dirty WHERE [table_name, part::VARCHAR] IN (SELECT unnest($1::JSON::VARCHAR[][]))`, [JSON.stringify(consumed.map((c) => [c.table, c.part]))]);
+    }
+    await wh.run(`DELETE FROM publish_runs`);
+    await wh.run(`INSERT INTO publish_runs SELECT run_id, state, finished_at FROM runs`);
+    const meta: [string, string][] = [['seq', String(seq)], ['cluster_max', runs.clusterMax], ['published_at', new Date().toISOString()], ...[...models.now].map(([m, f]) => [`model:${m}`, f] as [string, string])];
+    await wh.run(`DELETE FROM publish_meta WHERE key IN (SELECT unnest($1::JSON::VARCHAR[]))`, [JSON.stringify(meta.map((m) => m[0]))]);
+    for (const [k, v] of meta) await wh.run(`INSERT INTO publish_meta VALUES ($1, $2)`, [k, v]);
+    // A publish with nothing to move still re-publishes the catalog (a first publish, a lost file).
+    await wh.run(`INSERT INTO publish_journal SELECT $1, 'catalog', '', NULL WHERE NOT EXISTS (SELECT 1 FROM publish_journal WHERE seq = $1)`, [seq]);
+  });
+  await o.onStep?.('committed');
+  const moves = (await finishJournal(wh, keep))!;
+
+  const perTable = new Map<string, PublishOutcome['tables'][number]>();
+  for (const c of changes) {
+    const e = perTable.get(c.table) ?? { table: c.table, partitions: 0, files: 0, rows: 0 };
+    e.partitions++;
+    perTable.set(c.table, e);
+  }
+  for (const f of staged.files) {
+    const e = perTable.get(f.table)!;
+    e.files++;
+    e.rows += f.rows;
+  }
+  return {
+    seq,
+    ...(finished ? { finished: finished.seq } : {}),
+    tables: [...perTable.values()],
+    written: [...(finished?.written ?? []), ...moves.written],
+    removed: [...(finished?.removed ?? []), ...moves.removed],
+    serving: join(wh.dir, SERVING_FILE),
+    ms: Math.round(performance.now() - t0),
+  };
+}
