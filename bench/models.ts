@@ -8,7 +8,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adjustedRandIndex, DEFAULT_SQL_DIR, discoverModels, measureIncrementalRatio } from '../src/models/index.js';
+import { adjustedRandIndex, DEFAULT_SQL_DIR, discoverModels } from '../src/models/index.js';
+import { measureIncrementalRatio } from './lib/measure-incremental.js';
 import { runClusters } from '../src/run/cluster-run.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { Warehouse, withWarehouse } from '../src/warehouse/index.js';

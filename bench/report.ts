@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildReport } from '../src/report/index.js';
-import { SYNTHETIC_PIPELINE, SYNTHETIC_TRACKED, writeSyntheticWarehouse } from '../src/report/synthetic-warehouse.js';
+import { SYNTHETIC_PIPELINE, SYNTHETIC_TRACKED, writeSyntheticWarehouse } from './lib/synthetic-warehouse.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -10,4 +10,3 @@ export * from './test-models.js';
 export * from './format-results.js';
 export * from './run-models.js';
 export * from './clusters/index.js';
-export * from './measure-incremental.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildModels, discoverModels, DEFAULT_SQL_DIR, testModels, withUpstream, writeSyntheticHistory, type Model } from '../../src/models/index.js';
+import { writeSyntheticHistory } from '../../bench/lib/measure-incremental.js';
+import { buildModels, discoverModels, DEFAULT_SQL_DIR, testModels, withUpstream, type Model } from '../../src/models/index.js';
 import { recordTrackedDomains, Warehouse } from '../../src/warehouse/index.js';
 import { RANK_DAY_4, RANK_DAYS_1_2 } from '../fixtures/models/rank-pages.js';
 import { insertPages, type Page } from '../fixtures/models/serp-pages.js';

@@ -10,7 +10,7 @@ import { ExitCode, exitCodeFor } from '../../src/errors.js';
 import { runClusters } from '../../src/run/cluster-run.js';
 import { runModels } from '../../src/models/index.js';
 import { buildReport, type BuildReportResult } from '../../src/report/index.js';
-import { SYNTHETIC_PIPELINE, SYNTHETIC_TRACKED, writeSyntheticWarehouse } from '../../src/report/synthetic-warehouse.js';
+import { SYNTHETIC_PIPELINE, SYNTHETIC_TRACKED, writeSyntheticWarehouse } from '../../bench/lib/synthetic-warehouse.js';
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { Warehouse, withWarehouse } from '../../src/warehouse/index.js';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { clusterKeywords } from '../models/clusters/cluster-keywords.js';
-import { runModels } from '../models/run-models.js';
-import { withWarehouse } from '../warehouse/index.js';
+import { clusterKeywords, runModels } from '../../src/models/index.js';
+import { withWarehouse } from '../../src/warehouse/index.js';
 
 export interface SyntheticShape {
   keywords: number;

@@ -1,8 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { recordTrackedDomains, type Warehouse } from '../warehouse/index.js';
-import { buildModels } from './build-models.js';
-import type { Model } from './model.js';
-import { withUpstream } from './order-models.js';
+import { recordTrackedDomains, type Warehouse } from '../../src/warehouse/index.js';
+import { buildModels, withUpstream, type Model } from '../../src/models/index.js';
 
 export interface HistoryShape {
   keywords: number;
