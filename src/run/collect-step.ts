@@ -15,8 +15,7 @@ const ON_PAGE_POST = 'on_page.task_post';
  * rest, and crawls by watching them. Collection errors end the run as partial (the tasks
  * stay posted in state), never as a crash.
  */
-export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ tables: Set<string>; stop: Stop | null }> {
-  const tables = new Set<string>();
+export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ stop: Stop | null }> {
   // The functions to poll come from state, so tasks of a job since removed from the file are still collected.
   const postEndpoints = (await c.store.waitingEndpointIds()).flatMap((id) => {
     try {
@@ -28,7 +27,7 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
       return [];
     }
   });
-  if (postEndpoints.length === 0) return { tables, stop: null };
+  if (postEndpoints.length === 0) return { stop: null };
   // On-page crawls have no ready list: they are watched and read by their own collector.
   const pullEndpoints = postEndpoints.filter((e) => e.id !== ON_PAGE_POST);
   const crawls = pullEndpoints.length < postEndpoints.length;
@@ -43,21 +42,19 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
     let sweep = opts.sweep;
     if (sweep) {
       const left = await loadLandedLeftovers(c.wh, c.runId, c.now());
-      for (const t of left.tables) tables.add(t);
       if (left.collected > 0) c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
       if (left.error) c.log.warn(left.error);
     }
     if (c.push && !sweep) {
       const pushed = await c.push.collect({ client: c.client, deadlineAt: started + timeoutMs, checkEveryMs: pollIntervalMs, signal: c.o.signal, onProgress: pushProgress });
       await c.push.close();
-      for (const t of pushed.tables) tables.add(t);
       const refused = Object.entries(pushed.refused)
         .map(([code, n]) => `${n}x${code}`)
         .join(', ');
       c.note(
         `push: ${pushed.landed} postback(s) and ${pushed.pinged} pingback(s) taken, ${pushed.resent} resent, ${pushed.fetched} fetched${refused ? `, refused ${refused}` : ''}; ${pushed.pending} left (${pushed.ended})`,
       );
-      if (pushed.ended === 'deadline' || pushed.ended === 'interrupted') return { tables, stop: await leftStop(c, 0) };
+      if (pushed.ended === 'deadline' || pushed.ended === 'interrupted') return { stop: await leftStop(c, 0) };
       // Callbacks that stopped coming, or bodies that would not load, are fetched directly.
       sweep = pushed.ended === 'stalled' || pushed.ended === 'load_failed';
     }
@@ -80,7 +77,6 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
           onProgress,
           loader: new TaskLoader(sibling, c.runId, c.now),
         });
-        for (const t of pull.tables) tables.add(t);
         pending += pull.pending;
       } finally {
         sibling.close();
@@ -104,15 +100,14 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
         onProgress: (p) =>
           onProgress({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [{ family: endpoint('on_page.pages').family, calls: p.pending }] }),
       });
-      for (const t of pages.tables) tables.add(t);
       pending += pages.pending;
     }
     await postingLine(c, []); // the last line counts what the loader committed after the last poll
-    return { tables, stop: await leftStop(c, pending) };
+    return { stop: await leftStop(c, pending) };
   } catch (err) {
     if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
     c.log.error({ code: err.code }, err.message);
-    return { tables, stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
+    return { stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
   }
 }
 
@@ -125,9 +120,8 @@ async function leftStop(c: RunContext, pending: number): Promise<Stop | null> {
 }
 
 /** Loads live answers a crash left unloaded, and records live tasks whose answer was lost. */
-export async function settleLiveTasks(c: RunContext, touched: Set<string>): Promise<void> {
+export async function settleLiveTasks(c: RunContext): Promise<void> {
   const r = await settleLive({ wh: c.wh, store: c.store, runId: c.runId, at: c.now(), isLive });
-  for (const t of r.tables) touched.add(t);
   if (r.loaded) c.note(`${r.loaded} live answer(s) already paid for loaded from the raw landing (no call)`);
   if (r.lost) c.note(`${r.lost} live task(s) were charged but their answer never arrived; recorded as failed, not bought again`);
 }

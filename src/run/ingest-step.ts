@@ -26,8 +26,6 @@ export interface IngestOutcome {
   resumed: boolean;
   state: 'completed' | 'partial';
   stop: Stop | null;
-  /** Tables that received rows in this invocation. */
-  touched: Set<string>;
   /** Whether an `embeddings` job ran (the keywords to cluster are the plan's). */
   embedded: boolean;
 }
@@ -69,17 +67,15 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
   try {
     await recordTrackedDomains(wh, o.pipeline, runId, started);
     let stop: Stop | null = null;
-    const touched = new Set<string>();
     if (resume) {
       const first = await collectStep(ctx, { sweep: true });
       stop = first.stop;
-      for (const t of first.tables) touched.add(t);
       const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
       if (settled.found + settled.notCreated > 0) {
         note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
       }
       if (settled.error) log.warn(settled.error);
-      await settleLiveTasks(ctx, touched);
+      await settleLiveTasks(ctx);
     }
     const states = await store.taskStates();
     const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
@@ -92,17 +88,15 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
         ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret });
         note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
       }
-      stop = await postAll(ctx, batches, touched);
+      stop = await postAll(ctx, batches);
     }
     // Always collect, whatever stopped the posting: what was posted is paid for.
     const pulled = await collectStep(ctx, {});
     stop ??= pulled.stop;
-    for (const t of pulled.tables) touched.add(t);
     // Embeddings of the pipeline's keywords come last: they need no task, only the keywords.
     let embedded = false;
     if (!stop) {
       embedded = await embedJobs(ctx, plan.tasks);
-      if (embedded) touched.add('keyword_embeddings');
     }
     const unresolved = (await store.openTasks()).length;
     if (!stop && unresolved > 0) {
@@ -117,7 +111,7 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
     const state = stop === null ? 'completed' : 'partial';
     await store.finishRun(state, stop?.reason ?? null, now());
     log.info({ state, stop: stop?.kind }, 'run finished');
-    return { ctx, plan, started, resumed: resume !== undefined, state, stop, touched, embedded };
+    return { ctx, plan, started, resumed: resume !== undefined, state, stop, embedded };
   } catch (err) {
     await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
     throw err;

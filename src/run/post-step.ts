@@ -50,7 +50,7 @@ const POSTS_IN_FLIGHT = 8;
  * posting (returned, so what was posted is still collected; POSTs already in flight finish);
  * a refused key ends the run.
  */
-export async function postAll(c: RunContext, batches: readonly PlannedBatch[], touched: Set<string>): Promise<Stop | null> {
+export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): Promise<Stop | null> {
   let liveDone = 0;
   let stop: Stop | null = null;
   let fatal: { err: unknown } | undefined;
@@ -70,7 +70,7 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[], t
       const over = await overBudget(c, group);
       if (over) return { kind: 'budget', reason: over };
       i += group.length;
-      const liveStop = await postLive(c, group, touched);
+      const liveStop = await postLive(c, group);
       liveDone += group.length;
       if (liveStop) return liveStop;
       const last = i === batches.length || batches[i]!.endpoint.mode !== 'live';
@@ -144,7 +144,7 @@ async function postBatch(c: RunContext, batch: PlannedBatch): Promise<BatchOutco
  * landed by the client before anything reads it; then every answered task's rows and its
  * collected mark commit together. A failed call stops posting after the others are loaded.
  */
-async function postLive(c: RunContext, group: PlannedBatch[], touched: Set<string>): Promise<Stop | null> {
+async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | null> {
   await c.store.recordPlanned(
     group.flatMap((b) => b.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: b.no, spec: t.spec }))),
     c.now(),
@@ -167,8 +167,7 @@ async function postLive(c: RunContext, group: PlannedBatch[], touched: Set<strin
       fatal ??= err;
     }
   }
-  const loaded = await loadLiveTasks(c.wh, c.store, ok, c.now());
-  for (const t of loaded.tables) touched.add(t);
+  await loadLiveTasks(c.wh, c.store, ok, c.now());
   if (fatal !== undefined) throw fatal;
   return stop;
 }

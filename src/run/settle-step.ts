@@ -12,7 +12,7 @@ export async function settleStep(c: RunContext, by: string): Promise<void> {
   await collectStep(c, { sweep: true, timeoutMs: 0 });
   const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now, sleep: c.o.sleep });
   if (r.error) c.log.warn(r.error);
-  await settleLiveTasks(c, new Set());
+  await settleLiveTasks(c);
   const waiting = await c.store.waitingEndpointIds();
   const open = await c.store.openTasks();
   const unsent = [...(await c.store.taskStates()).values()].filter((s) => s === 'unsent').length;
