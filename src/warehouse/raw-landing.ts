@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { open, rename } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { RawResponse } from '../client/index.js';
 import { redactCallbackSecrets } from '../client/redact.js';
 import { bigints, booleans, integers, runColumns, varchars } from './bulk.js';
 import { CALLS_KIND, kindOfPath } from './kinds/index.js';
+import { FILE_MODE, ownerOnlyDir } from './owner-only.js';
 
 /** Kind of a body that is not JSON: landed as received, reported, never loaded. */
 export const MALFORMED_KIND = '_malformed';
@@ -310,12 +311,12 @@ export async function writeDurably(file: string, data: Uint8Array): Promise<void
   const tmp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
   let fh;
   try {
-    fh = await open(tmp, 'wx');
+    fh = await open(tmp, 'wx', FILE_MODE);
   } catch (err) {
     // The day's folder is made on its first file, not before every write.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await mkdir(dirname(file), { recursive: true });
-    fh = await open(tmp, 'wx');
+    await ownerOnlyDir(dirname(file));
+    fh = await open(tmp, 'wx', FILE_MODE);
   }
   try {
     await fh.writeFile(data);
