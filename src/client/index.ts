@@ -17,6 +17,7 @@ export * from './explore.js';
 export * from './failures.js';
 export * from './rate-limiter.js';
 export * from './redact.js';
+export * from './task-id.js';
 export * from './sliding-window.js';
 export * from './success.js';
 export * from './v1-calls.js';
