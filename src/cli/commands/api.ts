@@ -3,6 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { exploreCall } from '../../client/index.js';
 import { EtlError } from '../../errors.js';
 import { resolveTarget } from '../service-target.js';
+import { checkOptions, num } from '../option-checks.js';
 
 interface ApiArgs {
   method: string;
@@ -31,7 +32,8 @@ export const apiCommand: CommandModule<object, ApiArgs> = {
       .positional('method', { type: 'string', demandOption: true, describe: 'GET or POST' })
       .positional('path', { type: 'string', demandOption: true, describe: 'e.g. /v3/serp/engA/organic/live/advanced or /v1/embeddings' })
       .option('data', { type: 'string', describe: "request body: JSON text, or @file.json (a /v3 body is an array of tasks; one object is wrapped)" })
-      .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' }) as Argv<ApiArgs>,
+      .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' })
+      .check(checkOptions({ seed: num({ integer: true, min: 0 }) })) as Argv<ApiArgs>,
   handler: async (args: ArgumentsCamelCase<ApiArgs>) => {
     const data = await readData(args.data);
     const say = (line: string) => process.stderr.write(`${line}\n`);
