@@ -23,11 +23,29 @@ export function renderTable(rows: Rows): string {
   return [line(cols), line(width.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
 }
 
-/** RFC 4180 CSV: quoted where needed, header first. */
+/** A cell a spreadsheet would run as a formula: it starts with `=`, `+`, `-`, `@`, tab or CR. */
+const FORMULA = /^[=+\-@\t\r]/;
+/** A plain number (`-0.0043`, `+12`, `1e-3`): a spreadsheet reads it as a number, never a formula. */
+const NUMBER = /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+
+/**
+ * A cell made safe to open in a spreadsheet (CSV formula injection): a text that would be
+ * read as a formula gets a leading `'`, which spreadsheets show as text. Values from the
+ * service (request ids, task ids, keywords) reach our CSVs, so every cell passes here;
+ * plain numbers stay as they are.
+ */
+export function neutralizeCell(s: string): string {
+  return FORMULA.test(s) && !NUMBER.test(s) ? `'${s}` : s;
+}
+
+/** RFC 4180 CSV: quoted where needed, header first; cells that would run as formulas neutralized. */
 export function renderCsv(rows: Rows): string {
   if (rows.length === 0) return '';
   const cols = Object.keys(rows[0]!);
-  const q = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
+  const q = (raw: string) => {
+    const s = neutralizeCell(raw);
+    return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  };
   return [cols.map(q).join(','), ...rows.map((r) => cols.map((c) => q(text(r[c]))).join(','))].join('\n') + '\n';
 }
 

@@ -31,5 +31,26 @@ export async function resolveTarget(env: NodeJS.ProcessEnv, opts: { seed?: numbe
   if (!/^https?:\/\//.test(base)) {
     throw new EtlError('ETL_CONFIG_INVALID', `SVC_BASE_URL must be an http(s) address; got '${base}'.`);
   }
+  refusePlainHttp(base, env);
   return { baseUrl: base, apiKey: key };
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost)$/i;
+
+/**
+ * Plain `http://` sends the key (a Bearer header) in clear: allowed to this machine only,
+ * unless `SVC_ALLOW_PLAIN_HTTP=1` says the user means it (a trusted network, a proxy).
+ */
+function refusePlainHttp(base: string, env: NodeJS.ProcessEnv): void {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new EtlError('ETL_CONFIG_INVALID', `SVC_BASE_URL is not a valid address; got '${base}'.`);
+  }
+  if (url.protocol !== 'http:' || LOOPBACK.test(url.hostname) || env.SVC_ALLOW_PLAIN_HTTP === '1') return;
+  throw new EtlError(
+    'ETL_CONFIG_INVALID',
+    `SVC_BASE_URL is plain http to ${url.hostname}, which is not this machine: the API key would cross the network in clear. Use https://, or set SVC_ALLOW_PLAIN_HTTP=1 if you accept that. Nothing was sent.`,
+  );
 }

@@ -6,7 +6,7 @@ import type { ChargeRecord } from './charge.js';
 import { envelopeSchema, type Envelope } from './envelope.js';
 import { outcomeUnknown, statusError, v1ErrorDetail, type FailureContext } from './failures.js';
 import { RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
-import { redact } from './redact.js';
+import { redact } from '../redact.js';
 import { evaluateEnvelope, type CallOutcome } from './success.js';
 import { validateBody, validateTasks } from './validate.js';
 import {

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../catalog/index.js';
 import { EtlError, type ErrorCode } from '../errors.js';
 import type { ChargeRecord } from './charge.js';
-import { redact } from './redact.js';
+import { redact } from '../redact.js';
 
 /** What a failure message may say about the call. */
 export interface FailureContext {

@@ -14,6 +14,8 @@ export interface LandedCallback {
   ok: boolean;
   statusCode: number;
   message: string;
+  /** Other task ids the body carried: ignored (never landed, never loaded), for the log. */
+  ignored: string[];
   /** What `raw_responses` keeps of it (the loader indexes it without reading the file again). */
   index: { path: string; endpointId: string; receivedAt: Date; kind: string; parsed: boolean; taskIds: string[]; shape: string[] };
 }
@@ -30,6 +32,31 @@ export interface CallbackBody {
 
 /** A body that is not the JSON envelope of the task its URL names: refused, not landed. */
 export class CallbackBodyError extends Error {}
+
+type TaskEntry = { id?: unknown; status_code?: unknown; status_message?: unknown };
+
+/**
+ * The body narrowed to the task its URL names: a postback is accepted for one task only,
+ * so any other entry of `tasks[]` (another run's task, another pipeline's, an unknown id)
+ * is dropped before anything lands. A body holding only that task is kept byte for byte.
+ * Throws {@link CallbackBodyError} when the body is not JSON or does not hold the task.
+ */
+export function narrowToTask(body: string, taskId: string): { body: string; ignored: string[]; entry: TaskEntry } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new CallbackBodyError('body is not JSON');
+  }
+  const tasks = (parsed as { tasks?: unknown } | null)?.tasks;
+  if (!Array.isArray(tasks)) throw new CallbackBodyError('body is not a task envelope (no tasks[])');
+  const mine = tasks.filter((t): t is TaskEntry => typeof t === 'object' && t !== null && (t as TaskEntry).id === taskId);
+  if (mine.length !== 1) throw new CallbackBodyError(mine.length === 0 ? 'body does not hold the task in the URL' : 'body holds the task in the URL more than once');
+  const ignored = tasks.filter((t) => !mine.includes(t as TaskEntry)).map((t) => (typeof (t as TaskEntry | null)?.id === 'string' ? String((t as TaskEntry).id) : '(no id)'));
+  if (ignored.length === 0) return { body, ignored, entry: mine[0]! };
+  const narrowed = { ...(parsed as object), tasks: mine, tasks_count: 1 };
+  return { body: JSON.stringify(narrowed), ignored, entry: mine[0]! };
+}
 
 interface Waiting {
   line: string;
@@ -60,6 +87,7 @@ export class CallbackLanding {
   ) {}
 
   land(input: CallbackBody): Promise<LandedCallback> {
+    const narrowed = narrowToTask(input.body, input.taskId);
     const raw: RawResponse = {
       callId: randomUUID(),
       receivedAt: input.receivedAt,
@@ -69,14 +97,18 @@ export class CallbackLanding {
       httpStatus: 200,
       charge: { requestId: null, chargeCny: null, costUsd: null, balanceCny: null },
       tasksSent: 0,
-      body: input.body,
+      body: narrowed.body,
     };
-    const landed = landedLine(raw, this.ctx, { callback: true });
+    // The line names the task it was accepted for: a later load (after a crash, a replay)
+    // takes rows of that task only, whatever else the file holds.
+    const landed = landedLine(raw, this.ctx, { callback: true, callbackTask: input.taskId });
     const ok = landed.taskIds.includes(input.taskId);
-    // A good body proves itself through the landed line; only others are parsed again.
-    const status = ok ? { statusCode: 20000, message: 'Ok.' } : checkFailed(input.body, input.taskId, landed.parsed);
+    const e = narrowed.entry;
+    const status = ok
+      ? { statusCode: 20000, message: 'Ok.' }
+      : { statusCode: typeof e.status_code === 'number' ? e.status_code : 0, message: typeof e.status_message === 'string' ? e.status_message : '' };
     const index = { path: raw.path, endpointId: raw.endpointId, receivedAt: raw.receivedAt, kind: landed.kind, parsed: landed.parsed, taskIds: landed.taskIds, shape: landed.shape };
-    const out = { taskId: input.taskId, callId: raw.callId, ok, ...status, index };
+    const out = { taskId: input.taskId, callId: raw.callId, ok, ...status, ignored: narrowed.ignored, index };
     return new Promise((resolve, reject) => {
       this.#waiting.push({
         line: landed.line,
@@ -119,12 +151,4 @@ export class CallbackLanding {
       }),
     );
   }
-}
-
-/** The status of a body that carries no result for the task: a failed task, or not its envelope at all. */
-function checkFailed(body: string, taskId: string, parsed: boolean): { statusCode: number; message: string } {
-  if (!parsed) throw new CallbackBodyError('body is not JSON');
-  const first = (JSON.parse(body) as { tasks?: { id?: unknown; status_code?: unknown; status_message?: unknown }[] }).tasks?.[0];
-  if (first?.id !== taskId) throw new CallbackBodyError('body is not the envelope of the task in the URL');
-  return { statusCode: typeof first.status_code === 'number' ? first.status_code : 0, message: typeof first.status_message === 'string' ? first.status_message : '' };
 }

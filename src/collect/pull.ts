@@ -1,5 +1,5 @@
 import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
-import type { CallResult, ServiceClient } from '../client/index.js';
+import { isTaskId, type CallResult, type ServiceClient } from '../client/index.js';
 import { totalCounts, type RunStore, type Warehouse } from '../warehouse/index.js';
 import type { CollectCounts } from './collect-counts.js';
 import { EtlError } from '../errors.js';
@@ -201,7 +201,7 @@ function readyIds(call: CallResult): string[] {
   for (const t of call.envelope.tasks ?? []) {
     for (const r of t.result ?? []) {
       const id = (r as { id?: unknown } | null)?.id;
-      if (typeof id === 'string') ids.push(id);
+      if (isTaskId(id)) ids.push(id); // anything else is not a task of ours to fetch
     }
   }
   return ids;

@@ -19,6 +19,8 @@ export interface PushStartOptions extends PushSettings {
   now: () => Date;
   /** The URL secret; random (128 bits) by default. Tests pass one to reach the server from outside. */
   secret?: string;
+  /** A postback body held tasks besides the one its URL names: those were dropped (log them). */
+  onIgnored?: (taskId: string, ignored: readonly string[]) => void;
 }
 
 export interface PushWaitOptions {
@@ -125,6 +127,8 @@ export class PushCollector {
         maxBodyBytes: o.maxBodyBytes,
         maxUnzippedBytes: o.maxUnzippedBytes,
         posted,
+        callback: o.callback,
+        ...(o.onIgnored ? { onIgnored: o.onIgnored } : {}),
         onLanded: (c) => loader.landed(c),
         onPinged: (t) => {
           toFetch.set(t.taskId, t);

@@ -21,10 +21,20 @@ export interface CallbackServerOptions {
   maxUnzippedBytes: number;
   /** Tasks this process posted: the only ids accepted. */
   posted: PostedTasks;
+  /** The kind of callback this process's URLs were given for; the other kind is refused (404). */
+  callback: 'postback' | 'pingback';
+  /** Longest a client may take to send its request headers; default 5 s. */
+  headersTimeoutMs?: number;
+  /** Longest a client may take to send its whole request, body included; default 9 s (the service's 10-second rule). */
+  bodyTimeoutMs?: number;
+  /** Most connections open at once (more are refused at accept); default 512. */
+  maxConnections?: number;
   /** How long a callback naming a tag of a POST still in flight waits for its id; default 3 s. */
   idWaitMs?: number;
   /** A postback body is on disk (acknowledged already). */
   onLanded: (c: LandedCallback) => void;
+  /** A postback body also held other tasks: they were dropped, never landed (for the log). */
+  onIgnored?: (taskId: string, ignored: readonly string[]) => void;
   /** A pingback: the task is done, its result still has to be fetched. */
   onPinged: (task: PostedTask) => void;
   now: () => Date;
@@ -34,14 +44,19 @@ export interface CallbackServerOptions {
 export interface CallbackCounts {
   landed: number;
   pinged: number;
+  /** Other tasks found in accepted postback bodies: dropped, never landed nor loaded. */
+  ignoredTasks: number;
   /** Refused by status: 403 wrong secret, 404 unknown task, 413 too large, 400 bad body, ... */
   refused: Record<number, number>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KINDS = new Set(['postback', 'pingback']);
-/** Bodies gunzipped and landed at once; more wait their turn (memory stays bounded by this times the limits). */
+/** Bodies read, gunzipped and landed at once; more wait their turn (memory stays bounded by this times the limits). */
 const MAX_CONCURRENT_BODIES = 32;
+const HEADERS_TIMEOUT_MS = 5_000;
+const BODY_TIMEOUT_MS = 9_000;
+const MAX_CONNECTIONS = 512;
 
 class Refusal extends Error {
   constructor(
@@ -63,13 +78,15 @@ class Refusal extends Error {
  * task through `errors` and `webhook_resend`, or pulls it.
  */
 export class CallbackServer {
-  readonly counts: CallbackCounts = { landed: 0, pinged: 0, refused: {} };
+  readonly counts: CallbackCounts = { landed: 0, pinged: 0, ignoredTasks: 0, refused: {} };
   readonly #o: CallbackServerOptions;
   readonly #server: Server;
   readonly #secret: Buffer;
   readonly #inflight = new Set<Promise<void>>();
   readonly #landing: CallbackLanding;
   #slots = MAX_CONCURRENT_BODIES;
+  /** Bytes of bodies being read right now, all requests together. */
+  #buffered = 0;
   readonly #queue: Array<() => void> = [];
   #closing = false;
 
@@ -77,10 +94,20 @@ export class CallbackServer {
     this.#o = o;
     this.#secret = Buffer.from(o.secret);
     this.#landing = new CallbackLanding(o.warehouseDir, { runId: o.runId, pipeline: o.pipeline });
-    this.#server = createServer({ requestTimeout: 60_000, headersTimeout: 10_000 }, (req, res) => {
-      const p = this.#handle(req, res).finally(() => this.#inflight.delete(p));
-      this.#inflight.add(p);
-    });
+    const headersTimeout = o.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+    const requestTimeout = Math.max(headersTimeout, o.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
+    // Slow clients cannot hold the server: headers and the whole request each have a time
+    // limit, checked often (Node checks every 30 s by default, so limits ran up to 30 s
+    // late), an idle socket is closed, and connections are capped.
+    this.#server = createServer(
+      { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(headersTimeout / 4))), keepAliveTimeout: 5_000 },
+      (req, res) => {
+        const p = this.#handle(req, res).finally(() => this.#inflight.delete(p));
+        this.#inflight.add(p);
+      },
+    );
+    this.#server.timeout = requestTimeout;
+    this.#server.maxConnections = o.maxConnections ?? MAX_CONNECTIONS;
   }
 
   /** Starts listening; resolves once the port is bound. */
@@ -131,6 +158,9 @@ export class CallbackServer {
       const kind = segments.at(-1) ?? '';
       if (!KINDS.has(kind) || segments.length < 2) throw new Refusal(404, 'no such callback path');
       if (!this.#secretMatches(segments.at(-2)!)) throw new Refusal(403, 'wrong secret');
+      // A URL answers only the kind it was handed out for: a pingback on a postback run
+      // would queue task_get calls nobody asked for.
+      if (kind !== this.#o.callback) throw new Refusal(404, `this run takes ${this.#o.callback}s, not ${kind}s`);
       if ((kind === 'postback') !== (req.method === 'POST') || (kind === 'pingback' && req.method !== 'GET')) {
         throw new Refusal(405, `${kind} takes ${kind === 'postback' ? 'POST' : 'GET'}`);
       }
@@ -150,15 +180,29 @@ export class CallbackServer {
         this.#o.onPinged(task);
         return;
       }
-      const landed = await this.#withSlot(() => this.#landPostback(req, task));
+      // The body is read before taking a landing slot, so slow senders cannot hold the slots;
+      // the bytes being read by all requests together stay under a budget instead.
+      const sent = await this.#readBody(req);
+      const landed = await this.#withSlot(() => this.#landPostback(req, sent, task));
       answer(res, 200, 'ok');
       this.counts.landed++;
+      if (landed.ignored.length > 0) {
+        this.counts.ignoredTasks += landed.ignored.length;
+        this.#o.onIgnored?.(landed.taskId, landed.ignored);
+      }
       this.#o.onLanded(landed);
     } catch (err) {
       const status = err instanceof Refusal ? err.status : 500;
       this.counts.refused[status] = (this.counts.refused[status] ?? 0) + 1;
-      answer(res, status, err instanceof Refusal ? err.message : 'could not land the body; resend later');
-      if (!req.complete) req.resume();
+      // A refused request's unread body is not waited for: the connection is closed.
+      const unread = !req.complete;
+      answer(res, status, err instanceof Refusal ? err.message : 'could not land the body; resend later', unread);
+      if (unread) {
+        req.removeAllListeners('data');
+        req.resume();
+        res.once('finish', () => req.socket.destroy());
+        if (res.writableFinished || res.destroyed) req.socket.destroy();
+      }
     }
   }
 
@@ -179,10 +223,24 @@ export class CallbackServer {
     }
   }
 
-  async #landPostback(req: IncomingMessage, task: PostedTask): Promise<LandedCallback> {
+  /** The body as sent: at most `maxBodyBytes`, within the body time limit, while the read budget lasts (else 503: resend later). */
+  async #readBody(req: IncomingMessage): Promise<Buffer> {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.#o.maxBodyBytes) throw new Refusal(413, `body of ${declared} bytes is over the ${this.#o.maxBodyBytes}-byte limit`);
-    const sent = await readCapped(req, this.#o.maxBodyBytes, 'body');
+    const budget = MAX_CONCURRENT_BODIES * this.#o.maxBodyBytes;
+    let mine = 0;
+    try {
+      return await readCapped(req, this.#o.maxBodyBytes, 'body', this.#o.bodyTimeoutMs ?? BODY_TIMEOUT_MS, (n) => {
+        if (this.#buffered + n > budget) throw new Refusal(503, 'too many bodies being received; resend later');
+        this.#buffered += n;
+        mine += n;
+      });
+    } finally {
+      this.#buffered -= mine;
+    }
+  }
+
+  async #landPostback(req: IncomingMessage, sent: Buffer, task: PostedTask): Promise<LandedCallback> {
     const gzipped = req.headers['content-encoding'] === 'gzip' || (sent[0] === 0x1f && sent[1] === 0x8b);
     const text = (gzipped ? gunzipCapped(sent, this.#o.maxUnzippedBytes) : sent).toString('utf8');
     try {
@@ -194,29 +252,45 @@ export class CallbackServer {
   }
 }
 
-function answer(res: ServerResponse, status: number, text: string): void {
+function answer(res: ServerResponse, status: number, text: string, close = false): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...(status === 413 ? { connection: 'close' } : {}) });
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...(close || status === 413 ? { connection: 'close' } : {}) });
   res.end(text);
 }
 
-/** Reads a request body, refusing (413) as soon as it passes `max` bytes. */
-function readCapped(req: IncomingMessage, max: number, what: string): Promise<Buffer> {
+/**
+ * Reads a request body, refusing as soon as it passes `max` bytes (413) or takes longer
+ * than `ms` (408); `take` is told of each chunk and may refuse it by throwing.
+ */
+function readCapped(req: IncomingMessage, max: number, what: string, ms: number, take: (n: number) => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = setTimeout(() => {
+      req.removeAllListeners('data');
+      reject(new Refusal(408, `${what} not received within ${ms} ms`));
+    }, ms);
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) {
+      try {
+        if (size > max) throw new Refusal(413, `${what} is over the ${max}-byte limit`);
+        take(c.length);
+      } catch (err) {
+        clearTimeout(timer);
         req.removeAllListeners('data');
-        req.resume();
-        reject(new Refusal(413, `${what} is over the ${max}-byte limit`));
+        reject(err);
         return;
       }
       chunks.push(c);
     });
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
+    req.once('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks));
+    });
+    req.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
   });
 }
 

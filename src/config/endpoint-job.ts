@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from '../catalog/index.js';
 import { labelsSchema, prioritySchema, targetSchema } from './job-fields.js';
-import { jobNameSchema, keywordsFileSchema, languageSchema, locationSchema } from './serp-job.js';
+import { jobNameSchema, keywordsFileOutsideSchema, keywordsFileSchema, languageSchema, locationSchema } from './serp-job.js';
 
 /** Endpoints a generic job may buy from: anything that creates a task or answers live under `/v3`. */
 export const JOB_ENDPOINTS: readonly Endpoint[] = ENDPOINTS.filter((e) => e.api !== 'v1' && (e.mode === 'task_post' || e.mode === 'live') && e.body === 'tasks');
@@ -48,6 +48,7 @@ export const endpointJobSchema = z
       .describe('Template of one task body; `{keyword}`, `{target}` in strings are filled per task, `"{keywords}"` becomes a keyword list.'),
     keywords: z.array(z.string().refine((s) => s.trim().length > 0, { error: 'must not be empty' })).default([]).describe('Values of `{keyword}` / `{keywords}`.'),
     keywords_file: keywordsFileSchema,
+    keywords_file_outside: keywordsFileOutsideSchema,
     keywords_per_task: z.number().int().min(1).max(1000).optional().describe('Keywords a `"{keywords}"` list holds; default the endpoint limit (else 100).'),
     targets: z.array(targetSchema).default([]).describe('Values of `{target}`.'),
     locations: z.array(locationSchema).default([]).describe('Each adds location_code or location_name to every task (a cross product).'),

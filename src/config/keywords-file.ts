@@ -1,6 +1,60 @@
-import { InvalidUtf8Error } from './read-utf8.js';
-import { dirname, resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { open, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { ConfigIssue } from '../errors.js';
+import { decodeUtf8Strict, InvalidUtf8Error } from './read-utf8.js';
+
+/** Largest keywords file read (a few hundred thousand keywords; more is a mistake, or an attack). */
+export const MAX_KEYWORDS_FILE_BYTES = 10 * 1024 * 1024;
+
+/** A keywords file refused before its keywords are read: the rule it broke. */
+export class KeywordsFileError extends Error {}
+
+/** Where a keywords file may be: inside `baseDir` (the pipeline file's folder) unless `allowOutside`. */
+export interface KeywordsFilePlace {
+  baseDir: string;
+  allowOutside: boolean;
+}
+
+function inside(base: string, path: string): boolean {
+  const rel = relative(base, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * Reads a keywords file from disk, refusing what is not a plain small file of the
+ * pipeline's own: a symlink leading out of the pipeline file's folder (unless allowed),
+ * anything but a regular file (a FIFO would block the planner, `/dev/zero` never ends),
+ * and more than {@link MAX_KEYWORDS_FILE_BYTES}, counted while reading in chunks (a file
+ * that grows meanwhile is stopped at the limit too). Opened non-blocking, so a FIFO
+ * cannot hang the open itself.
+ */
+export async function readKeywordsFileFromDisk(path: string, place: KeywordsFilePlace, max = MAX_KEYWORDS_FILE_BYTES): Promise<string> {
+  const real = await realpath(path);
+  if (!place.allowOutside && !inside(await realpath(place.baseDir), real)) {
+    throw new KeywordsFileError(`it leads outside the pipeline file's folder (to ${real}); set keywords_file_outside: true on the job to allow that`);
+  }
+  const fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new KeywordsFileError('not a regular file (a FIFO, device, socket or folder); give a .txt or .csv file');
+    if (st.size > max) throw new KeywordsFileError(`file of ${st.size} bytes; at most ${max}`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const buf = Buffer.alloc(64 * 1024);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > max) throw new KeywordsFileError(`file of more than ${max} bytes; at most ${max}`);
+      chunks.push(Buffer.from(buf.subarray(0, bytesRead)));
+    }
+    // Invalid UTF-8 would become U+FFFD and be bought as a keyword nobody wrote.
+    return decodeUtf8Strict(Buffer.concat(chunks), path);
+  } finally {
+    await fh.close();
+  }
+}
 
 /**
  * Reads the keywords of a `.txt` (one a line; blank lines and `#` comments skipped) or
@@ -47,10 +101,10 @@ function splitCsvLine(line: string): string[] {
  * problem (a missing file, an empty or too long keyword) is an issue with its own file and
  * line, reported with the others before anything is sent.
  */
-export async function readKeywordsFiles<J extends { kind: string; keywords?: string[]; keywords_file?: string | undefined }>(
+export async function readKeywordsFiles<J extends { kind: string; keywords?: string[]; keywords_file?: string | undefined; keywords_file_outside?: boolean | undefined }>(
   jobs: J[],
   pipelineFile: string,
-  read: (path: string) => Promise<string>,
+  read: (path: string, place: KeywordsFilePlace) => Promise<string>,
 ): Promise<{ jobs: J[]; issues: ConfigIssue[] }> {
   const issues: ConfigIssue[] = [];
   const out: J[] = [];
@@ -59,17 +113,23 @@ export async function readKeywordsFiles<J extends { kind: string; keywords?: str
       out.push(job);
       continue;
     }
-    const path = resolve(dirname(pipelineFile), job.keywords_file);
+    const baseDir = resolve(dirname(pipelineFile));
+    const path = resolve(baseDir, job.keywords_file);
     const field = `jobs[${i}].keywords_file`;
+    const place = { baseDir, allowOutside: job.keywords_file_outside === true };
     let text: string;
     try {
-      text = await read(path);
+      if (!place.allowOutside && !inside(baseDir, path)) {
+        throw new KeywordsFileError(`it is outside the pipeline file's folder (${baseDir}); set keywords_file_outside: true on the job to allow that`);
+      }
+      text = await read(path, place);
     } catch (err) {
       if (err instanceof InvalidUtf8Error) {
         issues.push({ file: path, line: err.line, column: err.column, field, rule: `${err.message} (named by ${field} in ${pipelineFile})` });
         continue;
       }
-      const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read it: ${(err as Error).message}`;
+      const why =
+        err instanceof KeywordsFileError ? err.message : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read it: ${(err as Error).message}`;
       issues.push({ file: path, line: 1, column: 1, field, rule: `${why} (named by ${field} in ${pipelineFile})` });
       continue;
     }

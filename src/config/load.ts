@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { Env } from './env.js';
-import { readKeywordsFiles } from './keywords-file.js';
+import { readKeywordsFileFromDisk, readKeywordsFiles } from './keywords-file.js';
 import { parsePipeline } from './parse.js';
 import { InvalidUtf8Error, readUtf8Strict } from './read-utf8.js';
 import type { Pipeline } from './schema.js';
@@ -35,7 +35,9 @@ export async function loadPipeline(file: string, opts: LoadPipelineOptions = {})
     throw new ConfigError([{ file, line: 1, column: 1, field: '', rule: reason }]);
   }
   const pipeline = parsePipeline(text, file, opts.env ?? process.env);
-  const { jobs, issues } = await readKeywordsFiles(pipeline.jobs, file, read);
+  // From disk, a keywords file must be a regular file of bounded size in the pipeline's folder.
+  const readKeywords = opts.readFile ?? readKeywordsFileFromDisk;
+  const { jobs, issues } = await readKeywordsFiles(pipeline.jobs, file, readKeywords);
   if (issues.length) throw new ConfigError(issues);
   return { ...pipeline, jobs, file };
 }

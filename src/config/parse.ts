@@ -15,8 +15,60 @@ import { pipelineSchema, type Pipeline } from './schema.js';
  * @param env - fills `${NAME}` references; defaults to `process.env`
  */
 export function parsePipeline(text: string, file: string, env: Env = process.env): Pipeline {
+  const deep = tooDeep(text);
+  if (deep) throw new ConfigError([{ file, line: deep.line, column: deep.column, field: '', rule: `nested more than ${MAX_DEPTH} levels deep ([ and { inside each other); a pipeline file needs a handful` }]);
+  try {
+    return parseChecked(text, file, env);
+  } catch (err) {
+    // Whatever the pre-check missed (deep block nesting): a clear refusal, not a stack trace.
+    if (err instanceof RangeError) throw new ConfigError([{ file, line: 1, column: 1, field: '', rule: 'nested too deeply to read; a pipeline file needs a handful of levels' }]);
+    throw err;
+  }
+}
+
+/** Deepest flow nesting (`[` and `{`) accepted. */
+const MAX_DEPTH = 64;
+
+/**
+ * Where flow collections first nest deeper than {@link MAX_DEPTH}, outside quotes and
+ * comments: the YAML parser and everything that walks the document recurse once per level,
+ * so 20,000 brackets would end in a stack overflow.
+ */
+function tooDeep(text: string): { line: number; column: number } | undefined {
+  let depth = 0;
+  let line = 1;
+  let col = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    col++;
+    if (ch === '\n') {
+      line++;
+      col = 0;
+      if (quote === null) continue;
+    }
+    if (quote !== null) {
+      if (quote === '"' && ch === '\\') {
+        i++;
+        col++;
+      } else if (ch === quote) quote = null;
+      continue;
+    }
+    if (ch === '#' && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+    } else if (ch === '"' || (ch === "'" && depth > 0)) quote = ch;
+    else if (ch === '[' || ch === '{') {
+      if (++depth > MAX_DEPTH) return { line, column: col };
+    } else if ((ch === ']' || ch === '}') && depth > 0) depth--;
+  }
+  return undefined;
+}
+
+function parseChecked(text: string, file: string, env: Env): Pipeline {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // Merge keys (`<<: *shared`) are read as YAML 1.1 defines them: the anchored mapping's
+  // keys, overridden by the ones written beside them.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
   const at = (path: DataPath, field: string, rule: string, key = false): ConfigIssue => ({
     file,
     ...locate(doc, lines, path, { key }),

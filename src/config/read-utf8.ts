@@ -20,12 +20,16 @@ const STRICT = new TextDecoder('utf-8', { fatal: true });
  * and paid for as something the user never wrote.
  */
 export async function readUtf8Strict(path: string): Promise<string> {
-  const bytes = await readFile(path);
+  return decodeUtf8Strict(await readFile(path), path);
+}
+
+/** Decodes bytes read from `file` as UTF-8, refusing them with the line and column of the first bad byte. */
+export function decodeUtf8Strict(bytes: Uint8Array, file: string): string {
   try {
     return STRICT.decode(bytes);
   } catch {
     const { line, column } = firstInvalid(bytes);
-    throw new InvalidUtf8Error(path, line, column);
+    throw new InvalidUtf8Error(file, line, column);
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { labelsSchema, modeSchema } from './job-fields.js';
-import { jobNameSchema, keywordsFileSchema, languageSchema, locationSchema, requireKeywords } from './serp-job.js';
+import { jobNameSchema, keywordsFileOutsideSchema, keywordsFileSchema, languageSchema, locationSchema, requireKeywords } from './serp-job.js';
 
 /**
  * Monthly search volumes of keywords (keywords-data `search_volume`): keywords × locations ×
@@ -27,6 +27,7 @@ export const searchVolumeJobSchema = z
       .default([])
       .describe('Keywords; the planner lower-cases, de-duplicates and packs them 700 to a task.'),
     keywords_file: keywordsFileSchema,
+    keywords_file_outside: keywordsFileOutsideSchema,
   })
   .superRefine(requireKeywords)
   .describe('Monthly search volume of keywords.');

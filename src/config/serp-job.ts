@@ -57,7 +57,13 @@ export const keywordsFileSchema = z
   .string()
   .regex(/\.(txt|csv)$/i, 'a .txt (one keyword a line) or .csv file')
   .optional()
-  .describe('Keywords from a file, relative to the pipeline file: .txt one a line, .csv the `keyword` column (else the first column); added to `keywords`.');
+  .describe('Keywords from a file, relative to the pipeline file: .txt one a line, .csv the `keyword` column (else the first column); added to `keywords`. A regular file of at most 10 MB, inside the pipeline file\'s folder unless `keywords_file_outside` is true.');
+
+/** Lets `keywords_file` name a file outside the pipeline file's folder (or a symlink leading out of it). */
+export const keywordsFileOutsideSchema = z
+  .boolean()
+  .optional()
+  .describe('true to let `keywords_file` name a file outside the pipeline file\'s folder (by path or through a symlink). Off by default, so a pipeline file cannot make a run read, and buy tasks for, any file the user can read.');
 
 /** A job's optional name; shared by every job kind. */
 export const jobNameSchema = z
@@ -120,6 +126,7 @@ export const serpJobSchema = z
       .default([])
       .describe('Keywords to track, up to 700 characters each. The planner lower-cases and de-duplicates them.'),
     keywords_file: keywordsFileSchema,
+    keywords_file_outside: keywordsFileOutsideSchema,
     track_domains: z
       .array(domainSchema)
       .optional()

@@ -85,7 +85,9 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
     if (!stop) {
       await store.forgetUnsent(toPost.map((t) => t.tag));
       if (collection.mode === 'push' && batches.some((b) => b.endpoint.mode === 'task_post')) {
-        ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret });
+        const onIgnored = (taskId: string, ignored: readonly string[]) =>
+          log.warn({ taskId, ignored }, 'a postback body held other tasks: only the task its URL names was landed, the others were dropped');
+        ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret, onIgnored });
         note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
       }
       stop = await postAll(ctx, batches);

@@ -31,8 +31,9 @@ export class ScheduleJournal {
   record(e: ScheduleEvent): Promise<void> {
     const line = `${JSON.stringify(e)}\n`;
     this.tail = this.tail.then(async () => {
-      await mkdir(dirname(this.file), { recursive: true });
-      await appendFile(this.file, line);
+      // Owner-only, whatever the umask, as the warehouse beside it.
+      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+      await appendFile(this.file, line, { mode: 0o600 });
     });
     return this.tail;
   }

@@ -59,7 +59,7 @@ const CHUNK = 1 << 18;
  * inflate (a torn gzip) rejects; the caller removes `out`.
  */
 export async function inflate(files: readonly string[], out: string): Promise<void> {
-  await mkdir(join(out, '..'), { recursive: true });
+  await mkdir(join(out, '..'), { recursive: true, mode: 0o700 }); // scratch bodies: owner-only, as raw/
   const sized = await Promise.all(files.map(async (file) => ({ file, start: 0, end: (await stat(file)).size })));
   const threads = Math.max(1, Math.min(4, availableParallelism()));
   const total = sized.reduce((s, f) => s + f.end, 0);
@@ -75,7 +75,7 @@ export async function inflate(files: readonly string[], out: string): Promise<vo
     // A file that is not whole members as the landing writes them, or bytes that only looked
     // like a member's start: one thread, whole files. A torn file fails here too, and rejects.
   }
-  const fh = await open(out, 'w');
+  const fh = await open(out, 'w', 0o600);
   try {
     let at = 0;
     for (const f of sized) {
@@ -112,7 +112,7 @@ function shares(all: Member[], n: number): { pieces: Piece[]; offset: number; si
 
 /** Inflates every share at its offset; false when a share's output is not the size its members announced. */
 async function inflateShares(plan: { pieces: Piece[]; offset: number; size: number }[], out: string): Promise<boolean> {
-  const fh = await open(out, 'w');
+  const fh = await open(out, 'w', 0o600);
   try {
     // Every share settles before this returns, so no write is still under way.
     const settled = await Promise.allSettled(plan.map((s) => inflatePieces(fh, s.pieces, s.offset)));

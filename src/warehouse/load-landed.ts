@@ -70,9 +70,9 @@ export async function loadLanded(
     const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`)) as [{ n: number }];
     work.push({ plan, files, filter: n > calls });
   }
-  const dupes = await pickNewest(wh);
+  await pickNewest(wh);
   try {
-    await commit(wh, work, dupes, 'taskIds' in sel, report, alsoInTransaction);
+    await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction);
   } catch (err) {
     // A raw file the load cannot read (torn gzip, bytes that are not NDJSON) fails the whole
     // batch: find such files, report them, and load the others.
@@ -83,7 +83,7 @@ export async function loadLanded(
     report.perTask.clear();
     report.added.length = 0;
     const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
-    await commit(wh, good, dupes, 'taskIds' in sel, report, alsoInTransaction);
+    await commit(wh, good, 'taskIds' in sel, report, alsoInTransaction);
   }
   return report;
 }
@@ -91,7 +91,6 @@ export async function loadLanded(
 async function commit(
   wh: Warehouse,
   work: { plan: KindPlan; files: string[]; filter: boolean }[],
-  dupes: boolean,
   countPerTask: boolean,
   report: LoadReport,
   alsoInTransaction: (report: LoadReport) => Promise<void>,
@@ -112,7 +111,7 @@ async function commit(
         for (const t of deepestFirst) {
           const bodyType = envelopeType([t]).replaceAll("'", "''");
           const source = `read_json(${listOf([plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited')`;
-          const n = await loadTable(wh, t, source, filter, dupes);
+          const n = await loadTable(wh, t, source, filter);
           report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
           if (countPerTask && t.replaceKey === 'task_id' && n > 0) {
             const counts = await wh.all<{ k: string; n: number }>(`SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`);
@@ -146,16 +145,17 @@ async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
   }
 }
 
-/** The newest selected response of each task; true when some task has more than one. */
-async function pickNewest(wh: Warehouse): Promise<boolean> {
+/**
+ * The newest selected response of each task, from the raw index's task ids. Rows of a task
+ * are loaded only from its pick: never from another body that merely holds the task (a
+ * callback is indexed with the one task it was accepted for, whatever else its body says),
+ * and never from an older response.
+ */
+async function pickNewest(wh: Warehouse): Promise<void> {
   await wh.run(`CREATE OR REPLACE TEMP TABLE _pick AS
     SELECT call_id, task_id FROM (
       SELECT call_id, unnest(task_ids) AS task_id, received_at FROM raw_responses WHERE call_id IN (SELECT call_id FROM _sel) AND parsed
     ) QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY received_at DESC, call_id DESC) = 1`);
-  const [r] = await wh.all<{ d: boolean }>(
-    `SELECT (SELECT count(*) FROM _pick) < (SELECT coalesce(sum(len(task_ids)), 0) FROM raw_responses WHERE call_id IN (SELECT call_id FROM _sel) AND parsed) AS d`,
-  );
-  return r?.d ?? false;
 }
 
 /** Files the load cannot read whole (a torn gzip, bytes that are not NDJSON), each tried alone as the load reads it. */
@@ -208,7 +208,7 @@ async function applySchema(wh: Warehouse, plan: KindPlan, report: LoadReport): P
   for (const { table, column } of plan.added) report.added.push({ table, column: column.name, kind: column.kind });
 }
 
-async function loadTable(wh: Warehouse, t: TablePlan, source: string, filter: boolean, dupes: boolean): Promise<number> {
+async function loadTable(wh: Warehouse, t: TablePlan, source: string, filter: boolean): Promise<number> {
   const key = ident(t.replaceKey);
   const keys = t.replaceKey === 'task_id' ? `SELECT task_id FROM _pick` : `SELECT call_id FROM _sel`;
   const present = await wh.all(`SELECT 1 FROM ${ident(t.name)} WHERE ${key} IN (${keys}) LIMIT 1`);
@@ -216,7 +216,7 @@ async function loadTable(wh: Warehouse, t: TablePlan, source: string, filter: bo
     await markReplaced(wh, t, `${key} IN (${keys})`);
     await wh.run(`DELETE FROM ${ident(t.name)} WHERE ${key} IN (${keys})`);
   }
-  const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), ...(dupes ? { pickTable: '_pick' } : {}) });
+  const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' });
   try {
     return await insertMarked(wh, t, sql);
   } catch (err) {

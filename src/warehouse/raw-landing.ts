@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { open, rename } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { redactCallbackSecrets } from '../redact.js';
 import { bigints, booleans, integers, runColumns, varchars } from './bulk.js';
 import { CALLS_KIND, kindOfPath } from './kinds/index.js';
+import { FILE_MODE, ownerOnlyDir } from './owner-only.js';
 
 /** Kind of a body that is not JSON: landed as received, reported, never loaded. */
 export const MALFORMED_KIND = '_malformed';
@@ -50,9 +52,14 @@ export interface LandedLine {
  * bytes are also kept verbatim in `body_text`. A body that is not JSON is kept as a string
  * in `body`, under the kind `_malformed`, so it never breaks a typed read. The exact bytes
  * are always recoverable: `body_text`, else `body` if it is a string, else
- * `JSON.stringify(body)`.
+ * `JSON.stringify(body)`; except that callback secrets are cut out of it first (the service
+ * echoes a task's `postback_url` in `data`, see `redactCallbackSecrets`).
+ *
+ * A callback's line names the one task it was accepted for (`callbackTask`): only that id
+ * is indexed, so a load never takes another task's rows from it.
  */
-export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callback?: boolean } = {}): LandedLine {
+export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callback?: boolean; callbackTask?: string } = {}): LandedLine {
+  raw = { ...raw, body: redactCallbackSecrets(raw.body) };
   let parsed: unknown;
   let ok = true;
   try {
@@ -83,12 +90,15 @@ export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callba
     parsed: ok,
     // A callback the service sent us, not a call we made: no ledger row, even when reindexed.
     ...(opts.callback ? { callback: true } : {}),
+    ...(opts.callbackTask ? { callback_task: opts.callbackTask } : {}),
   };
   const shape = ok && kind !== CALLS_KIND ? shapeOf(parsed) : [];
   const head = JSON.stringify(meta).slice(0, -1);
   const body = ok ? text : JSON.stringify(raw.body);
   const line = `${head},"shape":${JSON.stringify(shape)},"body":${body}${ok && !exact ? `,"body_text":${JSON.stringify(raw.body)}` : ''}}`;
-  return { line, kind, parsed: ok, taskIds: ok ? okTaskIds(parsed) : [], shape, refundCny: refund };
+  const ids = ok ? okTaskIds(parsed) : [];
+  const taskIds = opts.callbackTask ? ids.filter((id) => id === opts.callbackTask) : ids;
+  return { line, kind, parsed: ok, taskIds, shape, refundCny: refund };
 }
 
 function okTaskIds(body: unknown): string[] {
@@ -318,12 +328,12 @@ export async function writeDurably(file: string, data: Uint8Array): Promise<void
   const tmp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
   let fh;
   try {
-    fh = await open(tmp, 'wx');
+    fh = await open(tmp, 'wx', FILE_MODE);
   } catch (err) {
     // The day's folder is made on its first file, not before every write.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await mkdir(dirname(file), { recursive: true });
-    fh = await open(tmp, 'wx');
+    await ownerOnlyDir(dirname(file));
+    fh = await open(tmp, 'wx', FILE_MODE);
   }
   try {
     await fh.writeFile(data);

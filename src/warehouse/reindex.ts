@@ -27,15 +27,24 @@ export async function reindexRaw(wh: Warehouse, files?: readonly string[]): Prom
     CREATE OR REPLACE TEMP TABLE _reindexed AS
     SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id,
            replace(filename, '${wh.dir.replaceAll("'", "''")}/', '') AS file, received_at::TIMESTAMPTZ AS received_at, kind, parsed, shape,
-           CASE WHEN parsed THEN [t.id FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null'] ELSE [] END AS task_ids,
+           CASE WHEN NOT parsed THEN []
+                -- A callback is accepted for one task (the one its URL named): only that id, never
+                -- another the body holds. An older callback line without the id counts only if its
+                -- body holds one task.
+                WHEN callback_task IS NOT NULL THEN list_filter(ok_ids, x -> x = callback_task)
+                WHEN is_callback AND coalesce(json_array_length(body -> 'tasks'), 0) <> 1 THEN []
+                ELSE ok_ids END AS task_ids,
            charge_cny, refund_cny, cost_usd, balance_cny, tasks_sent,
            -- Callback lines say so; older ones are known by their file name. Callbacks are not our calls: no ledger row.
-           coalesce(callback, false) OR filename LIKE '%-cb-%' AS callback
+           is_callback AS callback
+    FROM (SELECT *,
+                 CASE WHEN parsed THEN [t.id FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null'] ELSE [] END AS ok_ids,
+                 coalesce(callback, false) OR filename LIKE '%-cb-%' AS is_callback
     FROM read_json(${list}, columns = {
       call_id: 'VARCHAR', run_id: 'VARCHAR', pipeline: 'VARCHAR', endpoint_id: 'VARCHAR', method: 'VARCHAR', path: 'VARCHAR', http_status: 'INTEGER',
       request_id: 'VARCHAR', received_at: 'VARCHAR', kind: 'VARCHAR', parsed: 'BOOLEAN', shape: 'VARCHAR[]', charge_cny: 'VARCHAR', refund_cny: 'VARCHAR',
-      cost_usd: 'VARCHAR', balance_cny: 'VARCHAR', tasks_sent: 'INTEGER', callback: 'BOOLEAN', body: 'JSON'
-    }, format = 'newline_delimited', filename = true)
+      cost_usd: 'VARCHAR', balance_cny: 'VARCHAR', tasks_sent: 'INTEGER', callback: 'BOOLEAN', callback_task: 'VARCHAR', body: 'JSON'
+    }, format = 'newline_delimited', filename = true))
     -- A body in two files (a small file and the segment a killed compaction wrote) counts once.
     QUALIFY row_number() OVER (PARTITION BY call_id ORDER BY filename) = 1`);
   try {

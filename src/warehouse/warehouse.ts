@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { EtlError } from '../errors.js';
 import { createTableSql } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
 import { ensurePublishTables } from './publish/manifest-tables.js';
+import { ownerOnlyDir, ownerOnlyFile } from './owner-only.js';
 import { ALL_TABLES } from './tables.js';
 import { openWaiting } from './wait-for-lock.js';
 
@@ -44,14 +44,15 @@ export class Warehouse {
   static async open(dir: string, o: { onWait?: (message: string) => void } = {}): Promise<Warehouse> {
     const root = resolve(dir);
     try {
-      await mkdir(join(root, 'raw'), { recursive: true });
-      await mkdir(join(root, 'parquet'), { recursive: true });
+      // Owner-only, whatever the umask: raw bodies, the ledger and the database are the user's alone.
+      for (const d of [root, join(root, 'raw'), join(root, 'parquet')]) await ownerOnlyDir(d);
       // DuckDB takes 80% of RAM by default; a nightly job shares the machine, so the cap is
       // explicit (PIPELINE_DUCKDB_MEMORY, e.g. '8GB', raises it; spills go to a temp folder).
       const instance = await openWaiting(
         () => DuckDBInstance.create(join(root, 'warehouse.duckdb'), { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? '4GB' }),
         { file: join(root, 'warehouse.duckdb'), onWait: o.onWait },
       );
+      for (const f of ['warehouse.duckdb', 'warehouse.duckdb.wal']) await ownerOnlyFile(join(root, f));
       const db = await instance.connect();
       const wh = new Warehouse(root, instance, db);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.

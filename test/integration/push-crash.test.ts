@@ -48,6 +48,7 @@ describe('a callback acknowledged but never loaded (the process died in between)
       maxBodyBytes: 1 << 20,
       maxUnzippedBytes: 1 << 24,
       posted,
+      callback: 'postback',
       onLanded: (c) => landed.push(c.taskId),
       onPinged: () => {},
       now,

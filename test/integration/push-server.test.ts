@@ -29,7 +29,7 @@ function envelope(id: string, status = 20000) {
   };
 }
 
-async function server(opts: { maxBodyBytes?: number; maxUnzippedBytes?: number; tags?: string[] } = {}) {
+async function server(opts: { maxBodyBytes?: number; maxUnzippedBytes?: number; tags?: string[]; callback?: 'postback' | 'pingback' } = {}) {
   const wh = await tempDir('pipeline-push-server-');
   const posted = new PostedTasks();
   posted.sending(['t1'], GET);
@@ -47,6 +47,7 @@ async function server(opts: { maxBodyBytes?: number; maxUnzippedBytes?: number; 
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     maxUnzippedBytes: opts.maxUnzippedBytes ?? 4 * 1024 * 1024,
     posted,
+    callback: opts.callback ?? 'postback',
     idWaitMs: 2_000,
     onLanded: (c) => landed.push(c),
     onPinged: (t) => pinged.push(t.taskId),
@@ -113,7 +114,7 @@ describe('callback server', () => {
   });
 
   it('answers a pingback GET at once and hands the task over to be fetched', async () => {
-    const x = await server();
+    const x = await server({ callback: 'pingback' });
     const r = await request(`${x.s.localUrl}/${SECRET}/pingback?id=${ID}&tag=t1`);
     expect(r.statusCode).toBe(200);
     await r.body.text();

@@ -4,6 +4,7 @@ import { exploreCall } from '../../client/index.js';
 import { EtlError } from '../../errors.js';
 import { RawLanding, withWarehouse } from '../../warehouse/index.js';
 import { resolveTarget } from '../service-target.js';
+import { checkOptions, num } from '../option-checks.js';
 
 interface ApiArgs {
   method: string;
@@ -39,7 +40,8 @@ export const apiCommand: CommandModule<object, ApiArgs> = {
       .positional('path', { type: 'string', demandOption: true, describe: 'e.g. /v3/serp/engA/organic/live/advanced or /v1/embeddings' })
       .option('data', { type: 'string', describe: "request body: JSON text, or @file.json (a /v3 body is an array of tasks; one object is wrapped)" })
       .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' })
-      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse whose raw/ and ledger receive the call, as a run would land it' }) as Argv<ApiArgs>,
+      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse whose raw/ and ledger receive the call, as a run would land it' })
+      .check(checkOptions({ seed: num({ integer: true, min: 0 }) })) as Argv<ApiArgs>,
   handler: async (args: ArgumentsCamelCase<ApiArgs>) => {
     const data = await readData(args.data);
     const say = (line: string) => process.stderr.write(`${line}\n`);

@@ -3,6 +3,7 @@ import { ExitCode } from '../../errors.js';
 import { runClusters } from '../../run/cluster-run.js';
 import { formatBuild, formatTests, runModels, testWarehouseModels } from '../../models/index.js';
 import { resolveTarget } from '../service-target.js';
+import { checkOptions, num } from '../option-checks.js';
 
 interface ModelsArgs {
   action: string;
@@ -30,7 +31,8 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
       .option('select', { type: 'string', array: true, describe: 'only these models (and the models they read)' })
       .option('full-refresh', { type: 'boolean', default: false, describe: 'rebuild incremental models from scratch' })
       .option('test', { type: 'boolean', default: true, describe: 'after run, run the sidecar tests of the built models (--no-test to skip)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' }) as Argv<ModelsArgs>,
+      .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' })
+      .check(checkOptions({ dimensions: num({ integer: true, min: 1 }) })) as Argv<ModelsArgs>,
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
     const json = (o: unknown) => `${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}\n`;
     if (args.action === 'cluster') {

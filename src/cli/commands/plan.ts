@@ -9,6 +9,7 @@ import { cachedEmbeddingKeys } from '../../models/clusters/index.js';
 import { withWarehouse } from '../../warehouse/index.js';
 import { render } from '../render.js';
 import { resolveTarget } from '../service-target.js';
+import { checkOptions, num } from '../option-checks.js';
 
 interface PlanArgs {
   file: string;
@@ -26,7 +27,8 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       .positional('file', { type: 'string', demandOption: true, describe: 'pipeline YAML' })
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse whose ledger prices past runs' })
       .option('json', { type: 'boolean', default: false, describe: 'print the plan as one JSON object' })
-      .option('cny-per-usd', { type: 'number', describe: "CNY per USD to convert user_data's USD base rates when the ledger has no past charge" }) as Argv<PlanArgs>,
+      .option('cny-per-usd', { type: 'number', describe: "CNY per USD to convert user_data's USD base rates when the ledger has no past charge" })
+      .check(checkOptions({ 'cny-per-usd': num({ above: 0 }) })) as Argv<PlanArgs>,
   handler: async (args: ArgumentsCamelCase<PlanArgs>) => {
     const pipeline = await loadPipeline(args.file);
     const plan = planPipeline(pipeline, 'plan');

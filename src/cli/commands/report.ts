@@ -1,6 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { buildReport, DEFAULT_SCOPE } from '../../report/index.js';
 import { requireWarehouse } from './status.js';
+import { checkOptions, num } from '../option-checks.js';
 
 interface ReportArgs {
   out: string;
@@ -35,7 +36,8 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('days', { type: 'number', default: DEFAULT_SCOPE.days, describe: 'last N check dates (and spend days) in the charts' })
       .option('top-keywords', { type: 'number', default: DEFAULT_SCOPE.topKeywords, describe: 'keywords with rank lines, by search volume (keeps the file small)' })
       .option('competitors', { type: 'number', default: DEFAULT_SCOPE.competitors, describe: 'closest competitors drawn beside the tracked domains' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON' }) as Argv<ReportArgs>,
+      .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON' })
+      .check(checkOptions({ days: num({ integer: true, min: 1 }), 'top-keywords': num({ integer: true, min: 1 }), competitors: num({ integer: true, min: 0 }) })) as Argv<ReportArgs>,
   handler: async (args: ArgumentsCamelCase<ReportArgs>) => {
     requireWarehouse(args.warehouse);
     const r = await buildReport({

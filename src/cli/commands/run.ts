@@ -5,6 +5,7 @@ import { makeLogger } from '../logger.js';
 import { makeProgress } from '../progress.js';
 import { formatSummary } from '../format-summary.js';
 import { resolveTarget } from '../service-target.js';
+import { checkOptions, num } from '../option-checks.js';
 
 interface RunArgs {
   file: string;
@@ -42,7 +43,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('listen', { type: 'string', describe: "callback server address host:port, overriding collection.listen (default 127.0.0.1:8787; port 0 for any free port)" })
       .option('public-url', { type: 'string', describe: 'where the service reaches the callback server, overriding collection.public_url (with auto, setting it means push)' })
       .option('lake', { type: 'string', describe: "s3://bucket/prefix to mirror parquet/ and serving.duckdb to after the run (default PIPELINE_LAKE, else the file's lake:; --lake '' for none); checked before anything is bought" })
-      .option('log-level', { type: 'string', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], describe: 'pino log level on stderr (default: LOG_LEVEL or warn)' }) as Argv<RunArgs>,
+      .option('log-level', { type: 'string', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], describe: 'pino log level on stderr (default: LOG_LEVEL or warn)' })
+      .check(checkOptions({ 'time-scale': num({ above: 0 }), seed: num({ integer: true, min: 0 }), 'poll-interval': num({ min: 0 }), 'collect-timeout': num({ min: 0 }) })) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     const pipeline = await loadPipeline(args.file);
     const say = (line: string) => process.stderr.write(`${line}\n`);

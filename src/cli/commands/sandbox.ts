@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { checkOptions, num, parsedBy } from '../option-checks.js';
 import { FAULT_PROFILES, parseFaultProfile, startSandbox, type SandboxHandle, type SandboxOptions } from '../../sandbox/index.js';
 
 interface SandboxArgs {
@@ -67,7 +68,22 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('sandbox-key', { type: 'string', describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted' })
       .option('admin', { type: 'boolean', default: false, describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)' })
       .option('drift', { type: 'number', default: 0.05, describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms' })
-      .option('rate-limits', { type: 'boolean', default: true, describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)" }) as Argv<SandboxArgs>,
+      .option('rate-limits', { type: 'boolean', default: true, describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)" })
+      .check(
+        checkOptions({
+          port: num({ integer: true, min: 0, max: 65535 }),
+          host: (v) => (/^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/.test(String(v)) ? undefined : 'a loopback address: 127.0.0.1, ::1 or localhost'),
+          seed: num({ integer: true, min: 0 }),
+          'ready-after': num({ min: 0 }),
+          balance: (v) => (/^\d+(\.\d{1,4})?$/.test(String(v)) ? undefined : 'an amount in CNY such as 1000.0000'),
+          faults: parsedBy(parseFaultProfile, `a profile (${Object.keys(FAULT_PROFILES).join(', ')}) or field=rate pairs`),
+          'time-scale': num({ above: 0 }),
+          drift: num({ min: 0, max: 1 }),
+          // The spec: a key of any length after its prefix is a key.
+          'live-key': (v) => (/^svc_live_\S+$/.test(String(v)) ? undefined : 'a key starting svc_live_ followed by at least one character'),
+          'sandbox-key': (v) => (/^svc_sandbox_\S+$/.test(String(v)) ? undefined : 'a key starting svc_sandbox_ followed by at least one character'),
+        }),
+      ) as Argv<SandboxArgs>,
   handler: async (args: ArgumentsCamelCase<SandboxArgs>) => {
     const { options, liveKey, sandboxKey, madeKeys } = sandboxOptionsFromArgs(args);
     const sb: SandboxHandle = await startSandbox(options);

@@ -9,6 +9,7 @@ import { ScheduleJournal } from '../../run/schedule-journal.js';
 import { Scheduler, type ScheduledPipeline } from '../../run/scheduler.js';
 import { makeLogger } from '../logger.js';
 import { resolveTarget } from '../service-target.js';
+import { checkOptions, num } from '../option-checks.js';
 
 interface ScheduleArgs {
   dir: string;
@@ -48,7 +49,8 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
       .option('list', { type: 'boolean', default: false, describe: 'print the next run times of each scheduled pipeline and exit' })
       .option('count', { type: 'number', default: 3, describe: 'how many next run times --list prints' })
       .option('lake', { type: 'string', describe: "s3://bucket/prefix each run mirrors its published files to (default PIPELINE_LAKE, else each file's lake:)" })
-      .option('log-level', { type: 'string', describe: 'pino log level on stderr (default: LOG_LEVEL or info)' }) as Argv<ScheduleArgs>,
+      .option('log-level', { type: 'string', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], describe: 'pino log level on stderr (default: LOG_LEVEL or info)' })
+      .check(checkOptions({ count: num({ integer: true, min: 1 }) })) as Argv<ScheduleArgs>,
   handler: async (args: ArgumentsCamelCase<ScheduleArgs>) => {
     const pipelines = await scheduledPipelines(args.dir);
     if (args.list) {

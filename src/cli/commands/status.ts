@@ -4,6 +4,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
 import { runStatuses, type RunStatus } from '../../run/status.js';
 import { withWarehouse } from '../../warehouse/index.js';
+import { checkOptions, num } from '../option-checks.js';
 
 interface StatusArgs {
   warehouse: string;
@@ -28,7 +29,8 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder' })
       .option('run', { type: 'string', describe: 'one run id' })
       .option('limit', { type: 'number', default: 20, describe: 'how many recent runs' })
-      .option('json', { type: 'boolean', default: false, describe: 'print a JSON array' }) as Argv<StatusArgs>,
+      .option('json', { type: 'boolean', default: false, describe: 'print a JSON array' })
+      .check(checkOptions({ limit: num({ integer: true, min: 1 }) })) as Argv<StatusArgs>,
   handler: async (args: ArgumentsCamelCase<StatusArgs>) => {
     requireWarehouse(args.warehouse);
     const runs = await withWarehouse(args.warehouse, (wh) => runStatuses(wh, { runId: args.run, limit: args.limit }));

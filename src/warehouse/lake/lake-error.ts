@@ -1,4 +1,4 @@
-import { redact } from '../../client/redact.js';
+import { redact } from '../../redact.js';
 import { EtlError } from '../../errors.js';
 
 /** What was being done when the store failed, for the message. */

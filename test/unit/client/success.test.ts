@@ -6,7 +6,7 @@ function env(top: number, codes: number[]): Envelope {
     status_code: top,
     tasks_count: codes.length,
     tasks_error: codes.filter((c) => c !== 20000 && c !== 20100).length,
-    tasks: codes.map((c, i) => ({ id: `t${i}`, status_code: c, status_message: `m${c}` })),
+    tasks: codes.map((c, i) => ({ id: `00000000-0000-4000-8000-00000000000${i}`, status_code: c, status_message: `m${c}` })),
   };
 }
 
@@ -33,7 +33,7 @@ describe('success rule', () => {
     expect(o.topLevelOk).toBe(true);
     expect(o.failedTasks).toBe(2);
     expect(o.tasks.map((t) => t.ok)).toEqual([true, false, true, false]);
-    expect(o.tasks[1]).toMatchObject({ id: 't1', statusCode: 40501, message: 'm40501' });
+    expect(o.tasks[1]).toMatchObject({ id: '00000000-0000-4000-8000-000000000001', statusCode: 40501, message: 'm40501' });
   });
 
   it('treats a missing body as a failure', () => {
@@ -65,5 +65,13 @@ describe('redact', () => {
     const s = redact('Authorization: Bearer svc_live_test0abcdef12 failed for svc_sandbox_zzzz', []);
     expect(s).not.toContain('test0abcdef12');
     expect(s).not.toContain('zzzz');
+  });
+});
+
+describe('task ids from the service', () => {
+  it('refuses one that is not a UUID: no id, a failed verdict, whatever its status', () => {
+    const o = evaluateEnvelope(200, { status_code: 20000, tasks: [{ id: "=cmd|' /C calc'!A0", status_code: 20100 }, { id: '6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', status_code: 20100 }] });
+    expect(o.tasks.map((t) => [t.id, t.ok])).toEqual([[null, false], ['6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', true]]);
+    expect(o.ok).toBe(false);
   });
 });

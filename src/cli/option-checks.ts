@@ -1,0 +1,49 @@
+import { EtlError } from '../errors.js';
+
+/** A rule for one option's value: undefined when fine, else what the option takes. */
+export type OptionRule = (value: unknown) => string | undefined;
+
+/** A number within bounds (`integer` for counts and ports). */
+export function num(o: { min?: number; max?: number; integer?: boolean; above?: number }): OptionRule {
+  return (v) => {
+    const n = v as number;
+    const ok = typeof n === 'number' && Number.isFinite(n) && (!o.integer || Number.isInteger(n)) && (o.min === undefined || n >= o.min) && (o.max === undefined || n <= o.max) && (o.above === undefined || n > o.above);
+    if (ok) return undefined;
+    const kind = o.integer ? 'a whole number' : 'a number';
+    const range = [o.above !== undefined ? `above ${o.above}` : '', o.min !== undefined ? `at least ${o.min}` : '', o.max !== undefined ? `at most ${o.max}` : ''].filter(Boolean).join(' and ');
+    return `${kind}${range ? ` ${range}` : ''}`;
+  };
+}
+
+/** A text that `parse` accepts (it throws with the reason otherwise). */
+export function parsedBy(parse: (text: string) => unknown, takes: string): OptionRule {
+  return (v) => {
+    try {
+      parse(String(v));
+      return undefined;
+    } catch (err) {
+      return `${takes} (${(err as Error).message})`;
+    }
+  };
+}
+
+/**
+ * A yargs `.check` for a command's options: every bad value is a usage error (exit 2)
+ * naming the option, the value given and what it takes, all at once, before anything runs.
+ * Options left out (undefined) are not checked.
+ */
+export function checkOptions(rules: Record<string, OptionRule>): (args: Record<string, unknown>) => true {
+  return (args) => {
+    const bad: string[] = [];
+    for (const [name, rule] of Object.entries(rules)) {
+      const v = args[name];
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) {
+        const takes = rule(one);
+        if (takes) bad.push(`--${name} ${JSON.stringify(one)}: takes ${takes}`);
+      }
+    }
+    if (bad.length > 0) throw new EtlError('ETL_CONFIG_INVALID', `invalid option value${bad.length > 1 ? 's' : ''}: ${bad.join('; ')}. Run with --help for usage.`);
+    return true;
+  };
+}
