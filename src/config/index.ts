@@ -13,3 +13,4 @@ export { serpJobSchema, OS_BY_DEVICE, type SerpJobInput } from './serp-job.js';
 export type { Env } from './env.js';
 export { searchVolumeJobSchema, type SearchVolumeJobInput } from './search-volume-job.js';
 export { collectionSchema, resolveCollection, DEFAULT_COLLECTION, type Collection, type CollectionInput, type CollectionOverrides, type ResolvedCollection } from './collection.js';
+export { alertsSchema, alertsIssues, ALERT_RULE_NAMES, ALERT_RULE_SHAPE, type AlertRuleName, type AlertRules, type AlertsConfig } from './alerts-block.js';
