@@ -1,3 +1,4 @@
+import { alertsTable } from './alerts-table.js';
 import type { TableSpec } from './columns.js';
 import { trackedDomainsTable } from './tracked-domains.js';
 
@@ -156,4 +157,5 @@ export const ALL_TABLES: readonly TableSpec[] = [
   rawResponsesTable,
   schemaColumnsTable,
   trackedDomainsTable,
+  alertsTable,
 ];

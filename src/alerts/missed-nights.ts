@@ -1,0 +1,86 @@
+import { CronClock } from '../run/cron-clock.js';
+import type { Warehouse } from '../warehouse/index.js';
+import type { AlertDraft } from './alert.js';
+
+const MINUTE = 60_000;
+
+/** What missed_nights needs of a pipeline: its name, schedule and the rule's N. */
+export interface MissedNightsPipeline {
+  name: string;
+  schedule?: string | undefined;
+  timezone: string;
+  alerts?: { rules: { missed_nights?: number | undefined } } | undefined;
+}
+
+/** A pipeline's runs as far as missed_nights goes. */
+export interface RunStart {
+  startedAt: Date;
+  state: string;
+}
+
+/** Scheduled minutes in (`after`, `atOrBefore`], oldest first, at most `max`. */
+export function scheduledTicks(clock: CronClock, after: Date, atOrBefore: Date, max: number): Date[] {
+  const out: Date[] = [];
+  const start = Math.floor(after.getTime() / MINUTE) * MINUTE + MINUTE;
+  for (let t = start; t <= atOrBefore.getTime() && out.length < max; t += MINUTE) {
+    if (clock.matches(new Date(t))) out.push(new Date(t));
+  }
+  return out;
+}
+
+/**
+ * The missed_nights alert of a pipeline at `now`, or null: the scheduled nights since its
+ * last completed run (since its first run when none completed; nothing before a pipeline
+ * ever ran) number at least N. The alert's date is the first missed night, so one streak
+ * makes one alert however long it lasts. Pure (runs are passed in), for the scheduler and
+ * for tests on a fake clock. A night whose run is still under way counts as missed: call
+ * it when a run has ended without completing, or when a tick was skipped or missed.
+ */
+export function missedNights(p: MissedNightsPipeline, runs: readonly RunStart[], now: Date): AlertDraft | null {
+  const n = p.alerts?.rules.missed_nights;
+  if (n === undefined || !p.schedule || runs.length === 0) return null;
+  const clock = new CronClock(p.schedule, p.timezone);
+  const completed = runs.filter((r) => r.state === 'completed').map((r) => r.startedAt.getTime());
+  const lastDone = completed.length ? new Date(Math.max(...completed)) : null;
+  // With no completed run, the first run's own tick counts as missed too.
+  const anchor = lastDone ?? new Date(Math.min(...runs.map((r) => r.startedAt.getTime())) - MINUTE);
+  // Bounded: a dead pipeline's streak is counted up to 400 nights.
+  const ticks = scheduledTicks(clock, anchor, now, 400);
+  if (ticks.length < n) return null;
+  const first = ticks[0]!;
+  const firstLocal = clock.localKey(first);
+  return {
+    rule: 'missed_nights',
+    pipeline: p.name,
+    subject: `pipeline ${p.name}`,
+    runId: null,
+    checkDate: firstLocal.slice(0, 10),
+    before: lastDone ? lastDone.toISOString() : null,
+    after: String(ticks.length),
+    threshold: String(n),
+    message: `*${p.name}* has not completed a run for ${ticks.length}${ticks.length === 400 ? '+' : ''} scheduled night(s) since ${firstLocal} ${p.timezone} (schedule "${p.schedule}"); last completed run: ${lastDone ? lastDone.toISOString() : 'never'}`,
+  };
+}
+
+/** The runs of a pipeline from the `runs` table, for `missedNights`. */
+export async function readRunStarts(wh: Warehouse, pipeline: string, exceptRunId?: string): Promise<RunStart[]> {
+  const rows = await wh.all<{ started_at: Date; state: string }>(
+    `select started_at, state from runs where pipeline = $1 and run_id <> $2 and started_at is not null order by started_at`,
+    [pipeline, exceptRunId ?? ''],
+  );
+  return rows.map((r) => ({ startedAt: new Date(r.started_at), state: r.state }));
+}
+
+/**
+ * Days between two consecutive scheduled runs (the largest gap over two weeks of ticks, so
+ * a weekdays-only schedule allows its weekend); 1 without a schedule. A rank move across a
+ * longer gap between checks is marked as such.
+ */
+export function scheduledIntervalDays(p: { schedule?: string | undefined; timezone: string }, from: Date): number {
+  if (!p.schedule) return 1;
+  const clock = new CronClock(p.schedule, p.timezone);
+  const ticks = scheduledTicks(clock, from, new Date(from.getTime() + 15 * 1440 * MINUTE), 200);
+  let most = 0;
+  for (let i = 1; i < ticks.length; i++) most = Math.max(most, ticks[i]!.getTime() - ticks[i - 1]!.getTime());
+  return most === 0 ? 1 : Math.max(1, Math.ceil(most / (1440 * MINUTE) - 1e-9));
+}
