@@ -1,8 +1,12 @@
 import { CronClock } from '../run/cron-clock.js';
 import type { Warehouse } from '../warehouse/index.js';
 import type { AlertDraft } from './alert.js';
+import { scheduledTicks } from './cron-ticks.js';
 
 const MINUTE = 60_000;
+const DAY = 1440 * MINUTE;
+/** How far back a streak's nights are counted. */
+const COUNT_DAYS = 62;
 
 /** What missed_nights needs of a pipeline: its name, schedule and the rule's N. */
 export interface MissedNightsPipeline {
@@ -18,16 +22,6 @@ export interface RunStart {
   state: string;
 }
 
-/** Scheduled minutes in (`after`, `atOrBefore`], oldest first, at most `max`. */
-export function scheduledTicks(clock: CronClock, after: Date, atOrBefore: Date, max: number): Date[] {
-  const out: Date[] = [];
-  const start = Math.floor(after.getTime() / MINUTE) * MINUTE + MINUTE;
-  for (let t = start; t <= atOrBefore.getTime() && out.length < max; t += MINUTE) {
-    if (clock.matches(new Date(t))) out.push(new Date(t));
-  }
-  return out;
-}
-
 /**
  * The missed_nights alert of a pipeline at `now`, or null: the scheduled nights since its
  * last completed run (since its first run when none completed; nothing before a pipeline
@@ -39,16 +33,19 @@ export function scheduledTicks(clock: CronClock, after: Date, atOrBefore: Date, 
 export function missedNights(p: MissedNightsPipeline, runs: readonly RunStart[], now: Date): AlertDraft | null {
   const n = p.alerts?.rules.missed_nights;
   if (n === undefined || !p.schedule || runs.length === 0) return null;
-  const clock = new CronClock(p.schedule, p.timezone);
+  const schedule = { expression: p.schedule, timezone: p.timezone };
   const completed = runs.filter((r) => r.state === 'completed').map((r) => r.startedAt.getTime());
   const lastDone = completed.length ? new Date(Math.max(...completed)) : null;
   // With no completed run, the first run's own tick counts as missed too.
   const anchor = lastDone ?? new Date(Math.min(...runs.map((r) => r.startedAt.getTime())) - MINUTE);
-  // Bounded: a dead pipeline's streak is counted up to 400 nights.
-  const ticks = scheduledTicks(clock, anchor, now, 400);
-  if (ticks.length < n) return null;
-  const first = ticks[0]!;
-  const firstLocal = clock.localKey(first);
+  const [first] = scheduledTicks(schedule, anchor, now, 1);
+  if (!first) return null;
+  // A long streak is counted over its last COUNT_DAYS days only (the first night, the id, stays).
+  const from = Math.max(first.getTime() - MINUTE, now.getTime() - COUNT_DAYS * DAY);
+  const missed = scheduledTicks(schedule, new Date(from), now, 10_000).length;
+  const long = from > first.getTime() - MINUTE;
+  if (missed < n) return null;
+  const firstLocal = new CronClock(p.schedule, p.timezone).localKey(first);
   return {
     rule: 'missed_nights',
     pipeline: p.name,
@@ -56,9 +53,9 @@ export function missedNights(p: MissedNightsPipeline, runs: readonly RunStart[],
     runId: null,
     checkDate: firstLocal.slice(0, 10),
     before: lastDone ? lastDone.toISOString() : null,
-    after: String(ticks.length),
+    after: `${missed}${long ? '+' : ''}`,
     threshold: String(n),
-    message: `*${p.name}* has not completed a run for ${ticks.length}${ticks.length === 400 ? '+' : ''} scheduled night(s) since ${firstLocal} ${p.timezone} (schedule "${p.schedule}"); last completed run: ${lastDone ? lastDone.toISOString() : 'never'}`,
+    message: `*${p.name}* has not completed a run for ${missed}${long ? '+' : ''} scheduled night(s) since ${firstLocal} ${p.timezone} (schedule "${p.schedule}"); last completed run: ${lastDone ? lastDone.toISOString() : 'never'}`,
   };
 }
 
@@ -78,9 +75,8 @@ export async function readRunStarts(wh: Warehouse, pipeline: string, exceptRunId
  */
 export function scheduledIntervalDays(p: { schedule?: string | undefined; timezone: string }, from: Date): number {
   if (!p.schedule) return 1;
-  const clock = new CronClock(p.schedule, p.timezone);
-  const ticks = scheduledTicks(clock, from, new Date(from.getTime() + 15 * 1440 * MINUTE), 200);
+  const ticks = scheduledTicks({ expression: p.schedule, timezone: p.timezone }, from, new Date(from.getTime() + 15 * DAY), 200);
   let most = 0;
   for (let i = 1; i < ticks.length; i++) most = Math.max(most, ticks[i]!.getTime() - ticks[i - 1]!.getTime());
-  return most === 0 ? 1 : Math.max(1, Math.ceil(most / (1440 * MINUTE) - 1e-9));
+  return most === 0 ? 1 : Math.max(1, Math.ceil(most / DAY - 1e-9));
 }
