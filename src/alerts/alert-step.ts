@@ -5,10 +5,11 @@ import type { Warehouse } from '../warehouse/index.js';
 import type { AlertDraft } from './alert.js';
 import { AlertStore } from './alert-store.js';
 import { deliverPending } from './deliver-pending.js';
-import { missedNights, readRunStarts, scheduledIntervalDays } from './missed-nights.js';
+import { missedNights, readRunStarts } from './missed-nights.js';
 import { readRankObservations } from './rank-observations.js';
 import { evaluateRankRules } from './rank-rules.js';
 import { evaluateRunRules } from './run-rules.js';
+import { scheduledIntervalDays } from './scheduled-interval.js';
 
 export interface AlertStepOptions {
   /** The run's open warehouse; the models are built and tested. */

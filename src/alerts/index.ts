@@ -4,7 +4,8 @@
  */
 export { alertStep, type AlertOutcome, type AlertStepOptions } from './alert-step.js';
 export { missedNightsStep, type MissedNightsStepOptions } from './missed-nights-step.js';
-export { missedNights, readRunStarts, scheduledIntervalDays, type RunStart } from './missed-nights.js';
+export { missedNights, readRunStarts, type RunStart } from './missed-nights.js';
+export { scheduledIntervalDays } from './scheduled-interval.js';
 export { scheduledTicks } from './cron-ticks.js';
 export { alertId, type AlertDraft, type RankSubject, type StoredAlert } from './alert.js';
 export { AlertStore } from './alert-store.js';
