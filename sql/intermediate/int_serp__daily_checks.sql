@@ -23,6 +23,7 @@ latest_of_day as (
         engine,
         check_date,
         checked_at,
+        depth,
     from organic
     qualify row_number() over (
         partition by keyword, location_code, language_code, device, engine, check_date

@@ -6,6 +6,9 @@
 -- row with null ranks; a failed or missing check has no row at all (never rank 0 or 101).
 -- last_seen_date is the check itself for a ranked row and the previous check for a lost
 -- one; first_seen_date is the first check the domain ranked on for this series.
+-- checked_depth (and previous_checked_depth): the depth the check asked for, so a domain
+-- absent from a shallow check reads "beyond N", never as a drop to 0; days_since_previous_check:
+-- the gap to the series' previous successful check (a failed night makes it longer than one).
 -- is_tracked: the domain is in the track_domains of a job that checks this series
 -- (int_serp__tracked_domains); every other domain on the page is a competitor.
 -- How: the checks of each series are numbered (check_seq); one window over each series and
@@ -55,6 +58,7 @@ checks as (
         (row_number() over series)::integer as check_seq,
         lag(d.check_date) over series as previous_check_date,
         lead(d.check_date) over series as next_check_date,
+        lag(d.depth) over series as previous_depth,
         coalesce(t.tracked_domains, []) as tracked_domains,
     from daily_checks as d
     left join tracked_by_series as t
@@ -166,6 +170,9 @@ located as (
         list_contains(c.tracked_domains, r.domain) as is_tracked,
         c.check_date,
         c.previous_check_date,
+        date_diff('day', c.previous_check_date, c.check_date)::integer as days_since_previous_check,
+        c.depth as checked_depth,
+        c.previous_depth as previous_checked_depth,
         r.rank_absolute,
         r.rank_group,
         r.url,
@@ -222,6 +229,9 @@ final as (
         s.is_tracked,
         s.check_date,
         s.previous_check_date,
+        s.days_since_previous_check,
+        s.checked_depth,
+        s.previous_checked_depth,
         s.rank_absolute,
         s.rank_group,
         s.url,

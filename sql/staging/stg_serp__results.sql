@@ -20,6 +20,7 @@ renamed as (
         checked_at,
         check_date::date as check_date,
         items_count,
+        depth,
     from source
 )
 

@@ -1,5 +1,6 @@
 import yargs, { type Argv } from 'yargs';
 import { ExitCode } from '../errors.js';
+import { alertsCommand } from './commands/alerts.js';
 import { apiCommand } from './commands/api.js';
 import { doctorCommand } from './commands/doctor.js';
 import { endpointsCommand } from './commands/endpoints.js';
@@ -48,6 +49,7 @@ export function buildCli(argv: string[]): Argv {
     .command(planCommand)
     .command(modelsCommand)
     .command(reportCommand)
+    .command(alertsCommand)
     .command(replayCommand)
     .command(exportCommand)
     .command(lakeCommand)
@@ -60,7 +62,7 @@ export function buildCli(argv: string[]): Argv {
     .command(endpointsCommand)
     .command(apiCommand)
     .command(sandboxCommand)
-    .demandCommand(1, 'name a command: run, plan, models, report, replay, export, lake, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
+    .demandCommand(1, 'name a command: run, plan, models, report, alerts, replay, export, lake, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
     .strict()
     .recommendCommands()
     .epilog(EPILOG)

@@ -14,3 +14,4 @@ export type { Env } from './env.js';
 export { searchVolumeJobSchema, type SearchVolumeJobInput } from './search-volume-job.js';
 export { collectionSchema, resolveCollection, DEFAULT_COLLECTION, type Collection, type CollectionInput, type CollectionOverrides, type ResolvedCollection } from './collection.js';
 export { lakeUrlSchema, resolveLake, LAKE_ENV } from './lake.js';
+export { alertsSchema, alertsIssues, ALERT_RULE_NAMES, ALERT_RULE_SHAPE, type AlertRuleName, type AlertRules, type AlertsConfig } from './alerts-block.js';

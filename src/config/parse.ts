@@ -1,6 +1,7 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../errors.js';
+import { alertsIssues } from './alerts-block.js';
 import { expandEnv, type Env } from './env.js';
 import { fieldPath, keyText, locate, type DataPath } from './positions.js';
 import { ruleErrorMap } from './rules.js';
@@ -101,6 +102,7 @@ function parseChecked(text: string, file: string, env: Env): Pipeline {
   }
 
   const result = pipelineSchema.safeParse(data, { error: ruleErrorMap });
+  for (const i of alertsIssues(data, env)) issues.push(at(i.path, fieldPath(i.path), i.rule));
   if (result.success && issues.length === 0) return result.data;
   for (const issue of result.success ? [] : result.error.issues) {
     for (const found of schemaIssues(issue, at)) {
@@ -118,7 +120,9 @@ type At = (path: DataPath, field: string, rule: string, key?: boolean) => Config
 /** One zod issue as file issues; an unknown-keys issue becomes one per key, each at its key. */
 function schemaIssues(issue: z.core.$ZodIssue, at: At): ConfigIssue[] {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((k) => at([...issue.path, k], fieldPath([...issue.path, k]), `unknown field '${k}'`, true));
+    // A schema may name what it accepts (the alert rules do); the generic map does not.
+    const hint = issue.message.startsWith('unknown field') ? undefined : issue.message;
+    return issue.keys.map((k) => at([...issue.path, k], fieldPath([...issue.path, k]), hint ? `${hint.replace(/^unknown (\w+)/, `unknown $1 '${k}'`)}` : `unknown field '${k}'`, true));
   }
   return [at(issue.path, fieldPath(issue.path), issue.message)];
 }

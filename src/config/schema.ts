@@ -1,5 +1,6 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import { alertsSchema } from './alerts-block.js';
 import { collectionSchema } from './collection.js';
 import {
   adTrafficJobSchema,
@@ -88,6 +89,7 @@ export const pipelineSchema = z
       .describe('Time zone of `schedule` (IANA name). Default UTC.'),
     collection: collectionSchema.prefault({}),
     lake: lakeUrlSchema.optional(),
+    alerts: alertsSchema.optional(),
     jobs: z
       .array(jobSchema)
       .min(1, 'at least one job')

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { EtlError } from '../errors.js';
 import { listRelations } from '../models/relation-info.js';
 import { withWarehouse } from '../warehouse/index.js';
+import { alertsSection } from './alerts-section.js';
 import { clusterSection } from './cluster-section.js';
 import type { ReportPayload } from './payload.js';
 import { rankSection, registerRankKeywords } from './rank-section.js';
@@ -29,7 +30,7 @@ export interface BuildReportResult {
   out: string;
   bytes: number;
   /** Series drawn per chart before any filter, and what the report left out. */
-  counts: { rankKeywords: number; rankSeries: number; visibilityDomains: number; volumeSeries: number; clusterPoints: number; spendRows: number };
+  counts: { rankKeywords: number; rankSeries: number; visibilityDomains: number; volumeSeries: number; clusterPoints: number; spendRows: number; alerts: number };
   trackedSource: string;
   notes: string[];
 }
@@ -75,6 +76,7 @@ export async function buildReport(o: BuildReportOptions): Promise<BuildReportRes
     const volume = await volumeSection(ctx);
     const clusters = await clusterSection(ctx);
     const spend = await spendSection(ctx);
+    const alerts = await alertsSection(ctx);
     for (const p of ctx.tracked.keys()) {
       if (ctx.pipelines.find(p) === undefined) ctx.notes.push(`Tracked domains were given for pipeline ${p}, which has no data in this report.`);
     }
@@ -93,6 +95,7 @@ export async function buildReport(o: BuildReportOptions): Promise<BuildReportRes
       volume,
       clusters,
       spend,
+      alerts,
       notes: ctx.notes,
     };
     // Filled last: the sections above add to these dictionaries as they go.
@@ -115,6 +118,7 @@ export async function buildReport(o: BuildReportOptions): Promise<BuildReportRes
       volumeSeries: payload.volume?.series.length ?? 0,
       clusterPoints: payload.clusters?.points.length ?? 0,
       spendRows: payload.spend?.rows.length ?? 0,
+      alerts: payload.alerts?.total ?? 0,
     },
     trackedSource: payload.trackedSource,
     notes: payload.notes,

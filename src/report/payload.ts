@@ -25,6 +25,8 @@ export interface ReportPayload {
   volume: VolumeSection | null;
   clusters: ClusterSection | null;
   spend: SpendSection | null;
+  /** Recent alerts (absent from payloads written before alerts existed). */
+  alerts?: AlertsSection | null;
   /** What the report left out or assumed, shown at the top of the page. */
   notes: string[];
 }
@@ -89,4 +91,11 @@ export interface SpendSection {
   endpoints: string[];
   /** [day index, pipeline id, endpoint index, CNY charged, calls]. */
   rows: [number, number, number, number, number][];
+}
+
+export interface AlertsSection {
+  /** Alerts in the window, of which `rows` holds the newest 50. */
+  total: number;
+  /** [check date, pipeline id, rule, message (plain text), 1 if delivered else 0, attempts, last delivery error or null]. */
+  rows: [string, number, string, string, 0 | 1, number, string | null][];
 }

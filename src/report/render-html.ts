@@ -64,6 +64,11 @@ ${css}
     <p class="sub" id="visibility-sub"></p>
     <div class="plot"><canvas id="chart-visibility"></canvas></div>
   </section>
+  <section class="card wide" id="sec-alerts">
+    <div class="card-head"><h2>Recent alerts</h2></div>
+    <p class="sub" id="alerts-sub"></p>
+    <table class="mini" id="alerts-table"></table>
+  </section>
   <section class="card" id="sec-spend">
     <div class="card-head"><h2>Spend per day and endpoint</h2></div>
     <p class="sub" id="spend-sub"></p>

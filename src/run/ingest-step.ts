@@ -8,6 +8,7 @@ import { checkLlmModels } from './check-models.js';
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
 import { embedJobs } from './embed-jobs.js';
+import { planEstimateCny } from './estimate.js';
 import { postAll } from './post-step.js';
 import { resolveUnknown } from './resolve-unknown.js';
 import type { RunOptions } from './run-options.js';
@@ -26,6 +27,8 @@ export interface IngestOutcome {
   resumed: boolean;
   state: 'completed' | 'partial';
   stop: Stop | null;
+  /** The plan priced from earlier runs' ledger before anything was spent (null: never bought before). */
+  estimateCny: number | null;
   /** Whether an `embeddings` job ran (the keywords to cluster are the plan's). */
   embedded: boolean;
 }
@@ -51,6 +54,7 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
   for (const old of unfinished) if (old !== resume) await settleStep(makeContext(world, old.runId), runId);
 
   const ctx = makeContext(world, runId);
+  const estimateCny = await planEstimateCny(wh, plan);
   const { store, log, note } = ctx;
   if (!resume) {
     // A model the service does not offer would be refused with 40501 after the others were paid for.
@@ -113,7 +117,7 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
     const state = stop === null ? 'completed' : 'partial';
     await store.finishRun(state, stop?.reason ?? null, now());
     log.info({ state, stop: stop?.kind }, 'run finished');
-    return { ctx, plan, started, resumed: resume !== undefined, state, stop, embedded };
+    return { ctx, plan, started, resumed: resume !== undefined, state, stop, estimateCny, embedded };
   } catch (err) {
     await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
     throw err;

@@ -1,3 +1,4 @@
+import { alertStep, type AlertOutcome } from '../alerts/index.js';
 import { withWarehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
 import { clustersStep, modelsStep, type ClustersOutcome, type ModelsOutcome } from './models-step.js';
@@ -13,6 +14,8 @@ export type { ProgressEvent, RunOptions } from './run-options.js';
 export interface RunOutcome extends RunSummary {
   models?: ModelsOutcome;
   clusters?: ClustersOutcome[];
+  /** Alerts evaluated and delivered (absent when the pipeline has no `alerts:` block). */
+  alerts?: AlertOutcome;
   published?: PublishedSummary;
   /** What the lake step uploaded, or why it could not (the data is loaded and published locally either way). */
   lake?: Awaited<ReturnType<typeof lakeStep>>;
@@ -26,8 +29,9 @@ export interface RunOutcome extends RunSummary {
  *    embed (`ingest-step.ts`);
  * 2. models: build and test the SQL models when tasks were collected (`--no-models` skips);
  * 3. clusters: when the pipeline has an `embeddings` job that ran, cluster and label its keywords;
- * 4. publish: Parquet of what changed, marts included, and a fresh `serving.duckdb` for readers;
- * 5. lake: the published files mirrored to object storage, when one is set.
+ * 4. alerts: evaluate the pipeline's `alerts:` rules and deliver what is pending;
+ * 5. publish: Parquet of what changed, marts included, and a fresh `serving.duckdb` for readers;
+ * 6. lake: the published files mirrored to object storage, when one is set.
  *
  * The data is loaded and the run's state recorded before the models are built, so a model
  * that fails costs no paid result: the outcome says so and the CLI exits 1.
@@ -45,6 +49,21 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
       const models = o.models !== false && collected ? await modelsStep(ctx) : undefined;
       const clusters = ingest.embedded ? await clustersStep(ctx, ingest.plan.tasks) : undefined;
+      // Alerts speak only of data whose models are built and tested; they are published with the rest.
+      const alerts = o.pipeline.alerts
+        ? await alertStep({
+            wh,
+            pipeline: o.pipeline,
+            runId: ctx.runId,
+            runState: ingest.state,
+            stopReason: ingest.stop?.reason ?? null,
+            estimateCny: ingest.estimateCny,
+            now,
+            logger: o.logger,
+            dispatcher: o.dispatcher,
+            env: o.env,
+          })
+        : undefined;
       await wh.flushIndex();
       const published = await publishStep(wh, now);
       const summary = await summarize(wh, {
@@ -57,7 +76,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
         finished: now(),
         warehouseDir: wh.dir,
       });
-      return { ...summary, resumed: ingest.resumed, ...(models ? { models } : {}), ...(clusters ? { clusters } : {}), published };
+      return { ...summary, resumed: ingest.resumed, ...(models ? { models } : {}), ...(clusters ? { clusters } : {}), ...(alerts ? { alerts } : {}), published };
     } finally {
       // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
       await wh

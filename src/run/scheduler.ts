@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { CronClock, floorMinute } from './cron-clock.js';
+import { CronClock, floorMinute } from '../config/cron-clock.js';
 import type { ScheduleEvent, ScheduleEventKind, ScheduleJournal } from './schedule-journal.js';
 
 export interface ScheduledPipeline {

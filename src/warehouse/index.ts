@@ -1,3 +1,4 @@
+export * from './alerts-table.js';
 export * from './arrow-read.js';
 export * from './bulk.js';
 export * from './columns.js';

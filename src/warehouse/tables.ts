@@ -1,3 +1,4 @@
+import { alertsTable } from './alerts-table.js';
 import type { TableSpec } from './columns.js';
 import { RUN_STATES, TASK_STATES } from './state/lifecycle.js';
 import { trackedDomainsTable } from './tracked-domains.js';
@@ -157,4 +158,5 @@ export const ALL_TABLES: readonly TableSpec[] = [
   rawResponsesTable,
   schemaColumnsTable,
   trackedDomainsTable,
+  alertsTable,
 ];

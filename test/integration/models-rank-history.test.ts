@@ -68,6 +68,21 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
     expect(await wh.all(`select * from domain_visibility_daily order by all`)).toEqual(visibility);
   });
 
+  it('carries the depth each check asked for and the days since the previous check, across a failed day', async () => {
+    await insertPages(wh, [...RANK_DAYS_1_2, ...RANK_DAY_4].map((p) => ({ ...p, depth: p.date === '2026-01-04' ? 10 : 100 })));
+    await buildModels(wh, models);
+    const rows = await wh.all(
+      `select distinct check_date::varchar as date, checked_depth as depth, previous_checked_depth as prev_depth, days_since_previous_check as days
+       from rank_history where keyword = 'trail shoes' order by date`,
+    );
+    // 01-03 failed: the 01-04 check is two days after the previous successful one, not one.
+    expect(rows).toEqual([
+      { date: '2026-01-01', depth: 100, prev_depth: null, days: null },
+      { date: '2026-01-02', depth: 100, prev_depth: 100, days: 1 },
+      { date: '2026-01-04', depth: 10, prev_depth: 100, days: 2 },
+    ]);
+  });
+
   it('weighs visibility and share of voice with the ctr_weights seed', async () => {
     await insertPages(wh, [...RANK_DAYS_1_2, ...RANK_DAY_4]);
     await buildModels(wh, models);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../../config/index.js';
 import { ConfigError } from '../../errors.js';
-import { CronClock } from '../../run/cron-clock.js';
+import { CronClock } from '../../config/cron-clock.js';
 import { nightRunner } from '../../run/night-runner.js';
 import { ScheduleJournal } from '../../run/schedule-journal.js';
 import { Scheduler, type ScheduledPipeline } from '../../run/scheduler.js';

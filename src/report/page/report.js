@@ -336,6 +336,22 @@
       ' dimensions) projected on their first two principal components.');
   }
 
+  // ---- alerts ----------------------------------------------------------------------------
+  function renderAlerts() {
+    if (!section('alerts', !!P.alerts)) return;
+    var rows = P.alerts.rows.filter(function (r) { return state.pipeline < 0 || r[1] === state.pipeline; });
+    var pending = rows.filter(function (r) { return !r[4]; }).length;
+    var html = '<thead><tr><th>Date</th><th>Pipeline</th><th>Rule</th><th>Alert</th><th>Delivery</th></tr></thead><tbody>';
+    rows.forEach(function (r) {
+      var delivery = r[4] ? 'delivered' : 'pending' + (r[5] ? ' (' + r[5] + ' tries' + (r[6] ? ': ' + r[6] : '') + ')' : '');
+      html += '<tr><td>' + escapeHtml(r[0]) + '</td><td>' + escapeHtml(P.pipelines[r[1]]) + '</td><td>' + escapeHtml(r[2]) + '</td><td>' +
+        escapeHtml(r[3]) + '</td><td>' + escapeHtml(delivery) + '</td></tr>';
+    });
+    $('alerts-table').innerHTML = html + '</tbody>';
+    setText('alerts-sub', rows.length + ' shown' + (P.alerts.total > P.alerts.rows.length ? ' of the ' + P.alerts.total + ' in the window (newest first)' : '') +
+      (pending ? '; ' + pending + ' not delivered yet (sent again at the next run)' : ''));
+  }
+
   // ---- page ------------------------------------------------------------------------------
   function renderMeta() {
     var n = P.keywords.names.length, d = P.rank ? P.rank.dates : P.visibility ? P.visibility.dates : [];
@@ -352,6 +368,7 @@
     renderSpend();
     renderVolume();
     renderClusters();
+    renderAlerts();
   }
 
   function summary() {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CronClock } from '../../../src/run/cron-clock.js';
+import { CronClock } from '../../../src/config/cron-clock.js';
 import { ScheduleJournal } from '../../../src/run/schedule-journal.js';
 import { Scheduler, type ScheduledPipeline } from '../../../src/run/scheduler.js';
 
