@@ -34,6 +34,11 @@ export interface RunOptions {
   onProgress?: (e: ProgressEvent) => void;
   /** Build and test the SQL models after loading (default true; `--no-models`). */
   models?: boolean;
+  /**
+   * Evaluate and deliver the pipeline's `alerts:` (default true). Tests that script a rank move
+   * between loading and the models turn it off and call `alertStep` themselves.
+   */
+  alerts?: boolean;
   /** The models' folder (default: the `sql/` shipped with the tool). */
   sqlDir?: string;
   /** `s3://bucket/prefix` to mirror the published layout to (checked before anything is bought). */

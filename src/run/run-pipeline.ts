@@ -50,7 +50,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       const models = o.models !== false && collected ? await modelsStep(ctx) : undefined;
       const clusters = ingest.embedded ? await clustersStep(ctx, ingest.plan.tasks) : undefined;
       // Alerts speak only of data whose models are built and tested; they are published with the rest.
-      const alerts = o.pipeline.alerts
+      const alerts = o.pipeline.alerts && o.alerts !== false
         ? await alertStep({
             wh,
             pipeline: o.pipeline,

@@ -122,7 +122,7 @@ export async function runNight(o: {
   const sandbox = await startSandbox({ seed: 11, now, readyAfterMs: 50, ...(o.faults ? { faults: o.faults } : {}) });
   let summary: RunSummary;
   try {
-    summary = await runPipeline({ pipeline: o.pipeline, file: o.pipeline.file, warehouseDir: o.warehouseDir, baseUrl: sandbox.url, apiKey: 'svc_live_alerts01', logger: o.logger, pollIntervalMs: 50, collectTimeoutMs: 30_000, now });
+    summary = await runPipeline({ pipeline: o.pipeline, file: o.pipeline.file, warehouseDir: o.warehouseDir, baseUrl: sandbox.url, apiKey: 'svc_live_alerts01', logger: o.logger, pollIntervalMs: 50, collectTimeoutMs: 30_000, now, alerts: false });
   } finally {
     await sandbox.close();
   }
