@@ -47,7 +47,7 @@ describe('client retries never re-buy a charged result', () => {
   }
 
   it('retries a free read after 503s with growing backoff, landing every response', async () => {
-    const s = await scripted((_req, res, n) => (n < 3 ? reply(res, 503, { status_code: 50000 }) : reply(res, 200, ok([{ id: 'x', status_code: 20000, result: [] }]))));
+    const s = await scripted((_req, res, n) => (n < 3 ? reply(res, 503, { status_code: 50000 }) : reply(res, 200, ok([{ id: '0c0c0c0c-0000-4000-8000-00000000000c', status_code: 20000, result: [] }]))));
     server = s.server;
     const landed: RawResponse[] = [];
     const sleeps: number[] = [];
@@ -89,7 +89,7 @@ describe('client retries never re-buy a charged result', () => {
 
   it('repeats a task_post refused with 429, since a refusal created nothing', async () => {
     const s = await scripted((_req, res, n) =>
-      n === 1 ? reply(res, 429, { status_code: 40202 }, { 'retry-after': '0' }) : reply(res, 200, ok([{ id: 't', status_code: 20100, result: null }])),
+      n === 1 ? reply(res, 429, { status_code: 40202 }, { 'retry-after': '0' }) : reply(res, 200, ok([{ id: '0d0d0d0d-0000-4000-8000-00000000000d', status_code: 20100, result: null }])),
     );
     server = s.server;
     const r = await client(s.url, []).call(endpoint('serp.engA.organic.task_post'), { tasks: [task] });
@@ -129,13 +129,13 @@ describe('client retries never re-buy a charged result', () => {
 
   it('returns per-task outcomes for a mixed batch instead of throwing', async () => {
     const s = await scripted((_req, res) =>
-      reply(res, 200, { ...ok([{ id: 'a', status_code: 20100, result: null }, { id: 'b', status_code: 40501, status_message: 'Invalid Field', result: null }]), tasks_error: 1 }, { 'x-svc-charge-cny': '0.0120' }),
+      reply(res, 200, { ...ok([{ id: '0a0a0a0a-0000-4000-8000-00000000000a', status_code: 20100, result: null }, { id: '0b0b0b0b-0000-4000-8000-00000000000b', status_code: 40501, status_message: 'Invalid Field', result: null }]), tasks_error: 1 }, { 'x-svc-charge-cny': '0.0120' }),
     );
     server = s.server;
     const r = await client(s.url, []).call(endpoint('serp.engA.organic.task_post'), { tasks: [task, { ...task, keyword: 'b' }] });
     expect(r.outcome.ok).toBe(false);
     expect(r.outcome.failedTasks).toBe(1);
-    expect(r.outcome.tasks.map((t) => [t.id, t.ok, t.statusCode])).toEqual([['a', true, 20100], ['b', false, 40501]]);
+    expect(r.outcome.tasks.map((t) => [t.id, t.ok, t.statusCode])).toEqual([['0a0a0a0a-0000-4000-8000-00000000000a', true, 20100], ['0b0b0b0b-0000-4000-8000-00000000000b', false, 40501]]);
     expect(r.charge.chargeCny).toBe('0.0120');
   });
 

@@ -16,7 +16,7 @@ describe('models over two nightly runs of pipelines/keywords.yaml against the em
 
   const runOnce = async () => {
     const pipeline = await loadPipeline('pipelines/keywords.yaml');
-    const s = await runPipeline({ pipeline, file: 'pipelines/keywords.yaml', warehouseDir: wh.dir, baseUrl: sandbox.url, apiKey: 'svc_live_models', logger: silentLogger, pollIntervalMs: 50, collectTimeoutMs: 30_000, now });
+    const s = await runPipeline({ pipeline, file: 'pipelines/keywords.yaml', warehouseDir: wh.dir, baseUrl: sandbox.url, apiKey: 'svc_live_models', logger: silentLogger, pollIntervalMs: 50, collectTimeoutMs: 30_000, now, models: false });
     expect(s.state).toBe('completed');
   };
 

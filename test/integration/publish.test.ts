@@ -119,12 +119,12 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
   const clock = nightClock(DAY1);
   const night = async () => {
     const pipeline = await loadPipeline('pipelines/keywords.yaml');
-    const s = await runPipeline({ pipeline, file: 'pipelines/keywords.yaml', warehouseDir: wh.dir, baseUrl: sandbox.url, apiKey: 'svc_sandbox_demo', logger: silentLogger, pollIntervalMs: 50, collectTimeoutMs: 60_000, now: clock.now });
+    const s = await runPipeline({ pipeline, file: 'pipelines/keywords.yaml', warehouseDir: wh.dir, baseUrl: sandbox.url, apiKey: 'svc_sandbox_demo', logger: silentLogger, pollIntervalMs: 50, collectTimeoutMs: 60_000, now: clock.now, models: false });
     expect(s.state).toBe('completed');
     const models = await runModels({ warehouseDir: wh.dir });
     expect(models.builds.filter((b) => b.status === 'failed')).toEqual([]);
-    // The run published what it loaded; this publish (the run's last step once the run
-    // sequence calls it after the models) adds the marts.
+    // The run (models off here) published what it loaded; this publish, after the models as
+    // the run sequence's own last step is, adds the marts, and its file lists are checked.
     return withWarehouse(wh.dir, (w) => publish(w, { now: clock.now }));
   };
 

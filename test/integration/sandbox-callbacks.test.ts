@@ -53,7 +53,8 @@ describe('sandbox: pingback and postback', () => {
     const errors = await call('POST', '/v3/serp/errors', { body: [{}] });
     const row = errors.body.tasks[0].result[0];
     expect(row).toMatchObject({ id, function: 'postback_url', http_url: `${rx.url}/cb?t=t`, http_method: 'POST', http_code: 500, http_response: 'answered 500' });
-    expect(row.datetime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00$/);
+    // The spec's Errors records write time with dashes: `yyyy-mm-dd hh-mm-ss +00:00`.
+    expect(row.datetime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}-\d{2}-\d{2} \+00:00$/);
     expect(errors.headers['x-svc-charge-cny']).toBe('0.0000');
   });
 

@@ -20,7 +20,7 @@ describe('sandbox: the Errors table of the spec', () => {
       await ai(sb.url).chat.completions.create(img);
       return { status: await rejectStatus(sb.url, (c) => c.chat.completions.create(img)) };
     }],
-    ['embeddings: invalid key → 401', async () => ({ status: await rejectStatus((await harness()).sb.url, (c) => c.embeddings.create(emb), 'svc_live_no') })],
+    ['embeddings: invalid key → 401', async () => ({ status: await rejectStatus((await harness()).sb.url, (c) => c.embeddings.create(emb), 'svc_test_no') })],
     ['embeddings: insufficient balance → 402 svc_error 50002', async () => {
       const { sb } = await harness({ balanceCny: '0.0000' });
       const e = await ai(sb.url).embeddings.create(emb).catch((x) => x);

@@ -100,5 +100,10 @@ describe('pipeline schedule runs the same sequence as pipeline run', () => {
     expect(tests.length).toBe(direct.models!.tests);
     expect(tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped')).toEqual([]);
     expect(tests.some((t) => t.model === 'rank_history' && t.status === 'passed')).toBe(true);
+    // And the night published the marts for BI: rank_history's Parquet holds every row of the mart.
+    const published = await withWarehouse(warehouseDir, (db) =>
+      db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM read_parquet('${join(warehouseDir, 'parquet', 'rank_history').replaceAll("'", "''")}/*/*.parquet')`),
+    );
+    expect(published).toEqual([{ n: b.rankRows }]);
   });
 });
