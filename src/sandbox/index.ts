@@ -4,6 +4,7 @@ import type { FamilyId } from '../catalog/index.js';
 import { SandboxAccount } from './account.js';
 import { AdminStats } from './admin-stats.js';
 import { CallbackDispatcher } from './callbacks.js';
+import { completeDueTasks } from './depth-refund.js';
 import { ErrorLog } from './error-log.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { parseFaultProfile, resolveFaultProfile, type FaultProfile } from './faults/fault-profile.js';
@@ -82,7 +83,7 @@ export interface SandboxHandle {
   close(): Promise<void>;
   /** every response sent: method, path, http status (0 = dropped by a fault), request id, charge CNY as string — lets tests compare the ledger with what was sent */
   readonly log: ReadonlyArray<SandboxLogEntry>;
-  /** The simulated balance now, CNY with 4 decimals. */
+  /** The simulated balance now (refunds of tasks done by now included), CNY with 4 decimals. */
   balanceCny(): string;
   /** Starts the callbacks of tasks done by now and waits for every callback under way (tests call this instead of sleeping). */
   flushCallbacks(): Promise<void>;
@@ -138,7 +139,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     dispatcher: opts.callbackDispatcher,
   } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
   world.callbacks = new CallbackDispatcher(world);
-  const server = createSandboxServer(world, () => world.callbacks.tick());
+  // Every call first completes the tasks done by now (their refunds land), then starts due callbacks.
+  const tick = () => {
+    completeDueTasks(world.seed, world.store, world.account, world.now().getTime());
+    world.callbacks.tick();
+  };
+  const server = createSandboxServer(world, tick);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {
@@ -146,7 +152,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       resolve();
     });
   });
-  const poll = setInterval(() => world.callbacks.tick(), CALLBACK_POLL_MS);
+  const poll = setInterval(tick, CALLBACK_POLL_MS);
   poll.unref();
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -154,7 +160,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     url: `http://${urlHost}:${port}`,
     port,
     log: world.log,
-    balanceCny: () => formatCny(world.account.balanceUnits),
+    balanceCny: () => {
+      completeDueTasks(world.seed, world.store, world.account, world.now().getTime());
+      return formatCny(world.account.balanceUnits);
+    },
     flushCallbacks: () => world.callbacks.flush(),
     topUp: (cny: string) => world.account.topUp(parseCny(cny)),
     close: () =>
