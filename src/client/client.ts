@@ -59,6 +59,8 @@ export interface CallInput {
 export interface CallResult {
   endpoint: Endpoint;
   path: string;
+  /** This client's id of the answered attempt (`X-Svc-Request-ID` sent): the call's ledger `call_id`. */
+  callId: string;
   httpStatus: number;
   charge: ChargeRecord;
   envelope: Envelope;
@@ -265,7 +267,7 @@ export class ServiceClient {
     if (!outcome.httpOk || !outcome.topLevelOk) {
       throw new EtlError(code, redact(`${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), [this.opts.apiKey]), { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' });
     }
-    return { endpoint: ep, path, httpStatus: res.httpStatus, charge: res.charge, envelope, outcome };
+    return { endpoint: ep, path, callId: res.callId, httpStatus: res.httpStatus, charge: res.charge, envelope, outcome };
   }
 
   private v1Failure(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>): EtlError {

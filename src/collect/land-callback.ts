@@ -15,7 +15,7 @@ export interface LandedCallback {
   statusCode: number;
   message: string;
   /** What `raw_responses` keeps of it (the loader indexes it without reading the file again). */
-  index: { path: string; endpointId: string; receivedAt: Date; kind: string; parsed: boolean; taskIds: string[]; shape: string[] };
+  index: { path: string; endpointId: string; receivedAt: Date; kind: string; parsed: boolean; taskIds: string[]; shape: string[]; taskCosts: { taskId: string; costUsd: number }[] };
 }
 
 /** A postback to land: its body as received and where it came from. */
@@ -75,7 +75,7 @@ export class CallbackLanding {
     const ok = landed.taskIds.includes(input.taskId);
     // A good body proves itself through the landed line; only others are parsed again.
     const status = ok ? { statusCode: 20000, message: 'Ok.' } : checkFailed(input.body, input.taskId, landed.parsed);
-    const index = { path: raw.path, endpointId: raw.endpointId, receivedAt: raw.receivedAt, kind: landed.kind, parsed: landed.parsed, taskIds: landed.taskIds, shape: landed.shape };
+    const index = { path: raw.path, endpointId: raw.endpointId, receivedAt: raw.receivedAt, kind: landed.kind, parsed: landed.parsed, taskIds: landed.taskIds, shape: landed.shape, taskCosts: landed.taskCosts };
     const out = { taskId: input.taskId, callId: raw.callId, ok, ...status, index };
     return new Promise((resolve, reject) => {
       this.#waiting.push({
