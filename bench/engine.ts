@@ -140,9 +140,11 @@ async function measure(mode: 'pull' | 'push', timeScale: number): Promise<Measur
     const calls = mode === 'pull' ? posts + KEYWORDS : posts;
     const boundMs = Math.max(Math.floor((calls - 1) / LIMIT) * windowMs, Math.floor((posts - 1) / LIMIT) * windowMs + READY_AFTER_MS / timeScale);
     const { chargedCny, serpCalls } = await withWarehouse(dir, async (wh) => {
-      const [c] = await wh.all<{ cny: string }>(`SELECT coalesce(sum(charge_cny), 0)::VARCHAR AS cny FROM ledger`);
+      // The calls' charges (gross) against the rate card's price of the tasks as posted; refund
+      // rows are left out (at depth 10 there is nothing to refund, so net equals gross here).
+      const [c] = await wh.all<{ cny: string }>(`SELECT coalesce(sum(charge_cny) FILTER (WHERE task_id IS NULL), 0)::VARCHAR AS cny FROM ledger`);
       const byFn = await wh.all<{ fn: string; n: number }>(
-        `SELECT regexp_extract(path, '/(task_post|task_get|tasks_ready|errors|webhook_resend)', 1) AS fn, count(*)::INT AS n FROM ledger GROUP BY ALL ORDER BY fn`,
+        `SELECT regexp_extract(path, '/(task_post|task_get|tasks_ready|errors|webhook_resend)', 1) AS fn, count(*)::INT AS n FROM ledger WHERE task_id IS NULL GROUP BY ALL ORDER BY fn`,
       );
       if (VERBOSE) {
         const spans = await wh.all<{ fn: string; n: number; first: number; last: number }>(

@@ -1,6 +1,8 @@
--- What was charged, per UTC day, pipeline, endpoint and run, from the ledger's charge
--- headers (exact decimals). Free calls count in `calls`; calls without a charge header
--- count in `calls_without_charge`.
+-- What was spent, per UTC day, pipeline, endpoint and run, from the ledger (exact
+-- decimals): `charge_cny` is net (the charge headers of the calls less the refunds of
+-- unused depth seen that day), `gross_charge_cny` what the calls were charged and
+-- `refund_cny` what came back. Free calls count in `calls`; calls without a charge header
+-- count in `calls_without_charge`; refund rows are not calls.
 with
 
 calls as (
@@ -13,10 +15,13 @@ per_day as (
         pipeline,
         endpoint_id,
         run_id,
-        count(*) as calls,
-        count(*) filter (where charge_cny > 0) as charged_calls,
-        count(*) filter (where charge_cny is null) as calls_without_charge,
+        count(*) filter (where not is_refund) as calls,
+        count(*) filter (where not is_refund and charge_cny > 0) as charged_calls,
+        count(*) filter (where not is_refund and charge_cny is null) as calls_without_charge,
         coalesce(sum(charge_cny), 0)::decimal(18, 6) as charge_cny,
+        coalesce(sum(charge_cny) filter (where not is_refund), 0)::decimal(18, 6) as gross_charge_cny,
+        coalesce(sum(refund_cny), 0)::decimal(18, 6) as refund_cny,
+        count(*) filter (where is_refund) as refunded_tasks,
         coalesce(sum(cost_usd), 0)::decimal(18, 6) as cost_usd,
         min(called_at) as first_call_at,
         max(called_at) as last_call_at,

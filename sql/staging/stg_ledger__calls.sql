@@ -1,4 +1,5 @@
--- Ledger calls, renamed and cast. `call_date` is the UTC calendar day of the call.
+-- Ledger calls and refund rows, renamed and cast. `call_date` is the UTC calendar day of the
+-- call (of a refund row: the day the refund was seen). `is_refund` marks refund rows.
 with
 
 source as (
@@ -15,7 +16,10 @@ renamed as (
         http_status,
         request_id,
         charge_cny::decimal(18, 6) as charge_cny,
+        coalesce(refund_cny, 0)::decimal(18, 6) as refund_cny,
         cost_usd::decimal(18, 6) as cost_usd,
+        task_id,
+        task_id is not null as is_refund,
         called_at,
         timezone('UTC', called_at)::date as call_date,
     from source

@@ -59,6 +59,8 @@ export interface CallInput {
 export interface CallResult {
   endpoint: Endpoint;
   path: string;
+  /** This client's id of the answered attempt (`X-Svc-Request-ID` sent): the call's ledger `call_id`. */
+  callId: string;
   httpStatus: number;
   charge: ChargeRecord;
   envelope: Envelope;
@@ -192,10 +194,14 @@ export class ServiceClient {
   }
 
   /**
-   * Sends until an answer is final. A free read is repeated after 5xx, timeouts and 429s; a
-   * charged call only after a 429 or a connection that never opened, since anything else may
-   * have been billed. Image generation alone is retried once after a failure with a new
-   * request id, as the spec advises.
+   * Sends until an answer is final, as the spec's Errors rule 4 says: 429 and 5xx are retried
+   * with exponential backoff (`Retry-After` honoured), and a 40202 (rate limit) inside an
+   * HTTP 200 body is a 429. A refusal (429, 40202, no connection) created and charged
+   * nothing, so any call is sent again after it. A 5xx or a lost answer may have been billed:
+   * a free read is sent again; a `/v1` call is sent again after a 5xx only when its answer
+   * says nothing was charged (`X-Svc-Charge-CNY` 0); a charged `/v3` POST is never sent
+   * again here (the run stage looks its tasks up by tag first). Image generation waits and is
+   * retried once with a new request id after any failure, 429 included, and never more.
    */
   private async exchange(ep: Endpoint, path: string, body: string | undefined, tasksSent: number, f: FailureContext): Promise<Extract<Attempt, { kind: 'answered' }>> {
     const repeatable = !ep.charged || ep.method === 'GET';
@@ -206,7 +212,7 @@ export class ServiceClient {
       const a = await this.limiter.schedule(
         ep.family,
         (answered) => attempt(this.opts, ep, path, body, tasksSent, timeoutMs, answered),
-        (r) => r.kind === 'answered' && r.httpStatus === 429,
+        (r) => r.kind === 'answered' && (r.httpStatus === 429 || rateLimitedIn200(r)),
       );
       f.callIds.push(a.callId);
       const more = n < this.opts.maxAttempts;
@@ -214,24 +220,25 @@ export class ServiceClient {
       if (a.kind === 'not_sent') {
         if (!more) throw new EtlError('ETL_SERVICE_UNAVAILABLE', `${ep.method} ${this.opts.baseUrl}${path}: could not connect after ${n} attempts (${redact(errorText(a.error), [this.opts.apiKey])}), so nothing was sent; check SVC_BASE_URL and the network, then run again.`, { retryable: true, context: { stage: 'client', path } });
         retry = true;
+      } else if (image) {
+        // The spec's rule for image generation: wait, then once more with a new request id.
+        const failed = a.kind === 'lost' || a.httpStatus === 429 || a.httpStatus >= 500;
+        if (a.kind === 'lost' && imageRetried) throw outcomeUnknown(f, `sent but got no answer (${redact(errorText(a.error), [this.opts.apiKey])})`);
+        if (a.kind === 'answered' && a.httpStatus === 429) this.limiter.penalize(ep.family, a.retryAfterMs);
+        retry = failed && !imageRetried;
+        imageRetried ||= retry;
+        if (!retry && a.kind === 'answered') return a;
       } else if (a.kind === 'lost') {
         const why = `sent but got no answer (${redact(errorText(a.error), [this.opts.apiKey])})`;
-        if (repeatable) {
-          if (!more) throw new EtlError('ETL_TIMEOUT', `${ep.method} ${path}: ${why} after ${n} attempts; running again can help.`, { retryable: true, context: { stage: 'client', path } });
-          retry = true;
-        } else if (image && !imageRetried) {
-          retry = imageRetried = true;
-        } else {
-          throw outcomeUnknown(f, why);
-        }
+        if (!repeatable) throw outcomeUnknown(f, why);
+        if (!more) throw new EtlError('ETL_TIMEOUT', `${ep.method} ${path}: ${why} after ${n} attempts; running again can help.`, { retryable: true, context: { stage: 'client', path } });
+        retry = true;
       } else {
-        if (a.httpStatus === 429) {
+        if (a.httpStatus === 429 || rateLimitedIn200(a)) {
           this.limiter.penalize(ep.family, a.retryAfterMs);
           retry = more; // a refusal created and charged nothing
-        } else if (a.httpStatus >= 500 && repeatable) {
+        } else if (a.httpStatus >= 500 && (repeatable || (ep.body === 'object' && a.charge.chargeCny !== null && Number(a.charge.chargeCny) === 0))) {
           retry = more;
-        } else if (a.httpStatus >= 500 && image && !imageRetried) {
-          retry = imageRetried = true;
         } else {
           retry = false;
         }
@@ -252,7 +259,10 @@ export class ServiceClient {
     f.charge = res.charge;
     const known = statusError(f, res.httpStatus);
     if (known && res.httpStatus !== 429) throw known;
-    if (res.httpStatus >= 500 && ep.charged && ep.method === 'POST') throw outcomeUnknown(f, `HTTP ${res.httpStatus}`);
+    if (res.httpStatus >= 500 && ep.charged && ep.method === 'POST') throw outcomeUnknown(f, `HTTP ${res.httpStatus}`, res.httpStatus);
+    if (rateLimitedIn200(res)) {
+      throw new EtlError('ETL_RATE_LIMITED', `${ep.method} ${path}: still rate limited after retries (status 40202 in an HTTP ${res.httpStatus} answer); nothing was created or charged, and running again later helps.`, { retryable: true, context: { stage: 'client', path, requestId: res.charge.requestId ?? undefined } });
+    }
     const ctx = { stage: 'client', path, requestId: res.charge.requestId ?? undefined };
     const code = res.httpStatus === 429 ? 'ETL_RATE_LIMITED' : res.httpStatus >= 500 ? 'ETL_SERVICE_UNAVAILABLE' : 'ETL_SERVICE_ERROR';
     let envelope: Envelope;
@@ -265,7 +275,7 @@ export class ServiceClient {
     if (!outcome.httpOk || !outcome.topLevelOk) {
       throw new EtlError(code, redact(`${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), [this.opts.apiKey]), { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' });
     }
-    return { endpoint: ep, path, httpStatus: res.httpStatus, charge: res.charge, envelope, outcome };
+    return { endpoint: ep, path, callId: res.callId, httpStatus: res.httpStatus, charge: res.charge, envelope, outcome };
   }
 
   private v1Failure(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>): EtlError {
@@ -273,11 +283,24 @@ export class ServiceClient {
     const detail = v1ErrorDetail(res.text);
     const known = statusError(f, res.httpStatus, detail);
     if (known) return known;
-    if (res.httpStatus >= 500) return outcomeUnknown(f, `HTTP ${res.httpStatus}${detail ? ` (${redact(detail, [this.opts.apiKey])})` : ''}`);
+    if (res.httpStatus >= 500) return outcomeUnknown(f, `HTTP ${res.httpStatus}${detail ? ` (${redact(detail, [this.opts.apiKey])})` : ''}`, res.httpStatus);
     const code = res.httpStatus === 400 ? 'ETL_REQUEST_INVALID' : 'ETL_SERVICE_ERROR';
     return new EtlError(code, redact(`${f.ep.method} ${f.path}: the service refused the body (HTTP ${res.httpStatus}${detail ? `: ${detail}` : ''})`, [this.opts.apiKey]), {
       context: { stage: 'client', path: f.path, requestId: res.charge.requestId ?? res.callId },
     });
+  }
+}
+
+/**
+ * A rate-limit refusal inside an HTTP 200 answer: top-level `status_code` 40202. Such a body
+ * is small and starts with it, so only the head of the text is looked at before parsing.
+ */
+export function rateLimitedIn200(a: { httpStatus: number; text: string }): boolean {
+  if (a.httpStatus !== 200 || a.text.length > 4096 || !a.text.slice(0, 200).includes('40202')) return false;
+  try {
+    return (JSON.parse(a.text) as { status_code?: unknown }).status_code === 40202;
+  } catch {
+    return false;
   }
 }
 

@@ -32,7 +32,7 @@ function context(f: FailureContext): Record<string, unknown> {
  * sending): the service may have created and billed it, so it is not sent again. The
  * error carries the tags and request ids so the caller can find out what happened.
  */
-export function outcomeUnknown(f: FailureContext, why: string): EtlError {
+export function outcomeUnknown(f: FailureContext, why: string, httpStatus?: number): EtlError {
   const tags = f.tags.length ? ` Tags: ${f.tags.slice(0, 5).join(', ')}${f.tags.length > 5 ? `, ... (${f.tags.length})` : ''}.` : '';
   const lookup =
     f.ep.body === 'tasks'
@@ -44,7 +44,9 @@ export function outcomeUnknown(f: FailureContext, why: string): EtlError {
       `${f.ep.method} ${f.path}: ${why} (request id ${f.callIds.join(', ')}); the service may have charged this call, so it was not re-sent.${tags}${lookup}`,
       [f.apiKey],
     ),
-    { context: context(f) },
+    // `httpStatus`: the service answered (a 5xx after sending), so it is done with the request
+    // and a look-up by tag tells what it created; absent after a timeout or a dropped answer.
+    { context: { ...context(f), ...(httpStatus === undefined ? {} : { httpStatus }) } },
   );
 }
 
@@ -66,7 +68,7 @@ export function statusError(f: FailureContext, status: number, detail = ''): Etl
           : `the key may not call this endpoint (HTTP 403${d}).`,
       );
     case 429:
-      return make('ETL_RATE_LIMITED', `still rate limited after retries (HTTP 429${d}); running again later helps.`, true);
+      return make('ETL_RATE_LIMITED', `still rate limited after retries (HTTP 429${d}); nothing was created or charged, and running again later helps.`, true);
     default:
       return undefined;
   }

@@ -1,12 +1,13 @@
 import { relative } from 'node:path';
-import { booleans, runColumns, varchars, type Warehouse } from '../warehouse/index.js';
+import { booleans, ledgerWriter, runColumns, varchars, type Warehouse } from '../warehouse/index.js';
 import type { LandedCallback } from './land-callback.js';
 
 /**
  * Indexes landed callbacks in `raw_responses` from what the landing already knows (the
  * same row `reindexRaw` would read back from the file, without reading and parsing every
- * body again). Rows already indexed are left alone. No ledger row: a callback is not a
- * call this tool made, and it is not charged.
+ * body again). Rows already indexed are left alone. No ledger row for the callback: it is
+ * not a call this tool made, and it is not charged; a postback whose task came back with a
+ * lower cost than posted gives the task's refund row (ledger.ts).
  */
 export async function indexCallbacks(wh: Warehouse, runId: string, items: readonly LandedCallback[]): Promise<void> {
   if (items.length === 0) return;
@@ -31,5 +32,6 @@ export async function indexCallbacks(wh: Warehouse, runId: string, items: readon
       varchars(items.map((c) => JSON.stringify(c.index.shape))),
     ],
   );
+  await ledgerWriter.refunds(wh, items.flatMap((c) => c.index.taskCosts.map((t) => ({ ...t, seenAt: c.index.receivedAt }))));
 }
 

@@ -17,7 +17,7 @@ export interface LandedCallback {
   /** Other task ids the body carried: ignored (never landed, never loaded), for the log. */
   ignored: string[];
   /** What `raw_responses` keeps of it (the loader indexes it without reading the file again). */
-  index: { path: string; endpointId: string; receivedAt: Date; kind: string; parsed: boolean; taskIds: string[]; shape: string[] };
+  index: { path: string; endpointId: string; receivedAt: Date; kind: string; parsed: boolean; taskIds: string[]; shape: string[]; taskCosts: { taskId: string; costUsd: number }[] };
 }
 
 /** A postback to land: its body as received and where it came from. */
@@ -107,7 +107,7 @@ export class CallbackLanding {
     const status = ok
       ? { statusCode: 20000, message: 'Ok.' }
       : { statusCode: typeof e.status_code === 'number' ? e.status_code : 0, message: typeof e.status_message === 'string' ? e.status_message : '' };
-    const index = { path: raw.path, endpointId: raw.endpointId, receivedAt: raw.receivedAt, kind: landed.kind, parsed: landed.parsed, taskIds: landed.taskIds, shape: landed.shape };
+    const index = { path: raw.path, endpointId: raw.endpointId, receivedAt: raw.receivedAt, kind: landed.kind, parsed: landed.parsed, taskIds: landed.taskIds, shape: landed.shape, taskCosts: landed.taskCosts };
     const out = { taskId: input.taskId, callId: raw.callId, ok, ...status, ignored: narrowed.ignored, index };
     return new Promise((resolve, reject) => {
       this.#waiting.push({

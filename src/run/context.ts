@@ -30,6 +30,8 @@ export interface RunContext {
   collection: ResolvedCollection;
   /** The callback server and its loader, while this process posts with callbacks. */
   push?: PushCollector;
+  /** Tasks a POST an endpoint takes, learnt from 40006 answers in this run (shared by its batches). */
+  postSizes: Map<string, number>;
 }
 
 /** What every run id of one invocation shares. */
@@ -42,6 +44,8 @@ export interface RunWorld {
   sleep: (ms: number) => Promise<void>;
   charged: { micros: bigint };
   collection: ResolvedCollection;
+  /** Tasks a POST per endpoint, learnt from 40006 answers: remembered for the whole invocation. */
+  postSizes?: Map<string, number>;
 }
 
 /** The context of run `runId` (this invocation's run, or an older one it settles). */
@@ -67,6 +71,7 @@ export function makeContext(w: RunWorld, runId: string): RunContext {
     note: (text: string) => o.onProgress?.({ kind: 'note', text }),
     charged: w.charged,
     collection: w.collection,
+    postSizes: (w.postSizes ??= new Map()),
   };
 }
 

@@ -4,6 +4,8 @@ import type { ServiceClient } from '../client/index.js';
 export interface TagMatch {
   tag: string;
   taskId: string;
+  /** The task's raw USD cost as id_list lists it (its cost at creation), when given. */
+  cost?: number;
 }
 
 /** The `{api}` of a task endpoint (`serp.engA.organic.task_post` → `serp`), whose id_list knows its tasks. */
@@ -39,10 +41,10 @@ export async function findTasksByTag(
         },
       ],
     });
-    const rows = (call.envelope.tasks?.[0]?.result ?? []) as { id?: unknown; metadata?: { tag?: unknown } | null }[];
+    const rows = (call.envelope.tasks?.[0]?.result ?? []) as { id?: unknown; cost?: unknown; metadata?: { tag?: unknown } | null }[];
     for (const r of rows) {
       const tag = r?.metadata?.tag;
-      if (typeof tag === 'string' && tags.has(tag) && typeof r.id === 'string') found.push({ tag, taskId: r.id });
+      if (typeof tag === 'string' && tags.has(tag) && typeof r.id === 'string') found.push({ tag, taskId: r.id, ...(typeof r.cost === 'number' ? { cost: r.cost } : {}) });
     }
     if (rows.length < 1000) return found;
   }

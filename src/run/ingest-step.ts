@@ -5,6 +5,7 @@ import { resolveCollection } from '../config/index.js';
 import { packBatches, planPipeline, type Plan } from '../plan/index.js';
 import { compactRaw, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
 import { checkLlmModels } from './check-models.js';
+import { checkReferenceData, ReferenceData } from './check-reference.js';
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
 import { embedJobs } from './embed-jobs.js';
@@ -60,6 +61,8 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
     // A model the service does not offer would be refused with 40501 after the others were paid for.
     const warning = await checkLlmModels(ctx.client, o.pipeline, o.file);
     if (warning) log.warn(warning);
+    // So would an AI keyword data location or language, or a lighthouse version, it does not list.
+    await checkReferenceData(new ReferenceData(ctx.client), o.pipeline, o.file);
   }
   if (resume) {
     await store.reopenRun();

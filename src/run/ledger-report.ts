@@ -18,7 +18,8 @@ const KEY: Record<LedgerGrouping, string> = {
 };
 
 /**
- * The SQL of the ledger report: one row per call, or per group with `by`. Charges are
+ * The SQL of the ledger report: one row per call or refund, or per group with `by` (net
+ * charges: refund rows count negative, and apart in `refund_cny`). Charges are
  * summed as DECIMAL and returned as text so no float touches money; calls whose charge
  * header was missing are counted apart, since they are what a reconciliation looks at.
  */
@@ -30,16 +31,17 @@ export function ledgerSql(q: LedgerQuery): { sql: string; params: (string | null
     return {
       sql: `SELECT strftime(called_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS called_at, run_id, pipeline, endpoint_id, method, path,
                    http_status, request_id, charge_cny::VARCHAR AS charge_cny, cost_usd::VARCHAR AS cost_usd,
-                   balance_cny::VARCHAR AS balance_cny, tasks
+                   balance_cny::VARCHAR AS balance_cny, tasks, refund_cny::VARCHAR AS refund_cny, task_id
             FROM ledger ${where} ORDER BY called_at, call_id`,
       params,
     };
   }
   return {
-    sql: `SELECT ${KEY[q.by]} AS ${q.by}, count(*)::INT AS calls,
+    sql: `SELECT ${KEY[q.by]} AS ${q.by}, count(*) FILTER (WHERE task_id IS NULL)::INT AS calls,
                  count(*) FILTER (WHERE charge_cny IS NULL)::INT AS calls_without_charge,
                  coalesce(sum(tasks), 0)::INT AS tasks,
-                 coalesce(sum(charge_cny), 0)::VARCHAR AS charge_cny
+                 coalesce(sum(charge_cny), 0)::VARCHAR AS charge_cny,
+                 coalesce(sum(refund_cny), 0)::VARCHAR AS refund_cny
           FROM ledger ${where} GROUP BY 1 ORDER BY 1`,
     params,
   };

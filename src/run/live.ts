@@ -1,17 +1,17 @@
 import { listValue } from '@duckdb/node-api';
 import type { CallResult } from '../client/index.js';
 import type { PlannedBatch, PlannedTask } from '../plan/index.js';
-import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
+import { loadLanded, type PostedTaskRow, type RunStore, type Warehouse } from '../warehouse/index.js';
 
 /** What a POST's answer (task_post or live) says of each of its tasks, in the shape `RunStore.recordPosted` takes. */
-export function postedRows(batch: PlannedBatch, call: CallResult): { tag: string; taskId: string | null; ok: boolean; statusCode: number; message: string }[] {
+export function postedRows(batch: PlannedBatch, call: CallResult): PostedTaskRow[] {
   const byTag = new Map<string, PlannedTask>(batch.tasks.map((t) => [t.tag, t]));
   return (call.envelope.tasks ?? [])
     .map((task, i) => {
       const echoed = (task.data as { tag?: unknown } | undefined)?.tag;
       const tag = typeof echoed === 'string' && byTag.has(echoed) ? echoed : batch.tasks[i]?.tag;
       const verdict = call.outcome.tasks[i]!;
-      return { tag: tag ?? '', taskId: task.id ?? null, ok: verdict.ok, statusCode: verdict.statusCode, message: verdict.message };
+      return { tag: tag ?? '', taskId: task.id ?? null, ok: verdict.ok, statusCode: verdict.statusCode, message: verdict.message, costUsd: task.cost ?? null, postCallId: call.callId };
     })
     .filter((r) => r.tag !== '');
 }

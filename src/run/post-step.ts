@@ -1,10 +1,11 @@
 import PQueue from 'p-queue';
 import { EtlError } from '../errors.js';
-import { readPriceHistory, type PlannedBatch } from '../plan/index.js';
+import { readPriceHistory, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
 import { budgetStop } from './budget.js';
 import { postingLine, type RunContext, type Stop } from './context.js';
 import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live.js';
+import { lookUpAfter5xx } from './post-retry.js';
 
 /**
  * What one POST did: `created` (the service answered; each task posted or refused on its
@@ -13,8 +14,8 @@ import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live.js';
  */
 export type BatchOutcome = { kind: 'created'; rows: PostedTaskRow[] } | FailedPost;
 
-/** A POST that did not return an envelope. */
-export type FailedPost = { kind: 'refused' | 'unknown'; error: EtlError };
+/** A POST that did not return an envelope; `tags`: the tasks it carried, when not the whole batch. */
+export type FailedPost = { kind: 'refused' | 'unknown'; error: EtlError; tags?: readonly string[] };
 
 /** Codes of a POST that created nothing. */
 const REFUSED = new Set(['ETL_SERVICE_UNAVAILABLE', 'ETL_RATE_LIMITED', 'ETL_PAYMENT_REQUIRED', 'ETL_AUTH']);
@@ -106,7 +107,7 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
 
 /** Records a failed POST's tasks (refused: `unsent`; anything else: `unknown`) and says why posting stops. */
 async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedPost): Promise<Stop> {
-  const tags = batch.tasks.map((t) => t.tag);
+  const tags = outcome.tags ?? batch.tasks.map((t) => t.tag);
   if (outcome.kind === 'refused') await c.store.recordUnsent(tags, outcome.error.message);
   else await c.store.recordUnknown(tags, outcome.error.message);
   return stopFor(outcome);
@@ -114,29 +115,84 @@ async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedP
 
 /**
  * Posts one `task_post` batch: its tasks are recorded `planned` with their tags first, then
- * the service's answer per task. Returns the outcome instead of throwing.
+ * the service's answer per task. A POST larger than the endpoint takes (40006 for the tasks
+ * past its limit, not charged) is sent again in smaller POSTs, and the size is kept for the
+ * rest of the run (post-retry.ts). Returns the outcome instead of throwing.
  */
 async function postBatch(c: RunContext, batch: PlannedBatch): Promise<BatchOutcome> {
   await c.store.recordPlanned(
     batch.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: batch.no, spec: t.spec })),
     c.now(),
   );
+  const rows: PostedTaskRow[] = [];
+  let todo: readonly PlannedTask[] = batch.tasks;
+  while (todo.length > 0) {
+    const size = c.postSizes.get(batch.endpoint.id) ?? todo.length;
+    const chunk = todo.slice(0, size);
+    const outcome = await postChunk(c, batch, chunk);
+    if (outcome.kind !== 'created') {
+      // POSTs of this batch not sent yet created nothing: they are posted again by the next run.
+      const rest = todo.slice(size).map((t) => t.tag);
+      if (rest.length > 0) await c.store.recordUnsent(rest, `not sent: an earlier POST of its batch failed (${outcome.error.code})`);
+      return { ...outcome, tags: chunk.map((t) => t.tag) };
+    }
+    const refused = new Set(outcome.rows.filter((r) => r.statusCode === TOO_MANY_TASKS).map((r) => r.tag));
+    const done = outcome.rows.filter((r) => !refused.has(r.tag));
+    rows.push(...done);
+    if (refused.size > 0) {
+      // 40006: this endpoint takes fewer tasks a POST than sent. Those refused were not created
+      // or charged; they stay `planned` and go again, with every later POST, at the size that passed.
+      const fits = Math.max(1, Math.min(done.length || Math.floor(chunk.length / 2), chunk.length - 1));
+      c.postSizes.set(batch.endpoint.id, Math.min(fits, c.postSizes.get(batch.endpoint.id) ?? fits));
+      c.note(`${batch.endpoint.path} refused ${refused.size} of ${chunk.length} tasks with 40006 (too many tasks in one POST); posting ${c.postSizes.get(batch.endpoint.id)} a POST for the rest of the run`);
+    }
+    todo = [...chunk.filter((t) => refused.has(t.tag)), ...todo.slice(size)];
+  }
+  return { kind: 'created', rows };
+}
+
+/** The task code of a POST with more tasks than the endpoint takes (not charged). */
+const TOO_MANY_TASKS = 40006;
+
+/**
+ * One POST of planned tasks and the record of what it created. A POST answered with a 5xx
+ * may have created its tasks: they are looked up by tag before anything is sent again
+ * (post-retry.ts), and only those the service does not have are posted again.
+ */
+async function postChunk(c: RunContext, batch: PlannedBatch, tasks: readonly PlannedTask[]): Promise<BatchOutcome> {
   // Callback URLs are added here, not planned: they hold this process's secret, and the tag must not.
   const callbacks = c.push?.callbackFields(batch.endpoint) ?? {};
-  const tags = batch.tasks.map((t) => t.tag);
-  c.push?.sending(batch.endpoint, tags);
-  let call;
-  try {
-    call = await c.client.call(batch.endpoint, { tasks: batch.tasks.map((t) => ({ ...t.spec, ...callbacks })) });
-  } catch (err) {
-    c.push?.abandoned(tags);
-    return failedOutcome(err);
+  let todo = tasks;
+  const rows: PostedTaskRow[] = [];
+  for (let n = 1; ; n++) {
+    const tags = todo.map((t) => t.tag);
+    c.push?.sending(batch.endpoint, tags);
+    let call;
+    try {
+      call = await c.client.call(batch.endpoint, { tasks: todo.map((t) => ({ ...t.spec, ...callbacks })) });
+    } catch (err) {
+      const outcome = failedOutcome(err);
+      const looked = await lookUpAfter5xx(c, batch.endpoint, todo, outcome, n);
+      if (!looked) {
+        c.push?.abandoned(tags);
+        return outcome;
+      }
+      c.push?.answered(tags, looked.found);
+      await c.store.recordPosted(looked.found, c.now());
+      c.push?.recorded(looked.found.map((r) => r.taskId));
+      rows.push(...looked.found);
+      todo = todo.filter((t) => looked.missing.has(t.tag));
+      if (todo.length === 0) return { kind: 'created', rows };
+      continue;
+    }
+    const posted = postedRows(batch, call).filter((r) => r.statusCode !== TOO_MANY_TASKS);
+    c.push?.answered(tags, posted);
+    await c.store.recordPosted(posted, c.now());
+    c.push?.recorded(posted.map((r) => r.taskId));
+    // Refused for size: left `planned`, for postBatch to send again in smaller POSTs.
+    const refused = postedRows(batch, call).filter((r) => r.statusCode === TOO_MANY_TASKS);
+    return { kind: 'created', rows: [...rows, ...posted, ...refused] };
   }
-  const rows = postedRows(batch, call);
-  c.push?.answered(tags, rows);
-  await c.store.recordPosted(rows, c.now());
-  c.push?.recorded(rows.map((r) => r.taskId));
-  return { kind: 'created', rows };
 }
 
 /**

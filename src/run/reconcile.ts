@@ -11,7 +11,7 @@ export type DiscrepancyKind =
   | 'charge_not_in_ledger'
   /** The ledger holds charges the account's statistics do not show. */
   | 'ledger_charge_not_in_account'
-  /** The balance rose with no ledger row explaining it: a refund or top-up not matched. */
+  /** The balance rose by more than the ledger's refund rows explain: a top-up, or a refund not (yet) recorded. */
   | 'unmatched_refund'
   /** The balance fell by more than the ledger's charges between two calls. */
   | 'unexplained_debit';
@@ -30,7 +30,10 @@ export interface Reconciliation {
   /** The account's statistics day (`yyyy-MM-dd` in the account time zone). */
   day: string;
   timezone: string;
+  /** What the ledger's calls of the day were charged (gross, as the account's statistics count). */
   ledgerCny: string;
+  /** Refund rows of the day and after, matched against rises of the balance. */
+  refundedCny: string;
   accountCny: string;
   balanceCny: string | null;
   calls: number;
@@ -49,6 +52,15 @@ type Tree = Record<string, unknown>;
  * the account's time zone, the chain of `X-Svc-Balance-CNY` values against the charges
  * between them, the balance now against the last one seen, and every call that came back
  * without a charge header. Differences of 0.0001 CNY or more are listed.
+ *
+ * Refunds (unused depth) come back to the balance when a task is done, between two calls,
+ * and the ledger records each one as its own row when the task's result is collected
+ * (ledger.ts), so possibly later and never on the exact call where the balance rose. The
+ * balance chain is therefore checked against the charges of the calls, and every rise it
+ * shows is matched against the day's refund rows (and later ones: a task done today may be
+ * collected tomorrow), as one pool; only a rise the pool cannot cover is reported as
+ * `unmatched_refund`. The account's day statistics count charges, so they are compared with
+ * the calls' charges, without the refunds.
  */
 export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<Reconciliation> {
   const call = await client.call(endpoint('appendix.user_data'));
@@ -63,10 +75,18 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
     `SELECT l.call_id, l.request_id, l.path, l.charge_cny::VARCHAR AS charge, l.balance_cny::VARCHAR AS balance,
             coalesce(r.key_kind = 'sandbox', false) AS sandbox
      FROM ledger l LEFT JOIN runs r USING (run_id)
-     WHERE (l.called_at AT TIME ZONE $1)::DATE = $2::DATE
+     WHERE (l.called_at AT TIME ZONE $1)::DATE = $2::DATE AND l.task_id IS NULL
      ORDER BY l.called_at, l.call_id`,
     [timezone, day],
   );
+  const [refunds] = await wh.all<{ refunded: string }>(
+    `SELECT coalesce(sum(l.refund_cny), 0)::VARCHAR AS refunded
+     FROM ledger l LEFT JOIN runs r USING (run_id)
+     WHERE (l.called_at AT TIME ZONE $1)::DATE >= $2::DATE AND l.task_id IS NOT NULL AND NOT coalesce(r.key_kind = 'sandbox', false)`,
+    [timezone, day],
+  );
+  const refunded = toMicros(refunds?.refunded ?? '0');
+  const pool = { micros: refunded };
   const ledgerByApi = new Map<string, bigint>();
   let ledgerTotal = 0n;
   let uncharged = 0;
@@ -105,17 +125,18 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
     const bal = toMicros(r.balance);
     if (prev) {
       const expected = prev.balance - toMicros(r.charge);
-      pushMovement(out, bal - expected, `between call ${prev.callId} and ${r.call_id}`, r.call_id, r.request_id);
+      pushMovement(out, pool, bal - expected, `between call ${prev.callId} and ${r.call_id}`, r.call_id, r.request_id);
     }
     prev = { balance: bal, callId: r.call_id };
   }
   const balanceNow = typeof money.balance === 'number' ? toMicros(money.balance) : null;
-  if (prev && balanceNow !== null) pushMovement(out, balanceNow - prev.balance, `since the last call in the ledger (${prev.callId})`);
+  if (prev && balanceNow !== null) pushMovement(out, pool, balanceNow - prev.balance, `since the last call in the ledger (${prev.callId})`);
 
   return {
     day,
     timezone,
     ledgerCny: fromMicros(ledgerTotal),
+    refundedCny: fromMicros(refunded),
     accountCny: fromMicros(accountTotal),
     balanceCny: balanceNow === null ? null : fromMicros(balanceNow),
     calls: rows.length,
@@ -124,7 +145,13 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
   };
 }
 
-function pushMovement(out: Discrepancy[], delta: bigint, where: string, callId?: string, requestId?: string | null): void {
-  if (delta >= TOLERANCE) out.push({ kind: 'unmatched_refund', amountCny: fromMicros(delta), detail: `the balance rose by ${fromMicros(delta)} CNY ${where} with no ledger row for it (a refund or top-up)`, callId, requestId: requestId ?? undefined });
+/** Reports a balance movement the calls' charges do not explain; a rise is first matched against the refund rows' pool. */
+function pushMovement(out: Discrepancy[], pool: { micros: bigint }, delta: bigint, where: string, callId?: string, requestId?: string | null): void {
+  if (delta > 0n) {
+    const matched = delta < pool.micros ? delta : pool.micros;
+    pool.micros -= matched;
+    delta -= matched;
+  }
+  if (delta >= TOLERANCE) out.push({ kind: 'unmatched_refund', amountCny: fromMicros(delta), detail: `the balance rose by ${fromMicros(delta)} CNY ${where} beyond the refunds in the ledger (a top-up, or a refund of a task not collected yet)`, callId, requestId: requestId ?? undefined });
   else if (-delta >= TOLERANCE) out.push({ kind: 'unexplained_debit', amountCny: fromMicros(delta), detail: `the balance fell by ${fromMicros(-delta)} CNY more than the ledger's charges ${where}`, callId, requestId: requestId ?? undefined });
 }

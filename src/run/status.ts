@@ -31,7 +31,7 @@ export async function runStatuses(wh: Warehouse, opts: { runId?: string; limit?:
        FROM tasks GROUP BY run_id
      ),
      l AS (
-       SELECT run_id, count(*)::INT AS calls, coalesce(sum(charge_cny), 0) AS charged FROM ledger GROUP BY run_id
+       SELECT run_id, count(*) FILTER (WHERE task_id IS NULL)::INT AS calls, coalesce(sum(charge_cny), 0) AS charged FROM ledger GROUP BY run_id
      )
      SELECT r.run_id, r.pipeline, r.state, r.stop_reason,
             strftime(r.started_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS started_at,

@@ -12,8 +12,13 @@ export interface RunSummary {
   /** Rows loaded by the run's collected tasks, all tables together, and the SERP tables apart. */
   rowsLoaded: { total: number; serp_results: number; serp_items: number };
   calls: number;
-  /** Sum of `X-Svc-Charge-CNY` over the run's calls, as an exact decimal string. */
+  /**
+   * Net spend of the run, as an exact decimal string: the `X-Svc-Charge-CNY` of its calls
+   * less the refunds of its tasks recorded so far (ledger refund rows).
+   */
   chargedCny: string;
+  /** What came back to the balance for unused depth of the run's tasks (0 when nothing did). */
+  refundedCny: string;
   durationMs: number;
   warehouse: string;
   /** True when this invocation finished an earlier unfinished run instead of starting one. */
@@ -40,8 +45,10 @@ export async function summarize(
             (SELECT count(*) FROM serp_items i JOIN serp_results s USING (task_id, result_index) WHERE s.run_id = $1)::INT AS serp_items`,
     [r.runId],
   );
-  const [money] = await wh.all<{ calls: number; charged: string }>(
-    `SELECT count(*)::INT AS calls, coalesce(sum(charge_cny), 0)::VARCHAR AS charged FROM ledger WHERE run_id = $1`,
+  const [money] = await wh.all<{ calls: number; charged: string; refunded: string }>(
+    `SELECT count(*) FILTER (WHERE task_id IS NULL)::INT AS calls, coalesce(sum(charge_cny), 0)::VARCHAR AS charged,
+            coalesce(sum(refund_cny), 0)::VARCHAR AS refunded
+     FROM ledger WHERE run_id = $1`,
     [r.runId],
   );
   return {
@@ -60,6 +67,7 @@ export async function summarize(
     rowsLoaded: { total: t?.rows_total ?? 0, serp_results: rows?.serp_results ?? 0, serp_items: rows?.serp_items ?? 0 },
     calls: money?.calls ?? 0,
     chargedCny: money?.charged ?? '0',
+    refundedCny: money?.refunded ?? '0',
     durationMs: r.finished.getTime() - r.started.getTime(),
     warehouse: r.warehouseDir,
   };

@@ -4,6 +4,7 @@ import type { FamilyId } from '../catalog/index.js';
 import { SandboxAccount } from './account.js';
 import { AdminStats } from './admin-stats.js';
 import { CallbackDispatcher } from './callbacks.js';
+import { completeDueTasks } from './depth-refund.js';
 import { ErrorLog } from './error-log.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { parseFaultProfile, resolveFaultProfile, type FaultProfile } from './faults/fault-profile.js';
@@ -66,6 +67,11 @@ export interface SandboxOptions {
    * runs on a frozen clock are never throttled) for none.
    */
   rateLimits?: boolean | Partial<Record<FamilyId, number>>;
+  /**
+   * Most tasks a `task_post` POST takes (the spec contradicts itself: 1 or 100 in production);
+   * tasks past it are answered 40006 and not charged. Default: the catalog's limit (100).
+   */
+  maxTasksPerPost?: number;
   /** Serve `GET /__admin/stats` (calls per family, tasks per tag, CNY charged). Default false. */
   admin?: boolean;
   /** Deliver callbacks to non-loopback hosts too. Default false. */
@@ -82,7 +88,7 @@ export interface SandboxHandle {
   close(): Promise<void>;
   /** every response sent: method, path, http status (0 = dropped by a fault), request id, charge CNY as string — lets tests compare the ledger with what was sent */
   readonly log: ReadonlyArray<SandboxLogEntry>;
-  /** The simulated balance now, CNY with 4 decimals. */
+  /** The simulated balance now (refunds of tasks done by now included), CNY with 4 decimals. */
   balanceCny(): string;
   /** Starts the callbacks of tasks done by now and waits for every callback under way (tests call this instead of sleeping). */
   flushCallbacks(): Promise<void>;
@@ -134,11 +140,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     usage: new UsageLedger(),
     limiter: limiterFor(opts.rateLimits, timeScale),
     admin: opts.admin ?? false,
+    maxTasksPerPost: opts.maxTasksPerPost,
     allowRemoteCallbacks: opts.allowRemoteCallbacks ?? false,
     dispatcher: opts.callbackDispatcher,
   } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
   world.callbacks = new CallbackDispatcher(world);
-  const server = createSandboxServer(world, () => world.callbacks.tick());
+  // Every call first completes the tasks done by now (their refunds land), then starts due callbacks.
+  const tick = () => {
+    completeDueTasks(world.seed, world.store, world.account, world.now().getTime());
+    world.callbacks.tick();
+  };
+  const server = createSandboxServer(world, tick);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {
@@ -146,7 +158,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       resolve();
     });
   });
-  const poll = setInterval(() => world.callbacks.tick(), CALLBACK_POLL_MS);
+  const poll = setInterval(tick, CALLBACK_POLL_MS);
   poll.unref();
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -154,7 +166,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     url: `http://${urlHost}:${port}`,
     port,
     log: world.log,
-    balanceCny: () => formatCny(world.account.balanceUnits),
+    balanceCny: () => {
+      completeDueTasks(world.seed, world.store, world.account, world.now().getTime());
+      return formatCny(world.account.balanceUnits);
+    },
     flushCallbacks: () => world.callbacks.flush(),
     topUp: (cny: string) => world.account.topUp(parseCny(cny)),
     close: () =>

@@ -86,6 +86,11 @@ async function respond(
       fault = { kind: 'none' };
     }
   }
+  if (fault.kind === 'server_error_after') {
+    // Processed and charged (the headers say so), but the answer is an error: the client cannot tell what was created.
+    world.stats.fault('http500_after');
+    reply = { ...failure(500, STATUS.internal, 'Internal Error: simulated after processing (fault profile).'), chargedUnits: reply.chargedUnits, costMicros: reply.costMicros };
+  }
   const requestId = randomUUID();
   const text =
     reply.raw !== undefined
@@ -141,6 +146,11 @@ function gate(
   if (fault.kind === 'rate_limited') {
     world.stats.fault('burst429');
     return rateLimited(world, BURST_RETRY_AFTER_MS / world.timeScale, isV1, 'simulated burst (fault profile)');
+  }
+  if (fault.kind === 'rate_limited_200') {
+    world.stats.fault('rate_limited_200');
+    // The rate limit as some answers carry it: HTTP 200, the top-level status 40202 (not charged).
+    return { ...failure(200, { code: 40202, message: 'Rate Limit Per Minute Exceeded.' }, 'Rate limit per minute exceeded: simulated (fault profile).'), headers: { 'Retry-After': '1' } };
   }
   if (fault.kind === 'server_error') {
     world.stats.fault(`http${fault.http}`);

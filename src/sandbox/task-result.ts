@@ -1,7 +1,7 @@
 import { endpoint as endpointById, type ResultFormat } from '../catalog/index.js';
 import type { SandboxAccount } from './account.js';
 import { buildResults } from './data/results.js';
-import { unusedDepthUnits } from './depth-refund.js';
+import { completeTask } from './depth-refund.js';
 import { RawJson } from './raw-json.js';
 import { makeTask, STATUS, type EnvelopeTask } from './envelope.js';
 import { serpFormats } from './serp-formats.js';
@@ -28,8 +28,10 @@ export function formatResults(api: string, format: ResultFormat | undefined, res
 /**
  * The `task_get` task object of a done task: the result is built once for the day the
  * task finished and kept (a re-parse rebuilds it once, for the day of the fix), so every
- * fetch and every postback of a task carries the same content. When the first build
- * serves fewer organic results than `depth`, the unused blocks go back to `account`.
+ * fetch and every postback of a task carries the same content. The task is completed first
+ * if the completion queue has not done it yet (its unused depth refunded to `account`), and
+ * its `cost` is the net cost: how a client sees a refund (the spec does not say; see
+ * depth-refund.ts).
  */
 export function doneTaskObject(
   seed: number,
@@ -37,22 +39,16 @@ export function doneTaskObject(
   format: ResultFormat | undefined,
   pathSegments: string[],
   nowMs: number,
-  account?: SandboxAccount,
+  account: SandboxAccount,
   /** Answer the result as cached JSON text (only for bodies written by the server's stringifyWithRaw). */
   raw = false,
 ): EnvelopeTask {
+  completeTask(seed, task, account);
   const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
-  if (task.result === undefined || task.resultAtMs !== atMs) {
-    const endpoint = endpointById(task.endpointId);
-    const first = task.result === undefined;
-    task.result = buildResults({ seed, endpoint, params: task.params, at: new Date(atMs), drift: task.drift ?? 0 });
+  if (task.resultAtMs !== atMs) {
+    task.result = buildResults({ seed, endpoint: endpointById(task.endpointId), params: task.params, at: new Date(atMs), drift: task.drift ?? 0 });
     task.resultAtMs = atMs;
     task.resultText = undefined;
-    if (first && account && task.chargedUnits > 0) {
-      const refund = Math.min(task.chargedUnits, unusedDepthUnits(endpoint, task.params, 'standard', task.result as unknown[]));
-      account.refund(refund);
-      task.chargedUnits -= refund;
-    }
   }
   const data = { ...task.data, function: 'task_get' };
   let result = formatResults(task.api, format, task.result as unknown[]);
@@ -66,7 +62,7 @@ export function doneTaskObject(
     }
     result = new RawArray(text, result.length) as unknown as unknown[];
   }
-  return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.costMicros, result });
+  return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.netCostMicros ?? task.costMicros, result });
 }
 
 /** A result array kept as JSON text, with its length for `result_count`. */

@@ -44,8 +44,16 @@ export interface StoredTask {
   callbacksSupported: boolean;
   /** Set when the fault profile re-parses the task: when it shows up in `tasks_fixed`. */
   fixedAtMs?: number;
+  /** CNY units the task is priced at when created (charged or not: sandbox keys pay nothing). */
+  priceUnits: number;
+  /** CNY units still charged for it: the price less any refund (0 for sandbox keys). */
   chargedUnits: number;
+  /** Raw USD cost when created: the POST's `cost`, and `id_list`'s. */
   costMicros: number;
+  /** Raw USD cost after the refund of unused depth (depth-refund.ts); the task's `cost` once done. Absent: no refund. */
+  netCostMicros?: number;
+  /** Set when the task was completed (result built, unused depth refunded): once per task. */
+  completed?: boolean;
   collected: boolean;
   /** When `task_get` last answered it with its result, on the emulator clock. */
   collectedAtMs?: number;
@@ -75,10 +83,27 @@ export class TaskStore {
   readonly #tasks = new Map<string, StoredTask>();
   /** Tasks whose callback has not been attempted: scanned on every call, so kept apart. */
   readonly #pending = new Set<StoredTask>();
+  /** Tasks that may be refunded when done, not completed yet: checked on every call (depth-refund.ts). */
+  readonly #completing = new Set<StoredTask>();
 
-  add(task: StoredTask): void {
+  /** Adds a task; `refundable` puts it in the completion queue, so its refund lands when it is done. */
+  add(task: StoredTask, refundable = false): void {
     this.#tasks.set(task.id, task);
     if (task.callbackState === 'pending') this.#pending.add(task);
+    if (refundable && !task.completed) this.#completing.add(task);
+  }
+
+  /** Queued tasks that are done by `nowMs` and not completed yet; they leave the queue. */
+  dueCompletions(nowMs: number): StoredTask[] {
+    const out: StoredTask[] = [];
+    for (const t of this.#completing) {
+      if (t.completed) this.#completing.delete(t);
+      else if (t.readyAtMs <= nowMs) {
+        this.#completing.delete(t);
+        out.push(t);
+      }
+    }
+    return out;
   }
 
   /** The task with this id if `key` posted it; other keys' tasks do not exist for them. */

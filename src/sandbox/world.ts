@@ -43,6 +43,8 @@ export interface SandboxWorld {
   /** Undefined when rate limits are off. */
   limiter: SlidingWindowLimiter | undefined;
   admin: boolean;
+  /** A lower limit of tasks per `task_post` POST than the catalog's (40006 past it); undefined: the catalog's. */
+  maxTasksPerPost: number | undefined;
   /** Deliver callbacks to non-loopback hosts too (off: tests never reach the outside network). */
   allowRemoteCallbacks: boolean;
   /** Sends pingbacks and postbacks (and resends them). */

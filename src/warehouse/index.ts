@@ -4,6 +4,7 @@ export * from './bulk.js';
 export * from './columns.js';
 export * from './compact.js';
 export * from './kinds/index.js';
+export * from './ledger.js';
 export * from './load-landed.js';
 export * from './parquet.js';
 export * from './raw-landing.js';

@@ -6,6 +6,7 @@ import { redactCallbackSecrets } from '../redact.js';
 import { bigints, booleans, integers, runColumns, varchars } from './bulk.js';
 import { CALLS_KIND, kindOfPath } from './kinds/index.js';
 import { FILE_MODE, ownerOnlyDir } from './owner-only.js';
+import { ledgerWriter, type CollectedCost } from './ledger.js';
 
 /** Kind of a body that is not JSON: landed as received, reported, never loaded. */
 export const MALFORMED_KIND = '_malformed';
@@ -43,6 +44,8 @@ export interface LandedLine {
   taskIds: string[];
   shape: string[];
   refundCny: string;
+  /** The `cost` of each task the body carries a result for (`taskIds`): the net cost a refund is measured by. */
+  taskCosts: { taskId: string; costUsd: number }[];
 }
 
 /**
@@ -96,19 +99,23 @@ export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callba
   const head = JSON.stringify(meta).slice(0, -1);
   const body = ok ? text : JSON.stringify(raw.body);
   const line = `${head},"shape":${JSON.stringify(shape)},"body":${body}${ok && !exact ? `,"body_text":${JSON.stringify(raw.body)}` : ''}}`;
-  const ids = ok ? okTaskIds(parsed) : [];
-  const taskIds = opts.callbackTask ? ids.filter((id) => id === opts.callbackTask) : ids;
-  return { line, kind, parsed: ok, taskIds, shape, refundCny: refund };
+  const done = ok ? doneTasks(parsed) : { ids: [], costs: [] };
+  // A callback line is accepted for one task: only that task is indexed (and refunded) from it.
+  const mine = (id: string) => !opts.callbackTask || id === opts.callbackTask;
+  return { line, kind, parsed: ok, taskIds: done.ids.filter(mine), shape, refundCny: refund, taskCosts: done.costs.filter((c) => mine(c.taskId)) };
 }
 
-function okTaskIds(body: unknown): string[] {
+/** Tasks of a body that carry their result (status 20000, a result array), with their `cost` where it is a number. */
+function doneTasks(body: unknown): { ids: string[]; costs: { taskId: string; costUsd: number }[] } {
   const tasks = (body as { tasks?: unknown } | null)?.tasks;
-  if (!Array.isArray(tasks)) return [];
-  const ids: string[] = [];
-  for (const t of tasks as { id?: unknown; status_code?: unknown; result?: unknown }[]) {
-    if (t && typeof t.id === 'string' && t.status_code === 20000 && Array.isArray(t.result)) ids.push(t.id);
+  const out = { ids: [] as string[], costs: [] as { taskId: string; costUsd: number }[] };
+  if (!Array.isArray(tasks)) return out;
+  for (const t of tasks as { id?: unknown; status_code?: unknown; result?: unknown; cost?: unknown }[]) {
+    if (!t || typeof t.id !== 'string' || t.status_code !== 20000 || !Array.isArray(t.result)) continue;
+    out.ids.push(t.id);
+    if (typeof t.cost === 'number' && Number.isFinite(t.cost)) out.costs.push({ taskId: t.id, costUsd: t.cost });
   }
-  return ids;
+  return out;
 }
 
 /** A response waiting to be written and indexed with the others that came with it. */
@@ -294,31 +301,26 @@ export class RawLanding {
           bigints(group.map((w) => w.offset!)),
         ],
       );
-      await runColumns(
+      await ledgerWriter.calls(
         wh,
-        `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at)
-         SELECT call_id, $1, $2, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), refund_cny::DECIMAL(18,6), cost_usd::DECIMAL(18,6),
-                balance_cny::DECIMAL(18,6), tasks, called_at::TIMESTAMPTZ
-         FROM (SELECT unnest($3::VARCHAR[]) AS call_id, unnest($4::VARCHAR[]) AS endpoint_id, unnest($5::VARCHAR[]) AS method, unnest($6::VARCHAR[]) AS path,
-                      unnest($7::INTEGER[]) AS http_status, unnest($8::VARCHAR[]) AS request_id, unnest($9::VARCHAR[]) AS charge_cny, unnest($10::VARCHAR[]) AS refund_cny,
-                      unnest($11::VARCHAR[]) AS cost_usd, unnest($12::VARCHAR[]) AS balance_cny, unnest($13::INTEGER[]) AS tasks, unnest($14::VARCHAR[]) AS called_at)`,
-        [
-          this.ctx.runId,
-          this.ctx.pipeline,
-          varchars(group.map((w) => w.raw.callId)),
-          varchars(group.map((w) => w.raw.endpointId)),
-          varchars(group.map((w) => w.raw.method)),
-          varchars(group.map((w) => w.raw.path)),
-          integers(group.map((w) => w.raw.httpStatus)),
-          varchars(group.map((w) => w.raw.charge.requestId)),
-          varchars(group.map((w) => w.raw.charge.chargeCny)),
-          varchars(group.map((w) => w.landed.refundCny)),
-          varchars(group.map((w) => w.raw.charge.costUsd)),
-          varchars(group.map((w) => w.raw.charge.balanceCny)),
-          integers(group.map((w) => w.raw.tasksSent)),
-          varchars(group.map((w) => w.raw.receivedAt.toISOString())),
-        ],
+        this.ctx,
+        group.map((w) => ({
+          callId: w.raw.callId,
+          endpointId: w.raw.endpointId,
+          method: w.raw.method,
+          path: w.raw.path,
+          httpStatus: w.raw.httpStatus,
+          requestId: w.raw.charge.requestId,
+          chargeCny: w.raw.charge.chargeCny,
+          refundCny: w.landed.refundCny,
+          costUsd: w.raw.charge.costUsd,
+          balanceCny: w.raw.charge.balanceCny,
+          tasks: w.raw.tasksSent,
+          calledAt: w.raw.receivedAt,
+        })),
       );
+      // A result whose cost is below what its POST answered: the unused depth came back.
+      await ledgerWriter.refunds(wh, group.flatMap((w): CollectedCost[] => w.landed.taskCosts.map((c) => ({ ...c, seenAt: w.raw.receivedAt }))));
     });
   }
 }

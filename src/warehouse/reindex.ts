@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ledgerWriter } from './ledger.js';
 import type { Warehouse } from './warehouse.js';
 
 /**
@@ -7,7 +8,8 @@ import type { Warehouse } from './warehouse.js';
  * files alone: each landed line carries its call metadata and shape. With it, the raw
  * folder on its own is enough to rebuild every typed table (`replay`), even when the
  * database was lost. The `ledger` rows of the calls in those files are rebuilt from the
- * same metadata (callbacks are not calls, so they get none): a response landed just before
+ * same metadata (callbacks are not calls, so they get none), and the refund rows of the
+ * results they carry (ledger.ts): a response landed just before
  * a crash, or a free read whose rows were still deferred (see `RawLanding`), keeps its
  * ledger row. Responses already indexed are left as they are. Without `files`, every
  * landed file the index does not name is read.
@@ -34,6 +36,8 @@ export async function reindexRaw(wh: Warehouse, files?: readonly string[]): Prom
                 WHEN callback_task IS NOT NULL THEN list_filter(ok_ids, x -> x = callback_task)
                 WHEN is_callback AND coalesce(json_array_length(body -> 'tasks'), 0) <> 1 THEN []
                 ELSE ok_ids END AS task_ids,
+           -- The cost each of those tasks came with (refunds are measured by it: ledger.ts).
+           CASE WHEN parsed THEN [{'task_id': t.id, 'net_usd': t.cost} FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","cost":"DECIMAL(18,6)","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null' AND t.cost IS NOT NULL AND (callback_task IS NULL OR t.id = callback_task)] ELSE [] END AS task_costs,
            charge_cny, refund_cny, cost_usd, balance_cny, tasks_sent,
            -- Callback lines say so; older ones are known by their file name. Callbacks are not our calls: no ledger row.
            is_callback AS callback
@@ -53,11 +57,8 @@ export async function reindexRaw(wh: Warehouse, files?: readonly string[]): Prom
         INSERT INTO raw_responses BY NAME
         SELECT call_id, run_id, endpoint_id, path, http_status, request_id, file, 0 AS bytes, received_at, kind, parsed, task_ids, shape, 0 AS byte_offset
         FROM _reindexed WHERE call_id NOT IN (SELECT call_id FROM raw_responses)`);
-      await wh.run(`
-        INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at)
-        SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), coalesce(refund_cny, '0')::DECIMAL(18,6),
-               cost_usd::DECIMAL(18,6), balance_cny::DECIMAL(18,6), coalesce(tasks_sent, 0), received_at
-        FROM _reindexed WHERE NOT callback AND call_id NOT IN (SELECT call_id FROM ledger)`);
+      await ledgerWriter.reindexedCalls(wh, '_reindexed');
+      await ledgerWriter.refundsFrom(wh, `(SELECT c.task_id, c.net_usd, received_at AS seen_at FROM (SELECT unnest(task_costs) AS c, received_at FROM _reindexed))`);
     });
   } finally {
     await wh.run(`DROP TABLE IF EXISTS _reindexed`);

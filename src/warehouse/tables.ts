@@ -42,6 +42,8 @@ export const tasksTable: TableSpec = {
     { name: 'posted_at', kind: 'timestamptz' },
     { name: 'collected_at', kind: 'timestamptz' },
     { name: 'rows_loaded', kind: 'int' },
+    { name: 'cost_usd', kind: 'decimal', doc: "the task's raw USD `cost` when created (the POST's answer, or id_list's); a refund is measured against it" },
+    { name: 'post_call_id', kind: 'varchar', doc: 'ledger call_id of the POST that created it: its CNY/USD ratio prices a refund' },
   ],
 };
 
@@ -81,10 +83,13 @@ export const taskRefetchesTable: TableSpec = {
   ],
 };
 
-/** One row per HTTP call, free calls included: the finance record. */
+/**
+ * One row per HTTP call, free calls included, and one per refund: the finance record.
+ * `sum(charge_cny)` is the net spend; `sum(refund_cny)` what came back.
+ */
 export const ledgerTable: TableSpec = {
   name: 'ledger',
-  grain: 'one row per HTTP call',
+  grain: 'one row per HTTP call, and one per refunded task (call_id refund:<task_id>)',
   partitionBy: 'called_at',
   columns: [
     { name: 'call_id', kind: 'varchar', key: true },
@@ -95,12 +100,13 @@ export const ledgerTable: TableSpec = {
     { name: 'path', kind: 'varchar' },
     { name: 'http_status', kind: 'int' },
     { name: 'request_id', kind: 'varchar', doc: 'X-Svc-Request-ID' },
-    { name: 'charge_cny', kind: 'decimal', doc: 'X-Svc-Charge-CNY: the amount charged (negative for a refund); null when the header was absent' },
-    { name: 'refund_cny', kind: 'decimal', doc: 'amount given back to the balance by this call (unused depth), 0 when none' },
-    { name: 'cost_usd', kind: 'decimal', doc: 'X-Svc-Cost-USD: raw cost, for reference only' },
+    { name: 'charge_cny', kind: 'decimal', doc: 'X-Svc-Charge-CNY: the amount charged; negative on a refund row (and for a negative header); null when the header was absent' },
+    { name: 'refund_cny', kind: 'decimal', doc: 'amount given back to the balance (unused depth): the refund of a refund row, 0 on a call' },
+    { name: 'cost_usd', kind: 'decimal', doc: 'X-Svc-Cost-USD: raw cost, for reference only (a refund row: the USD cost given back, negative)' },
     { name: 'balance_cny', kind: 'decimal', doc: 'X-Svc-Balance-CNY after the call' },
-    { name: 'tasks', kind: 'int', doc: 'tasks sent in the body' },
-    { name: 'called_at', kind: 'timestamptz' },
+    { name: 'tasks', kind: 'int', doc: 'tasks sent in the body (0 on a refund row)' },
+    { name: 'called_at', kind: 'timestamptz', doc: 'when the call was answered; a refund row: when the refund was seen (the net cost collected)' },
+    { name: 'task_id', kind: 'varchar', doc: 'the refunded task on a refund row (method REFUND); null on a call' },
   ],
 };
 

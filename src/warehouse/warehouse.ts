@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { join, resolve } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { EtlError } from '../errors.js';
-import { createTableSql } from './columns.js';
+import { createTableSql, ident, sqlType } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
 import { ensurePublishTables } from './publish/manifest-tables.js';
 import { ownerOnlyDir, ownerOnlyFile } from './owner-only.js';
@@ -62,6 +62,13 @@ export class Warehouse {
       // runs with the same setting).
       await db.run(`SET preserve_insertion_order = false`);
       for (const t of [...ALL_TABLES, ...DECLARED_TABLES]) await db.run(createTableSql(t));
+      // State tables of an older warehouse take the columns added since (appended, so positions hold).
+      const have = new Set(
+        (await (await db.runAndReadAll(`SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_schema = 'main'`)).getRowObjects()).map((r) => String(r.c)),
+      );
+      for (const t of ALL_TABLES) {
+        for (const c of t.columns) if (!have.has(`${t.name}.${c.name}`)) await db.run(`ALTER TABLE ${ident(t.name)} ADD COLUMN ${ident(c.name)} ${sqlType(c.kind)}`);
+      }
       await ensurePublishTables(wh);
       return wh;
     } catch (err) {

@@ -67,7 +67,7 @@ describe('status and ledger commands over a real warehouse', () => {
     expect(json.reduce((a: number, r: { calls: number }) => a + r.calls, 0)).toBe(sandbox.log.length);
 
     const csv = (await cli(['ledger', '--warehouse', wh, '--by', 'pipeline', '--format', 'csv'])).stdout.trim().split('\n');
-    expect(csv[0]).toBe('pipeline,calls,calls_without_charge,tasks,charge_cny');
+    expect(csv[0]).toBe('pipeline,calls,calls_without_charge,tasks,charge_cny,refund_cny');
     expect(csv.slice(1).map((l) => l.split(',')[4])).toEqual(json.map((r: { charge_cny: string }) => r.charge_cny));
 
     const table = (await cli(['ledger', '--warehouse', wh, '--by', 'pipeline'])).stdout;

@@ -18,16 +18,20 @@ describe('sandbox: price rules', () => {
     expect(before - cny(sb.balanceCny())).toBe(expected);
   });
 
-  it('refunds unused depth of a standard task to the balance when its result is served', async () => {
+  it('refunds unused depth of a standard task to the balance when it is done, before any task_get', async () => {
     const { call, advance, sb } = await harness();
     const before = cny(sb.balanceCny());
     const post = await call('POST', `${SERP}/task_post`, { key: LIVE_KEY, body: [serpTask(LONG_TAIL, { depth: 100 })] });
     expect(post.headers['x-svc-charge-cny']).toBe('0.0331'); // 0.0043 + 9 blocks x 0.0032, charged at creation
+    expect(before - cny(sb.balanceCny())).toBe(331); // not done yet: nothing back
     advance(300);
+    const done = cny(sb.balanceCny()); // done, never collected: the refund is in
     const got = await call('GET', `${SERP}/task_get/advanced/${post.body.tasks[0].id}`, { key: LIVE_KEY });
     const organic = got.body.tasks[0].result[0].items.filter((i: Json) => i.type === 'organic').length;
     const net = 43 + 32 * Math.ceil((organic - 10) / 10);
+    expect(before - done).toBe(net);
     expect(before - cny(sb.balanceCny())).toBe(net);
+    expect(got.body.tasks[0].cost).toBeLessThan(post.body.tasks[0].cost); // the net cost is how a client sees it
     await call('GET', `${SERP}/task_get/advanced/${post.body.tasks[0].id}`, { key: LIVE_KEY });
     expect(before - cny(sb.balanceCny())).toBe(net); // refunded once
   });

@@ -28,7 +28,7 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
       if (args.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
       else {
         process.stdout.write(
-          `${r.day} (${r.timezone}): ledger ${r.ledgerCny} CNY, account ${r.accountCny} CNY over ${r.calls} ledger calls` +
+          `${r.day} (${r.timezone}): ledger ${r.ledgerCny} CNY charged (${r.refundedCny} refunded), account ${r.accountCny} CNY over ${r.calls} ledger calls` +
             `${r.uncharged ? ` (${r.uncharged} sandbox calls, uncharged)` : ''}${r.balanceCny !== null ? `; balance now ${r.balanceCny} CNY` : ''}\n`,
         );
         process.stdout.write(

@@ -6,6 +6,8 @@ export type CallFault =
   | { kind: 'none' }
   | { kind: 'rate_limited' }
   | { kind: 'server_error'; http: 500 | 502 | 503 }
+  | { kind: 'rate_limited_200' }
+  | { kind: 'server_error_after' }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'drop' }
   | { kind: 'malformed' };
@@ -49,6 +51,8 @@ export class FaultInjector {
     }
     if (p.error5xx > 0 && r.chance(p.error5xx)) return { kind: 'server_error', http: r.pick([500, 502, 503] as const) };
     if (p.drop > 0 && r.chance(p.drop)) return { kind: 'drop' };
+    if (p.rateLimit200 > 0 && r.chance(p.rateLimit200)) return { kind: 'rate_limited_200' };
+    if (p.error5xxAfter > 0 && r.chance(p.error5xxAfter)) return { kind: 'server_error_after' };
     if (p.malformed > 0 && r.chance(p.malformed)) return { kind: 'malformed' };
     if (p.slow > 0 && r.chance(p.slow)) return { kind: 'slow', delayMs: p.slowMs };
     return { kind: 'none' };

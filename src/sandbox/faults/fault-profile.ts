@@ -10,6 +10,10 @@ export interface FaultProfile {
   burstLength: number;
   /** Chance that a call is refused with a 500/502/503 before it is processed (not charged). */
   error5xx: number;
+  /** Chance that a call is processed (and charged), then answered 500 all the same: only a look-up tells what was created. */
+  error5xxAfter: number;
+  /** Chance that a call is refused before it is processed with HTTP 200 and a top-level 40202 (a rate limit; not charged). */
+  rateLimit200: number;
   /** Chance that a call is processed (and charged) but answered only after `slowMs`. */
   slow: number;
   /** Delay of a slow answer in real milliseconds (not scaled); default 30000, past most client timeouts. */
@@ -31,6 +35,8 @@ export const NO_FAULTS: Readonly<FaultProfile> = Object.freeze({
   burst429: 0,
   burstLength: 3,
   error5xx: 0,
+  error5xxAfter: 0,
+  rateLimit200: 0,
   slow: 0,
   slowMs: 30_000,
   drop: 0,

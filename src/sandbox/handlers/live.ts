@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { buildResults } from '../data/results.js';
 import { unusedDepthUnits } from '../depth-refund.js';
 import { makeTask, STATUS } from '../envelope.js';
+import { cnyUnitsToUsdMicros } from '../money.js';
 import { formatResults } from '../task-result.js';
 import { acceptTasks } from './accept-tasks.js';
 import type { HandlerContext, HandlerReply } from './context.js';
@@ -9,7 +10,8 @@ import { echoData } from './echo-data.js';
 
 /**
  * A live endpoint: one task per POST (extra tasks get 40000 and are not charged),
- * charged at the live price (less unused depth, refunded at once), answered with 20000. The task is
+ * charged at the live price less unused depth (the charge header, the cost header and the
+ * task's `cost` are all net: a live refund is never seen apart), answered with 20000. The task is
  * remembered (collected, no callback) so `id_list` lists it and `webhook_resend`
  * can say the function has no callbacks.
  */
@@ -18,13 +20,17 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
   if (acceptance.refused) return acceptance.reply;
   const nowMs = ctx.now.getTime();
   let refundedUnits = 0;
+  let refundedMicros = 0;
   const tasks = acceptance.outcomes.map((o) => {
     const data = echoData(o.raw, 'live', ctx);
     if (!o.ok) return makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
     const built = buildResults({ seed: ctx.seed, endpoint: ctx.endpoint, params: o.task, at: ctx.now, drift: ctx.world.drift });
-    const refund = ctx.caller.live ? unusedDepthUnits(ctx.endpoint, o.task, 'live', built) : 0;
+    const unused = Math.min(o.priceUnits, unusedDepthUnits(ctx.endpoint, o.task, 'live', built));
+    const refund = ctx.caller.live ? unused : 0;
     ctx.account.refund(refund);
     refundedUnits += refund;
+    const netCostMicros = cnyUnitsToUsdMicros(o.priceUnits - unused);
+    refundedMicros += o.costMicros - netCostMicros;
     const id = randomUUID();
     const tag = typeof o.task.tag === 'string' ? o.task.tag : null;
     ctx.store.add({
@@ -44,14 +50,17 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
       tag,
       callback: false,
       callbacksSupported: ctx.endpoint.callbacks,
+      priceUnits: o.priceUnits,
       chargedUnits: ctx.caller.live ? o.priceUnits - refund : 0,
       costMicros: o.costMicros,
+      netCostMicros,
+      completed: true,
       collected: true,
       result: built,
       resultAtMs: nowMs,
     });
     ctx.world.stats.taskCreated(tag);
-    return makeTask({ id, status: STATUS.ok, path: ctx.pathSegments, data, costMicros: o.costMicros, result: formatResults(ctx.endpoint.api, ctx.endpoint.format, built) });
+    return makeTask({ id, status: STATUS.ok, path: ctx.pathSegments, data, costMicros: netCostMicros, result: formatResults(ctx.endpoint.api, ctx.endpoint.format, built) });
   });
-  return { http: 200, tasks, chargedUnits: acceptance.chargedUnits - refundedUnits, costMicros: acceptance.costMicros };
+  return { http: 200, tasks, chargedUnits: acceptance.chargedUnits - refundedUnits, costMicros: acceptance.costMicros - refundedMicros };
 }

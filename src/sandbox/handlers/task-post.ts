@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { makeTask, STATUS } from '../envelope.js';
 import type { TaskCallback } from '../task-store.js';
+import { mayBeRefunded } from '../depth-refund.js';
 import { acceptTasks } from './accept-tasks.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 import { echoData } from './echo-data.js';
@@ -41,6 +42,7 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
     const callbackSpec = callbackOf(o.task);
     const readyAtMs = nowMs + ctx.readyAfterMs;
     const reparsed = ctx.world.faults.nextTaskReparsed();
+    const chargedUnits = ctx.caller.live ? o.priceUnits : 0;
     ctx.store.add({
       id,
       key: ctx.caller.key,
@@ -61,10 +63,11 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
       ...(callbackSpec ? { callbackSpec, callbackState: 'pending' as const } : {}),
       callbacksSupported: ctx.endpoint.callbacks,
       ...(reparsed ? { fixedAtMs: readyAtMs + REPARSE_AFTER_MS / ctx.world.timeScale } : {}),
-      chargedUnits: ctx.caller.live ? o.priceUnits : 0,
+      priceUnits: o.priceUnits,
+      chargedUnits,
       costMicros: o.costMicros,
       collected: false,
-    });
+    }, mayBeRefunded(ctx.endpoint, o.task, chargedUnits));
     ctx.world.stats.taskCreated(tag);
     return makeTask({ id, status: STATUS.created, path: ctx.pathSegments, data, costMicros: o.costMicros });
   });

@@ -17,6 +17,10 @@ export interface PostedTaskRow {
   ok: boolean;
   statusCode: number;
   message: string;
+  /** The task's raw USD `cost` as the POST answered it (or `id_list` listed it); a refund is measured against it. */
+  costUsd?: number | null;
+  /** The client's call id of the POST that created it (its ledger row), whose CNY/USD ratio prices a refund. */
+  postCallId?: string | null;
 }
 
 export interface UnfinishedRun {
@@ -142,7 +146,7 @@ export class RunStore {
     await runColumns(
       this.wh,
       `INSERT INTO tasks
-       SELECT r.tag, $1, $2, r.job, r.endpoint_id, r.batch_no, r.spec::JSON, 'planned', NULL, NULL, NULL, $3::TIMESTAMPTZ, NULL, NULL, NULL
+       SELECT r.tag, $1, $2, r.job, r.endpoint_id, r.batch_no, r.spec::JSON, 'planned', NULL, NULL, NULL, $3::TIMESTAMPTZ, NULL, NULL, NULL, NULL, NULL
        FROM (SELECT unnest($4::VARCHAR[]) AS tag, unnest($5::VARCHAR[]) AS job, unnest($6::VARCHAR[]) AS endpoint_id,
                     unnest($7::INTEGER[]) AS batch_no, unnest($8::VARCHAR[]) AS spec) AS r`,
       [
@@ -166,9 +170,11 @@ export class RunStore {
     if (rows.length === 0) return;
     await runColumns(
       this.wh,
-      `UPDATE tasks SET state = v.state, task_id = v.task_id, status_code = v.status_code, status_message = v.message, posted_at = $2::TIMESTAMPTZ
+      `UPDATE tasks SET state = v.state, task_id = v.task_id, status_code = v.status_code, status_message = v.message, posted_at = $2::TIMESTAMPTZ,
+              cost_usd = v.cost_usd::DECIMAL(18,6), post_call_id = v.post_call_id
        FROM (SELECT unnest($3::VARCHAR[]) AS tag, unnest($4::VARCHAR[]) AS state, unnest($5::VARCHAR[]) AS task_id,
-                    unnest($6::INTEGER[]) AS status_code, unnest($7::VARCHAR[]) AS message) AS v
+                    unnest($6::INTEGER[]) AS status_code, unnest($7::VARCHAR[]) AS message, unnest($8::VARCHAR[]) AS cost_usd,
+                    unnest($9::VARCHAR[]) AS post_call_id) AS v
        WHERE tasks.tag = v.tag AND tasks.run_id = $1 AND tasks.state IN (${INTO.posted})`,
       [
         this.runId,
@@ -178,6 +184,8 @@ export class RunStore {
         varchars(rows.map((r) => r.taskId)),
         integers(rows.map((r) => r.statusCode)),
         varchars(rows.map((r) => r.message)),
+        varchars(rows.map((r) => (typeof r.costUsd === 'number' && Number.isFinite(r.costUsd) ? r.costUsd.toFixed(6) : null))),
+        varchars(rows.map((r) => r.postCallId ?? null)),
       ],
     );
   }

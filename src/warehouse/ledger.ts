@@ -1,0 +1,118 @@
+import { runColumns, varchars, integers } from './bulk.js';
+import type { Warehouse } from './warehouse.js';
+
+/** A call's ledger row, as the raw landing knows it. */
+export interface LedgerCall {
+  callId: string;
+  endpointId: string;
+  method: string;
+  path: string;
+  httpStatus: number;
+  requestId: string | null;
+  chargeCny: string | null;
+  refundCny: string;
+  costUsd: string | null;
+  balanceCny: string | null;
+  tasks: number;
+  calledAt: Date;
+}
+
+/** A collected task and the `cost` its result came with: the net cost, once a refund happened. */
+export interface CollectedCost {
+  taskId: string;
+  /** The task's `cost` (raw USD) in the body that carried its result. */
+  costUsd: number;
+  /** When that body arrived: the refund row's `called_at`. */
+  seenAt: Date;
+}
+
+/**
+ * Decimals of a refund in CNY. The service charges in units of 0.0001 CNY (the spec's
+ * prices and the charge headers carry four decimals), so a refund, worked out from USD
+ * costs at a ratio, is rounded to that unit.
+ */
+const REFUND_DECIMALS = 4;
+
+/**
+ * The one writer of the `ledger` table (the raw landing and the reindex call it): a row per
+ * call from its charge headers, and a row per refund.
+ *
+ * How a refund is seen (the spec says only that unused depth "is refunded to the balance",
+ * not how a client learns of it; no header or field names it): the task's `cost` in the
+ * body that carries its result (`task_get`, a postback) is the net cost, lower than the
+ * `cost` the POST answered when part of the price came back. The refund is that
+ * difference in USD, priced in CNY at the creating POST's own ratio (its
+ * `X-Svc-Charge-CNY` over its `X-Svc-Cost-USD`), rounded to 0.0001 CNY. It is recorded as
+ * its own row (`call_id` `refund:<task_id>`, method `REFUND`, negative `charge_cny`,
+ * `refund_cny` the amount, `task_id` the task) under the task's run and pipeline, once per
+ * task whatever the number of fetches. A live call needs none: its headers are already net.
+ */
+export const ledgerWriter = {
+  /** The calls of a landing group (one transaction is the caller's). */
+  async calls(wh: Warehouse, ctx: { runId: string; pipeline: string }, rows: readonly LedgerCall[]): Promise<void> {
+    if (rows.length === 0) return;
+    await runColumns(
+      wh,
+      `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id)
+       SELECT call_id, $1, $2, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), refund_cny::DECIMAL(18,6), cost_usd::DECIMAL(18,6),
+              balance_cny::DECIMAL(18,6), tasks, called_at::TIMESTAMPTZ, NULL
+       FROM (SELECT unnest($3::VARCHAR[]) AS call_id, unnest($4::VARCHAR[]) AS endpoint_id, unnest($5::VARCHAR[]) AS method, unnest($6::VARCHAR[]) AS path,
+                    unnest($7::INTEGER[]) AS http_status, unnest($8::VARCHAR[]) AS request_id, unnest($9::VARCHAR[]) AS charge_cny, unnest($10::VARCHAR[]) AS refund_cny,
+                    unnest($11::VARCHAR[]) AS cost_usd, unnest($12::VARCHAR[]) AS balance_cny, unnest($13::INTEGER[]) AS tasks, unnest($14::VARCHAR[]) AS called_at)`,
+      [
+        ctx.runId,
+        ctx.pipeline,
+        varchars(rows.map((r) => r.callId)),
+        varchars(rows.map((r) => r.endpointId)),
+        varchars(rows.map((r) => r.method)),
+        varchars(rows.map((r) => r.path)),
+        integers(rows.map((r) => r.httpStatus)),
+        varchars(rows.map((r) => r.requestId)),
+        varchars(rows.map((r) => r.chargeCny)),
+        varchars(rows.map((r) => r.refundCny)),
+        varchars(rows.map((r) => r.costUsd)),
+        varchars(rows.map((r) => r.balanceCny)),
+        integers(rows.map((r) => r.tasks)),
+        varchars(rows.map((r) => r.calledAt.toISOString())),
+      ],
+    );
+  },
+
+  /** The calls of a reindexed temp table (`reindexRaw`'s `_reindexed`) the ledger does not hold; callbacks get none. */
+  async reindexedCalls(wh: Warehouse, source: string): Promise<void> {
+    await wh.run(`
+      INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id)
+      SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), coalesce(refund_cny, '0')::DECIMAL(18,6),
+             cost_usd::DECIMAL(18,6), balance_cny::DECIMAL(18,6), coalesce(tasks_sent, 0), received_at, NULL
+      FROM ${source} WHERE NOT callback AND call_id NOT IN (SELECT call_id FROM ledger)`);
+  },
+
+  /** Refund rows of collected tasks whose net cost is below their cost when posted (see above). */
+  async refunds(wh: Warehouse, rows: readonly CollectedCost[]): Promise<void> {
+    if (rows.length === 0) return;
+    await runColumns(
+      wh,
+      `${REFUNDS_FROM('(SELECT unnest($1::VARCHAR[]) AS task_id, unnest($2::VARCHAR[])::DECIMAL(18,6) AS net_usd, unnest($3::VARCHAR[])::TIMESTAMPTZ AS seen_at)')}`,
+      [varchars(rows.map((r) => r.taskId)), varchars(rows.map((r) => r.costUsd.toFixed(6))), varchars(rows.map((r) => r.seenAt.toISOString()))],
+    );
+  },
+
+  /** Refund rows from a relation with `task_id`, `net_usd` and `seen_at` (the reindex reads them from the bodies). */
+  async refundsFrom(wh: Warehouse, relation: string): Promise<void> {
+    await wh.run(REFUNDS_FROM(relation));
+  },
+};
+
+/** The refund rows of a relation of collected costs, each task once, never twice. */
+function REFUNDS_FROM(relation: string): string {
+  return `
+    INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id)
+    SELECT 'refund:' || t.task_id, t.run_id, t.pipeline, t.endpoint_id, 'REFUND', p.path, NULL, NULL, -r.cny, r.cny, -(t.cost_usd - g.net_usd), NULL, 0, g.seen_at, t.task_id
+    FROM (SELECT * FROM ${relation} QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY seen_at) = 1) AS g
+    JOIN tasks t ON t.task_id = g.task_id
+    JOIN ledger p ON p.call_id = t.post_call_id,
+    LATERAL (SELECT round((t.cost_usd - g.net_usd) * p.charge_cny / p.cost_usd, ${REFUND_DECIMALS})::DECIMAL(18,6) AS cny) AS r
+    WHERE g.net_usd < t.cost_usd AND p.charge_cny > 0 AND p.cost_usd > 0 AND r.cny > 0
+      AND 'refund:' || t.task_id NOT IN (SELECT call_id FROM ledger)
+    QUALIFY row_number() OVER (PARTITION BY t.task_id ORDER BY t.posted_at) = 1`;
+}
