@@ -25,6 +25,7 @@ const EPILOG = `Environment:
   LOG_FORMAT       json or pretty (default: pretty on a terminal, JSON otherwise)
   PIPELINE_DUCKDB_MEMORY  DuckDB memory limit (default 4GB)
   PIPELINE_LIVE_CONCURRENCY  live calls in flight at once (default 4; the rate limits still apply)
+  PIPELINE_SANDBOX_DATE  start the built-in sandbox's clock at this date (YYYY-MM-DD or an ISO instant)
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { FAULT_PROFILES, parseFaultProfile, startSandbox, type SandboxHandle, type SandboxOptions } from '../../sandbox/index.js';
+import { clockFrom, FAULT_PROFILES, parseFaultProfile, parseSandboxDate, startSandbox, type SandboxHandle, type SandboxOptions } from '../../sandbox/index.js';
 
 interface SandboxArgs {
   port: number;
@@ -14,6 +14,7 @@ interface SandboxArgs {
   'sandbox-key'?: string;
   admin: boolean;
   'rate-limits': boolean;
+  date?: string;
 }
 
 const KEY = { live: /^svc_live_[A-Za-z0-9]{4,}$/, sandbox: /^svc_sandbox_[A-Za-z0-9]{4,}$/ };
@@ -39,6 +40,7 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): { options: SandboxOpt
       keys: [liveKey, sandboxKey],
       admin: args.admin,
       rateLimits: args['rate-limits'],
+      ...(args.date !== undefined ? { now: clockFrom(parseSandboxDate(args.date)) } : {}),
     },
   };
 }
@@ -63,6 +65,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('live-key', { type: 'string', describe: 'the svc_live_ key to accept (charged against the balance); made up and printed when omitted' })
       .option('sandbox-key', { type: 'string', describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted' })
       .option('admin', { type: 'boolean', default: false, describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)' })
+      .option('date', { type: 'string', describe: "start the emulator's clock at this date (YYYY-MM-DD, midnight UTC, or an ISO instant); it runs forward from there, so the data are that day's" })
       .option('rate-limits', { type: 'boolean', default: true, describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)" }) as Argv<SandboxArgs>,
   handler: async (args: ArgumentsCamelCase<SandboxArgs>) => {
     const { options, liveKey, sandboxKey, madeKeys } = sandboxOptionsFromArgs(args);
@@ -71,7 +74,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       `sandbox emulator listening on ${sb.url}\n` +
         (madeKeys ? `  accepted keys (made up for this run): live ${liveKey}  sandbox ${sandboxKey}\n` : '  accepting the keys given on the command line; any other key gets 401\n') +
         `  try: SVC_API_KEY=${madeKeys ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
-        `  faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
+        `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',
     );
     await new Promise<void>((resolveStop) => {
