@@ -109,6 +109,16 @@ async function commit(
       const deepestFirst = [...plan.tables].sort((a, b) => depth(b.rows) - depth(a.rows));
       // A replaced task's old rows go once, before the first batch of files inserts any.
       for (const t of deepestFirst) await clearReplaced(wh, t);
+      // Rows appended by this load have row ids from the table's row count on (deleted rows
+      // keep theirs until a checkpoint compacts them), so the per-task count below reads only
+      // the row groups this load wrote, not a year of history.
+      const firstRowId = new Map<string, number>();
+      if (countPerTask) {
+        for (const t of deepestFirst) {
+          const [r] = await wh.all<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${ident(t.name)}`);
+          firstRowId.set(t.name, Number(r?.n ?? 0));
+        }
+      }
       // The kind's files are read a batch at a time (LOAD_BATCH_BYTES of gzip, or one larger
       // file alone), so scratch space and memory are bounded by a batch however many nights
       // the selection spans (a replay reads the whole history). Each batch is inflated once
@@ -134,7 +144,9 @@ async function commit(
       if (countPerTask) {
         for (const t of deepestFirst) {
           if (t.replaceKey !== 'task_id' || !report.rows.get(t.name)) continue;
-          const counts = await wh.all<{ k: string; n: number }>(`SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`);
+          const counts = await wh.all<{ k: string; n: number }>(
+            `SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE rowid >= ${firstRowId.get(t.name) ?? 0} AND task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`,
+          );
           for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
         }
       }

@@ -29,8 +29,9 @@ describe('model tests of a nightly build (real DuckDB)', () => {
     const night = await runModels({ warehouseDir: dir, test: true });
     expect(night.builds.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'incremental', since: `cast('2025-01-06' as DATE)` });
     // Scoped: the incremental marts from the day they rebuilt from, the views with a date_key too.
-    const scoped = new Set(night.tests.filter((t) => t.test.includes(" since cast('2025-01-06' as DATE)")).map((t) => t.model));
-    expect([...scoped].sort()).toEqual(['domain_visibility_daily', 'int_serp__daily_checks', 'int_serp__domain_placements', 'rank_history', 'stg_serp__items', 'stg_serp__results']);
+    const scoped = new Set(night.tests.filter((t) => t.test.includes(' since ')).map((t) => t.model));
+    expect([...scoped].sort()).toEqual(['domain_visibility_daily', 'int_serp__daily_checks', 'int_serp__domain_placements', 'int_serp__first_seen', 'rank_history', 'stg_serp__items', 'stg_serp__results']);
+    expect(night.tests.filter((t) => t.model === 'rank_history').every((t) => t.test.endsWith(" since cast('2025-01-06' as DATE)"))).toBe(true);
     expect(night.ok).toBe(true);
     // The whole table, as `pipeline models test` reads it, has the old duplicate.
     const all = await testWarehouseModels({ warehouseDir: dir, select: ['rank_history'] });
