@@ -16,7 +16,9 @@
 -- one sort of the placements (which spills to disk) where self-joins of the whole history
 -- with itself outgrew the warehouse's 4 GB memory limit at 1,000 keywords x 365 nights.
 -- Incremental: only checks from the last built date on are rebuilt; the previous check's
--- ranks and the first-seen dates before that are read back from this table. A change of
+-- ranks are read back from this table, and the first-seen dates before that from
+-- int_serp__first_seen (a row per series and domain, not per check: reading them from this
+-- table scanned its whole history every night). A change of
 -- the tracked domains rebuilds the table in full (full_refresh_on in the sidecar).
 with
 
@@ -201,20 +203,19 @@ returning_domains as (
 ),
 
 prior_seen as (
+    -- a few rows per series (int_serp__first_seen), not the table's whole history
     select
-        h.keyword, h.location_code, h.language_code, h.device, h.engine, h.domain,
-        min(h.first_seen_date) as first_seen_date,
-    from {{ this }} as h
+        f.keyword, f.location_code, f.language_code, f.device, f.engine, f.domain,
+        f.first_seen_date,
+    from int_serp__first_seen as f
     semi join returning_domains as r
-        on r.keyword = h.keyword
-        and r.location_code = h.location_code
-        and r.language_code = h.language_code
-        and r.device = h.device
-        and r.engine = h.engine
-        and r.domain = h.domain
-    where h.check_date < {{ incremental_since }}
-      and h.is_new
-    group by all
+        on r.keyword = f.keyword
+        and r.location_code = f.location_code
+        and r.language_code = f.language_code
+        and r.device = f.device
+        and r.engine = f.engine
+        and r.domain = f.domain
+    where f.first_seen_date < {{ incremental_since }}
 ),
 {% endif %}
 

@@ -33,6 +33,7 @@ const EPILOG = `Environment:
   PIPELINE_LOCK_WAIT_SECONDS  how long to wait for warehouse.duckdb held by another process (default 60), then exit ${ExitCode.warehouseLocked}
   PIPELINE_PUBLISH_COMPACT_FILES  files a Parquet partition may hold before it is compacted into one (default 8)
   PIPELINE_SERVING_KEEP_HOURS  how long files of older serving.duckdb snapshots stay for readers still holding one (default 24)
+  PIPELINE_SANDBOX_DATE  start the built-in sandbox's clock at this date (YYYY-MM-DD or an ISO instant)
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.failure} unexpected error   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)

@@ -1,5 +1,5 @@
 import { EtlError } from '../errors.js';
-import { DEFAULT_SANDBOX_KEY, startSandbox, type SandboxHandle } from '../sandbox/index.js';
+import { clockFrom, DEFAULT_SANDBOX_KEY, parseSandboxDate, startSandbox, type SandboxHandle } from '../sandbox/index.js';
 
 export interface ServiceTarget {
   baseUrl: string;
@@ -12,13 +12,17 @@ const KEY = /^svc_(live|sandbox)_\S+$/;
 
 /**
  * Where calls go: `SVC_API_KEY` with `SVC_BASE_URL` (the real service or its sandbox
- * address), or, with no key, the built-in emulator started in-process on loopback.
+ * address), or, with no key, the built-in emulator started in-process on loopback. Its clock
+ * starts at `PIPELINE_SANDBOX_DATE` when set (`YYYY-MM-DD` or an ISO instant; see
+ * `clockFrom`), so a series of nights can be run with real date changes.
  */
 export async function resolveTarget(env: NodeJS.ProcessEnv, opts: { seed?: number; announce: (line: string) => void }): Promise<ServiceTarget> {
   const key = env.SVC_API_KEY?.trim();
   if (!key) {
-    const sandbox = await startSandbox({ seed: opts.seed, readyAfterMs: 300 });
-    opts.announce(`SVC_API_KEY is not set: using the built-in sandbox emulator at ${sandbox.url} (simulated data, nothing is charged).`);
+    const now = sandboxClock(env.PIPELINE_SANDBOX_DATE);
+    const sandbox = await startSandbox({ seed: opts.seed, readyAfterMs: 300, ...(now ? { now } : {}) });
+    const at = now ? `, its clock starting at ${now().toISOString()}` : '';
+    opts.announce(`SVC_API_KEY is not set: using the built-in sandbox emulator at ${sandbox.url}${at} (simulated data, nothing is charged).`);
     return { baseUrl: sandbox.url, apiKey: DEFAULT_SANDBOX_KEY, sandbox };
   }
   if (!KEY.test(key)) {
@@ -53,4 +57,14 @@ function refusePlainHttp(base: string, env: NodeJS.ProcessEnv): void {
     'ETL_CONFIG_INVALID',
     `SVC_BASE_URL is plain http to ${url.hostname}, which is not this machine: the API key would cross the network in clear. Use https://, or set SVC_ALLOW_PLAIN_HTTP=1 if you accept that. Nothing was sent.`,
   );
+}
+
+/** The built-in sandbox's clock for `PIPELINE_SANDBOX_DATE`, or none (real time) when unset. */
+function sandboxClock(date: string | undefined): (() => Date) | undefined {
+  if (!date?.trim()) return undefined;
+  try {
+    return clockFrom(parseSandboxDate(date));
+  } catch (err) {
+    throw new EtlError('ETL_CONFIG_INVALID', `PIPELINE_SANDBOX_DATE: ${(err as Error).message}. Unset it to run the sandbox on today's date.`);
+  }
 }

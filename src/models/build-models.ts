@@ -15,6 +15,8 @@ export interface ModelBuildResult {
   mode?: 'full' | 'incremental';
   /** Rows in the relation after the build (tables), or rows written (incremental). */
   rows?: number;
+  /** For an incremental build: the SQL literal of the key value its rows were rebuilt from (the night's rows are those from it on). */
+  since?: string;
   ms: number;
   message?: string;
 }
@@ -55,7 +57,7 @@ async function lastBuiltLiteral(wh: Warehouse, table: string, key: string): Prom
   return `cast('${row.v.replace(/'/g, "''")}' as ${row.t})`;
 }
 
-async function materialize(wh: Warehouse, m: Model, relations: Map<string, string>, fullRefresh: boolean, cache: FingerprintCache): Promise<Pick<ModelBuildResult, 'mode' | 'rows' | 'message'>> {
+async function materialize(wh: Warehouse, m: Model, relations: Map<string, string>, fullRefresh: boolean, cache: FingerprintCache): Promise<Pick<ModelBuildResult, 'mode' | 'rows' | 'message' | 'since'>> {
   const name = ident(m.name);
   const existing = relations.get(m.name.toLowerCase());
   if (existing === 'view' && m.materialized !== 'view') await wh.run(`drop view ${name}`);
@@ -92,7 +94,7 @@ async function materialize(wh: Warehouse, m: Model, relations: Map<string, strin
         const rows = await countRows(wh, `__new_${m.name}`);
         await wh.run(`drop table ${temp}`);
         await saveFingerprint(wh, m.name, fingerprint);
-        return { mode: 'incremental' as const, rows };
+        return { mode: 'incremental' as const, rows, since };
       });
     }
   }

@@ -4,7 +4,7 @@ import type { Model } from './model.js';
 import { buildModels, type ModelBuildResult } from './build-models.js';
 import { discoverModels } from './discover-models.js';
 import { withUpstream } from './order-models.js';
-import { testModels, type ModelTestResult } from './test-models.js';
+import { nightScopes, testModels, type ModelTestResult } from './test-models.js';
 
 /** The `sql/` folder shipped with the tool, so `pipeline models` works from any directory. */
 export const DEFAULT_SQL_DIR = fileURLToPath(new URL('../../sql', import.meta.url));
@@ -29,7 +29,9 @@ export interface RunModelsResult {
 
 /**
  * Discovers, builds and (optionally) tests the models against one warehouse: what
- * `pipeline models run` does, and what a `pipeline run` calls after loading.
+ * `pipeline models run` does, and what a `pipeline run` calls after loading. After an
+ * incremental build the tests read only the rows the build touched (see `nightScopes`);
+ * `pipeline models test` (testWarehouseModels) reads every row.
  */
 export async function runModels(opts: RunModelsOptions): Promise<RunModelsResult> {
   const models = await discoverModels(opts.sqlDir ?? DEFAULT_SQL_DIR);
@@ -48,7 +50,8 @@ export async function buildAndTestModels(
 ): Promise<RunModelsResult> {
   const builds = await buildModels(wh, models, { fullRefresh: opts.fullRefresh, only: opts.only, onModel: opts.onModel });
   const built = new Set(builds.filter((b) => b.status === 'built').map((b) => b.name));
-  const tests = opts.test ? await testModels(wh, models.filter((m) => built.has(m.name))) : [];
+  // A night's tests read the night's rows (nightScopes); a full rebuild tests every row.
+  const tests = opts.test ? await testModels(wh, models.filter((m) => built.has(m.name)), { scopes: nightScopes(models, builds) }) : [];
   // A warned test (a SERP item type never seen before, its rows kept) is not a failure.
   const ok = builds.every((b) => b.status !== 'failed') && tests.every((t) => t.status !== 'failed' && t.status !== 'error');
   return { builds, tests, ok };

@@ -48,6 +48,13 @@ export const sidecarSchema = z
       })
       .strict()
       .optional(),
+    date_key: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'date column of a view or table whose rows come from nightly loads (e.g. check_date): after a build whose incremental models all built incrementally, its tests read only rows from the earliest rebuilt date on, as the incremental models\' own tests do; a full rebuild and `pipeline models test` test every row',
+      ),
     sources: z
       .record(z.string(), z.array(z.string().min(1)))
       .optional()

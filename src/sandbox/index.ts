@@ -15,6 +15,7 @@ import { TaskStore } from './task-store.js';
 import { UsageLedger } from './usage.js';
 import type { SandboxWorld } from './world.js';
 
+export { clockFrom, parseSandboxDate } from './clock.js';
 export { SAMPLE_TASK_ID } from './handlers/task-get.js';
 export { serpTaskPriceUnits } from './pricing.js';
 export type { SandboxLogEntry } from './server.js';

@@ -84,7 +84,7 @@ export const ledgerWriter = {
       INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id)
       SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), coalesce(refund_cny, '0')::DECIMAL(18,6),
              cost_usd::DECIMAL(18,6), balance_cny::DECIMAL(18,6), coalesce(tasks_sent, 0), received_at, NULL
-      FROM ${source} WHERE NOT callback AND call_id NOT IN (SELECT call_id FROM ledger)`);
+      FROM ${source} WHERE NOT callback AND call_id NOT IN (SELECT call_id FROM ledger WHERE call_id IN (SELECT call_id FROM ${source}))`);
   },
 
   /** Refund rows of collected tasks whose net cost is below their cost when posted (see above). */

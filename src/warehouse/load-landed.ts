@@ -1,4 +1,6 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { byteBatches } from './byte-batches.js';
 import { ident, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
@@ -40,12 +42,15 @@ interface Landed {
  * selection's rows, any new columns, and `alsoInTransaction` (the tasks' collected
  * marks) commit together. Rows are keyed by task id (by call id for `/v1`), and a task's
  * old rows are replaced, so loading the same body twice changes nothing; when a task was
- * fetched more than once, its newest response wins.
+ * fetched more than once, its newest response wins. A kind's files are read
+ * `o.batchBytes` of gzip at a time (default 128 MiB; one larger file alone), so scratch
+ * space and memory are bounded by a batch, not by the selection.
  */
 export async function loadLanded(
   wh: Warehouse,
   sel: LoadSelection,
   alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
+  o: { batchBytes?: number } = {},
 ): Promise<LoadReport> {
   const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [] };
   await wh.flushIndex();
@@ -72,7 +77,7 @@ export async function loadLanded(
   }
   await pickNewest(wh);
   try {
-    await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction);
+    await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction, o.batchBytes ?? LOAD_BATCH_BYTES);
   } catch (err) {
     // A raw file the load cannot read (torn gzip, bytes that are not NDJSON) fails the whole
     // batch: find such files, report them, and load the others.
@@ -83,7 +88,7 @@ export async function loadLanded(
     report.perTask.clear();
     report.added.length = 0;
     const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
-    await commit(wh, good, 'taskIds' in sel, report, alsoInTransaction);
+    await commit(wh, good, 'taskIds' in sel, report, alsoInTransaction, o.batchBytes ?? LOAD_BATCH_BYTES);
   }
   return report;
 }
@@ -94,37 +99,64 @@ async function commit(
   countPerTask: boolean,
   report: LoadReport,
   alsoInTransaction: (report: LoadReport) => Promise<void>,
+  batchBytes: number,
 ): Promise<void> {
   await wh.transaction(async () => {
     for (const { plan, files, filter } of work) {
       await applySchema(wh, plan, report);
-      // The kind's files are inflated once (inflate.ts) into a plain NDJSON scratch file that
-      // each table then reads with only the fields it needs: one gunzip instead of one per
-      // table, and a file DuckDB splits across its threads. Why, and what was measured and
-      // rejected: docs/warehouse.md, "Load path, and why".
-      const plain = scratchFile(wh.dir);
-      try {
-        await inflate(files.map((f) => join(wh.dir, f)), plain);
-        // Deepest rows first (items before their results): the largest read then starts from
-        // a clean slate, about 40 MB less peak RSS for SERP than the other order.
-        const deepestFirst = [...plan.tables].sort((a, b) => depth(b.rows) - depth(a.rows));
+      // Deepest rows first (items before their results): the largest read then starts from
+      // a clean slate, about 40 MB less peak RSS for SERP than the other order.
+      const deepestFirst = [...plan.tables].sort((a, b) => depth(b.rows) - depth(a.rows));
+      // A replaced task's old rows go once, before the first batch of files inserts any.
+      for (const t of deepestFirst) await clearReplaced(wh, t);
+      // Rows appended by this load have row ids from the table's row count on (deleted rows
+      // keep theirs until a checkpoint compacts them), so the per-task count below reads only
+      // the row groups this load wrote, not a year of history.
+      const firstRowId = new Map<string, number>();
+      if (countPerTask) {
         for (const t of deepestFirst) {
-          const bodyType = envelopeType([t]).replaceAll("'", "''");
-          const source = `read_json(${listOf([plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited')`;
-          const n = await loadTable(wh, t, source, filter);
-          report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
-          if (countPerTask && t.replaceKey === 'task_id' && n > 0) {
-            const counts = await wh.all<{ k: string; n: number }>(`SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`);
-            for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
-          }
+          const [r] = await wh.all<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${ident(t.name)}`);
+          firstRowId.set(t.name, Number(r?.n ?? 0));
         }
-      } finally {
-        await removeInflated(plain);
+      }
+      // The kind's files are read a batch at a time (LOAD_BATCH_BYTES of gzip, or one larger
+      // file alone), so scratch space and memory are bounded by a batch however many nights
+      // the selection spans (a replay reads the whole history). Each batch is inflated once
+      // (inflate.ts) into a plain NDJSON scratch file that each table then reads with only
+      // the fields it needs: one gunzip instead of one per table, and a file DuckDB splits
+      // across its threads. Why, and what was measured and rejected: docs/warehouse.md,
+      // "Load path, and why".
+      const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
+      for (const batch of byteBatches(sized, batchBytes)) {
+        const plain = scratchFile(wh.dir);
+        try {
+          await inflate(batch.map(({ f }) => join(wh.dir, f)), plain);
+          for (const t of deepestFirst) {
+            const bodyType = envelopeType([t]).replaceAll("'", "''");
+            const source = `read_json(${listOf([plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited')`;
+            const n = await insertRows(wh, t, source, filter);
+            report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
+          }
+        } finally {
+          await removeInflated(plain);
+        }
+      }
+      if (countPerTask) {
+        for (const t of deepestFirst) {
+          if (t.replaceKey !== 'task_id' || !report.rows.get(t.name)) continue;
+          const counts = await wh.all<{ k: string; n: number }>(
+            `SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE rowid >= ${firstRowId.get(t.name) ?? 0} AND task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`,
+          );
+          for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
+        }
       }
     }
     await alsoInTransaction(report);
   });
 }
+
+/** Gzip bytes of landed files inflated and read together by a load (about 1.5 GB of plain SERP NDJSON). */
+const LOAD_BATCH_BYTES = 128 << 20;
 
 function depth(rows: string): number {
   return rows.split('[]').length - 1;
@@ -208,14 +240,19 @@ async function applySchema(wh: Warehouse, plan: KindPlan, report: LoadReport): P
   for (const { table, column } of plan.added) report.added.push({ table, column: column.name, kind: column.kind });
 }
 
-async function loadTable(wh: Warehouse, t: TablePlan, source: string, filter: boolean): Promise<number> {
+/** Deletes the rows of the selection's tasks (or calls) already in the table, when there are any: a first load is a plain insert. */
+async function clearReplaced(wh: Warehouse, t: TablePlan): Promise<void> {
   const key = ident(t.replaceKey);
   const keys = t.replaceKey === 'task_id' ? `SELECT task_id FROM _pick` : `SELECT call_id FROM _sel`;
   const present = await wh.all(`SELECT 1 FROM ${ident(t.name)} WHERE ${key} IN (${keys}) LIMIT 1`);
   if (present.length > 0) {
+    // The partitions those rows sit in are republished (src/warehouse/publish).
     await markReplaced(wh, t, `${key} IN (${keys})`);
     await wh.run(`DELETE FROM ${ident(t.name)} WHERE ${key} IN (${keys})`);
   }
+}
+
+async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: boolean): Promise<number> {
   const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' });
   try {
     return await insertMarked(wh, t, sql);

@@ -11,10 +11,13 @@ import type { Warehouse } from './warehouse.js';
  * tables of the chosen kinds are emptied and every landed response of those kinds is
  * loaded again (the newest response of each task wins, as in a normal load). With a
  * table, the whole kind it belongs to is rebuilt, since its tables share keys. Landed files
- * missing from the raw index (a lost or older database) are indexed first.
+ * missing from the raw index (a lost or older database) are indexed first. Both steps read
+ * the files a batch at a time (`o.batchBytes` of gzip; see `reindexRaw` and `loadLanded`),
+ * so a replay of a year needs the memory and scratch space of a batch, not of the year.
  */
-export async function replay(wh: Warehouse, o: { table?: string } = {}): Promise<LoadReport & { kinds: string[]; reindexed: number }> {
-  const reindexed = await reindexRaw(wh);
+export async function replay(wh: Warehouse, o: { table?: string; batchBytes?: number } = {}): Promise<LoadReport & { kinds: string[]; reindexed: number }> {
+  const batch = o.batchBytes === undefined ? {} : { batchBytes: o.batchBytes };
+  const reindexed = await reindexRaw(wh, undefined, batch);
   const landedKinds = (await wh.all<{ kind: string }>(`SELECT DISTINCT kind FROM raw_responses WHERE kind NOT IN ('${CALLS_KIND}', '${MALFORMED_KIND}') ORDER BY kind`)).map((r) => r.kind);
   let kinds = landedKinds;
   if (o.table) {
@@ -25,7 +28,7 @@ export async function replay(wh: Warehouse, o: { table?: string } = {}): Promise
   for (const kind of kinds) {
     for (const t of await tablesOfKind(wh, kind)) await wh.run(`DELETE FROM ${ident(t)}`);
   }
-  const report = await loadLanded(wh, { all: true, kinds });
+  const report = await loadLanded(wh, { all: true, kinds }, undefined, batch);
   return { ...report, kinds, reindexed };
 }
 

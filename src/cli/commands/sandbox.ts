@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { checkOptions, num, parsedBy } from '../option-checks.js';
-import { FAULT_PROFILES, parseFaultProfile, startSandbox, type SandboxHandle, type SandboxOptions } from '../../sandbox/index.js';
+import { clockFrom, FAULT_PROFILES, parseFaultProfile, parseSandboxDate, startSandbox, type SandboxHandle, type SandboxOptions } from '../../sandbox/index.js';
 
 interface SandboxArgs {
   port: number;
@@ -16,6 +16,7 @@ interface SandboxArgs {
   admin: boolean;
   'rate-limits': boolean;
   drift?: number;
+  date?: string;
 }
 
 /** The spec gives `<key>` no length or alphabet: anything but spaces after the prefix. */
@@ -43,6 +44,7 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): { options: SandboxOpt
       admin: args.admin,
       rateLimits: args['rate-limits'],
       ...(args.drift === undefined ? {} : { drift: args.drift }),
+      ...(args.date !== undefined ? { now: clockFrom(parseSandboxDate(args.date)) } : {}),
     },
   };
 }
@@ -67,6 +69,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('live-key', { type: 'string', describe: 'the svc_live_ key to accept (charged against the balance); made up and printed when omitted' })
       .option('sandbox-key', { type: 'string', describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted' })
       .option('admin', { type: 'boolean', default: false, describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)' })
+      .option('date', { type: 'string', describe: "start the emulator's clock at this date (YYYY-MM-DD, midnight UTC, or an ISO instant); it runs forward from there, so the data are that day's" })
       .option('drift', { type: 'number', default: 0.05, describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms' })
       .option('rate-limits', { type: 'boolean', default: true, describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)" })
       .check(
@@ -79,6 +82,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
           faults: parsedBy(parseFaultProfile, `a profile (${Object.keys(FAULT_PROFILES).join(', ')}) or field=rate pairs`),
           'time-scale': num({ above: 0 }),
           drift: num({ min: 0, max: 1 }),
+          date: parsedBy(parseSandboxDate, 'a date YYYY-MM-DD (midnight UTC) or an ISO instant'),
           // The spec: a key of any length after its prefix is a key.
           'live-key': (v) => (/^svc_live_\S+$/.test(String(v)) ? undefined : 'a key starting svc_live_ followed by at least one character'),
           'sandbox-key': (v) => (/^svc_sandbox_\S+$/.test(String(v)) ? undefined : 'a key starting svc_sandbox_ followed by at least one character'),
@@ -91,7 +95,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       `sandbox emulator listening on ${sb.url}\n` +
         (madeKeys ? `  accepted keys (made up for this run): live ${liveKey}  sandbox ${sandboxKey}\n` : '  accepting the keys given on the command line; any other key gets 401\n') +
         `  try: SVC_API_KEY=${madeKeys ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
-        `  faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
+        `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',
     );
     await new Promise<void>((resolveStop) => {

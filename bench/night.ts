@@ -1,0 +1,211 @@
+// `npx tsx bench/night.ts [--keywords 1000] [--nights 365] [--depth 100]`: what the 366th night costs against the first.
+//   warehouse.night_growth_ratio  wall time of one night of a SERP pipeline (pull; the emulator started with
+//                                 `pipeline sandbox --date D --time-scale 60`, the run with the same time scale) on a
+//                                 warehouse already holding `--nights` such nights, over the same night on an empty
+//                                 warehouse (target <= 1.2). Each night is `node bin/pipeline.mjs run` in a child
+//                                 process, so it measures the whole run as users get it: settle, post, collect, load,
+//                                 models and their tests, publish.
+//   warehouse.night_rss_ratio     peak RSS of the same two runs (/usr/bin/time -v, else /proc/<pid>/status VmHWM)
+//   warehouse.publish_s           the publishing step of the night on the history, and the files it wrote: from the
+//                                 run's --json summary when it reports one (`publish`), else the Parquet files the
+//                                 night wrote, timed apart by `pipeline export` of the tables the night touched
+// The history: one real night on the emulator (date D - nights), copied in SQL to the nights after it (data dates move
+// forward a day a copy, call and run times likewise, ids get a suffix), then `pipeline models run` and `pipeline export`,
+// so every table and mart the run publishes holds the whole history before the measured night (date D). The empty
+// warehouse runs the same night on a fresh emulator at the same date, so both nights fetch the same data.
+// Figures, not assertions. CPU seconds (user + system of the run's process) are printed beside wall times: the machine
+// is shared, and CPU is less disturbed by the load.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import os, { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Warehouse } from '../src/warehouse/index.js';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : dflt);
+const KEYWORDS = opt('keywords', 1000);
+const NIGHTS = opt('nights', 365);
+const DEPTH = opt('depth', 100);
+const SCALE = 60;
+const NIGHT = new Date('2026-01-01T00:00:00Z');
+const day = (d: Date, n: number) => new Date(d.getTime() + n * 86_400_000).toISOString().slice(0, 10);
+const BIN = resolve('bin/pipeline.mjs');
+const KEY = 'svc_sandbox_nightbench1';
+
+function pipelineYaml(): string {
+  const keywords = Array.from({ length: KEYWORDS }, (_, i) => `      - keyword ${i} running shoes`);
+  return ['name: nightly', 'jobs:', '  - kind: serp', '    name: ranks', `    depth: ${DEPTH}`, '    locations: [2840]', '    collect: pull', '    track_domains: [site1.com, site2.com]', '    keywords:', ...keywords, ''].join('\n');
+}
+
+/** `pipeline sandbox --date D --time-scale 60` in a child process, until `stop()`. */
+async function sandbox(date: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--date', date, '--time-scale', String(SCALE), '--sandbox-key', KEY, '--live-key', 'svc_live_nightbench1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const url = await new Promise<string>((ok, fail) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m && err.includes('Ctrl-C')) ok(m[1]!);
+    });
+    child.once('exit', (code) => fail(new Error(`pipeline sandbox exited with ${code}: ${err}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+interface Measured { secs: number; cpuSecs: number; rssMb: number; stdout: string; stderr: string; code: number }
+
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+/** Runs `node bin/pipeline.mjs ...args` and measures its wall time, CPU and peak RSS. */
+async function measure(args: string[], env: NodeJS.ProcessEnv): Promise<Measured> {
+  const cmd = TIME ? [TIME, '-f', '@@time %e %U %S %M', process.execPath, BIN, ...args] : [process.execPath, BIN, ...args];
+  const t0 = performance.now();
+  const child = spawn(cmd[0]!, cmd.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  // Without /usr/bin/time: the child's own high-water mark, read while it runs.
+  let hwm = 0;
+  const poll = TIME ? undefined : setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (m) hwm = Math.max(hwm, Number(m[1]));
+    } catch { /* gone */ }
+  }, 50);
+  const code = await new Promise<number>((ok) => child.once('exit', (c) => ok(c ?? 1)));
+  if (poll) clearInterval(poll);
+  const secs = (performance.now() - t0) / 1000;
+  const t = /@@time (\S+) (\S+) (\S+) (\d+)/.exec(stderr);
+  return { secs, cpuSecs: t ? Number(t[2]) + Number(t[3]) : Number.NaN, rssMb: (t ? Number(t[4]) : hwm) / 1024, stdout, stderr: stderr.replace(/@@time.*\n?/, ''), code };
+}
+
+function envFor(url: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_API_KEY: KEY, SVC_SANDBOX_URL: url, LOG_LEVEL: 'warn' };
+  delete env.SVC_BASE_URL;
+  delete env.PIPELINE_SANDBOX_DATE;
+  return env;
+}
+
+/** One night of the pipeline on `warehouse` against a fresh emulator at `date`. */
+async function night(file: string, warehouse: string, date: string): Promise<Measured & { summary: Record<string, unknown> }> {
+  const sb = await sandbox(date);
+  try {
+    const r = await measure(['run', file, '--warehouse', warehouse, '--json', '--time-scale', String(SCALE), '--poll-interval', '0.25', '--new-run'], envFor(sb.url));
+    if (r.code !== 0) throw new Error(`the night on ${warehouse} exited with ${r.code}: ${r.stderr.slice(-2000)}`);
+    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    return { ...r, summary };
+  } finally {
+    sb.stop();
+  }
+}
+
+const SUFFIXED = new Set(['task_id', 'call_id', 'run_id', 'tag', 'request_id']);
+
+/**
+ * Copies the rows of the first night (run `runId`) to nights 1 .. nights-1 after it: data dates (DATE columns) a day
+ * later per copy, call and run times (timestamps) likewise, ids suffixed. Tables: the state tables and the SERP tables,
+ * the rows of that run only (by run_id, or by task for tables keyed by task).
+ */
+async function copyNights(dir: string, runId: string, nights: number): Promise<void> {
+  const wh = await Warehouse.open(dir);
+  try {
+    const tables = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses', 'serp_results', 'serp_items'];
+    const present = new Set((await wh.all<{ t: string }>(`SELECT table_name AS t FROM duckdb_tables()`)).map((r) => r.t));
+    // The night's tasks, for the tables without a run_id (serp_items), taken before any row is moved.
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _night_tasks AS SELECT DISTINCT task_id FROM serp_results WHERE run_id = '${runId}'`);
+    for (const t of tables.filter((x) => present.has(x))) {
+      const cols = await wh.all<{ name: string; type: string }>(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [t]);
+      const names = new Set(cols.map((c) => c.name));
+      const shifted = (shift: string) =>
+        cols.map((c) => {
+          const id = `"${c.name}"`;
+          if (c.type === 'DATE') return `${id} + (i)::INTEGER AS ${id}`;
+          if (c.type.startsWith('TIMESTAMP')) return `${id} + to_days((${shift})::INTEGER) AS ${id}`;
+          if (SUFFIXED.has(c.name) && c.type === 'VARCHAR') return `${id} || '-h' || i AS ${id}`;
+          if (c.name === 'task_ids') return `list_transform(${id}, x -> x || '-h' || i) AS ${id}`;
+          return id;
+        }).join(', ');
+      const mine = names.has('run_id') ? `run_id = '${runId}'` : `task_id IN (SELECT task_id FROM _night_tasks)`;
+      await wh.run(`CREATE OR REPLACE TEMP TABLE _night AS SELECT * FROM "${t}" WHERE ${mine}`);
+      // A month of copies a statement, in date order (zone maps stay tight, as nightly loads leave them).
+      for (let from = 0; from < nights; from += 30) {
+        const to = Math.min(nights, from + 30);
+        await wh.run(`INSERT INTO "${t}" SELECT ${shifted(`i - ${nights}`)} FROM range(${from}, ${to}) r(i), _night ORDER BY i`);
+      }
+      await wh.run(`DELETE FROM "${t}" WHERE ${mine}`);
+    }
+    await wh.run('CHECKPOINT');
+  } finally {
+    wh.close();
+  }
+}
+
+async function filesUnder(dir: string, since = 0): Promise<number> {
+  let n = 0;
+  for (const f of await readdir(dir, { recursive: true }).catch(() => [] as string[])) {
+    if (!f.endsWith('.parquet')) continue;
+    if ((await stat(join(dir, f))).mtimeMs >= since) n++;
+  }
+  return n;
+}
+
+async function tablesIn(dir: string): Promise<string[]> {
+  return (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+}
+
+const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-night-'));
+try {
+  const file = join(root, 'nightly.yaml');
+  await writeFile(file, pipelineYaml());
+  const history = join(root, 'history');
+  const empty = join(root, 'empty');
+  await mkdir(empty);
+  const t0 = performance.now();
+  // The first night of the history, for real, then copied to the others in SQL.
+  const first = await night(file, history, day(NIGHT, -NIGHTS));
+  await copyNights(history, String(first.summary.runId), NIGHTS);
+  const models = spawnSync(process.execPath, [BIN, 'models', 'run', '--warehouse', history, '--no-test'], { encoding: 'utf8' });
+  if (models.status !== 0) throw new Error(`pipeline models run failed: ${models.stderr}`);
+  const exported = spawnSync(process.execPath, [BIN, 'export', '--warehouse', history], { encoding: 'utf8' });
+  if (exported.status !== 0) throw new Error(`pipeline export failed: ${exported.stderr}`);
+  const wh = await Warehouse.open(history);
+  const [h] = await wh.all<{ nights: number; items: number; rh: number | null }>(
+    `SELECT (SELECT count(DISTINCT check_date) FROM serp_results)::INT AS nights, (SELECT count(*) FROM serp_items)::INT AS items,
+            (SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rank_history')::INT AS rh`);
+  const marts = (await wh.all<{ t: string }>(`SELECT table_name AS t FROM duckdb_tables() WHERE table_name IN ('rank_history', 'domain_visibility_daily', 'spend_daily', 'search_volume_trends') ORDER BY 1`)).map((r) => r.t);
+  wh.close();
+  const published = await tablesIn(join(history, 'parquet'));
+  const setupS = (performance.now() - t0) / 1000;
+
+  // The measured nights, the empty warehouse first, at the same date.
+  const a = await night(file, empty, day(NIGHT, 0));
+  const startedHistory = Date.now();
+  const b = await night(file, history, day(NIGHT, 0));
+  const written = await filesUnder(join(history, 'parquet'), startedHistory);
+
+  // Publishing: from the summary when the run reports it, else the end-of-run export timed apart.
+  const pub = b.summary.publish as { ms?: number; seconds?: number; files?: number } | undefined;
+  let publish: string;
+  if (pub && (pub.ms !== undefined || pub.seconds !== undefined)) {
+    publish = `${(pub.seconds ?? pub.ms! / 1000).toFixed(2)} (${pub.files ?? written} files; from the run's summary)`;
+  } else {
+    const tables = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses', 'serp_results', 'serp_items'];
+    const e = await measure(['export', '--warehouse', history, '--table', ...tables], { ...process.env });
+    publish = `${e.secs.toFixed(2)} (the run reports no publish step: its end-of-run export of ${tables.length} tables timed apart with \`pipeline export --table\`; the night wrote ${written} Parquet files)`;
+  }
+
+  const fmt = (m: Measured) => `${m.secs.toFixed(2).padStart(7)} s  cpu ${m.cpuSecs.toFixed(1).padStart(6)} s  peak RSS ${Math.round(m.rssMb)} MB`;
+  console.log(`one night of ${KEYWORDS.toLocaleString('en-US')} keywords at depth ${DEPTH} (pull, emulator time scale ${SCALE}x), Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(`  history: ${h!.nights} nights, ${h!.items.toLocaleString('en-US')} serp_items rows; marts ${marts.join(', ') || 'none'}; published tables ${published.join(', ')} (set up in ${setupS.toFixed(0)} s)`);
+  console.log(`  empty warehouse        ${fmt(a)}`);
+  console.log(`  on ${String(NIGHTS).padStart(3)} nights of history ${fmt(b)}`);
+  console.log(`warehouse.night_growth_ratio ${(b.secs / a.secs).toFixed(2)} (cpu ${(b.cpuSecs / a.cpuSecs).toFixed(2)})`);
+  console.log(`warehouse.night_rss_ratio ${(b.rssMb / a.rssMb).toFixed(2)}`);
+  console.log(`warehouse.publish_s ${publish}`);
+} finally {
+  if (!process.env.BENCH_KEEP) await rm(root, { recursive: true, force: true });
+  else console.log(root);
+}

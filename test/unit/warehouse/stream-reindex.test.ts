@@ -1,0 +1,137 @@
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compactRaw, loadLanded, reindexRaw, replay, type Warehouse } from '../../../src/warehouse/index.js';
+import { byteBatches } from '../../../src/warehouse/byte-batches.js';
+import { compactFixture, land, response, tempWarehouse } from './helpers.js';
+
+// Reindexing, replaying and loading read the landed files a batch at a time (memory bounded by
+// a batch, not by a night or a history). These tests shrink the batch to a byte, so every file
+// is its own batch, and check that the index, the ledger and the typed tables come out as a
+// single read of everything gives them.
+
+const taskId = (i: number) => `11111111-2222-4333-8444-${String(i).padStart(12, '0')}`;
+const serpPath = (i: number) => `/v3/serp/engA/organic/task_get/advanced/${taskId(i)}`;
+
+async function serpBody(i: number, items?: number): Promise<string> {
+  const env = JSON.parse(await compactFixture('serp.task_get.advanced.small.json'));
+  env.tasks[0].id = taskId(i);
+  env.tasks[0].data.keyword = `keyword ${i}`;
+  if (items !== undefined) env.tasks[0].result[0].items = env.tasks[0].result[0].items.slice(0, items);
+  return JSON.stringify(env);
+}
+
+/** Lands `n` SERP task_get bodies (one file each), a free tasks_ready, a charged POST and a body that is not JSON; loads them. */
+async function night(wh: Warehouse, n: number): Promise<string[]> {
+  const responses = [];
+  for (let i = 0; i < n; i++) {
+    responses.push(response(serpPath(i), await serpBody(i), { receivedAt: new Date(Date.UTC(2026, 10, 20, 9, 0, i)) }));
+  }
+  responses.push(response('/v3/serp/engA/organic/tasks_ready', '{"status_code":20000,"tasks":[]}'));
+  responses.push(response('/v3/serp/engA/organic/task_post', '{"status_code":20000,"tasks":[]}', { method: 'POST', tasksSent: 3, charge: { requestId: 'req-post', chargeCny: '0.0129', costUsd: '0.0018', balanceCny: '99.5' } }));
+  responses.push(response(serpPath(n), 'not json at all'));
+  const ids = await land(wh, ...responses);
+  await loadLanded(wh, { callIds: ids });
+  return ids;
+}
+
+interface State { index: unknown[]; ledger: unknown[]; results: unknown[]; items: unknown[] }
+
+async function state(wh: Warehouse): Promise<State> {
+  return {
+    index: await wh.all(`SELECT call_id, run_id, endpoint_id, path, http_status, request_id, kind, parsed, task_ids, shape, file, received_at::VARCHAR AS at FROM raw_responses ORDER BY call_id`),
+    ledger: await wh.all(`SELECT * EXCLUDE (called_at), called_at::VARCHAR AS at FROM ledger ORDER BY call_id`),
+    results: await wh.all(`SELECT * FROM serp_results ORDER BY ALL`),
+    items: await wh.all(`SELECT * FROM serp_items ORDER BY ALL`),
+  };
+}
+
+/** The database loses its index, ledger and typed rows; only the raw files are left. */
+async function loseDatabase(wh: Warehouse): Promise<void> {
+  for (const t of ['raw_responses', 'ledger', 'serp_results', 'serp_items']) await wh.run(`DELETE FROM ${t}`);
+}
+
+describe('reindex, replay and load, a batch of files at a time (real DuckDB in a temp folder)', () => {
+  let wh: Warehouse;
+  let dir: string;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, dir, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  it('batches files in order up to a byte budget, a larger file alone', () => {
+    const xs = [5, 5, 20, 1, 1, 1, 9].map((size, i) => ({ i, size }));
+    expect(byteBatches(xs, 10).map((b) => b.map((x) => x.i))).toEqual([[0, 1], [2], [3, 4, 5], [6]]);
+    expect(byteBatches([], 10)).toEqual([]);
+  });
+
+  it('replay over many files, one per batch or several, rebuilds the same index, ledger and tables', async () => {
+    await night(wh, 12);
+    const before = await state(wh);
+    expect((before.items as unknown[]).length).toBe(36);
+    for (const batchBytes of [1, 4000, 1 << 30]) {
+      await loseDatabase(wh);
+      const report = await replay(wh, { batchBytes });
+      expect(report.reindexed).toBe(15);
+      expect(await state(wh)).toEqual(before);
+    }
+  });
+
+  it('keeps the newest response of a task fetched twice when its two bodies are read in different batches', async () => {
+    await night(wh, 3);
+    const newer = await land(wh, response(serpPath(1), await serpBody(1, 1), { receivedAt: new Date('2026-11-21T09:00:00Z') }));
+    await loadLanded(wh, { callIds: newer });
+    const before = await state(wh);
+    const [one] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM serp_items WHERE task_id = $1`, [taskId(1)]);
+    expect(one!.n).toBe(1);
+    await loseDatabase(wh);
+    await replay(wh, { batchBytes: 1 });
+    expect(await state(wh)).toEqual(before);
+  });
+
+  it('a load reading its files in several batches replaces a reloaded task once and counts its rows', async () => {
+    const ids = await night(wh, 6);
+    const before = await state(wh);
+    const report = await loadLanded(wh, { taskIds: [0, 1, 2, 3, 4, 5].map(taskId) }, undefined, { batchBytes: 1 });
+    expect(report.rows).toEqual(new Map([['serp_items', 18], ['serp_results', 6]]));
+    expect(report.perTask.get(taskId(4))).toBe(4);
+    expect(await state(wh)).toEqual(before);
+    expect(ids).toHaveLength(9);
+  });
+
+  it('counts a body found in two files once (a segment written by a compaction killed before it re-pointed the index)', async () => {
+    await night(wh, 4);
+    const before = await state(wh);
+    // What compactRaw writes before it updates the index: the small files, end to end, as a segment.
+    const day = join(dir, 'raw', '2026-11-20');
+    const small = (await readdir(day)).filter((f) => f.startsWith('serp--')).sort();
+    expect(small).toHaveLength(4);
+    const bytes = await Promise.all(small.map((f) => readFile(join(day, f))));
+    await writeFile(join(day, 'serp--run-1.seg-00000000.ndjson.gz'), Buffer.concat(bytes));
+    for (const batchBytes of [1, 1 << 30]) {
+      await loseDatabase(wh);
+      await replay(wh, { batchBytes });
+      const after = await state(wh);
+      // Each body counts once: the same calls, ledger rows and typed rows; the index names the first file by name.
+      expect((after.index as { call_id: string }[]).map((r) => r.call_id)).toEqual((before.index as { call_id: string }[]).map((r) => r.call_id));
+      expect(after.ledger).toEqual(before.ledger);
+      expect(after.items).toEqual(before.items);
+      expect(after.results).toEqual(before.results);
+    }
+  });
+
+  it('indexes only the files the index does not name, and a second reindex adds nothing', async () => {
+    await night(wh, 5);
+    const before = await state(wh);
+    await compactRaw(wh);
+    const compacted = await state(wh);
+    expect(compacted.ledger).toEqual(before.ledger);
+    // A night landed after the index was lost in part: its files are the only ones read.
+    const day = join(dir, 'raw', '2026-11-20');
+    const seg = (await readdir(day)).find((f) => f.includes('.seg-'))!;
+    await copyFile(join(day, seg), join(day, seg.replace('.seg-', '.seg-copy-')));
+    await wh.run(`DELETE FROM raw_responses WHERE kind = 'serp'`);
+    expect(await reindexRaw(wh, undefined, { batchBytes: 1 })).toBe(5);
+    expect(await reindexRaw(wh, undefined, { batchBytes: 1 })).toBe(0);
+    expect(await state(wh)).toEqual(compacted);
+  });
+});
