@@ -20,7 +20,7 @@ describe('model tests of a nightly build (real DuckDB)', () => {
     await withWarehouse(dir, (wh) => writeSyntheticHistory(wh, shape));
     const full = await runModels({ warehouseDir: dir, test: true });
     expect(full.ok).toBe(true);
-    expect(full.tests.filter((t) => t.test.includes(' since '))).toEqual([]);
+    expect(full.tests.filter((t) => t.test.includes(' since cast('))).toEqual([]);
 
     // A row the night does not touch breaks a test: an old day of rank_history gets a duplicate.
     await withWarehouse(dir, async (wh) => {
@@ -30,7 +30,7 @@ describe('model tests of a nightly build (real DuckDB)', () => {
     const night = await runModels({ warehouseDir: dir, test: true });
     expect(night.builds.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'incremental', since: `cast('2025-01-06' as DATE)` });
     // Scoped: the incremental marts from the day they rebuilt from, the views with a date_key too.
-    const scoped = new Set(night.tests.filter((t) => t.test.includes(' since ')).map((t) => t.model));
+    const scoped = new Set(night.tests.filter((t) => t.test.includes(' since cast(')).map((t) => t.model));
     expect([...scoped].sort()).toEqual(['domain_visibility_daily', 'int_serp__daily_checks', 'int_serp__domain_placements', 'int_serp__first_seen', 'rank_history', 'stg_serp__items', 'stg_serp__results']);
     expect(night.tests.filter((t) => t.model === 'rank_history').every((t) => t.test.endsWith(" since cast('2025-01-06' as DATE)"))).toBe(true);
     expect(night.ok).toBe(true);
@@ -47,7 +47,7 @@ describe('model tests of a nightly build (real DuckDB)', () => {
 
     // A full rebuild tests every row again (and sees the old duplicate, gone now that it is rebuilt from its sources).
     const again = await runModels({ warehouseDir: dir, test: true, fullRefresh: true });
-    expect(again.tests.filter((t) => t.test.includes(' since '))).toEqual([]);
+    expect(again.tests.filter((t) => t.test.includes(' since cast('))).toEqual([]);
     expect(again.tests.find((t) => t.model === 'rank_history' && t.test.startsWith('unique('))?.status).toBe('passed');
   });
 });
