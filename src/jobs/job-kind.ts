@@ -37,8 +37,6 @@ export interface JobKind<K extends string = string, S extends z.ZodObject = z.Zo
   expand(job: Named<z.output<S>>): JobSpecs;
   /** Set when the kind's tasks are crawls, watched and read rather than pulled. */
   crawl?: CrawlCollection<Named<z.output<S>>>;
-  /** Set when the kind posts no task and runs after the others are collected (embeddings). */
-  afterCollection?: true;
 }
 
 /** Declares a job kind; the identity function that gives `expand` its job type. */

@@ -10,7 +10,7 @@ import { keywordsForKeywordsJob } from './kinds/keywords-for-keywords.js';
 import { keywordsForSiteJob } from './kinds/keywords-for-site.js';
 import { labsJob } from './kinds/labs.js';
 import { llmResponsesJob } from './kinds/llm-responses.js';
-import { onPageJob } from './kinds/on-page.js';
+import { ON_PAGE_DEFAULT_READS, onPageJob } from './kinds/on-page.js';
 import { searchVolumeJob } from './kinds/search-volume.js';
 import { serpJob } from './kinds/serp.js';
 import { trendsJob } from './kinds/trends.js';
@@ -71,18 +71,11 @@ export const CRAWL_POST_ENDPOINTS: ReadonlySet<string> = new Set(JOB_KINDS.flatM
 
 /**
  * What to read of the crawls of the named job: its kind's `crawl.reads`, or, for a job
- * since removed from the file, the defaults of the kind that posts to `postEndpoint`.
+ * since removed from the file, the crawl kind's defaults (on-page is the one crawl kind).
  */
-export function crawlReadsOf(jobs: readonly AnyJob[], name: string, postEndpoint: string): CrawlReads {
+export function crawlReadsOf(jobs: readonly AnyJob[], name: string): CrawlReads {
   const job = jobs.find((j) => j.name === name);
-  const kind = job && jobKindOf(job.kind);
-  if (kind?.crawl && kind.crawl.postEndpoint === postEndpoint) return kind.crawl.reads(job as never);
-  const poster = JOB_KINDS.map((k) => k as unknown as JobKind).find((k) => k.crawl?.postEndpoint === postEndpoint);
-  if (!poster?.crawl) throw new Error(`${postEndpoint} is not the crawl endpoint of any job kind`);
-  return poster.crawl.defaultReads;
-}
-
-/** The jobs of the kinds that post no task and run after collection (embeddings), in file order. */
-export function afterCollectionJobs(jobs: readonly AnyJob[]): AnyJob[] {
-  return jobs.filter((j) => jobKindOf(j.kind).afterCollection === true);
+  const crawl = job && jobKindOf(job.kind).crawl;
+  if (job && crawl) return crawl.reads(job as never);
+  return ON_PAGE_DEFAULT_READS;
 }

@@ -21,7 +21,6 @@ export const embeddingsJob = defineJobKind({
     })
     .describe('Embeddings of every keyword of this pipeline, after its other jobs are collected; cached by model, dimensions and text, so each keyword is bought once.'),
   expand: () => ({ specs: [], repeatsDropped: 0 }),
-  afterCollection: true,
 });
 
 /** The vector size an embeddings job gets: ada-002 has 1536 whatever the file says. */

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { endpoint } from '../../catalog/index.js';
 import { jobBase, paramsSchema, prioritySchema } from '../base-fields.js';
-import { defineJobKind } from '../job-kind.js';
+import { defineJobKind, type CrawlReads } from '../job-kind.js';
 import { targetsField } from '../place-fields.js';
 
 /** What an on-page job can read of a finished crawl. */
 export const ON_PAGE_READS = ['pages', 'links', 'resources'] as const;
+
+/** What is read of a crawl whose job is no longer in the file: its pages, up to the deep-reading limit. */
+export const ON_PAGE_DEFAULT_READS: CrawlReads = { read: ['pages'], maxItems: 20_000 };
 
 /**
  * Crawls of sites: one task per distinct target. Crawls have no ready list: the run watches
@@ -47,6 +50,6 @@ export const onPageJob = defineJobKind({
   crawl: {
     postEndpoint: 'on_page.task_post',
     reads: (job) => ({ read: job.read, maxItems: job.max_items, pageSize: job.page_size }),
-    defaultReads: { read: ['pages'], maxItems: 20_000 },
+    defaultReads: ON_PAGE_DEFAULT_READS,
   },
 });
