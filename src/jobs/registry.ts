@@ -67,7 +67,7 @@ export function expandJob(job: AnyJob): JobSpecs {
 }
 
 /** The catalog ids of the `task_post` endpoints whose tasks are crawls (watched and read, not pulled). */
-export const CRAWL_POST_ENDPOINTS: ReadonlySet<string> = new Set(JOB_KINDS.flatMap((k) => ('crawl' in k && k.crawl ? [k.crawl.postEndpoint] : [])));
+export const CRAWL_POST_ENDPOINTS: ReadonlySet<string> = new Set(JOB_KINDS.flatMap((k) => (k.crawl ? [k.crawl.postEndpoint] : [])));
 
 /**
  * What to read of the crawls of the named job: its kind's `crawl.reads`, or, for a job
