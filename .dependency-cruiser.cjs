@@ -7,17 +7,18 @@
  */
 const MAY_IMPORT = {
   catalog: [],
-  config: ['catalog'],
+  jobs: ['catalog'],
+  config: ['catalog', 'jobs'],
   client: ['catalog'],
   warehouse: ['catalog'],
-  plan: ['catalog', 'config', 'warehouse'],
+  plan: ['catalog', 'jobs', 'config', 'warehouse'],
   collect: ['catalog', 'config', 'client', 'warehouse'],
   models: ['catalog', 'warehouse'],
   alerts: ['catalog', 'config', 'warehouse', 'models'],
   report: ['catalog', 'config', 'warehouse', 'models'],
-  run: ['catalog', 'config', 'plan', 'client', 'collect', 'warehouse', 'models', 'alerts'],
+  run: ['catalog', 'jobs', 'config', 'plan', 'client', 'collect', 'warehouse', 'models', 'alerts'],
   sandbox: ['catalog'],
-  cli: ['catalog', 'config', 'plan', 'client', 'collect', 'warehouse', 'models', 'alerts', 'report', 'run', 'sandbox'],
+  cli: ['catalog', 'jobs', 'config', 'plan', 'client', 'collect', 'warehouse', 'models', 'alerts', 'report', 'run', 'sandbox'],
 };
 
 const STAGES = Object.keys(MAY_IMPORT);

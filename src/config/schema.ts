@@ -2,39 +2,11 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { alertsSchema } from './alerts-block.js';
 import { collectionSchema } from './collection.js';
-import {
-  adTrafficJobSchema,
-  aiVolumeJobSchema,
-  backlinksJobSchema,
-  embeddingsJobSchema,
-  keywordsForKeywordsJobSchema,
-  keywordsForSiteJobSchema,
-  labsJobSchema,
-  llmResponsesJobSchema,
-  onPageJobSchema,
-  trendsJobSchema,
-} from './data-jobs.js';
-import { endpointJobSchema } from './endpoint-job.js';
+import { jobSchema } from '../jobs/index.js';
 import { lakeUrlSchema } from './lake.js';
-import { searchVolumeJobSchema } from './search-volume-job.js';
-import { serpJobSchema } from './serp-job.js';
 
-/** Every job kind, told apart by `kind`; a pipeline file can mix them. */
-export const jobSchema = z.discriminatedUnion('kind', [
-  serpJobSchema,
-  searchVolumeJobSchema,
-  keywordsForSiteJobSchema,
-  keywordsForKeywordsJobSchema,
-  adTrafficJobSchema,
-  trendsJobSchema,
-  labsJobSchema,
-  backlinksJobSchema,
-  onPageJobSchema,
-  aiVolumeJobSchema,
-  llmResponsesJobSchema,
-  embeddingsJobSchema,
-  endpointJobSchema,
-]);
+/** Every job kind, told apart by `kind`: built by the job kinds' registry (src/jobs). */
+export { jobSchema };
 
 /** Fills each job's default name; the index is the job's place in `jobs` (0-based, as in `jobs[0]`). */
 function nameJobs<J extends { kind: string; name?: string | undefined }>(jobs: J[]): Array<J & { name: string }> {

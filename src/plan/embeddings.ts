@@ -1,5 +1,6 @@
 import { EMBEDDING_MODELS } from '../catalog/index.js';
 import type { Pipeline } from '../config/index.js';
+import { embeddingDimensions } from '../jobs/index.js';
 import type { PlannedTask } from './plan.js';
 
 
@@ -38,7 +39,7 @@ export function planEmbeddings(pipeline: Pipeline, tasks: readonly PlannedTask[]
   const keywords = plannedKeywords(tasks);
   return pipeline.jobs.flatMap((job) => {
     if (job.kind !== 'embeddings') return [];
-    const dimensions = job.model === 'text-embedding-ada-002' ? 1536 : job.dimensions;
+    const dimensions = embeddingDimensions(job);
     const have = cached(job.model, dimensions);
     const toBuy = keywords.filter((k) => !have.has(k));
     const tokens = toBuy.reduce((n, k) => n + Math.max(1, Math.ceil(k.length / 4)), 0);

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../catalog/index.js';
 import type { Pipeline } from '../config/index.js';
-import { jobSpecs } from './specs.js';
+import { expandJob } from '../jobs/index.js';
 import { taskTag } from './tag.js';
 
 /** One task to post, with the tag that finds it again. */
@@ -30,7 +30,7 @@ export interface Plan {
   duplicatesDropped: number;
 }
 
-export { normalizeKeyword } from './specs.js';
+export { normalizeKeyword } from '../jobs/index.js';
 
 /**
  * Expands a pipeline into tasks (SERP: engines × devices × locations × languages ×
@@ -43,7 +43,7 @@ export function planPipeline(pipeline: Pipeline, runId: string): Plan {
   const seen = new Set<string>();
   let duplicatesDropped = 0;
   for (const job of pipeline.jobs) {
-    const { specs, repeatsDropped } = jobSpecs(job);
+    const { specs, repeatsDropped } = expandJob(job);
     duplicatesDropped += repeatsDropped;
     for (const { endpoint: ep, spec } of specs) {
       const tag = taskTag(pipeline.name, runId, { endpoint: ep.id, ...spec });

@@ -1,13 +1,11 @@
 import { endpoint } from '../catalog/index.js';
 import { collectByPull, collectOnPage, loadLandedLeftovers, TaskLoader } from '../collect/index.js';
 import { EtlError } from '../errors.js';
+import { crawlReadsOf, CRAWL_POST_ENDPOINTS } from '../jobs/index.js';
 import { postingLine, type RunContext, type Stop } from './context.js';
 import { settleLive } from './live.js';
 import { fromMicros } from './money.js';
 import { collectProgress } from './progress.js';
-
-/** Crawl tasks, collected by watching the crawl rather than a ready list. */
-const ON_PAGE_POST = 'on_page.task_post';
 
 /**
  * Collects what the run posted: first what is already landed but not loaded (costs no
@@ -28,8 +26,8 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
     }
   });
   if (postEndpoints.length === 0) return { stop: null };
-  // On-page crawls have no ready list: they are watched and read by their own collector.
-  const pullEndpoints = postEndpoints.filter((e) => e.id !== ON_PAGE_POST);
+  // Crawls (on-page) have no ready list: they are watched and read by their own collector.
+  const pullEndpoints = postEndpoints.filter((e) => !CRAWL_POST_ENDPOINTS.has(e.id));
   const crawls = pullEndpoints.length < postEndpoints.length;
   const started = c.now().getTime();
   const timeoutMs = opts.timeoutMs ?? c.collection.deadlineMs;
@@ -87,10 +85,7 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
         client: c.client,
         wh: c.wh,
         store: c.store,
-        readsOf: (job) => {
-          const j = c.o.pipeline.jobs.find((x) => x.name === job);
-          return j?.kind === 'on_page' ? { read: j.read, maxItems: j.max_items, pageSize: j.page_size } : { read: ['pages'], maxItems: 20_000 };
-        },
+        readsOf: (job) => crawlReadsOf(c.o.pipeline.jobs, job),
         pollIntervalMs,
         timeoutMs: Math.max(0, timeoutMs - (c.now().getTime() - started)),
         signal: c.o.signal,

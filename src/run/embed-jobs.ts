@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ServiceClient } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
+import { embeddingDimensions } from '../jobs/index.js';
 import { embedWithCache } from '../models/index.js';
 import { serviceEmbed } from './service-fns.js';
 import { plannedKeywords, type PlannedTask } from '../plan/index.js';
@@ -19,7 +20,7 @@ export async function embedJobs(c: { o: { pipeline: Pipeline }; wh: Warehouse; c
   for (const job of jobs) {
     const r = await embedWithCache(c.wh, keywords, {
       model: job.model,
-      dimensions: job.model === 'text-embedding-ada-002' ? 1536 : job.dimensions,
+      dimensions: embeddingDimensions(job),
       embed: serviceEmbed(c.client, job.model, job.dimensions),
       batchSize: job.batch_size,
     });

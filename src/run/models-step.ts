@@ -1,3 +1,4 @@
+import { embeddingDimensions } from '../jobs/index.js';
 import { buildAndTestModels, clusterKeywords, DEFAULT_SQL_DIR, discoverModels, formatBuild, formatTests, type ClusterKeywordsResult } from '../models/index.js';
 import { plannedKeywords, type PlannedTask } from '../plan/index.js';
 import type { RunContext } from './context.js';
@@ -59,7 +60,7 @@ export async function clustersStep(c: RunContext, tasks: readonly PlannedTask[])
   const keywords = plannedKeywords(tasks);
   const out: ClustersOutcome[] = [];
   for (const job of jobs) {
-    const dimensions = job.model === 'text-embedding-ada-002' ? 1536 : job.dimensions;
+    const dimensions = embeddingDimensions(job);
     const r = await clusterKeywords(c.wh, {
       model: job.model,
       dimensions,

@@ -7,6 +7,7 @@ const MONTH = 'tasks[].result[].items[].ai_monthly_searches[]';
 /** Search volume in AI tools: one row per keyword and one per keyword and month. */
 export const aiKeywordVolumeKind: KindSpec = {
   kind: 'ai_keyword_volume',
+  reads: [{ resultKind: 'ai_keyword_volume' }],
   match: /^\/v3\/ai_optimization\/ai_keyword_data\/keywords_search_volume\/live(\/|$)/,
   tables: [
     v3Table('ai_keyword_volume_results', 'one row per AI search-volume result', RESULT, [indexKey('result_index', RESULT)], [
@@ -32,6 +33,7 @@ export const aiKeywordVolumeKind: KindSpec = {
 /** LLM responses: one row per response and one per item (message) of it. */
 export const llmResponsesKind: KindSpec = {
   kind: 'llm_responses',
+  reads: [{ resultKind: 'llm_response' }],
   match: /^\/v3\/ai_optimization\/chat_llm\/llm_responses\/live(\/|$)/,
   tables: [
     v3Table('llm_responses', 'one row per LLM response', RESULT, [indexKey('result_index', RESULT)], [

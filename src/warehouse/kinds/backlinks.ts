@@ -47,6 +47,7 @@ export const backlinksKind: KindSpec = {
 /** Referring domains of a target: one row per domain. */
 export const referringDomainsKind: KindSpec = {
   kind: 'backlinks_referring_domains',
+  reads: [{ resultKind: 'backlinks' }],
   match: /^\/v3\/backlinks\/referring_domains\/live(\/|$)/,
   tables: [
     targetTable('backlinks_referring_domains'),

@@ -1,13 +1,26 @@
+import type { ResultFormat, ResultKind } from '../../catalog/index.js';
 import type { ColumnKind, ColumnSpec, TableSpec } from '../columns.js';
 
+/** A catalog result kind a declared kind reads, in one result format only when `format` is set. */
+export interface ResultRead {
+  resultKind: ResultKind;
+  format?: ResultFormat;
+}
+
 /**
- * A result kind: the responses whose paths match, and the tables their rows go to
- * (parent tables first). Declared kinds give stable names and types; fields they do not
- * declare still become columns (generic normalizer), so nothing is dropped.
+ * A result kind: the responses it reads, and the tables their rows go to (parent tables
+ * first). Declared kinds give stable names and types; fields they do not declare still
+ * become columns (generic normalizer), so nothing is dropped.
  */
 export interface KindSpec {
   kind: string;
-  /** Matched against the response path (without the query string). */
+  /** The catalog's `resultKind`s (of the endpoint a response came from) that this kind normalizes. */
+  reads?: readonly ResultRead[];
+  /**
+   * Fallback for responses the catalog's `resultKind` cannot place: paths the catalog does
+   * not know, and `.ai` variants (reshaped bodies). Matched against the path without the
+   * query string.
+   */
   match: RegExp;
   tables: TableSpec[];
   /** A kind with no declaration: its tables exist only once bodies have shown their fields. */

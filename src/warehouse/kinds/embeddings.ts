@@ -3,6 +3,7 @@ import { c, callIdKey, indexKey, type KindSpec } from './define.js';
 /** `/v1/embeddings`: one row per call (usage) and one per input text's vector. */
 export const embeddingsKind: KindSpec = {
   kind: 'embeddings',
+  reads: [{ resultKind: 'embeddings' }],
   match: /^\/v1\/embeddings$/,
   tables: [
     {

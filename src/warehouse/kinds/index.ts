@@ -1,3 +1,4 @@
+import { matchEndpoint, type Endpoint, type ResultKind } from '../../catalog/index.js';
 import type { TableSpec } from '../columns.js';
 import { aiKeywordVolumeKind, llmResponsesKind } from './ai.js';
 import { backlinksKind, referringDomainsKind } from './backlinks.js';
@@ -35,20 +36,50 @@ export const DECLARED_TABLES: readonly TableSpec[] = DECLARED_KINDS.flatMap((k) 
 /** Responses that only move tasks along (their facts live in the tasks table): landed, never normalized. */
 export const CALLS_KIND = '_calls';
 
+/** Catalog result kinds of calls that only move tasks along (the `task_post` answers are the fourth). */
+const LIFECYCLE_RESULTS: ReadonlySet<ResultKind> = new Set(['tasks_ready', 'tasks_fixed', 'webhook_resend']);
 const LIFECYCLE = /\/(task_post|tasks_ready|tasks_fixed|webhook_resend)(\/|$)/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DROPPED_SEGMENTS = new Set(['v1', 'v3', 'task_get', 'live', 'advanced']);
 
 /**
- * The kind of a response, from its path: a declared kind, `_calls` for task lifecycle
- * calls, or a generic kind named after the endpoint (`/v3/backlinks/anchors/live` gives
- * `backlinks_anchors`).
+ * The kind of a response, from the catalog: the endpoint its path belongs to names a
+ * `resultKind`, and the declared kind that reads it (`reads`) normalizes it; `task_post`
+ * answers and the ready, fixed and resend lists are `_calls`; any other endpoint gets a
+ * generic kind named after its path (`/v3/merchant/engA/products/task_get/advanced/{id}`
+ * gives `merchant_eng_a_products`). Paths the catalog does not know, and `.ai` variants
+ * (whose bodies are reshaped, so the plain form's tables do not fit them), fall back to the
+ * declared kinds' path patterns (`/v3/backlinks/backlinks/live` gives `backlinks`, and
+ * `/v3/backlinks/anchors/live` the generic `backlinks_anchors`).
  */
 export function kindOfPath(path: string): string {
   const p = path.split('?')[0]!;
+  const e = catalogEndpoint(p);
+  if (!e) return kindByPattern(p);
+  if (e.mode === 'task_post' || (e.resultKind && LIFECYCLE_RESULTS.has(e.resultKind))) return CALLS_KIND;
+  return DECLARED_KINDS.find((k) => k.reads?.some((r) => r.resultKind === e.resultKind && (!r.format || r.format === e.format)))?.kind ?? genericKind(p);
+}
+
+/** The plain (not `.ai`) catalog entry of a path, whatever its method. */
+function catalogEndpoint(path: string): Endpoint | undefined {
+  try {
+    const m = matchEndpoint('POST', path) ?? matchEndpoint('GET', path);
+    return m && !m.ai ? m.endpoint : undefined;
+  } catch {
+    return undefined; // a malformed %-escape: not a path of the catalog
+  }
+}
+
+/** The fallback: the declared kinds' path patterns, the lifecycle paths, else a generic kind. */
+function kindByPattern(p: string): string {
   const declared = DECLARED_KINDS.find((k) => k.match.test(p));
   if (declared) return declared.kind;
   if (LIFECYCLE.test(p)) return CALLS_KIND;
+  return genericKind(p);
+}
+
+/** A kind named after the path's segments, without versions, task ids and format words. */
+function genericKind(p: string): string {
   const name = p
     .replace(/\.ai$/, '_ai')
     .split('/')

@@ -22,6 +22,7 @@ const monthColumns = [c('keyword', 'varchar', '$.tasks[].result[].keyword'), c('
 /** Ads search volume: one row per keyword, and one per keyword and month. */
 export const searchVolumeKind: KindSpec = {
   kind: 'search_volume',
+  reads: [{ resultKind: 'search_volume' }],
   match: /^\/v3\/keywords_data\/[^/]+\/search_volume\/(task_get|live)(\/|$)/,
   tables: [
     v3Table('search_volume', 'one row per keyword of a search-volume task', RESULT, [indexKey('result_index', RESULT)], keywordColumns),
@@ -32,6 +33,7 @@ export const searchVolumeKind: KindSpec = {
 /** Keywords for a site or for seed keywords: the same row shape as search volume. */
 export const adsKeywordsKind: KindSpec = {
   kind: 'ads_keywords',
+  reads: [{ resultKind: 'keywords_for_site' }, { resultKind: 'keywords_for_keywords' }],
   match: /^\/v3\/keywords_data\/[^/]+\/keywords_for_(site|keywords)\/(task_get|live)(\/|$)/,
   tables: [
     v3Table('ads_keywords', 'one row per keyword idea of a keywords-for-site or keywords-for-keywords task', RESULT, [indexKey('result_index', RESULT)], [

@@ -49,6 +49,7 @@ function keywordData(prefix: string, monthlyTable: string) {
 /** Labs ranked keywords: one row per target, one per keyword the target ranks for, and one per keyword and month. */
 export const rankedKeywordsKind: KindSpec = {
   kind: 'labs_ranked_keywords',
+  reads: [{ resultKind: 'labs_ranked_keywords' }],
   match: /^\/v3\/svc_labs\/[^/]+\/ranked_keywords\/live(\/|$)/,
   tables: [
     v3Table('labs_ranked_keywords_targets', 'one row per ranked-keywords result (target, location, language)', RESULT, [indexKey('result_index', RESULT)], [
@@ -93,6 +94,7 @@ export const rankedKeywordsKind: KindSpec = {
 /** Labs related keywords: one row per seed, one per related keyword, and one per related keyword and month. */
 export const relatedKeywordsKind: KindSpec = {
   kind: 'labs_related_keywords',
+  reads: [{ resultKind: 'labs_related_keywords' }],
   match: /^\/v3\/svc_labs\/[^/]+\/related_keywords\/live(\/|$)/,
   tables: [
     v3Table('labs_related_keywords_seeds', 'one row per related-keywords result (seed keyword)', RESULT, [indexKey('result_index', RESULT)], [

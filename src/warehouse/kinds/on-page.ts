@@ -19,6 +19,7 @@ function crawlTable(name: string) {
 function kind(fn: 'pages' | 'links' | 'resources', grain: string, columns: ColumnSpec[]): KindSpec {
   return {
     kind: `on_page_${fn}`,
+    reads: [{ resultKind: `on_page_${fn}` }],
     match: new RegExp(`^/v3/on_page/${fn}(/|$)`),
     tables: [
       crawlTable(`on_page_${fn}_calls`),

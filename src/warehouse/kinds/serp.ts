@@ -11,6 +11,7 @@ const ITEM = 'tasks[].result[].items[]';
  */
 export const serpKind: KindSpec = {
   kind: 'serp',
+  reads: [{ resultKind: 'serp', format: 'advanced' }],
   match: /^\/v3\/serp\/[^/]+\/[^/]+\/(task_get|live)\/advanced(\/|$)/,
   tables: [
     v3Table('serp_results', 'one row per SERP task result', RESULT, [indexKey('result_index', RESULT)], [

@@ -10,6 +10,7 @@ const ITEM = 'tasks[].result[].items[]';
  */
 export const trendsKind: KindSpec = {
   kind: 'trends',
+  reads: [{ resultKind: 'trends' }],
   match: /^\/v3\/keywords_data\/svc_trends\/[^/]+\/live(\/|$)/,
   tables: [
     v3Table('trends_results', 'one row per trends result', RESULT, [indexKey('result_index', RESULT)], [

@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import { SERP_ORGANIC_ENGINES, SERP_PAIRS } from '../catalog/index.js';
-import { labelsSchema, modeSchema, paramsSchema } from './job-fields.js';
+import { encodeServiceKeyword, SERP_ORGANIC_ENGINES, SERP_PAIRS } from '../../catalog/index.js';
+import { jobBase, legacyCollectSchema, modeSchema, paramsSchema, prioritySchema } from '../base-fields.js';
+import { functionEndpoint, normalizeKeyword, places, type Spec } from '../expand.js';
+import { defineJobKind } from '../job-kind.js';
+import { keywordSchema, keywordsFileOutsideSchema, keywordsFileSchema, requireKeywords } from '../keyword-fields.js';
+import { languageSchema, locationSchema } from '../place-fields.js';
 
 /** Which OS values fit which device; the service rejects any other pair. */
 export const OS_BY_DEVICE = {
@@ -8,37 +12,14 @@ export const OS_BY_DEVICE = {
   mobile: ['android', 'ios'],
 } as const;
 
-const LANGUAGE_CODE = /^[a-z]{2,3}(-[a-z]{2,4})?$/i;
-const LANGUAGE_NAME = /^\p{L}[\p{L} ().'-]*$/u;
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
 /** The SERP types of the spec's engine/type pairs. */
 export const SERP_TYPES = [...new Set(SERP_PAIRS.map(([, t]) => t))] as [string, ...string[]];
 
-export const engineSchema = z.enum(SERP_ORGANIC_ENGINES, {
+const engineSchema = z.enum(SERP_ORGANIC_ENGINES, {
   error: (iss) => `unknown engine '${String(iss.input)}'; accepted: ${SERP_ORGANIC_ENGINES.join(', ')}`,
 });
-
-export const locationSchema = z.union(
-  [
-    z.number().int('a location_code is a whole number').positive('a location_code is a positive integer'),
-    z.string().trim().min(1, 'a location_name must not be empty'),
-  ],
-  { error: 'a positive integer location_code or a non-empty location_name' },
-);
-
-export const languageSchema = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .refine((s) => LANGUAGE_CODE.test(s) || LANGUAGE_NAME.test(s), {
-    error: "a language code like 'en' or 'pt-br', or a language name like 'English'",
-  });
-
-const keywordSchema = z
-  .string()
-  .max(700, 'at most 700 characters')
-  .refine((s) => s.trim().length > 0, { error: 'must not be empty' });
 
 const domainSchema = z.string().regex(HOSTNAME, {
   error: (iss) =>
@@ -52,32 +33,9 @@ const domainSchema = z.string().regex(HOSTNAME, {
  * devices × keywords becomes tasks. Every field but `locations` and `keywords` has a
  * default, so a minimal job is three lines.
  */
-/** A file of keywords next to the pipeline file: `.txt` one a line, `.csv` a `keyword` column (else the first). */
-export const keywordsFileSchema = z
-  .string()
-  .regex(/\.(txt|csv)$/i, 'a .txt (one keyword a line) or .csv file')
-  .optional()
-  .describe('Keywords from a file, relative to the pipeline file: .txt one a line, .csv the `keyword` column (else the first column); added to `keywords`. A regular file of at most 10 MB, inside the pipeline file\'s folder unless `keywords_file_outside` is true.');
-
-/** Lets `keywords_file` name a file outside the pipeline file's folder (or a symlink leading out of it). */
-export const keywordsFileOutsideSchema = z
-  .boolean()
-  .optional()
-  .describe('true to let `keywords_file` name a file outside the pipeline file\'s folder (by path or through a symlink). Off by default, so a pipeline file cannot make a run read, and buy tasks for, any file the user can read.');
-
-/** A job's optional name; shared by every job kind. */
-export const jobNameSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _, starting with a letter or digit')
-  .max(64, 'at most 64 characters')
-  .optional()
-  .describe('Names the job in logs, the ledger and the warehouse. Default: `<kind>-<index>` (0-based).');
-
 export const serpJobSchema = z
   .strictObject({
-    kind: z.literal('serp').describe('Job kind. `serp`: rank tracking of keywords on search result pages.'),
-    name: jobNameSchema,
-    labels: labelsSchema,
+    ...jobBase('serp', 'rank tracking of keywords on search result pages.'),
     engines: z
       .array(engineSchema)
       .min(1, 'at least one engine')
@@ -88,14 +46,8 @@ export const serpJobSchema = z
       .default('organic')
       .describe(`SERP type; each engine has its own (${SERP_PAIRS.map(([e, t]) => `${e}/${t}`).join(', ')}).`),
     mode: modeSchema,
-    collect: z
-      .literal('pull', { error: "a job's collect takes only pull; set push for the whole file with collection.mode at the top level" })
-      .default('pull')
-      .describe('Kept for older files: only `pull`. How results come back is set for the whole file by `collection.mode`.'),
-    priority: z
-      .literal([1, 2], { error: '1 (normal) or 2 (high)' })
-      .default(1)
-      .describe('1: normal (default). 2: high priority, which costs extra.'),
+    collect: legacyCollectSchema,
+    priority: prioritySchema,
     depth: z
       .number()
       .int('a whole number')
@@ -122,7 +74,7 @@ export const serpJobSchema = z
       .default(['en'])
       .describe("Search languages: a language code ('en', 'pt-br') or a language name ('English')."),
     keywords: z
-      .array(keywordSchema)
+      .array(keywordSchema(700))
       .default([])
       .describe('Keywords to track, up to 700 characters each. The planner lower-cases and de-duplicates them.'),
     keywords_file: keywordsFileSchema,
@@ -160,14 +112,6 @@ function checkEngineType(job: { engines?: unknown; type?: unknown; devices?: unk
   }
 }
 
-/** Keywords inline, from a file, or both; a job with neither has nothing to do. */
-export function requireKeywords(job: { keywords?: unknown; keywords_file?: unknown }, ctx: z.RefinementCtx): void {
-  const inline = Array.isArray(job.keywords) ? job.keywords.length : 0;
-  if (inline === 0 && typeof job.keywords_file !== 'string') {
-    ctx.addIssue({ code: 'custom', path: ['keywords'], message: 'at least one keyword, or a keywords_file' });
-  }
-}
-
 /** Runs even when other fields failed, so a wrong os is reported with them; reads defensively. */
 function checkOsFitsDevices(job: { os?: unknown; devices?: unknown }, ctx: z.RefinementCtx): void {
   if (typeof job !== 'object' || job === null) return;
@@ -185,5 +129,39 @@ function checkOsFitsDevices(job: { os?: unknown; devices?: unknown }, ctx: z.Ref
 
 /** What a user may write for a SERP job. */
 export type SerpJobInput = z.input<typeof serpJobSchema>;
-/** A SERP job with every default filled except `name` (filled by the pipeline schema). */
-export type SerpJobParsed = z.output<typeof serpJobSchema>;
+
+/**
+ * SERP rank tracking: engines × devices × locations × languages × keywords, one task each
+ * (repeats are dropped by tag in the planner).
+ */
+export const serpJob = defineJobKind({
+  kind: 'serp',
+  schema: serpJobSchema,
+  expand(job) {
+    const specs: Spec[] = [];
+    for (const engine of job.engines) {
+      const ep = functionEndpoint(`serp.${engine}.${job.type}`, job.mode);
+      for (const device of job.devices) {
+        for (const place of places(job.locations, job.languages)) {
+          for (const keyword of job.keywords) {
+            specs.push({
+              endpoint: ep,
+              spec: {
+                // Sent so that the service, which decodes `%##` and `+`, searches what the user wrote.
+                keyword: encodeServiceKeyword(normalizeKeyword(keyword)),
+                ...place,
+                ...(job.type === 'events' ? {} : { device }),
+                ...(job.os ? { os: job.os } : {}),
+                depth: job.depth,
+                ...(ep.mode === 'task_post' ? { priority: job.priority } : {}),
+                ...(job.target ? { target: job.target } : {}),
+                ...job.params,
+              },
+            });
+          }
+        }
+      }
+    }
+    return { specs, repeatsDropped: 0 };
+  },
+});

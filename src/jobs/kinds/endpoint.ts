@@ -1,31 +1,11 @@
 import { z } from 'zod';
-import { ENDPOINTS, type Endpoint } from '../catalog/index.js';
-import { labelsSchema, prioritySchema, targetSchema } from './job-fields.js';
-import { jobNameSchema, keywordsFileOutsideSchema, keywordsFileSchema, languageSchema, locationSchema } from './serp-job.js';
-
-/** Endpoints a generic job may buy from: anything that creates a task or answers live under `/v3`. */
-export const JOB_ENDPOINTS: readonly Endpoint[] = ENDPOINTS.filter((e) => e.api !== 'v1' && (e.mode === 'task_post' || e.mode === 'live') && e.body === 'tasks');
-
-/** Placeholders a template's string values may hold. */
-export const PLACEHOLDERS = ['{keyword}', '{keywords}', '{target}'] as const;
-
-/** The three catalog ids nearest to a mistyped one (edit distance), for the error message. */
-function closest(id: string): string[] {
-  return JOB_ENDPOINTS.map((e) => ({ id: e.id, d: editDistance(id, e.id) }))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, 3)
-    .map((x) => x.id);
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
+import { encodeServiceKeyword, endpoint } from '../../catalog/index.js';
+import { jobBase, prioritySchema } from '../base-fields.js';
+import { closestEndpoints, fillTemplate, JOB_ENDPOINTS } from '../endpoint-template.js';
+import { chunks, distinct, places, type Spec } from '../expand.js';
+import { defineJobKind } from '../job-kind.js';
+import { keywordsFileOutsideSchema, keywordsFileSchema } from '../keyword-fields.js';
+import { languageSchema, locationSchema, targetSchema } from '../place-fields.js';
 
 /**
  * A job for any catalog endpoint that creates tasks or answers live: a parameter template
@@ -33,11 +13,9 @@ function editDistance(a: string, b: string): number {
  * `{keyword}` and `{target}` in a string value are replaced per task; a value that is
  * exactly `"{keywords}"` becomes a list of keywords, packed up to the endpoint's limit.
  */
-export const endpointJobSchema = z
+const endpointJobSchema = z
   .strictObject({
-    kind: z.literal('endpoint').describe('Job kind. `endpoint`: any task or live endpoint of the catalog (`pipeline endpoints` lists them).'),
-    name: jobNameSchema,
-    labels: labelsSchema,
+    ...jobBase('endpoint', 'any task or live endpoint of the catalog (`pipeline endpoints` lists them).'),
     endpoint: z
       .string()
       .min(1, 'a catalog endpoint id')
@@ -62,13 +40,15 @@ export const endpointJobSchema = z
   .superRefine(checkEndpointJob)
   .describe('Generic job: any catalog endpoint with a parameter template.');
 
+type EndpointJob = z.output<typeof endpointJobSchema>;
+
 function checkEndpointJob(
   j: { endpoint: string; params: Record<string, unknown>; tasks: Record<string, unknown>[]; keywords: string[]; keywords_file?: string | undefined; targets: string[]; locations: Array<number | string>; languages: string[] },
   ctx: z.RefinementCtx,
 ): void {
   const ep = JOB_ENDPOINTS.find((e) => e.id === j.endpoint);
   if (!ep) {
-    const near = closest(j.endpoint);
+    const near = closestEndpoints(j.endpoint);
     ctx.addIssue({
       code: 'custom',
       path: ['endpoint'],
@@ -101,13 +81,35 @@ function checkEndpointJob(
   }
 }
 
-/** Replaces the placeholders in every string of a template (deeply). */
-export function fillTemplate(v: unknown, with_: { keyword?: string; keywords?: string[]; target?: string }): unknown {
-  if (v === '{keywords}') return with_.keywords ?? [];
-  if (typeof v === 'string') {
-    return v.replaceAll('{keyword}', with_.keyword ?? '{keyword}').replaceAll('{target}', with_.target ?? '{target}');
+/** A template's expansion: places × keyword sets × targets, then the explicit tasks as written. */
+function expandEndpointJob(job: EndpointJob): { specs: Spec[]; repeatsDropped: number } {
+  const ep = endpoint(job.endpoint);
+  const text = JSON.stringify(job.params);
+  const pl = places(job.locations, job.languages);
+  const extra = job.priority !== undefined && ep.mode === 'task_post' ? { priority: job.priority } : {};
+  const specs: Spec[] = [];
+  let repeatsDropped = 0;
+  if (Object.keys(job.params).length > 0 || job.locations.length + job.languages.length > 0) {
+    const { list, repeats } = distinct(job.keywords);
+    const perTask = job.keywords_per_task ?? ep.maxKeywordsPerTask ?? 100;
+    const keywordSets: Array<{ keyword?: string; keywords?: string[] }> = text.includes('"{keywords}"')
+      ? chunks(list, perTask).map((ks) => ({ keywords: ks }))
+      : text.includes('{keyword}')
+        ? list.map((k) => ({ keyword: ep.api === 'serp' ? encodeServiceKeyword(k) : k }))
+        : [{}];
+    if (keywordSets.length > 0 && (text.includes('{keyword}') || text.includes('"{keywords}"'))) repeatsDropped = repeats * pl.length;
+    const targets: Array<string | undefined> = text.includes('{target}') ? job.targets : [undefined];
+    for (const place of pl) {
+      for (const ks of keywordSets) {
+        for (const target of targets) {
+          specs.push({ endpoint: ep, spec: { ...place, ...(fillTemplate(job.params, { ...ks, ...(target ? { target } : {}) }) as Record<string, unknown>), ...extra } });
+        }
+      }
+    }
   }
-  if (Array.isArray(v)) return v.map((x) => fillTemplate(x, with_));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillTemplate(x, with_)]));
-  return v;
+  for (const t of job.tasks) specs.push({ endpoint: ep, spec: { ...t } });
+  return { specs, repeatsDropped };
 }
+
+/** The generic job: any task or live endpoint of the catalog, by template or explicit tasks. */
+export const endpointJob = defineJobKind({ kind: 'endpoint', schema: endpointJobSchema, expand: expandEndpointJob });
