@@ -33,7 +33,9 @@ const sb = await startSandbox({ timeScale: ${60_000 / WINDOW_MS}, rateLimits: { 
 process.send({ url: sb.url });
 process.on('message', async () => { await sb.close(); process.disconnect(); });
 `;
-const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', EMULATOR], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', EMULATOR], {
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
 const { url } = await new Promise<{ url: string }>((r) => child.once('message', (m) => r(m as { url: string })));
 
 const answered: number[] = [];
@@ -57,6 +59,8 @@ answered.sort((a, b) => a - b);
 let cycles = 0;
 for (let j = 0; j < LIMIT; j++) cycles += (answered[(WINDOWS - 1) * LIMIT + j]! - answered[j]!) / (WINDOWS - 1);
 const rateUse = WINDOW_MS / (cycles / LIMIT);
-console.log(`client limiter, family ${ep.family}: ${calls} calls, limit ${LIMIT} per ${WINDOW_MS} ms window, emulator time scale ${60_000 / WINDOW_MS} (Node ${process.version})`);
+console.log(
+  `client limiter, family ${ep.family}: ${calls} calls, limit ${LIMIT} per ${WINDOW_MS} ms window, emulator time scale ${60_000 / WINDOW_MS} (Node ${process.version})`,
+);
 console.log(`client.rate_use ${rateUse.toFixed(3)}`);
 console.log(`client.429s ${refused}`);

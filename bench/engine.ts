@@ -68,7 +68,9 @@ const sb = await startSandbox({ timeScale: ${timeScale}, rateLimits: true, ready
 process.send({ url: sb.url });
 process.on('message', async () => { const c = process.cpuUsage(); process.send({ cpuMs: (c.user + c.system) / 1000, lagMean: lag.mean / 1e6, lagP99: lag.percentile(99) / 1e6, lagMax: lag.max / 1e6 }); await sb.close(); process.disconnect(); });
 `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const { url } = await new Promise<{ url: string }>((r) => child.once('message', (m) => r(m as { url: string })));
   return {
     url,
@@ -76,7 +78,10 @@ process.on('message', async () => { const c = process.cpuUsage(); process.send({
       new Promise<void>((r) => {
         child.once('message', (m) => {
           const x = m as { cpuMs: number; lagMean: number; lagP99: number; lagMax: number };
-          if (VERBOSE) console.log(`  emulator process: ${(x.cpuMs / 1000).toFixed(1)} s of CPU, event-loop delay mean ${x.lagMean.toFixed(0)} ms, p99 ${x.lagP99.toFixed(0)} ms, max ${x.lagMax.toFixed(0)} ms`);
+          if (VERBOSE)
+            console.log(
+              `  emulator process: ${(x.cpuMs / 1000).toFixed(1)} s of CPU, event-loop delay mean ${x.lagMean.toFixed(0)} ms, p99 ${x.lagP99.toFixed(0)} ms, max ${x.lagMax.toFixed(0)} ms`,
+            );
         });
         child.once('exit', () => r());
         child.send('stop');
@@ -131,18 +136,28 @@ async function measure(mode: 'pull' | 'push', timeScale: number): Promise<Measur
       // Pull polls tasks_ready again only when nothing is ready; push checks `errors` this often.
       pollIntervalMs: Math.max(50, windowMs / 12),
       collectTimeoutMs: 60 * 60_000,
-      onProgress: VERBOSE ? (e) => e.kind === 'note' && console.log(`  ${((performance.now() - started) / 1000).toFixed(1)} s  ${e.text}`) : undefined,
+      onProgress: VERBOSE
+        ? (e) => e.kind === 'note' && console.log(`  ${((performance.now() - started) / 1000).toFixed(1)} s  ${e.text}`)
+        : undefined,
     });
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);
-    if (VERBOSE) console.log(`  this process: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s of CPU (user ${(cpu.user / 1e6).toFixed(1)}, system ${(cpu.system / 1e6).toFixed(1)}) in ${(wallMs / 1000).toFixed(1)} s`);
+    if (VERBOSE)
+      console.log(
+        `  this process: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s of CPU (user ${(cpu.user / 1e6).toFixed(1)}, system ${(cpu.system / 1e6).toFixed(1)}) in ${(wallMs / 1000).toFixed(1)} s`,
+      );
     const posts = Math.ceil(KEYWORDS / TASKS_PER_POST);
     const calls = mode === 'pull' ? posts + KEYWORDS : posts;
-    const boundMs = Math.max(Math.floor((calls - 1) / LIMIT) * windowMs, Math.floor((posts - 1) / LIMIT) * windowMs + READY_AFTER_MS / timeScale);
+    const boundMs = Math.max(
+      Math.floor((calls - 1) / LIMIT) * windowMs,
+      Math.floor((posts - 1) / LIMIT) * windowMs + READY_AFTER_MS / timeScale,
+    );
     const { chargedCny, serpCalls } = await withWarehouse(dir, async (wh) => {
       // The calls' charges (gross) against the rate card's price of the tasks as posted; refund
       // rows are left out (at depth 10 there is nothing to refund, so net equals gross here).
-      const [c] = await wh.all<{ cny: string }>(`SELECT coalesce(sum(charge_cny) FILTER (WHERE task_id IS NULL), 0)::VARCHAR AS cny FROM ledger`);
+      const [c] = await wh.all<{ cny: string }>(
+        `SELECT coalesce(sum(charge_cny) FILTER (WHERE task_id IS NULL), 0)::VARCHAR AS cny FROM ledger`,
+      );
       const byFn = await wh.all<{ fn: string; n: number }>(
         `SELECT regexp_extract(path, '/(task_post|task_get|tasks_ready|errors|webhook_resend)', 1) AS fn, count(*)::INT AS n FROM ledger WHERE task_id IS NULL GROUP BY ALL ORDER BY fn`,
       );
@@ -159,8 +174,13 @@ async function measure(mode: 'pull' | 'push', timeScale: number): Promise<Measur
           [Math.round(startedAt), windowMs],
         );
         console.log(`  calls per window: ${hist.map((h) => h.n).join(' ')}`);
-        const loaded = await wh.all<{ first: number; last: number }>(`SELECT (epoch_ms(min(collected_at)) - $1)::DOUBLE / 1000 AS first, (epoch_ms(max(collected_at)) - $1)::DOUBLE / 1000 AS last FROM tasks`, [Math.round(startedAt)]);
-        console.log(`  collected marks from ${loaded[0]!.first.toFixed(1)} s to ${loaded[0]!.last.toFixed(1)} s; run ended at ${(wallMs / 1000).toFixed(1)} s`);
+        const loaded = await wh.all<{ first: number; last: number }>(
+          `SELECT (epoch_ms(min(collected_at)) - $1)::DOUBLE / 1000 AS first, (epoch_ms(max(collected_at)) - $1)::DOUBLE / 1000 AS last FROM tasks`,
+          [Math.round(startedAt)],
+        );
+        console.log(
+          `  collected marks from ${loaded[0]!.first.toFixed(1)} s to ${loaded[0]!.last.toFixed(1)} s; run ended at ${(wallMs / 1000).toFixed(1)} s`,
+        );
         const marks = await wh.all<{ s: number; n: number }>(
           `SELECT floor((epoch_ms(collected_at) - $1) / 5000)::INT * 5 AS s, count(*)::INT AS n FROM tasks GROUP BY ALL ORDER BY s`,
           [Math.round(startedAt)],
@@ -186,7 +206,9 @@ if (ONLY !== 'push') results.push(await measure('pull', PULL_SCALE));
 if (ONLY !== 'pull') results.push(await measure('push', PUSH_SCALE));
 
 const unitCny = serpTaskPriceUnits({ depth: DEPTH, priority: 1 }, 'standard') / 10_000;
-console.log(`engine, ${KEYWORDS.toLocaleString('en-US')}-keyword SERP pipeline (depth ${DEPTH}, normal priority, standard), rate limits on (Node ${process.version})`);
+console.log(
+  `engine, ${KEYWORDS.toLocaleString('en-US')}-keyword SERP pipeline (depth ${DEPTH}, normal priority, standard), rate limits on (Node ${process.version})`,
+);
 for (const r of results) {
   const s = r.summary;
   console.log(

@@ -19,10 +19,38 @@ const arg = (name: string, dflt: number) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const TOPICS: Record<string, string[]> = {
-  finance: ['mortgage rates today', 'best credit card', 'personal loan rates', 'stock investing for beginners', 'tax return deadline', 'savings account interest'],
-  food: ['easy pizza recipe', 'vegan soup recipe', 'chicken pasta bake', 'sourdough bread recipe', 'chocolate cake recipe', 'best coffee beans'],
-  travel: ['cheap flights to paris', 'hotels in tokyo', 'london travel itinerary', 'beach vacation ideas', 'flight deals europe', 'best hotels near beach'],
-  tech: ['best laptop for students', 'iphone vs android phone', 'noise cancelling headphones', 'gaming monitor review', 'wifi router setup', 'android tablet deals'],
+  finance: [
+    'mortgage rates today',
+    'best credit card',
+    'personal loan rates',
+    'stock investing for beginners',
+    'tax return deadline',
+    'savings account interest',
+  ],
+  food: [
+    'easy pizza recipe',
+    'vegan soup recipe',
+    'chicken pasta bake',
+    'sourdough bread recipe',
+    'chocolate cake recipe',
+    'best coffee beans',
+  ],
+  travel: [
+    'cheap flights to paris',
+    'hotels in tokyo',
+    'london travel itinerary',
+    'beach vacation ideas',
+    'flight deals europe',
+    'best hotels near beach',
+  ],
+  tech: [
+    'best laptop for students',
+    'iphone vs android phone',
+    'noise cancelling headphones',
+    'gaming monitor review',
+    'wifi router setup',
+    'android tablet deals',
+  ],
 };
 
 const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-models-'));
@@ -31,7 +59,9 @@ try {
   const wh = await Warehouse.open(join(root, 'history'));
   try {
     const r = await measureIncrementalRatio(wh, await discoverModels(DEFAULT_SQL_DIR), shape);
-    console.log(`rank history on ${shape.keywords} keywords x ${shape.days} nights at depth ${shape.depth}: full ${r.fullS.toFixed(2)} s, one new day ${r.incrementalS.toFixed(2)} s`);
+    console.log(
+      `rank history on ${shape.keywords} keywords x ${shape.days} nights at depth ${shape.depth}: full ${r.fullS.toFixed(2)} s, one new day ${r.incrementalS.toFixed(2)} s`,
+    );
     console.log(`models.incremental_ratio ${r.ratio.toFixed(4)}`);
   } finally {
     wh.close();
@@ -41,8 +71,15 @@ try {
     const dir = join(root, 'clusters');
     await runClusters({ warehouseDir: dir, baseUrl: sandbox.url, apiKey: 'svc_sandbox_bench', keywords: Object.values(TOPICS).flat() });
     const truth = new Map(Object.entries(TOPICS).flatMap(([t, ks]) => ks.map((k) => [k, t] as const)));
-    const rows = await withWarehouse(dir, (w) => w.all<{ keyword: string; cluster_id: number }>(`select keyword, cluster_id from keyword_clusters`));
-    console.log(`models.cluster_ari ${adjustedRandIndex(rows.map((r) => r.cluster_id), rows.map((r) => truth.get(r.keyword)!)).toFixed(3)}`);
+    const rows = await withWarehouse(dir, (w) =>
+      w.all<{ keyword: string; cluster_id: number }>(`select keyword, cluster_id from keyword_clusters`),
+    );
+    console.log(
+      `models.cluster_ari ${adjustedRandIndex(
+        rows.map((r) => r.cluster_id),
+        rows.map((r) => truth.get(r.keyword)!),
+      ).toFixed(3)}`,
+    );
   } finally {
     await sandbox.close();
   }

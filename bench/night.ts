@@ -36,12 +36,41 @@ const KEY = 'svc_sandbox_nightbench1';
 
 function pipelineYaml(): string {
   const keywords = Array.from({ length: KEYWORDS }, (_, i) => `      - keyword ${i} running shoes`);
-  return ['name: nightly', 'jobs:', '  - kind: serp', '    name: ranks', `    depth: ${DEPTH}`, '    locations: [2840]', '    collect: pull', '    track_domains: [site1.com, site2.com]', '    keywords:', ...keywords, ''].join('\n');
+  return [
+    'name: nightly',
+    'jobs:',
+    '  - kind: serp',
+    '    name: ranks',
+    `    depth: ${DEPTH}`,
+    '    locations: [2840]',
+    '    collect: pull',
+    '    track_domains: [site1.com, site2.com]',
+    '    keywords:',
+    ...keywords,
+    '',
+  ].join('\n');
 }
 
 /** `pipeline sandbox --date D --time-scale 60` in a child process, until `stop()`. */
 async function sandbox(date: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--date', date, '--time-scale', String(SCALE), '--sandbox-key', KEY, '--live-key', 'svc_live_nightbench1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'sandbox',
+      '--port',
+      '0',
+      '--date',
+      date,
+      '--time-scale',
+      String(SCALE),
+      '--sandbox-key',
+      KEY,
+      '--live-key',
+      'svc_live_nightbench1',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   const url = await new Promise<string>((ok, fail) => {
     child.stderr!.on('data', (d: Buffer) => {
@@ -54,7 +83,14 @@ async function sandbox(date: string): Promise<{ url: string; stop: () => void }>
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
-interface Measured { secs: number; cpuSecs: number; rssMb: number; stdout: string; stderr: string; code: number }
+interface Measured {
+  secs: number;
+  cpuSecs: number;
+  rssMb: number;
+  stdout: string;
+  stderr: string;
+  code: number;
+}
 
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
@@ -69,17 +105,28 @@ async function measure(args: string[], env: NodeJS.ProcessEnv): Promise<Measured
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   // Without /usr/bin/time: the child's own high-water mark, read while it runs.
   let hwm = 0;
-  const poll = TIME ? undefined : setInterval(() => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (m) hwm = Math.max(hwm, Number(m[1]));
-    } catch { /* gone */ }
-  }, 50);
+  const poll = TIME
+    ? undefined
+    : setInterval(() => {
+        try {
+          const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+          if (m) hwm = Math.max(hwm, Number(m[1]));
+        } catch {
+          /* gone */
+        }
+      }, 50);
   const code = await new Promise<number>((ok) => child.once('exit', (c) => ok(c ?? 1)));
   if (poll) clearInterval(poll);
   const secs = (performance.now() - t0) / 1000;
   const t = /@@time (\S+) (\S+) (\S+) (\d+)/.exec(stderr);
-  return { secs, cpuSecs: t ? Number(t[2]) + Number(t[3]) : Number.NaN, rssMb: (t ? Number(t[4]) : hwm) / 1024, stdout, stderr: stderr.replace(/@@time.*\n?/, ''), code };
+  return {
+    secs,
+    cpuSecs: t ? Number(t[2]) + Number(t[3]) : Number.NaN,
+    rssMb: (t ? Number(t[4]) : hwm) / 1024,
+    stdout,
+    stderr: stderr.replace(/@@time.*\n?/, ''),
+    code,
+  };
 }
 
 function envFor(url: string): NodeJS.ProcessEnv {
@@ -93,7 +140,10 @@ function envFor(url: string): NodeJS.ProcessEnv {
 async function night(file: string, warehouse: string, date: string): Promise<Measured & { summary: Record<string, unknown> }> {
   const sb = await sandbox(date);
   try {
-    const r = await measure(['run', file, '--warehouse', warehouse, '--json', '--time-scale', String(SCALE), '--poll-interval', '0.25', '--new-run'], envFor(sb.url));
+    const r = await measure(
+      ['run', file, '--warehouse', warehouse, '--json', '--time-scale', String(SCALE), '--poll-interval', '0.25', '--new-run'],
+      envFor(sb.url),
+    );
     if (r.code !== 0) throw new Error(`the night on ${warehouse} exited with ${r.code}: ${r.stderr.slice(-2000)}`);
     const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
     return { ...r, summary };
@@ -117,17 +167,22 @@ async function copyNights(dir: string, runId: string, nights: number): Promise<v
     // The night's tasks, for the tables without a run_id (serp_items), taken before any row is moved.
     await wh.run(`CREATE OR REPLACE TEMP TABLE _night_tasks AS SELECT DISTINCT task_id FROM serp_results WHERE run_id = '${runId}'`);
     for (const t of tables.filter((x) => present.has(x))) {
-      const cols = await wh.all<{ name: string; type: string }>(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [t]);
+      const cols = await wh.all<{ name: string; type: string }>(
+        `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
+        [t],
+      );
       const names = new Set(cols.map((c) => c.name));
       const shifted = (shift: string) =>
-        cols.map((c) => {
-          const id = `"${c.name}"`;
-          if (c.type === 'DATE') return `${id} + (i)::INTEGER AS ${id}`;
-          if (c.type.startsWith('TIMESTAMP')) return `${id} + to_days((${shift})::INTEGER) AS ${id}`;
-          if (SUFFIXED.has(c.name) && c.type === 'VARCHAR') return `${id} || '-h' || i AS ${id}`;
-          if (c.name === 'task_ids') return `list_transform(${id}, x -> x || '-h' || i) AS ${id}`;
-          return id;
-        }).join(', ');
+        cols
+          .map((c) => {
+            const id = `"${c.name}"`;
+            if (c.type === 'DATE') return `${id} + (i)::INTEGER AS ${id}`;
+            if (c.type.startsWith('TIMESTAMP')) return `${id} + to_days((${shift})::INTEGER) AS ${id}`;
+            if (SUFFIXED.has(c.name) && c.type === 'VARCHAR') return `${id} || '-h' || i AS ${id}`;
+            if (c.name === 'task_ids') return `list_transform(${id}, x -> x || '-h' || i) AS ${id}`;
+            return id;
+          })
+          .join(', ');
       const mine = names.has('run_id') ? `run_id = '${runId}'` : `task_id IN (SELECT task_id FROM _night_tasks)`;
       await wh.run(`CREATE OR REPLACE TEMP TABLE _night AS SELECT * FROM "${t}" WHERE ${mine}`);
       // A month of copies a statement, in date order (zone maps stay tight, as nightly loads leave them).
@@ -153,7 +208,10 @@ async function filesUnder(dir: string, since = 0): Promise<number> {
 }
 
 async function tablesIn(dir: string): Promise<string[]> {
-  return (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  return (await readdir(dir, { withFileTypes: true }).catch(() => []))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
 }
 
 const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-night-'));
@@ -174,8 +232,13 @@ try {
   const wh = await Warehouse.open(history);
   const [h] = await wh.all<{ nights: number; items: number; rh: number | null }>(
     `SELECT (SELECT count(DISTINCT check_date) FROM serp_results)::INT AS nights, (SELECT count(*) FROM serp_items)::INT AS items,
-            (SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rank_history')::INT AS rh`);
-  const marts = (await wh.all<{ t: string }>(`SELECT table_name AS t FROM duckdb_tables() WHERE table_name IN ('rank_history', 'domain_visibility_daily', 'spend_daily', 'search_volume_trends') ORDER BY 1`)).map((r) => r.t);
+            (SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rank_history')::INT AS rh`,
+  );
+  const marts = (
+    await wh.all<{ t: string }>(
+      `SELECT table_name AS t FROM duckdb_tables() WHERE table_name IN ('rank_history', 'domain_visibility_daily', 'spend_daily', 'search_volume_trends') ORDER BY 1`,
+    )
+  ).map((r) => r.t);
   wh.close();
   const published = await tablesIn(join(history, 'parquet'));
   const setupS = (performance.now() - t0) / 1000;
@@ -197,9 +260,17 @@ try {
     publish = `${e.secs.toFixed(2)} (the run reports no publish step: its end-of-run export of ${tables.length} tables timed apart with \`pipeline export --table\`; the night wrote ${written} Parquet files)`;
   }
 
-  const fmt = (m: Measured) => `${m.secs.toFixed(2).padStart(7)} s  cpu ${m.cpuSecs.toFixed(1).padStart(6)} s  peak RSS ${Math.round(m.rssMb)} MB`;
-  console.log(`one night of ${KEYWORDS.toLocaleString('en-US')} keywords at depth ${DEPTH} (pull, emulator time scale ${SCALE}x), Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  console.log(`  history: ${h!.nights} nights, ${h!.items.toLocaleString('en-US')} serp_items rows; marts ${marts.join(', ') || 'none'}; published tables ${published.join(', ')} (set up in ${setupS.toFixed(0)} s)`);
+  const fmt = (m: Measured) =>
+    `${m.secs.toFixed(2).padStart(7)} s  cpu ${m.cpuSecs.toFixed(1).padStart(6)} s  peak RSS ${Math.round(m.rssMb)} MB`;
+  console.log(
+    `one night of ${KEYWORDS.toLocaleString('en-US')} keywords at depth ${DEPTH} (pull, emulator time scale ${SCALE}x), Node ${process.version}; ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
+  console.log(
+    `  history: ${h!.nights} nights, ${h!.items.toLocaleString('en-US')} serp_items rows; marts ${marts.join(', ') || 'none'}; published tables ${published.join(', ')} (set up in ${setupS.toFixed(0)} s)`,
+  );
   console.log(`  empty warehouse        ${fmt(a)}`);
   console.log(`  on ${String(NIGHTS).padStart(3)} nights of history ${fmt(b)}`);
   console.log(`warehouse.night_growth_ratio ${(b.secs / a.secs).toFixed(2)} (cpu ${(b.cpuSecs / a.cpuSecs).toFixed(2)})`);

@@ -21,7 +21,10 @@ try {
   const dir = join(root, 'wh');
   await writeSyntheticWarehouse(dir, shape);
   const file = join(root, 'synthetic.yaml');
-  await writeFile(file, `name: ${SYNTHETIC_PIPELINE}\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [placeholder]\n    track_domains: [${SYNTHETIC_TRACKED}]\n`);
+  await writeFile(
+    file,
+    `name: ${SYNTHETIC_PIPELINE}\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [placeholder]\n    track_domains: [${SYNTHETIC_TRACKED}]\n`,
+  );
   const t0 = performance.now();
   const r = await buildReport({ warehouseDir: dir, out: join(root, 'report.html'), pipelineFiles: [file] });
   const s = (performance.now() - t0) / 1000;

@@ -24,8 +24,26 @@ const at = new Date('2026-11-20T09:00:00Z');
 
 function envelope(id: string, path: string, result: unknown, data: Record<string, unknown>): string {
   return JSON.stringify({
-    version: '0.1', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, tasks_count: 1, tasks_error: 0,
-    tasks: [{ id, status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, result_count: 1, path: path.split('/').filter(Boolean), data, result: [result] }],
+    version: '0.1',
+    status_code: 20000,
+    status_message: 'Ok.',
+    time: '0.01 sec.',
+    cost: 0,
+    tasks_count: 1,
+    tasks_error: 0,
+    tasks: [
+      {
+        id,
+        status_code: 20000,
+        status_message: 'Ok.',
+        time: '0.01 sec.',
+        cost: 0,
+        result_count: 1,
+        path: path.split('/').filter(Boolean),
+        data,
+        result: [result],
+      },
+    ],
   });
 }
 
@@ -35,14 +53,24 @@ const serpCache = new Map<number, { params: Record<string, unknown>; result: Ret
 function serpBody(i: number): { path: string; body: string; items: number } {
   let cached = serpCache.get(i % 64);
   if (!cached) {
-    const params = { keyword: `keyword ${i % 64} running shoes`, location_code: 2840, language_code: 'en', device: 'desktop' as const, depth: 100 };
+    const params = {
+      keyword: `keyword ${i % 64} running shoes`,
+      location_code: 2840,
+      language_code: 'en',
+      device: 'desktop' as const,
+      depth: 100,
+    };
     cached = { params, result: buildSerpResult({ seed: 1, engine: 'engA', params, at }) };
     serpCache.set(i % 64, cached);
   }
   const { params, result } = cached;
   const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
   const path = `/v3/serp/engA/organic/task_get/advanced/${id}`;
-  return { path, body: envelope(id, path, result, { api: 'serp', function: 'task_get', se: 'engA', se_type: 'organic', ...params }), items: result.items.length };
+  return {
+    path,
+    body: envelope(id, path, result, { api: 'serp', function: 'task_get', se: 'engA', se_type: 'organic', ...params }),
+    items: result.items.length,
+  };
 }
 
 /** An endpoint with no declared schema: nested objects, scalar lists and a list of objects. */
@@ -50,11 +78,28 @@ function genericBody(i: number): { path: string; body: string; items: number } {
   const id = `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`;
   const path = '/v3/backlinks/anchors/live';
   const items = Array.from({ length: 100 }, (_, k) => ({
-    type: 'anchor', anchor: `anchor text ${i}-${k}`, rank: (i * 7 + k) % 1000, backlinks: k * 13, first_seen: '2026-01-02 03:04:05 +00:00',
-    referring_domains: k + 1, is_lost: k % 9 === 0, backlinks_spam_score: k % 40,
-    referring_links_tld: { com: k, org: k % 3 }, referring_links_types: { anchor: k, image: 1 }, attributes: k % 2 ? ['nofollow'] : [],
+    type: 'anchor',
+    anchor: `anchor text ${i}-${k}`,
+    rank: (i * 7 + k) % 1000,
+    backlinks: k * 13,
+    first_seen: '2026-01-02 03:04:05 +00:00',
+    referring_domains: k + 1,
+    is_lost: k % 9 === 0,
+    backlinks_spam_score: k % 40,
+    referring_links_tld: { com: k, org: k % 3 },
+    referring_links_types: { anchor: k, image: 1 },
+    attributes: k % 2 ? ['nofollow'] : [],
   }));
-  return { path, body: envelope(id, path, { target: `site${i}.com`, mode: 'as_is', total_count: 100, items_count: 100, items }, { api: 'backlinks', function: 'anchors', target: `site${i}.com` }), items: 100 };
+  return {
+    path,
+    body: envelope(
+      id,
+      path,
+      { target: `site${i}.com`, mode: 'as_is', total_count: 100, items_count: 100, items },
+      { api: 'backlinks', function: 'anchors', target: `site${i}.com` },
+    ),
+    items: 100,
+  };
 }
 
 /** Lands `rows` item rows as the landing writes them, compacted into one segment per kind. */
@@ -66,7 +111,17 @@ async function landAll(root: string, rows: number, make: (i: number) => { path: 
     for (let i = 0; items < rows; i++) {
       const b = make(i);
       const landed = landedLine(
-        { callId: `call-${String(i).padStart(8, '0')}`, receivedAt: at, method: 'GET', path: b.path, endpointId: 'bench', httpStatus: 200, charge: { requestId: null, chargeCny: '0', costUsd: '0', balanceCny: null }, tasksSent: 0, body: b.body },
+        {
+          callId: `call-${String(i).padStart(8, '0')}`,
+          receivedAt: at,
+          method: 'GET',
+          path: b.path,
+          endpointId: 'bench',
+          httpStatus: 200,
+          charge: { requestId: null, chargeCny: '0', costUsd: '0', balanceCny: null },
+          tasksSent: 0,
+          body: b.body,
+        },
         { runId: 'bench', pipeline: 'bench' },
       );
       const dir = join(root, 'raw', '2026-11-20');
@@ -83,11 +138,21 @@ async function landAll(root: string, rows: number, make: (i: number) => { path: 
   }
 }
 
-interface ChildOut { rows: number; secs: number; cpuSecs: number; rssMb: number; exportSecs?: number; exportRssMb?: number }
+interface ChildOut {
+  rows: number;
+  secs: number;
+  cpuSecs: number;
+  rssMb: number;
+  exportSecs?: number;
+  exportRssMb?: number;
+}
 
 /** Runs one measured path in a fresh process. */
 function child(mode: string, dir: string, table: string): ChildOut {
-  const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--child', mode, '--dir', dir, '--table', table], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--child', mode, '--dir', dir, '--table', table], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   if (r.status !== 0) throw new Error(`bench child ${mode} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildOut;
 }
@@ -102,9 +167,13 @@ async function runChild(mode: string, dir: string, table: string): Promise<Child
       await loadLanded(wh, { all: true });
     } else {
       const cols = await wh.all<{ name: string; type: string }>(
-        `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [table]);
+        `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
+        [table],
+      );
       const spec = cols.map((c) => `"${c.name}": '${c.type}'`).join(', ');
-      await wh.run(`INSERT INTO "${table}" SELECT * FROM read_json('${join(dir, 'flat.ndjson.gz')}', columns = {${spec}}, format = 'newline_delimited')`);
+      await wh.run(
+        `INSERT INTO "${table}" SELECT * FROM read_json('${join(dir, 'flat.ndjson.gz')}', columns = {${spec}}, format = 'newline_delimited')`,
+      );
     }
     const secs = (performance.now() - t0) / 1000;
     const u1 = usage();
@@ -115,7 +184,14 @@ async function runChild(mode: string, dir: string, table: string): Promise<Child
     if (mode !== 'load') return { rows: n, secs, cpuSecs, rssMb };
     const p0 = performance.now();
     await exportParquet(wh, { tables: [table] });
-    return { rows: n, secs, cpuSecs, rssMb, exportSecs: (performance.now() - p0) / 1000, exportRssMb: process.resourceUsage().maxRSS / 1024 };
+    return {
+      rows: n,
+      secs,
+      cpuSecs,
+      rssMb,
+      exportSecs: (performance.now() - p0) / 1000,
+      exportRssMb: process.resourceUsage().maxRSS / 1024,
+    };
   } finally {
     wh.close();
   }
@@ -127,7 +203,10 @@ async function prepareBaseline(loaded: string, fresh: string, table: string): Pr
   try {
     await wh.run(`COPY "${table}" TO '${join(fresh, 'flat.ndjson.gz')}' (FORMAT json, COMPRESSION gzip)`);
     await wh.run(`ATTACH '${join(fresh, 'warehouse.duckdb')}' AS fresh`);
-    const [{ ddl }] = (await wh.all<{ ddl: string }>(`SELECT sql AS ddl FROM duckdb_tables() WHERE table_name = $1 AND database_name = 'warehouse'`, [table])) as [{ ddl: string }];
+    const [{ ddl }] = (await wh.all<{ ddl: string }>(
+      `SELECT sql AS ddl FROM duckdb_tables() WHERE table_name = $1 AND database_name = 'warehouse'`,
+      [table],
+    )) as [{ ddl: string }];
     await wh.run(`USE fresh`);
     await wh.run(ddl.replace(/^CREATE TABLE/, 'CREATE OR REPLACE TABLE'));
   } finally {
@@ -137,14 +216,25 @@ async function prepareBaseline(loaded: string, fresh: string, table: string): Pr
 
 const REPEATS = Number(opt('--repeats') ?? 3);
 
-interface Pair { load: ChildOut; base: ChildOut; ratio: number; rss: number }
+interface Pair {
+  load: ChildOut;
+  base: ChildOut;
+  ratio: number;
+  rss: number;
+}
 
 /**
  * `REPEATS` pairs on fresh copies: each pair runs the two paths back to back (alternating
  * which goes first), so both see the same machine load; a figure is the median over the pairs
  * of the pair's own ratio.
  */
-async function pairs(root: string, name: string, rows: number, table: string, make: (i: number) => { path: string; body: string; items: number }): Promise<Pair[]> {
+async function pairs(
+  root: string,
+  name: string,
+  rows: number,
+  table: string,
+  make: (i: number) => { path: string; body: string; items: number },
+): Promise<Pair[]> {
   const a = join(root, `${name}-landed`);
   const b = join(root, `${name}-flat`);
   mkdirSync(b, { recursive: true });
@@ -181,22 +271,30 @@ if (argv[0] === '--child') {
     const serp = await pairs(root, 'serp', rows, 'serp_items', serpBody);
     const gen = await pairs(root, 'generic', rows, 'backlinks_anchors__items', genericBody);
     const rate = (x: ChildOut) => x.rows / x.secs;
-    const fmt = (x: ChildOut) => `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(1).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
+    const fmt = (x: ChildOut) =>
+      `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(1).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
     const spread = (xs: number[]) => `${median(xs).toFixed(2)} (pairs ${xs.map((x) => x.toFixed(2)).join(' ')})`;
-    console.log(`warehouse load, ${serp[0]!.load.rows.toLocaleString('en-US')} SERP items / ${gen[0]!.load.rows.toLocaleString('en-US')} generic items (Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; each run a fresh process on a fresh copy; ${REPEATS} pairs)`);
+    console.log(
+      `warehouse load, ${serp[0]!.load.rows.toLocaleString('en-US')} SERP items / ${gen[0]!.load.rows.toLocaleString('en-US')} generic items (Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; each run a fresh process on a fresh copy; ${REPEATS} pairs)`,
+    );
     serp.forEach((p, i) => {
       console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (serp_items)    ${fmt(p.base)}`);
-      console.log(`  pair ${i + 1}  landed raw → serp_results + serp_items (target path)         ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}  parquet ${p.load.exportSecs!.toFixed(2)} s (peak RSS with it ${Math.round(p.load.exportRssMb!)} MB)`);
+      console.log(
+        `  pair ${i + 1}  landed raw → serp_results + serp_items (target path)         ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}  parquet ${p.load.exportSecs!.toFixed(2)} s (peak RSS with it ${Math.round(p.load.exportRssMb!)} MB)`,
+      );
     });
     gen.forEach((p, i) => {
       console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (generic items) ${fmt(p.base)}`);
-      console.log(`  pair ${i + 1}  landed raw → generic tables, no declared schema              ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}`);
+      console.log(
+        `  pair ${i + 1}  landed raw → generic tables, no declared schema              ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}`,
+      );
     });
     console.log(`warehouse.load_ratio ${spread(serp.map((p) => p.ratio))}`);
     console.log(`warehouse.rss_ratio ${spread(serp.map((p) => p.rss))}`);
     console.log(`warehouse.generic_load_ratio ${spread(gen.map((p) => p.ratio))}`);
     console.log(`warehouse.parquet_export_s ${spread(serp.map((p) => p.load.exportSecs!))}`);
   } finally {
-    if (!process.env.BENCH_KEEP) await rm(root, { recursive: true, force: true }); else console.log(root);
+    if (!process.env.BENCH_KEEP) await rm(root, { recursive: true, force: true });
+    else console.log(root);
   }
 }

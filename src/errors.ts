@@ -34,11 +34,7 @@ export class EtlError extends Error {
   readonly retryable: boolean;
   readonly context: ErrorContext;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    opts: { retryable?: boolean; context?: ErrorContext; cause?: unknown } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, opts: { retryable?: boolean; context?: ErrorContext; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'EtlError';
     this.code = code;
@@ -68,9 +64,7 @@ export class ConfigError extends EtlError {
 }
 
 function formatIssues(issues: ConfigIssue[]): string {
-  const lines = issues.map(
-    (i) => `  ${i.file}:${i.line}:${i.column}  ${i.field || '(file)'}: ${i.rule}`,
-  );
+  const lines = issues.map((i) => `  ${i.file}:${i.line}:${i.column}  ${i.field || '(file)'}: ${i.rule}`);
   const n = issues.length;
   return `pipeline file is invalid (${n} problem${n === 1 ? '' : 's'}); nothing was sent to the service:\n${lines.join('\n')}`;
 }

@@ -8,7 +8,11 @@ const KEY = 'svc_sandbox_benchkey1';
 /** Starts `pipeline sandbox` in its own process (rate limits off) and resolves its URL and a stop function. */
 async function serveInChild(): Promise<{ url: string; stop: () => void }> {
   const bin = fileURLToPath(new URL('../../bin/pipeline.mjs', import.meta.url));
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--no-rate-limits', '--ready-after', '0', '--sandbox-key', KEY, '--live-key', 'svc_live_benchkey1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'sandbox', '--port', '0', '--no-rate-limits', '--ready-after', '0', '--sandbox-key', KEY, '--live-key', 'svc_live_benchkey1'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => {
@@ -49,7 +53,9 @@ export async function benchTaskGet(opts: { tasks?: number; rounds?: number; conc
   try {
     const ids: string[] = [];
     for (let i = 0; i < tasks; i += 100) {
-      const body = JSON.stringify(Array.from({ length: Math.min(100, tasks - i) }, (_, j) => ({ keyword: `bench keyword ${i + j}`, location_code: 2840, depth: 10 })));
+      const body = JSON.stringify(
+        Array.from({ length: Math.min(100, tasks - i) }, (_, j) => ({ keyword: `bench keyword ${i + j}`, location_code: 2840, depth: 10 })),
+      );
       const res = await request(`${server.url}/v3/serp/engA/organic/task_post`, { method: 'POST', headers, body, dispatcher: agent });
       const env = (await res.body.json()) as { tasks: Array<{ id: string }> };
       ids.push(...env.tasks.map((t) => t.id));

@@ -30,7 +30,13 @@ export async function writeSyntheticHistory(wh: Warehouse, shape: HistoryShape, 
   await wh.run(`insert into tasks (tag, run_id, pipeline, job, endpoint_id, task_id, state)
     select 'tag-' || d || '-' || k, 'bench', 'bench', 'serp-0', 'serp.engA.organic.task_post', 't' || d || '-' || k, 'collected'
     from ${days} dd(d), range(${shape.keywords}) kk(k)`);
-  if (dayOffset === 0) await recordTrackedDomains(wh, { name: 'bench', jobs: [{ name: 'serp-0', track_domains: ['site1.com', 'site2.com'] }] }, 'bench', new Date(`${start}T00:00:00Z`));
+  if (dayOffset === 0)
+    await recordTrackedDomains(
+      wh,
+      { name: 'bench', jobs: [{ name: 'serp-0', track_domains: ['site1.com', 'site2.com'] }] },
+      'bench',
+      new Date(`${start}T00:00:00Z`),
+    );
   await wh.run(`insert into serp_items (task_id, result_index, item_index, check_date, type, rank_group, rank_absolute, domain, url)
     select 't' || d || '-' || k, 0, p, date '${start}' + d::integer, 'organic', p + 1, p + 1, dom, 'https://' || dom || '/' || k
     from (
@@ -45,7 +51,11 @@ export async function writeSyntheticHistory(wh: Warehouse, shape: HistoryShape, 
  * Times a full build of `rank_history` and `domain_visibility_daily` (and what they read) against an incremental build
  * after one more day is loaded: the figure `models.incremental_ratio`.
  */
-export async function measureIncrementalRatio(wh: Warehouse, models: readonly Model[], shape: HistoryShape): Promise<{ fullS: number; incrementalS: number; ratio: number; rows: number }> {
+export async function measureIncrementalRatio(
+  wh: Warehouse,
+  models: readonly Model[],
+  shape: HistoryShape,
+): Promise<{ fullS: number; incrementalS: number; ratio: number; rows: number }> {
   const only = withUpstream(models, ['rank_history', 'domain_visibility_daily']);
   await writeSyntheticHistory(wh, shape);
   let t0 = performance.now();

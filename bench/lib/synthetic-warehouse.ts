@@ -16,7 +16,20 @@ export interface SyntheticShape {
   end?: string;
 }
 
-const TOPICS = ['running shoes', 'hiking boots', 'camping tent', 'rain jacket', 'trekking poles', 'ski boots', 'yoga mat', 'bike helmet', 'swim goggles', 'climbing rope', 'fishing rod', 'golf clubs'];
+const TOPICS = [
+  'running shoes',
+  'hiking boots',
+  'camping tent',
+  'rain jacket',
+  'trekking poles',
+  'ski boots',
+  'yoga mat',
+  'bike helmet',
+  'swim goggles',
+  'climbing rope',
+  'fishing rod',
+  'golf clubs',
+];
 const FIRST = ['best', 'cheap', 'lightweight', 'waterproof', 'womens', 'mens', 'kids', 'budget', 'premium', 'wide', 'vegan', 'used'];
 const LAST = ['review', 'sale', 'near me', 'for beginners', 'uk', '2026', 'deals', 'comparison', 'brands', 'outlet', 'size guide', 'vs'];
 
@@ -50,7 +63,9 @@ export async function writeSyntheticWarehouse(dir: string, shape: SyntheticShape
   const depth = Math.max(1, Math.floor(shape.depth));
   await withWarehouse(dir, async (wh) => {
     await wh.run('create temp table synthetic_keywords (k integer, keyword varchar)');
-    await wh.run(`insert into synthetic_keywords select unnest(range(${shape.keywords})), unnest(from_json(?::json, '["VARCHAR"]'))`, [JSON.stringify(keywords)]);
+    await wh.run(`insert into synthetic_keywords select unnest(range(${shape.keywords})), unnest(from_json(?::json, '["VARCHAR"]'))`, [
+      JSON.stringify(keywords),
+    ]);
     await wh.run(`insert into rank_history (keyword, location_code, language_code, device, engine, domain, check_date, rank_absolute, rank_group, item_type, is_new, is_lost, first_seen_date, task_id, result_index)
       select keyword, loc, 'en', 'desktop', 'engA', dom, day, p + 1, p + 1, 'organic', false, false, day, 'serp-' || d, 0
       from (
@@ -112,11 +127,14 @@ export async function writeSyntheticWarehouse(dir: string, shape: SyntheticShape
       from synthetic_keywords`);
     await wh.run(`insert into keyword_clusters
       select keyword, k % ${TOPICS.length} + 1, 0.9, 0.1, k < ${TOPICS.length}, 'synthetic-topics', ${shape.dimensions} from synthetic_keywords`);
-    await wh.run(`insert into keyword_cluster_summary
+    await wh.run(
+      `insert into keyword_cluster_summary
       select k % ${TOPICS.length} + 1, min(keyword), count(*), null, any_value(t.topic), 0.9, 0.5, 'synthetic-topics', ${shape.dimensions}
       from synthetic_keywords, (select unnest(from_json(?::json, '["VARCHAR"]')) as topic, unnest(range(${TOPICS.length})) as i) as t
       where t.i = k % ${TOPICS.length}
-      group by k % ${TOPICS.length}`, [JSON.stringify(TOPICS)]);
+      group by k % ${TOPICS.length}`,
+      [JSON.stringify(TOPICS)],
+    );
   });
 }
 

@@ -69,7 +69,13 @@ export async function alertStep(o: AlertStepOptions): Promise<AlertOutcome> {
   const drafts: AlertDraft[] = [];
   const started = await runStart(o.wh, o.runId, now);
   const observations = await readRankObservations(o.wh, { pipeline: o.pipeline.name, runId: o.runId });
-  drafts.push(...evaluateRankRules(observations, rules, { pipeline: o.pipeline.name, runId: o.runId, intervalDays: scheduledIntervalDays(o.pipeline, started) }));
+  drafts.push(
+    ...evaluateRankRules(observations, rules, {
+      pipeline: o.pipeline.name,
+      runId: o.runId,
+      intervalDays: scheduledIntervalDays(o.pipeline, started),
+    }),
+  );
   drafts.push(
     ...evaluateRunRules(
       {
@@ -85,15 +91,35 @@ export async function alertStep(o: AlertStepOptions): Promise<AlertOutcome> {
     ),
   );
   if (o.runState !== 'completed') {
-    const missed = missedNights(o.pipeline, [...(await readRunStarts(o.wh, o.pipeline.name, o.runId)), { startedAt: started, state: o.runState }], now);
+    const missed = missedNights(
+      o.pipeline,
+      [...(await readRunStarts(o.wh, o.pipeline.name, o.runId)), { startedAt: started, state: o.runState }],
+      now,
+    );
     if (missed) drafts.push(missed);
   }
   const created = await store.record(drafts, now);
   log.info({ found: drafts.length, created: created.length }, 'alerts evaluated');
   await o.afterBuild?.(created.length);
 
-  const d = await deliverPending({ store, pipeline: o.pipeline.name, alerts: o.pipeline.alerts, env: o.env, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs, now: o.now, logger: log });
-  return { status: 'done', found: drafts.length, created: created.length, delivered: d.delivered, pending: d.pending, deliveryError: d.error };
+  const d = await deliverPending({
+    store,
+    pipeline: o.pipeline.name,
+    alerts: o.pipeline.alerts,
+    env: o.env,
+    dispatcher: o.dispatcher,
+    timeoutMs: o.timeoutMs,
+    now: o.now,
+    logger: log,
+  });
+  return {
+    status: 'done',
+    found: drafts.length,
+    created: created.length,
+    delivered: d.delivered,
+    pending: d.pending,
+    deliveryError: d.error,
+  };
 }
 
 async function runStart(wh: Warehouse, runId: string, fallback: Date): Promise<Date> {
@@ -104,9 +130,6 @@ async function runStart(wh: Warehouse, runId: string, fallback: Date): Promise<D
 /** The run's charge headers summed: a refund (unused depth) is a negative charge, so this is net. */
 async function chargedNet(wh: Warehouse, runId: string): Promise<number> {
   await wh.flushIndex();
-  const [row] = await wh.all<{ net: number }>(
-    `select coalesce(sum(charge_cny), 0)::double as net from ledger where run_id = $1`,
-    [runId],
-  );
+  const [row] = await wh.all<{ net: number }>(`select coalesce(sum(charge_cny), 0)::double as net from ledger where run_id = $1`, [runId]);
   return row?.net ?? 0;
 }

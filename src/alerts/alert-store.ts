@@ -18,14 +18,37 @@ export class AlertStore {
   async record(drafts: readonly AlertDraft[], at: Date): Promise<string[]> {
     if (drafts.length === 0) return [];
     const byId = new Map(drafts.map((d) => [alertId(d), d]));
-    const existing = await this.wh.all<{ alert_id: string }>(`select alert_id from alerts where alert_id in (select unnest($1::VARCHAR[]))`, [listValue([...byId.keys()])]);
+    const existing = await this.wh.all<{ alert_id: string }>(
+      `select alert_id from alerts where alert_id in (select unnest($1::VARCHAR[]))`,
+      [listValue([...byId.keys()])],
+    );
     for (const { alert_id } of existing) byId.delete(alert_id);
     await this.wh.transaction(async () => {
       for (const [id, d] of byId) {
         const s = d.series;
         await this.wh.run(
           `insert into alerts values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::DATE, $13, $14, $15, $16, $17, $18, $19::TIMESTAMPTZ, 'pending', 0, NULL, NULL, NULL)`,
-          [id, d.pipeline, d.rule, d.subject, s?.keyword ?? null, s?.locationCode ?? null, s?.languageCode ?? null, s?.device ?? null, s?.engine ?? null, s?.domain ?? null, d.runId, d.checkDate, d.before, d.after, d.threshold, d.daysSincePrevious ?? null, d.acrossGap ?? null, d.message, at.toISOString()],
+          [
+            id,
+            d.pipeline,
+            d.rule,
+            d.subject,
+            s?.keyword ?? null,
+            s?.locationCode ?? null,
+            s?.languageCode ?? null,
+            s?.device ?? null,
+            s?.engine ?? null,
+            s?.domain ?? null,
+            d.runId,
+            d.checkDate,
+            d.before,
+            d.after,
+            d.threshold,
+            d.daysSincePrevious ?? null,
+            d.acrossGap ?? null,
+            d.message,
+            at.toISOString(),
+          ],
         );
       }
     });
@@ -79,7 +102,16 @@ function toStored(r: Record<string, unknown>): StoredAlert {
     pipeline: String(r.pipeline),
     subject: String(r.subject),
     ...(r.keyword !== null
-      ? { series: { keyword: String(r.keyword), locationCode: Number(r.location_code), languageCode: String(r.language_code), device: String(r.device), engine: String(r.engine), domain: String(r.domain) } }
+      ? {
+          series: {
+            keyword: String(r.keyword),
+            locationCode: Number(r.location_code),
+            languageCode: String(r.language_code),
+            device: String(r.device),
+            engine: String(r.engine),
+            domain: String(r.domain),
+          },
+        }
       : {}),
     runId: str(r.run_id),
     checkDate: String(r.check_day),

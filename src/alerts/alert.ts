@@ -52,6 +52,13 @@ export interface StoredAlert extends AlertDraft {
  */
 export function alertId(d: Pick<AlertDraft, 'rule' | 'pipeline' | 'series' | 'runId' | 'checkDate'>): string {
   const s = d.series;
-  const subject = s ? [s.keyword, s.locationCode, s.languageCode, s.device, s.engine, s.domain] : d.rule === 'missed_nights' ? [] : [d.runId];
-  return createHash('sha256').update(JSON.stringify([d.rule, d.pipeline, ...subject, d.checkDate])).digest('hex').slice(0, 24);
+  const subject = s
+    ? [s.keyword, s.locationCode, s.languageCode, s.device, s.engine, s.domain]
+    : d.rule === 'missed_nights'
+      ? []
+      : [d.runId];
+  return createHash('sha256')
+    .update(JSON.stringify([d.rule, d.pipeline, ...subject, d.checkDate]))
+    .digest('hex')
+    .slice(0, 24);
 }

@@ -51,7 +51,14 @@ export async function deliverPending(o: DeliverOptions): Promise<DeliveryResult>
   }
   for (const group of groups) {
     const ids = group.map((a) => a.id);
-    const posted = await postWebhook({ url: o.alerts.webhook, body: JSON.stringify(alertPayload(o.pipeline, group)), secret, alertIds: ids, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs });
+    const posted = await postWebhook({
+      url: o.alerts.webhook,
+      body: JSON.stringify(alertPayload(o.pipeline, group)),
+      secret,
+      alertIds: ids,
+      dispatcher: o.dispatcher,
+      timeoutMs: o.timeoutMs,
+    });
     if (posted.ok) {
       await o.store.markDelivered(ids, o.now());
       result.sent++;
@@ -61,7 +68,10 @@ export async function deliverPending(o: DeliverOptions): Promise<DeliveryResult>
     }
     await o.store.markAttemptFailed(ids, posted.error, o.now());
     result.error = posted.error;
-    o.logger.warn({ pipeline: o.pipeline, alerts: ids.length, pending: result.pending }, `alerts not delivered: ${posted.error}; they stay pending and are sent again at the next run`);
+    o.logger.warn(
+      { pipeline: o.pipeline, alerts: ids.length, pending: result.pending },
+      `alerts not delivered: ${posted.error}; they stay pending and are sent again at the next run`,
+    );
     break;
   }
   if (result.sent) o.logger.info({ pipeline: o.pipeline, messages: result.sent, alerts: result.delivered }, 'alerts delivered');

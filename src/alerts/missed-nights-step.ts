@@ -31,6 +31,15 @@ export async function missedNightsStep(o: MissedNightsStepOptions): Promise<{ cr
   const draft = missedNights(o.pipeline, await readRunStarts(o.wh, o.pipeline.name), o.now());
   const created = draft ? await store.record([draft], o.now()) : [];
   const log = o.logger.child({ pipeline: o.pipeline.name, step: 'missed_nights' });
-  const delivery = await deliverPending({ store, pipeline: o.pipeline.name, alerts, env: o.env, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs, now: o.now, logger: log });
+  const delivery = await deliverPending({
+    store,
+    pipeline: o.pipeline.name,
+    alerts,
+    env: o.env,
+    dispatcher: o.dispatcher,
+    timeoutMs: o.timeoutMs,
+    now: o.now,
+    logger: log,
+  });
   return { created: created.length, delivery };
 }

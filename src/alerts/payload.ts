@@ -39,7 +39,10 @@ export function alertPayload(pipeline: string, alerts: readonly StoredAlert[]): 
   const n = alerts.length;
   const lines = alerts.slice(0, TEXT_LINES).map((a) => `• ${a.message}`);
   if (n > TEXT_LINES) lines.push(`…and ${n - TEXT_LINES} more (\`pipeline alerts\` lists them all)`);
-  const text = n === 1 ? `:rotating_light: ${pipelineTag(pipeline)} ${alerts[0]!.message}` : `:rotating_light: ${pipelineTag(pipeline)} ${n} alerts\n${lines.join('\n')}`;
+  const text =
+    n === 1
+      ? `:rotating_light: ${pipelineTag(pipeline)} ${alerts[0]!.message}`
+      : `:rotating_light: ${pipelineTag(pipeline)} ${n} alerts\n${lines.join('\n')}`;
   return { text, alerts: alerts.map(toJson) };
 }
 

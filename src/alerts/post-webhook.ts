@@ -29,7 +29,10 @@ export async function postWebhook(o: PostWebhookOptions): Promise<PostResult> {
   const headers: Record<string, string> = {
     'content-type': 'application/json; charset=utf-8',
     'user-agent': 'pipeline-alerts',
-    'x-pipeline-delivery': createHash('sha256').update([...o.alertIds].sort().join(',')).digest('hex').slice(0, 32),
+    'x-pipeline-delivery': createHash('sha256')
+      .update([...o.alertIds].sort().join(','))
+      .digest('hex')
+      .slice(0, 32),
   };
   if (o.secret) headers['x-pipeline-signature'] = `sha256=${createHmac('sha256', o.secret).update(o.body).digest('hex')}`;
   const host = safeHost(o.url);
@@ -48,8 +51,15 @@ export async function postWebhook(o: PostWebhookOptions): Promise<PostResult> {
     return { ok: false, status: res.statusCode, error: `${host} answered HTTP ${res.statusCode}` };
   } catch (err) {
     const e = err as { name?: string; code?: string; message?: string };
-    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
-    return { ok: false, status: null, error: timedOut ? `${host} did not answer within ${timeoutMs / 1000} s` : `${host} could not be reached (${e.code ?? e.name ?? 'error'})` };
+    const timedOut =
+      e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
+    return {
+      ok: false,
+      status: null,
+      error: timedOut
+        ? `${host} did not answer within ${timeoutMs / 1000} s`
+        : `${host} could not be reached (${e.code ?? e.name ?? 'error'})`,
+    };
   }
 }
 

@@ -45,7 +45,14 @@ export function evaluateRankRules(observations: readonly RankObservation[], rule
         rule,
         pipeline: ctx.pipeline,
         subject: `${o.keyword} / ${o.locationCode} ${o.languageCode} / ${o.device} / ${o.engine} / ${o.domain}`,
-        series: { keyword: o.keyword, locationCode: o.locationCode, languageCode: o.languageCode, device: o.device, engine: o.engine, domain: o.domain },
+        series: {
+          keyword: o.keyword,
+          locationCode: o.locationCode,
+          languageCode: o.languageCode,
+          device: o.device,
+          engine: o.engine,
+          domain: o.domain,
+        },
         runId: ctx.runId,
         checkDate: o.checkDate,
         before: values.before,
@@ -59,25 +66,40 @@ export function evaluateRankRules(observations: readonly RankObservation[], rule
 
     if (rules.enters_top !== undefined) {
       const n = rules.enters_top;
-      if (within(o.rank, o.depth, n) === true && within(o.previousRank, o.previousDepth, n) === false) add('enters_top', String(n), `entered the top ${n}`);
+      if (within(o.rank, o.depth, n) === true && within(o.previousRank, o.previousDepth, n) === false)
+        add('enters_top', String(n), `entered the top ${n}`);
     }
     if (rules.leaves_top !== undefined) {
       const n = rules.leaves_top;
-      if (within(o.previousRank, o.previousDepth, n) === true && within(o.rank, o.depth, n) === false) add('leaves_top', String(n), `left the top ${n}`);
+      if (within(o.previousRank, o.previousDepth, n) === true && within(o.rank, o.depth, n) === false)
+        add('leaves_top', String(n), `left the top ${n}`);
     }
     if (rules.rank_drop !== undefined && o.previousRank !== null) {
       // Absent now: it fell at least to just past the depth this check looked.
       const least = o.rank ?? (o.depth !== null ? o.depth + 1 : null);
-      if (least !== null && least - o.previousRank >= rules.rank_drop) add('rank_drop', String(rules.rank_drop), `dropped ${o.rank !== null ? least - o.previousRank : `${least - o.previousRank}+`} places`);
+      if (least !== null && least - o.previousRank >= rules.rank_drop)
+        add(
+          'rank_drop',
+          String(rules.rank_drop),
+          `dropped ${o.rank !== null ? least - o.previousRank : `${least - o.previousRank}+`} places`,
+        );
     }
     if (rules.rank_gain !== undefined && o.rank !== null) {
       const from = o.previousRank ?? (o.previousDepth !== null ? o.previousDepth + 1 : null);
-      if (from !== null && from - o.rank >= rules.rank_gain) add('rank_gain', String(rules.rank_gain), `rose ${o.previousRank !== null ? from - o.rank : `${from - o.rank}+`} places`);
+      if (from !== null && from - o.rank >= rules.rank_gain)
+        add('rank_gain', String(rules.rank_gain), `rose ${o.previousRank !== null ? from - o.rank : `${from - o.rank}+`} places`);
     }
     if (rules.lost && o.rank === null && o.previousRank !== null && o.depth !== null && o.previousRank <= o.depth) {
       add('lost', 'true', 'is no longer ranked');
     }
-    if (rules.url_changed && o.rank !== null && o.previousRank !== null && o.url !== null && o.previousUrl !== null && !sameUrl(o.url, o.previousUrl)) {
+    if (
+      rules.url_changed &&
+      o.rank !== null &&
+      o.previousRank !== null &&
+      o.url !== null &&
+      o.previousUrl !== null &&
+      !sameUrl(o.url, o.previousUrl)
+    ) {
       add('url_changed', 'true', 'ranks with another URL', { before: o.previousUrl, after: o.url });
     }
   }

@@ -34,7 +34,12 @@ export function evaluateRunRules(f: RunFacts, rules: AlertRules): AlertDraft[] {
       message: `Run ${f.runId} of *${f.pipeline}* charged ${cny(f.chargedNetCny)} (net of refunds), over the ${rules.spend_over_cny} CNY alert line`,
     });
   }
-  if (rules.estimate_exceeded !== undefined && f.estimateCny !== null && f.estimateCny > 0 && f.chargedNetCny > rules.estimate_exceeded * f.estimateCny) {
+  if (
+    rules.estimate_exceeded !== undefined &&
+    f.estimateCny !== null &&
+    f.estimateCny > 0 &&
+    f.chargedNetCny > rules.estimate_exceeded * f.estimateCny
+  ) {
     out.push({
       ...base,
       rule: 'estimate_exceeded',

@@ -83,16 +83,39 @@ export function taskFunction(
     maxKeywordsPerTask?: number;
   },
 ): Endpoint[] {
-  const extra = { ...(o.inferred ? { inferred: o.inferred } : {}), ...(o.maxKeywordsPerTask ? { maxKeywordsPerTask: o.maxKeywordsPerTask } : {}) };
+  const extra = {
+    ...(o.inferred ? { inferred: o.inferred } : {}),
+    ...(o.maxKeywordsPerTask ? { maxKeywordsPerTask: o.maxKeywordsPerTask } : {}),
+  };
   const out: Endpoint[] = [
     define({ path: `${base}/task_post`, mode: 'task_post', request: o.request, resultKind: o.resultKind, ...extra }),
-    define({ path: `${base}/tasks_ready`, mode: 'tasks_ready', resultKind: 'tasks_ready', ...(o.inferred ? { inferred: o.inferred } : {}) }),
+    define({
+      path: `${base}/tasks_ready`,
+      mode: 'tasks_ready',
+      resultKind: 'tasks_ready',
+      ...(o.inferred ? { inferred: o.inferred } : {}),
+    }),
   ];
   if (o.formats.length === 0) {
-    out.push(define({ path: `${base}/task_get/{id}`, mode: 'task_get', resultKind: o.resultKind, ...(o.inferred ? { inferred: o.inferred } : {}) }));
+    out.push(
+      define({
+        path: `${base}/task_get/{id}`,
+        mode: 'task_get',
+        resultKind: o.resultKind,
+        ...(o.inferred ? { inferred: o.inferred } : {}),
+      }),
+    );
   }
   for (const format of o.formats) {
-    out.push(define({ path: `${base}/task_get/${format}/{id}`, mode: 'task_get', format, resultKind: o.resultKind, ...(o.inferred ? { inferred: o.inferred } : {}) }));
+    out.push(
+      define({
+        path: `${base}/task_get/${format}/{id}`,
+        mode: 'task_get',
+        format,
+        resultKind: o.resultKind,
+        ...(o.inferred ? { inferred: o.inferred } : {}),
+      }),
+    );
   }
   const liveRequest = o.liveRequest ?? o.request;
   if (o.live === 'plain') {

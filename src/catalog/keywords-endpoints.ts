@@ -40,7 +40,13 @@ export const KEYWORDS_ENDPOINTS: readonly Endpoint[] = [
     inferred: 'the sandbox table shows task_post, task_get/{id} and live; tasks_ready assumed as for engA_ads',
   }),
   ...TRENDS.map((fn) =>
-    define({ path: `/v3/keywords_data/svc_trends/${fn}/live`, mode: 'live', request: trendsTaskSchema, resultKind: 'trends', maxKeywordsPerTask: 5 }),
+    define({
+      path: `/v3/keywords_data/svc_trends/${fn}/live`,
+      mode: 'live',
+      request: trendsTaskSchema,
+      resultKind: 'trends',
+      maxKeywordsPerTask: 5,
+    }),
   ),
   define({ path: '/v3/keywords_data/endpoints', mode: 'utility', method: 'GET', resultKind: 'endpoint_list' }),
 ];

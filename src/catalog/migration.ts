@@ -4,7 +4,11 @@ import { ENDPOINTS } from './endpoints.js';
 
 const SERP = '/v3/serp/engA/organic';
 const four = (base: string) => ['live', 'task_post', 'tasks_ready', 'task_get/{id}'].map((s) => `${base}/${s}`);
-const flow = (base: string, gets: string[]) => [`${base}/task_post`, `${base}/tasks_ready`, ...gets.map((g) => `${base}/task_get/${g}{id}`)];
+const flow = (base: string, gets: string[]) => [
+  `${base}/task_post`,
+  `${base}/tasks_ready`,
+  ...gets.map((g) => `${base}/task_get/${g}{id}`),
+];
 
 /** The spec's v2 → v3 mapping table (Versioning, point 6), by v2 function name. */
 export const V2_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -36,7 +40,10 @@ export const V2_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
   'Merchant sellers': [...flow('/v3/merchant/engA/sellers', ['advanced/']), '/v3/merchant/engA/sellers/ad_url'],
   'Merchant product spec': flow('/v3/merchant/engA/product_spec', ['advanced/']),
   // The spec's row is one: "Marketplace products and ASIN" (products also task_get/html/).
-  'Marketplace products and ASIN': [...flow('/v3/merchant/amazon/products', ['advanced/', 'html/']), ...flow('/v3/merchant/amazon/asin', ['advanced/'])],
+  'Marketplace products and ASIN': [
+    ...flow('/v3/merchant/amazon/products', ['advanced/', 'html/']),
+    ...flow('/v3/merchant/amazon/asin', ['advanced/']),
+  ],
   // Each half on its own, kept for callers that named them apart.
   'Marketplace products': flow('/v3/merchant/amazon/products', ['advanced/', 'html/']),
   'Marketplace ASIN': flow('/v3/merchant/amazon/asin', ['advanced/']),
@@ -46,12 +53,17 @@ export const V2_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
 export const V2_REMOVED: Readonly<Record<string, string>> = {
   'Search engine list': 'none needed: v3 picks the engine domain from location and language',
   'v2 search volume': 'the v3 search-volume endpoints (/v3/keywords_data/engA_ads/search_volume/...)',
-  'Keyword suggestion tasks': 'the labs suggestion or idea endpoints (/v3/svc_labs/engA/keyword_suggestions/live, /v3/svc_labs/engA/keyword_ideas/live)',
+  'Keyword suggestion tasks':
+    'the labs suggestion or idea endpoints (/v3/svc_labs/engA/keyword_suggestions/live, /v3/svc_labs/engA/keyword_ideas/live)',
   'Ad traffic by platform': 'no replacement',
   'Keywords by category': '/v3/svc_labs/engA/keywords_for_categories/live',
 };
 
-const norm = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[\s_-]+/g, ' ')
+    .trim();
 
 export interface Migration {
   /** v3 path templates, in the mapping table's order. */
@@ -71,16 +83,23 @@ export function migrateV2(nameOrPath: string): Migration {
   if (input.startsWith('/v2/')) {
     const path = `/v3/${input.slice(4)}`.replace(/\/+$/, '');
     const eps = ENDPOINTS.filter((e) => e.path === path || e.path === `${path}/{id}`);
-    if (eps.length) return { paths: [path], endpoints: eps, warning: `v2 path ${input} is gone (v2 support ends 2026-05-05); use ${path}.` };
+    if (eps.length)
+      return { paths: [path], endpoints: eps, warning: `v2 path ${input} is gone (v2 support ends 2026-05-05); use ${path}.` };
   }
   const key = norm(input);
   const removed = Object.entries(V2_REMOVED).find(([name]) => norm(name) === key);
   if (removed) {
-    throw new EtlError('ETL_REQUEST_INVALID', `the v2 function "${removed[0]}" was removed in v3; use ${removed[1]}.`, { context: { stage: 'catalog' } });
+    throw new EtlError('ETL_REQUEST_INVALID', `the v2 function "${removed[0]}" was removed in v3; use ${removed[1]}.`, {
+      context: { stage: 'catalog' },
+    });
   }
   const found = Object.entries(V2_FUNCTIONS).find(([name]) => norm(name) === key);
   if (!found) {
-    throw new EtlError('ETL_REQUEST_INVALID', `"${input}" is neither a v2 function of the migration table nor a /v2 path with a v3 twin; see \`pipeline endpoints\` for the v3 paths.`, { context: { stage: 'catalog' } });
+    throw new EtlError(
+      'ETL_REQUEST_INVALID',
+      `"${input}" is neither a v2 function of the migration table nor a /v2 path with a v3 twin; see \`pipeline endpoints\` for the v3 paths.`,
+      { context: { stage: 'catalog' } },
+    );
   }
   const paths = [...found[1]];
   const endpoints = paths.map((p) => {
@@ -88,5 +107,9 @@ export function migrateV2(nameOrPath: string): Migration {
     if (!e) throw new Error(`migration table names ${p}, which the catalog lacks`);
     return e;
   });
-  return { paths, endpoints, warning: `"${found[0]}" is a v2 function (v2 support ends 2026-05-05); its v3 path${paths.length > 1 ? 's are' : ' is'} ${paths.join(', ')}.` };
+  return {
+    paths,
+    endpoints,
+    warning: `"${found[0]}" is a v2 function (v2 support ends 2026-05-05); its v3 path${paths.length > 1 ? 's are' : ' is'} ${paths.join(', ')}.`,
+  };
 }

@@ -22,7 +22,12 @@ export const V1_ENDPOINTS: readonly Endpoint[] = [
 
 /** AI optimization: keyword search volume in AI tools, LLM responses, their lists. */
 export const AI_OPTIMIZATION_ENDPOINTS: readonly Endpoint[] = [
-  define({ path: '/v3/ai_optimization/ai_keyword_data/available_filters', mode: 'utility', method: 'GET', resultKind: 'available_filters' }),
+  define({
+    path: '/v3/ai_optimization/ai_keyword_data/available_filters',
+    mode: 'utility',
+    method: 'GET',
+    resultKind: 'available_filters',
+  }),
   define({
     path: '/v3/ai_optimization/ai_keyword_data/keywords_search_volume/live',
     mode: 'live',
@@ -31,7 +36,12 @@ export const AI_OPTIMIZATION_ENDPOINTS: readonly Endpoint[] = [
     maxKeywordsPerTask: 1000,
   }),
   define({ path: '/v3/ai_optimization/ai_keyword_data/locations_and_languages', mode: 'utility', method: 'GET', resultKind: 'locations' }),
-  define({ path: '/v3/ai_optimization/chat_llm/llm_responses/live', mode: 'live', request: llmResponseTaskSchema, resultKind: 'llm_response' }),
+  define({
+    path: '/v3/ai_optimization/chat_llm/llm_responses/live',
+    mode: 'live',
+    request: llmResponseTaskSchema,
+    resultKind: 'llm_response',
+  }),
   define({
     path: '/v3/ai_optimization/chat_llm/llm_responses/models',
     mode: 'utility',
@@ -44,7 +54,13 @@ export const AI_OPTIMIZATION_ENDPOINTS: readonly Endpoint[] = [
 /** On-page: crawl task creation, the resource, page and link reads, lighthouse. */
 export const ON_PAGE_ENDPOINTS: readonly Endpoint[] = [
   define({ path: '/v3/on_page/task_post', mode: 'task_post', request: onPageTaskSchema, resultKind: 'on_page_task' }),
-  define({ path: '/v3/on_page/resources', mode: 'live', charged: false, request: onPageResourcesTaskSchema, resultKind: 'on_page_resources' }),
+  define({
+    path: '/v3/on_page/resources',
+    mode: 'live',
+    charged: false,
+    request: onPageResourcesTaskSchema,
+    resultKind: 'on_page_resources',
+  }),
   define({
     path: '/v3/on_page/pages',
     mode: 'live',
@@ -63,9 +79,7 @@ export const ON_PAGE_ENDPOINTS: readonly Endpoint[] = [
   define({
     path: '/v3/on_page/lighthouse/live/json',
     mode: 'live',
-    request: z
-      .object({ url: z.string().url('an absolute URL'), version: z.string().min(1).optional(), tag: tagField })
-      .passthrough(),
+    request: z.object({ url: z.string().url('an absolute URL'), version: z.string().min(1).optional(), tag: tagField }).passthrough(),
     resultKind: 'lighthouse',
     inferred: 'the spec names only "the on_page/lighthouse POST" with an optional version; path and url field assumed',
   }),

@@ -63,7 +63,10 @@ export function buildCli(argv: string[]): Argv {
     .command(endpointsCommand)
     .command(apiCommand)
     .command(sandboxCommand)
-    .demandCommand(1, 'name a command: run, plan, models, report, alerts, replay, export, lake, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox')
+    .demandCommand(
+      1,
+      'name a command: run, plan, models, report, alerts, replay, export, lake, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox',
+    )
     .strict()
     .recommendCommands()
     .epilog(EPILOG)

@@ -2,7 +2,16 @@ import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 
 /** Fields that could hold a key, wherever they sit in a log line. */
-export const REDACT_PATHS = ['apiKey', '*.apiKey', 'key', '*.key', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization'];
+export const REDACT_PATHS = [
+  'apiKey',
+  '*.apiKey',
+  'key',
+  '*.key',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+];
 
 /**
  * pino on stderr (stdout is for results), with API keys redacted wherever they sit: JSON
@@ -15,6 +24,7 @@ export function makeLogger(level?: string, opts: { pretty?: boolean } = {}): Log
     level: level ?? process.env.LOG_LEVEL ?? 'warn',
     redact: { paths: REDACT_PATHS, censor: '***' },
   };
-  if (usePretty) return pino(options, pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, ignore: 'pid,hostname' }));
+  if (usePretty)
+    return pino(options, pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, ignore: 'pid,hostname' }));
   return pino(options, pino.destination(2));
 }

@@ -7,10 +7,22 @@ export type OptionRule = (value: unknown) => string | undefined;
 export function num(o: { min?: number; max?: number; integer?: boolean; above?: number }): OptionRule {
   return (v) => {
     const n = v as number;
-    const ok = typeof n === 'number' && Number.isFinite(n) && (!o.integer || Number.isInteger(n)) && (o.min === undefined || n >= o.min) && (o.max === undefined || n <= o.max) && (o.above === undefined || n > o.above);
+    const ok =
+      typeof n === 'number' &&
+      Number.isFinite(n) &&
+      (!o.integer || Number.isInteger(n)) &&
+      (o.min === undefined || n >= o.min) &&
+      (o.max === undefined || n <= o.max) &&
+      (o.above === undefined || n > o.above);
     if (ok) return undefined;
     const kind = o.integer ? 'a whole number' : 'a number';
-    const range = [o.above !== undefined ? `above ${o.above}` : '', o.min !== undefined ? `at least ${o.min}` : '', o.max !== undefined ? `at most ${o.max}` : ''].filter(Boolean).join(' and ');
+    const range = [
+      o.above !== undefined ? `above ${o.above}` : '',
+      o.min !== undefined ? `at least ${o.min}` : '',
+      o.max !== undefined ? `at most ${o.max}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
     return `${kind}${range ? ` ${range}` : ''}`;
   };
 }
@@ -43,7 +55,11 @@ export function checkOptions(rules: Record<string, OptionRule>): (args: Record<s
         if (takes) bad.push(`--${name} ${JSON.stringify(one)}: takes ${takes}`);
       }
     }
-    if (bad.length > 0) throw new EtlError('ETL_CONFIG_INVALID', `invalid option value${bad.length > 1 ? 's' : ''}: ${bad.join('; ')}. Run with --help for usage.`);
+    if (bad.length > 0)
+      throw new EtlError(
+        'ETL_CONFIG_INVALID',
+        `invalid option value${bad.length > 1 ? 's' : ''}: ${bad.join('; ')}. Run with --help for usage.`,
+      );
     return true;
   };
 }

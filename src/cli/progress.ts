@@ -13,7 +13,10 @@ export interface ProgressOptions {
  * TTY), the same figures as plain lines at most every `logIntervalMs`, plus the line that
  * says everything is collected, so nightly logs stay short.
  */
-export function makeProgress(stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, opts: ProgressOptions = {}): (e: ProgressEvent) => void {
+export function makeProgress(
+  stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
+  opts: ProgressOptions = {},
+): (e: ProgressEvent) => void {
   const tty = stream.isTTY === true;
   const interval = opts.logIntervalMs ?? 10_000;
   const now = opts.now ?? (() => Date.now());

@@ -19,7 +19,10 @@ export function renderTable(rows: Rows): string {
   const width = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
   const numeric = cols.map((_, i) => cells.every((row) => row[i] === '' || /^-?\d+(\.\d+)?$/.test(row[i]!)));
   const line = (vals: string[]) =>
-    vals.map((v, i) => (numeric[i] ? v.padStart(width[i]!) : v.padEnd(width[i]!))).join('  ').trimEnd();
+    vals
+      .map((v, i) => (numeric[i] ? v.padStart(width[i]!) : v.padEnd(width[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cols), line(width.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
 }
 

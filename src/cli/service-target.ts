@@ -16,21 +16,32 @@ const KEY = /^svc_(live|sandbox)_\S+$/;
  * starts at `PIPELINE_SANDBOX_DATE` when set (`YYYY-MM-DD` or an ISO instant; see
  * `clockFrom`), so a series of nights can be run with real date changes.
  */
-export async function resolveTarget(env: NodeJS.ProcessEnv, opts: { seed?: number; announce: (line: string) => void }): Promise<ServiceTarget> {
+export async function resolveTarget(
+  env: NodeJS.ProcessEnv,
+  opts: { seed?: number; announce: (line: string) => void },
+): Promise<ServiceTarget> {
   const key = env.SVC_API_KEY?.trim();
   if (!key) {
     const now = sandboxClock(env.PIPELINE_SANDBOX_DATE);
     const sandbox = await startSandbox({ seed: opts.seed, readyAfterMs: 300, ...(now ? { now } : {}) });
     const at = now ? `, its clock starting at ${now().toISOString()}` : '';
-    opts.announce(`SVC_API_KEY is not set: using the built-in sandbox emulator at ${sandbox.url}${at} (simulated data, nothing is charged).`);
+    opts.announce(
+      `SVC_API_KEY is not set: using the built-in sandbox emulator at ${sandbox.url}${at} (simulated data, nothing is charged).`,
+    );
     return { baseUrl: sandbox.url, apiKey: DEFAULT_SANDBOX_KEY, sandbox };
   }
   if (!KEY.test(key)) {
-    throw new EtlError('ETL_CONFIG_INVALID', 'SVC_API_KEY does not look like a service key: it must start with svc_live_ or svc_sandbox_. Unset it to use the built-in sandbox.');
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      'SVC_API_KEY does not look like a service key: it must start with svc_live_ or svc_sandbox_. Unset it to use the built-in sandbox.',
+    );
   }
-  const base = (key.startsWith('svc_sandbox_') ? env.SVC_SANDBOX_URL ?? env.SVC_BASE_URL : env.SVC_BASE_URL)?.trim();
+  const base = (key.startsWith('svc_sandbox_') ? (env.SVC_SANDBOX_URL ?? env.SVC_BASE_URL) : env.SVC_BASE_URL)?.trim();
   if (!base) {
-    throw new EtlError('ETL_CONFIG_INVALID', `SVC_API_KEY is set but ${key.startsWith('svc_sandbox_') ? 'SVC_SANDBOX_URL (or SVC_BASE_URL)' : 'SVC_BASE_URL'} is not: set it to the service's base address, e.g. https://api.example.com.`);
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      `SVC_API_KEY is set but ${key.startsWith('svc_sandbox_') ? 'SVC_SANDBOX_URL (or SVC_BASE_URL)' : 'SVC_BASE_URL'} is not: set it to the service's base address, e.g. https://api.example.com.`,
+    );
   }
   if (!/^https?:\/\//.test(base)) {
     throw new EtlError('ETL_CONFIG_INVALID', `SVC_BASE_URL must be an http(s) address; got '${base}'.`);
@@ -65,6 +76,9 @@ function sandboxClock(date: string | undefined): (() => Date) | undefined {
   try {
     return clockFrom(parseSandboxDate(date));
   } catch (err) {
-    throw new EtlError('ETL_CONFIG_INVALID', `PIPELINE_SANDBOX_DATE: ${(err as Error).message}. Unset it to run the sandbox on today's date.`);
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      `PIPELINE_SANDBOX_DATE: ${(err as Error).message}. Unset it to run the sandbox on today's date.`,
+    );
   }
 }

@@ -89,7 +89,14 @@ export async function attempt(
     // carry it into the warehouse; result data never contains it, so nothing paid for changes.
     body: o.apiKey.length >= 8 && text.includes(o.apiKey) ? text.split(o.apiKey).join('***') : text,
   });
-  return { kind: 'answered', callId, httpStatus: res.statusCode, charge, text, retryAfterMs: retryAfterMs(res.headers['retry-after'], o.now()) };
+  return {
+    kind: 'answered',
+    callId,
+    httpStatus: res.statusCode,
+    charge,
+    text,
+    retryAfterMs: retryAfterMs(res.headers['retry-after'], o.now()),
+  };
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

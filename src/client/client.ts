@@ -21,7 +21,6 @@ import {
   type ImageRequest,
 } from './v1-calls.js';
 
-
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
@@ -133,7 +132,9 @@ export class ServiceClient {
     const key = `${ep.id}\0${field}`;
     if (this.unlistedWarned.has(key)) return;
     this.unlistedWarned.add(key);
-    this.opts.onWarning(`${ep.path}: field '${field}' is not listed by the spec for SERP tasks; it is sent as written (check its spelling if the service refuses it)`);
+    this.opts.onWarning(
+      `${ep.path}: field '${field}' is not listed by the spec for SERP tasks; it is sent as written (check its spelling if the service refuses it)`,
+    );
   }
 
   /** Where deprecation notes go (the `/v1` helpers use it for legacy aliases). */
@@ -178,7 +179,11 @@ export class ServiceClient {
     try {
       return { endpoint: ep, httpStatus: res.httpStatus, charge: res.charge, body: JSON.parse(res.text) as T };
     } catch (cause) {
-      throw new EtlError('ETL_SERVICE_ERROR', `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not JSON; the body was landed raw (request id ${res.charge.requestId ?? res.callId}).`, { cause, context: { stage: 'client', path, requestId: res.charge.requestId ?? res.callId } });
+      throw new EtlError(
+        'ETL_SERVICE_ERROR',
+        `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not JSON; the body was landed raw (request id ${res.charge.requestId ?? res.callId}).`,
+        { cause, context: { stage: 'client', path, requestId: res.charge.requestId ?? res.callId } },
+      );
     }
   }
 
@@ -203,7 +208,13 @@ export class ServiceClient {
    * again here (the run stage looks its tasks up by tag first). Image generation waits and is
    * retried once with a new request id after any failure, 429 included, and never more.
    */
-  private async exchange(ep: Endpoint, path: string, body: string | undefined, tasksSent: number, f: FailureContext): Promise<Extract<Attempt, { kind: 'answered' }>> {
+  private async exchange(
+    ep: Endpoint,
+    path: string,
+    body: string | undefined,
+    tasksSent: number,
+    f: FailureContext,
+  ): Promise<Extract<Attempt, { kind: 'answered' }>> {
     const repeatable = !ep.charged || ep.method === 'GET';
     const image = ep.resultKind === 'image_generation';
     const timeoutMs = this.timeoutFor(ep);
@@ -218,12 +229,18 @@ export class ServiceClient {
       const more = n < this.opts.maxAttempts;
       let retry: boolean;
       if (a.kind === 'not_sent') {
-        if (!more) throw new EtlError('ETL_SERVICE_UNAVAILABLE', `${ep.method} ${this.opts.baseUrl}${path}: could not connect after ${n} attempts (${redact(errorText(a.error), [this.opts.apiKey])}), so nothing was sent; check SVC_BASE_URL and the network, then run again.`, { retryable: true, context: { stage: 'client', path } });
+        if (!more)
+          throw new EtlError(
+            'ETL_SERVICE_UNAVAILABLE',
+            `${ep.method} ${this.opts.baseUrl}${path}: could not connect after ${n} attempts (${redact(errorText(a.error), [this.opts.apiKey])}), so nothing was sent; check SVC_BASE_URL and the network, then run again.`,
+            { retryable: true, context: { stage: 'client', path } },
+          );
         retry = true;
       } else if (image) {
         // The spec's rule for image generation: wait, then once more with a new request id.
         const failed = a.kind === 'lost' || a.httpStatus === 429 || a.httpStatus >= 500;
-        if (a.kind === 'lost' && imageRetried) throw outcomeUnknown(f, `sent but got no answer (${redact(errorText(a.error), [this.opts.apiKey])})`);
+        if (a.kind === 'lost' && imageRetried)
+          throw outcomeUnknown(f, `sent but got no answer (${redact(errorText(a.error), [this.opts.apiKey])})`);
         if (a.kind === 'answered' && a.httpStatus === 429) this.limiter.penalize(ep.family, a.retryAfterMs);
         retry = failed && !imageRetried;
         imageRetried ||= retry;
@@ -231,13 +248,20 @@ export class ServiceClient {
       } else if (a.kind === 'lost') {
         const why = `sent but got no answer (${redact(errorText(a.error), [this.opts.apiKey])})`;
         if (!repeatable) throw outcomeUnknown(f, why);
-        if (!more) throw new EtlError('ETL_TIMEOUT', `${ep.method} ${path}: ${why} after ${n} attempts; running again can help.`, { retryable: true, context: { stage: 'client', path } });
+        if (!more)
+          throw new EtlError('ETL_TIMEOUT', `${ep.method} ${path}: ${why} after ${n} attempts; running again can help.`, {
+            retryable: true,
+            context: { stage: 'client', path },
+          });
         retry = true;
       } else {
         if (a.httpStatus === 429 || rateLimitedIn200(a)) {
           this.limiter.penalize(ep.family, a.retryAfterMs);
           retry = more; // a refusal created and charged nothing
-        } else if (a.httpStatus >= 500 && (repeatable || (ep.body === 'object' && a.charge.chargeCny !== null && Number(a.charge.chargeCny) === 0))) {
+        } else if (
+          a.httpStatus >= 500 &&
+          (repeatable || (ep.body === 'object' && a.charge.chargeCny !== null && Number(a.charge.chargeCny) === 0))
+        ) {
           retry = more;
         } else {
           retry = false;
@@ -261,7 +285,11 @@ export class ServiceClient {
     if (known && res.httpStatus !== 429) throw known;
     if (res.httpStatus >= 500 && ep.charged && ep.method === 'POST') throw outcomeUnknown(f, `HTTP ${res.httpStatus}`, res.httpStatus);
     if (rateLimitedIn200(res)) {
-      throw new EtlError('ETL_RATE_LIMITED', `${ep.method} ${path}: still rate limited after retries (status 40202 in an HTTP ${res.httpStatus} answer); nothing was created or charged, and running again later helps.`, { retryable: true, context: { stage: 'client', path, requestId: res.charge.requestId ?? undefined } });
+      throw new EtlError(
+        'ETL_RATE_LIMITED',
+        `${ep.method} ${path}: still rate limited after retries (status 40202 in an HTTP ${res.httpStatus} answer); nothing was created or charged, and running again later helps.`,
+        { retryable: true, context: { stage: 'client', path, requestId: res.charge.requestId ?? undefined } },
+      );
     }
     const ctx = { stage: 'client', path, requestId: res.charge.requestId ?? undefined };
     const code = res.httpStatus === 429 ? 'ETL_RATE_LIMITED' : res.httpStatus >= 500 ? 'ETL_SERVICE_UNAVAILABLE' : 'ETL_SERVICE_ERROR';
@@ -269,11 +297,21 @@ export class ServiceClient {
     try {
       envelope = envelopeSchema.parse(JSON.parse(res.text));
     } catch (err) {
-      throw new EtlError(code, `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not a service envelope; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`, { context: { ...ctx, body: 'not_envelope' }, cause: err, retryable: code !== 'ETL_SERVICE_ERROR' });
+      throw new EtlError(
+        code,
+        `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not a service envelope; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`,
+        { context: { ...ctx, body: 'not_envelope' }, cause: err, retryable: code !== 'ETL_SERVICE_ERROR' },
+      );
     }
     const outcome = evaluateEnvelope(res.httpStatus, envelope, { aiTaskCreation });
     if (!outcome.httpOk || !outcome.topLevelOk) {
-      throw new EtlError(code, redact(`${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), [this.opts.apiKey]), { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' });
+      throw new EtlError(
+        code,
+        redact(`${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), [
+          this.opts.apiKey,
+        ]),
+        { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' },
+      );
     }
     return { endpoint: ep, path, callId: res.callId, httpStatus: res.httpStatus, charge: res.charge, envelope, outcome };
   }
@@ -283,11 +321,18 @@ export class ServiceClient {
     const detail = v1ErrorDetail(res.text);
     const known = statusError(f, res.httpStatus, detail);
     if (known) return known;
-    if (res.httpStatus >= 500) return outcomeUnknown(f, `HTTP ${res.httpStatus}${detail ? ` (${redact(detail, [this.opts.apiKey])})` : ''}`, res.httpStatus);
+    if (res.httpStatus >= 500)
+      return outcomeUnknown(f, `HTTP ${res.httpStatus}${detail ? ` (${redact(detail, [this.opts.apiKey])})` : ''}`, res.httpStatus);
     const code = res.httpStatus === 400 ? 'ETL_REQUEST_INVALID' : 'ETL_SERVICE_ERROR';
-    return new EtlError(code, redact(`${f.ep.method} ${f.path}: the service refused the body (HTTP ${res.httpStatus}${detail ? `: ${detail}` : ''})`, [this.opts.apiKey]), {
-      context: { stage: 'client', path: f.path, requestId: res.charge.requestId ?? res.callId },
-    });
+    return new EtlError(
+      code,
+      redact(`${f.ep.method} ${f.path}: the service refused the body (HTTP ${res.httpStatus}${detail ? `: ${detail}` : ''})`, [
+        this.opts.apiKey,
+      ]),
+      {
+        context: { stage: 'client', path: f.path, requestId: res.charge.requestId ?? res.callId },
+      },
+    );
   }
 }
 

@@ -41,7 +41,11 @@ export async function exploreCall(opts: Omit<ClientOptions, 'land'> & { land?: L
   }
   const match = matchEndpoint(method, path, req.data);
   if (!match) {
-    throw new EtlError('ETL_REQUEST_INVALID', `${method} ${path} is not an endpoint of the catalog; \`pipeline endpoints\` lists them (check the method too).`, { context: { stage: 'client', path } });
+    throw new EtlError(
+      'ETL_REQUEST_INVALID',
+      `${method} ${path} is not an endpoint of the catalog; \`pipeline endpoints\` lists them (check the method too).`,
+      { context: { stage: 'client', path } },
+    );
   }
   const ep = match.endpoint;
   let last: RawResponse | undefined;
@@ -52,7 +56,9 @@ export async function exploreCall(opts: Omit<ClientOptions, 'land'> & { land?: L
   };
   const client = new ServiceClient({ ...opts, land, onWarning: (w) => warnings.push(w) });
   if (method === 'POST' && req.data === undefined) {
-    throw new EtlError('ETL_REQUEST_INVALID', `${method} ${path} takes a body: pass --data '[{...}]' or --data @file.json.`, { context: { stage: 'client', path } });
+    throw new EtlError('ETL_REQUEST_INVALID', `${method} ${path} takes a body: pass --data '[{...}]' or --data @file.json.`, {
+      context: { stage: 'client', path },
+    });
   }
   let error: EtlError | undefined;
   try {

@@ -57,9 +57,15 @@ export function statusError(f: FailureContext, status: number, detail = ''): Etl
     new EtlError(code, `${f.ep.method} ${f.path}: ${msg}`, { retryable, context: context(f) });
   switch (status) {
     case 401:
-      return make('ETL_AUTH', `the service refused the API key (HTTP 401${d}). Check SVC_API_KEY: it must be a valid svc_live_ or svc_sandbox_ key for this base address.`);
+      return make(
+        'ETL_AUTH',
+        `the service refused the API key (HTTP 401${d}). Check SVC_API_KEY: it must be a valid svc_live_ or svc_sandbox_ key for this base address.`,
+      );
     case 402:
-      return make('ETL_PAYMENT_REQUIRED', `the account balance cannot cover this call (HTTP 402${d}). Top up the balance, then run again to continue.`);
+      return make(
+        'ETL_PAYMENT_REQUIRED',
+        `the account balance cannot cover this call (HTTP 402${d}). Top up the balance, then run again to continue.`,
+      );
     case 403:
       return make(
         'ETL_AUTH',
@@ -68,7 +74,11 @@ export function statusError(f: FailureContext, status: number, detail = ''): Etl
           : `the key may not call this endpoint (HTTP 403${d}).`,
       );
     case 429:
-      return make('ETL_RATE_LIMITED', `still rate limited after retries (HTTP 429${d}); nothing was created or charged, and running again later helps.`, true);
+      return make(
+        'ETL_RATE_LIMITED',
+        `still rate limited after retries (HTTP 429${d}); nothing was created or charged, and running again later helps.`,
+        true,
+      );
     default:
       return undefined;
   }

@@ -35,7 +35,13 @@ export function evaluateEnvelope(httpStatus: number, envelope: Envelope | undefi
   const tasks: TaskOutcome[] = (envelope?.tasks ?? []).map((t, index) => {
     // A task id that is not a UUID is refused: the task gets no id and a failed verdict.
     if (t.id != null && !isTaskId(t.id)) {
-      return { index, id: null, ok: false, statusCode: t.status_code, message: `the service sent a task id that is not a UUID (${JSON.stringify(String(t.id).slice(0, 40))}); refused, nothing is recorded under it` };
+      return {
+        index,
+        id: null,
+        ok: false,
+        statusCode: t.status_code,
+        message: `the service sent a task id that is not a UUID (${JSON.stringify(String(t.id).slice(0, 40))}); refused, nothing is recorded under it`,
+      };
     }
     return { index, id: t.id ?? null, ok: TASK_OK_CODES.has(t.status_code), statusCode: t.status_code, message: t.status_message ?? '' };
   });

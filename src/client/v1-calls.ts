@@ -1,10 +1,4 @@
-import {
-  CHAT_MODEL_ALIASES,
-  endpoint,
-  IMAGE_MODEL,
-  imageTier,
-  type ImageTier,
-} from '../catalog/index.js';
+import { CHAT_MODEL_ALIASES, endpoint, IMAGE_MODEL, imageTier, type ImageTier } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
 import type { ChargeRecord } from './charge.js';
 import type { ServiceClient, V1Result } from './client.js';
@@ -39,10 +33,15 @@ export interface ChatCompletion {
  */
 export async function chat(client: V1Caller, req: ChatRequest): Promise<V1Result<ChatCompletion>> {
   if (req.stream === true) {
-    throw new EtlError('ETL_REQUEST_INVALID', 'chat() reads one JSON answer; stream: true is not supported here (nothing was sent).', { context: { stage: 'client', path: '/v1/chat/completions' } });
+    throw new EtlError('ETL_REQUEST_INVALID', 'chat() reads one JSON answer; stream: true is not supported here (nothing was sent).', {
+      context: { stage: 'client', path: '/v1/chat/completions' },
+    });
   }
   const canonical = CHAT_MODEL_ALIASES[req.model];
-  if (canonical) client.warn(`model ${req.model} is a legacy alias kept only for old workflows; sending ${canonical} instead. Use ${canonical} in new code.`);
+  if (canonical)
+    client.warn(
+      `model ${req.model} is a legacy alias kept only for old workflows; sending ${canonical} instead. Use ${canonical} in new code.`,
+    );
   return client.callV1<ChatCompletion>(endpoint('v1.chat.completions'), canonical ? { ...req, model: canonical } : req);
 }
 
@@ -92,7 +91,8 @@ export async function embed(client: V1Caller, req: EmbeddingsRequest): Promise<E
   const vectors: Float32Array[] = new Array(inputs);
   for (const d of data) {
     const v = typeof d.embedding === 'string' ? decodeBase64Embedding(d.embedding) : Float32Array.from(d.embedding);
-    if (req.dimensions !== undefined && v.length !== req.dimensions) throw bad(`embedding ${d.index} has ${v.length} values, ${req.dimensions} were asked for`, res);
+    if (req.dimensions !== undefined && v.length !== req.dimensions)
+      throw bad(`embedding ${d.index} has ${v.length} values, ${req.dimensions} were asked for`, res);
     if (!(d.index >= 0 && d.index < inputs)) throw bad(`embedding index ${d.index} is outside the ${inputs} inputs`, res);
     vectors[d.index] = v;
   }
@@ -129,10 +129,18 @@ export async function generateImage(client: V1Caller, req: ImageRequest): Promis
   const size = req.size ?? '1024x1024';
   const parsed = imageTier(size);
   if (!parsed) {
-    throw new EtlError('ETL_REQUEST_INVALID', `image size ${size} refused before sending (nothing was charged): <width>x<height> with the longest edge at most 4096 (4K).`, { context: { stage: 'client', path: '/v1/chat/completions' } });
+    throw new EtlError(
+      'ETL_REQUEST_INVALID',
+      `image size ${size} refused before sending (nothing was charged): <width>x<height> with the longest edge at most 4096 (4K).`,
+      { context: { stage: 'client', path: '/v1/chat/completions' } },
+    );
   }
   if (client.keyKind === 'sandbox') {
-    throw new EtlError('ETL_AUTH', 'image generation takes a live key (svc_live_...); sandbox keys are refused with HTTP 403, so nothing was sent.', { context: { stage: 'client', path: '/v1/chat/completions' } });
+    throw new EtlError(
+      'ETL_AUTH',
+      'image generation takes a live key (svc_live_...); sandbox keys are refused with HTTP 403, so nothing was sent.',
+      { context: { stage: 'client', path: '/v1/chat/completions' } },
+    );
   }
   const res = await client.callV1<ChatCompletion>(endpoint('v1.chat.completions.image'), {
     model: IMAGE_MODEL,
@@ -156,7 +164,11 @@ export async function generateImage(client: V1Caller, req: ImageRequest): Promis
 }
 
 function bad(what: string, res: V1Result): EtlError {
-  return new EtlError('ETL_SERVICE_ERROR', `${res.endpoint.path}: ${what}; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`, {
-    context: { stage: 'client', path: res.endpoint.path, requestId: res.charge.requestId ?? undefined },
-  });
+  return new EtlError(
+    'ETL_SERVICE_ERROR',
+    `${res.endpoint.path}: ${what}; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`,
+    {
+      context: { stage: 'client', path: res.endpoint.path, requestId: res.charge.requestId ?? undefined },
+    },
+  );
 }

@@ -15,9 +15,13 @@ function issuesOf(schema: z.ZodType, value: unknown, prefix: string): string[] {
 }
 
 function refuse(ep: Endpoint, problems: string[]): never {
-  throw new EtlError('ETL_REQUEST_INVALID', `request to ${ep.path} refused before sending (nothing was charged):\n  ${problems.join('\n  ')}`, {
-    context: { stage: 'client', path: ep.path, endpointId: ep.id, problems },
-  });
+  throw new EtlError(
+    'ETL_REQUEST_INVALID',
+    `request to ${ep.path} refused before sending (nothing was charged):\n  ${problems.join('\n  ')}`,
+    {
+      context: { stage: 'client', path: ep.path, endpointId: ep.id, problems },
+    },
+  );
 }
 
 /**

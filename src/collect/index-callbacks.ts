@@ -32,6 +32,8 @@ export async function indexCallbacks(wh: Warehouse, runId: string, items: readon
       varchars(items.map((c) => JSON.stringify(c.index.shape))),
     ],
   );
-  await ledgerWriter.refunds(wh, items.flatMap((c) => c.index.taskCosts.map((t) => ({ ...t, seenAt: c.index.receivedAt }))));
+  await ledgerWriter.refunds(
+    wh,
+    items.flatMap((c) => c.index.taskCosts.map((t) => ({ ...t, seenAt: c.index.receivedAt }))),
+  );
 }
-

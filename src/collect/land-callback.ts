@@ -17,7 +17,16 @@ export interface LandedCallback {
   /** Other task ids the body carried: ignored (never landed, never loaded), for the log. */
   ignored: string[];
   /** What `raw_responses` keeps of it (the loader indexes it without reading the file again). */
-  index: { path: string; endpointId: string; receivedAt: Date; kind: string; parsed: boolean; taskIds: string[]; shape: string[]; taskCosts: { taskId: string; costUsd: number }[] };
+  index: {
+    path: string;
+    endpointId: string;
+    receivedAt: Date;
+    kind: string;
+    parsed: boolean;
+    taskIds: string[];
+    shape: string[];
+    taskCosts: { taskId: string; costUsd: number }[];
+  };
 }
 
 /** A postback to land: its body as received and where it came from. */
@@ -51,8 +60,13 @@ export function narrowToTask(body: string, taskId: string): { body: string; igno
   const tasks = (parsed as { tasks?: unknown } | null)?.tasks;
   if (!Array.isArray(tasks)) throw new CallbackBodyError('body is not a task envelope (no tasks[])');
   const mine = tasks.filter((t): t is TaskEntry => typeof t === 'object' && t !== null && (t as TaskEntry).id === taskId);
-  if (mine.length !== 1) throw new CallbackBodyError(mine.length === 0 ? 'body does not hold the task in the URL' : 'body holds the task in the URL more than once');
-  const ignored = tasks.filter((t) => !mine.includes(t as TaskEntry)).map((t) => (typeof (t as TaskEntry | null)?.id === 'string' ? String((t as TaskEntry).id) : '(no id)'));
+  if (mine.length !== 1)
+    throw new CallbackBodyError(
+      mine.length === 0 ? 'body does not hold the task in the URL' : 'body holds the task in the URL more than once',
+    );
+  const ignored = tasks
+    .filter((t) => !mine.includes(t as TaskEntry))
+    .map((t) => (typeof (t as TaskEntry | null)?.id === 'string' ? String((t as TaskEntry).id) : '(no id)'));
   if (ignored.length === 0) return { body, ignored, entry: mine[0]! };
   const narrowed = { ...(parsed as object), tasks: mine, tasks_count: 1 };
   return { body: JSON.stringify(narrowed), ignored, entry: mine[0]! };
@@ -106,8 +120,20 @@ export class CallbackLanding {
     const e = narrowed.entry;
     const status = ok
       ? { statusCode: 20000, message: 'Ok.' }
-      : { statusCode: typeof e.status_code === 'number' ? e.status_code : 0, message: typeof e.status_message === 'string' ? e.status_message : '' };
-    const index = { path: raw.path, endpointId: raw.endpointId, receivedAt: raw.receivedAt, kind: landed.kind, parsed: landed.parsed, taskIds: landed.taskIds, shape: landed.shape, taskCosts: landed.taskCosts };
+      : {
+          statusCode: typeof e.status_code === 'number' ? e.status_code : 0,
+          message: typeof e.status_message === 'string' ? e.status_message : '',
+        };
+    const index = {
+      path: raw.path,
+      endpointId: raw.endpointId,
+      receivedAt: raw.receivedAt,
+      kind: landed.kind,
+      parsed: landed.parsed,
+      taskIds: landed.taskIds,
+      shape: landed.shape,
+      taskCosts: landed.taskCosts,
+    };
     const out = { taskId: input.taskId, callId: raw.callId, ok, ...status, ignored: narrowed.ignored, index };
     return new Promise((resolve, reject) => {
       this.#waiting.push({
@@ -141,7 +167,12 @@ export class CallbackLanding {
       [...files.values()].map(async (members) => {
         const first = members[0]!;
         const n = String(++this.#seq).padStart(6, '0');
-        const file = join(this.warehouseDir, 'raw', first.day, `${first.kind}--${this.ctx.runId}-cb-${n}-${first.out.callId.slice(0, 8)}.ndjson.gz`);
+        const file = join(
+          this.warehouseDir,
+          'raw',
+          first.day,
+          `${first.kind}--${this.ctx.runId}-cb-${n}-${first.out.callId.slice(0, 8)}.ndjson.gz`,
+        );
         try {
           await writeDurably(file, gzipSync(members.map((m) => `${m.line}\n`).join('')));
           for (const m of members) m.done(file);

@@ -51,6 +51,11 @@ export async function loadLandedLeftovers(wh: Warehouse, runId: string, at: Date
      WHERE t.run_id = $1 AND t.state = 'posted' ORDER BY t.task_id`,
     [runId],
   );
-  const load = await loadTasks(wh, runId, rows.map((r) => r.task_id), at);
+  const load = await loadTasks(
+    wh,
+    runId,
+    rows.map((r) => r.task_id),
+    at,
+  );
   return error ? { ...load, error } : load;
 }

@@ -77,9 +77,12 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
     await settleLoader(o.loader, res);
   }
   if (o.refetchFixed !== false && !o.signal?.aborted && res.pending === 0) {
-    const r = await refetchFixed({ client: o.client, wh: o.wh, runId: o.store.runId, postEndpoints: o.postEndpoints, now: o.now, signal: o.signal }, (p) => {
-      res.refetched = p.refetched;
-    });
+    const r = await refetchFixed(
+      { client: o.client, wh: o.wh, runId: o.store.runId, postEndpoints: o.postEndpoints, now: o.now, signal: o.signal },
+      (p) => {
+        res.refetched = p.refetched;
+      },
+    );
     res.refetched = r.refetched;
     res.rowsLoaded += r.rowsLoaded;
     for (const t of r.tables) res.tables.add(t);
@@ -95,7 +98,11 @@ async function settleLoader(loader: TaskLoader, res: PullResult): Promise<void> 
   res.rowsLoaded += loader.totals.rowsLoaded;
   for (const t of loader.totals.tables) res.tables.add(t);
   if (loader.totals.errors.length > 0) {
-    throw new EtlError('ETL_WAREHOUSE', `loading fetched tasks failed: ${loader.totals.errors[0]}; their bodies are landed, and the next run loads them`, { context: { stage: 'collect' } });
+    throw new EtlError(
+      'ETL_WAREHOUSE',
+      `loading fetched tasks failed: ${loader.totals.errors[0]}; their bodies are landed, and the next run loads them`,
+      { context: { stage: 'collect' } },
+    );
   }
 }
 
@@ -138,7 +145,12 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
   if (o.sweep) {
     const waiting = await o.store.pendingTasks();
     for (const [epId, fn] of fns) {
-      await fetchAll(o, fn.get, waiting.filter((w) => w.endpointId === epId).map((w) => w.taskId), progressDue);
+      await fetchAll(
+        o,
+        fn.get,
+        waiting.filter((w) => w.endpointId === epId).map((w) => w.taskId),
+        progressDue,
+      );
     }
   }
   for (;;) {

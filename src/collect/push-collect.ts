@@ -89,7 +89,17 @@ export class PushCollector {
   #fetched = 0;
   #closed = false;
 
-  private constructor(o: PushStartOptions, parts: { posted: PostedTasks; toFetch: Map<string, PostedTask>; server: CallbackServer; loader: TaskLoader; sibling: Warehouse; secret: string }) {
+  private constructor(
+    o: PushStartOptions,
+    parts: {
+      posted: PostedTasks;
+      toFetch: Map<string, PostedTask>;
+      server: CallbackServer;
+      loader: TaskLoader;
+      sibling: Warehouse;
+      secret: string;
+    },
+  ) {
     this.#o = o;
     this.posted = parts.posted;
     this.#toFetch = parts.toFetch;
@@ -143,7 +153,11 @@ export class PushCollector {
       sibling.close();
       const code = (err as { code?: string }).code;
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-        throw new EtlError('ETL_CONFIG_INVALID', `the callback server cannot listen on ${o.host}:${o.port} (${code}); nothing was posted. Choose another collection.listen (or --listen), or --collect pull.`, { cause: err, context: { stage: 'collect' } });
+        throw new EtlError(
+          'ETL_CONFIG_INVALID',
+          `the callback server cannot listen on ${o.host}:${o.port} (${code}); nothing was posted. Choose another collection.listen (or --listen), or --collect pull.`,
+          { cause: err, context: { stage: 'collect' } },
+        );
       }
       throw err;
     }
@@ -178,7 +192,10 @@ export class PushCollector {
 
   /** The POST answered (before its ids are recorded); `ok` rows got a task id. */
   answered(tags: readonly string[], rows: readonly { tag: string; taskId: string | null; ok: boolean }[]): void {
-    this.posted.answered(tags, rows.filter((r) => r.ok));
+    this.posted.answered(
+      tags,
+      rows.filter((r) => r.ok),
+    );
   }
 
   /** The POST's task ids are committed in the tasks table. */
@@ -288,7 +305,6 @@ export class PushCollector {
     this.#fetchDue = true;
     for (const w of this.#wakers) w();
   }
-
 
   /** Tasks posted by this process, recorded, and neither loaded, failed nor given up by the loader. */
   #outstanding(): string[] {

@@ -100,7 +100,12 @@ export class CallbackServer {
     // limit, checked often (Node checks every 30 s by default, so limits ran up to 30 s
     // late), an idle socket is closed, and connections are capped.
     this.#server = createServer(
-      { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(headersTimeout / 4))), keepAliveTimeout: 5_000 },
+      {
+        headersTimeout,
+        requestTimeout,
+        connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(headersTimeout / 4))),
+        keepAliveTimeout: 5_000,
+      },
       (req, res) => {
         const p = this.#handle(req, res).finally(() => this.#inflight.delete(p));
         this.#inflight.add(p);
@@ -226,7 +231,8 @@ export class CallbackServer {
   /** The body as sent: at most `maxBodyBytes`, within the body time limit, while the read budget lasts (else 503: resend later). */
   async #readBody(req: IncomingMessage): Promise<Buffer> {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.#o.maxBodyBytes) throw new Refusal(413, `body of ${declared} bytes is over the ${this.#o.maxBodyBytes}-byte limit`);
+    if (Number.isFinite(declared) && declared > this.#o.maxBodyBytes)
+      throw new Refusal(413, `body of ${declared} bytes is over the ${this.#o.maxBodyBytes}-byte limit`);
     const budget = MAX_CONCURRENT_BODIES * this.#o.maxBodyBytes;
     let mine = 0;
     try {
@@ -244,7 +250,13 @@ export class CallbackServer {
     const gzipped = req.headers['content-encoding'] === 'gzip' || (sent[0] === 0x1f && sent[1] === 0x8b);
     const text = (gzipped ? gunzipCapped(sent, this.#o.maxUnzippedBytes) : sent).toString('utf8');
     try {
-      return await this.#landing.land({ taskId: task.taskId, path: endpointPath(task.get, task.taskId), endpointId: task.get.id, body: text, receivedAt: this.#o.now() });
+      return await this.#landing.land({
+        taskId: task.taskId,
+        path: endpointPath(task.get, task.taskId),
+        endpointId: task.get.id,
+        body: text,
+        receivedAt: this.#o.now(),
+      });
     } catch (err) {
       if (err instanceof CallbackBodyError) throw new Refusal(400, err.message);
       throw err;
@@ -254,7 +266,11 @@ export class CallbackServer {
 
 function answer(res: ServerResponse, status: number, text: string, close = false): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...(close || status === 413 ? { connection: 'close' } : {}) });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...(close || status === 413 ? { connection: 'close' } : {}),
+  });
   res.end(text);
 }
 
@@ -302,7 +318,8 @@ function gunzipCapped(gz: Buffer, max: number): Buffer {
   try {
     return gunzipSync(gz, { maxOutputLength: max });
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw new Refusal(413, `body is over the ${max}-byte limit once unzipped`);
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
+      throw new Refusal(413, `body is over the ${max}-byte limit once unzipped`);
     throw new Refusal(400, 'body is not valid gzip');
   }
 }

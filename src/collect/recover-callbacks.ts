@@ -26,7 +26,9 @@ export async function failedCallbacks(
   window: { from: Date; now: Date },
 ): Promise<Map<string, CallbackFailure>> {
   const out = new Map<string, CallbackFailure>();
-  const from = new Date(Math.min(window.now.getTime() - 1000, Math.max(window.from.getTime() - 60_000, window.now.getTime() - 7 * DAY + 60_000)));
+  const from = new Date(
+    Math.min(window.now.getTime() - 1000, Math.max(window.from.getTime() - 60_000, window.now.getTime() - 7 * DAY + 60_000)),
+  );
   for (const api of apis) {
     const errors = endpoint(`${api}.errors`);
     for (let offset = 0; ; offset += PAGE) {
@@ -50,7 +52,10 @@ export async function failedCallbacks(
  * 100 ids a call). Returns the ids it took and those it refused with their status (a
  * function without callbacks, an unknown id), which must be fetched instead.
  */
-export async function resendCallbacks(client: ServiceClient, ids: readonly string[]): Promise<{ resent: string[]; refused: { taskId: string; statusCode: number }[] }> {
+export async function resendCallbacks(
+  client: ServiceClient,
+  ids: readonly string[],
+): Promise<{ resent: string[]; refused: { taskId: string; statusCode: number }[] }> {
   const resend = endpoint('appendix.webhook_resend');
   const resent: string[] = [];
   const refused: { taskId: string; statusCode: number }[] = [];

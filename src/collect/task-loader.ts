@@ -13,7 +13,10 @@ export interface LoaderTotals {
   errors: string[];
 }
 
-type Item = { kind: 'landed'; c: LandedCallback } | { kind: 'fetched'; taskId: string } | { kind: 'failed'; taskId: string; statusCode: number; message: string };
+type Item =
+  | { kind: 'landed'; c: LandedCallback }
+  | { kind: 'fetched'; taskId: string }
+  | { kind: 'failed'; taskId: string; statusCode: number; message: string };
 
 /** Most tasks taken into one load; while one load runs, the next batch gathers. */
 const BATCH = 1000;
@@ -184,7 +187,13 @@ export class TaskLoader {
     const toLoad = [...loadable];
     // A task with a good body in the batch is loaded, whatever else came for it.
     const failed = batch
-      .flatMap((i) => (i.kind === 'failed' ? [{ taskId: i.taskId, statusCode: i.statusCode, message: i.message }] : i.kind === 'landed' && !i.c.ok ? [{ taskId: i.c.taskId, statusCode: i.c.statusCode, message: i.c.message }] : []))
+      .flatMap((i) =>
+        i.kind === 'failed'
+          ? [{ taskId: i.taskId, statusCode: i.statusCode, message: i.message }]
+          : i.kind === 'landed' && !i.c.ok
+            ? [{ taskId: i.c.taskId, statusCode: i.c.statusCode, message: i.c.message }]
+            : [],
+      )
       .filter((f) => !loadable.has(f.taskId));
     try {
       await indexCallbacks(this.#wh, this.#runId, callbacks);

@@ -3,12 +3,7 @@ import type { Env } from './env.js';
 import type { DataPath } from './positions.js';
 
 const topN = (what: string) =>
-  z
-    .number()
-    .int('a whole number of places')
-    .min(1, 'at least 1')
-    .max(700, 'at most 700 (the deepest check)')
-    .describe(what);
+  z.number().int('a whole number of places').min(1, 'at least 1').max(700, 'at most 700 (the deepest check)').describe(what);
 const places = (what: string) => z.number().int('a whole number of places').min(1, 'at least 1').describe(what);
 const on = (what: string) => z.boolean().describe(what);
 
@@ -23,7 +18,9 @@ export const ALERT_RULE_SHAPE = {
   leaves_top: topN('A tracked domain ranked within the top N at its previous check and does not now.'),
   rank_drop: places('A tracked domain fell by N places or more since its previous check.'),
   rank_gain: places('A tracked domain rose by N places or more since its previous check.'),
-  lost: on('A tracked domain ranked at the previous check and is absent from this one (never for a failed check, nor when this check was shallower than its old rank).'),
+  lost: on(
+    'A tracked domain ranked at the previous check and is absent from this one (never for a failed check, nor when this check was shallower than its old rank).',
+  ),
   url_changed: on('The ranking URL of a tracked domain changed since its previous check (cannibalisation).'),
   spend_over_cny: z.number().positive('a positive number of CNY').describe('This run charged more than N CNY, net of refunds.'),
   estimate_exceeded: z.number().positive('a positive factor, e.g. 1.2').describe('This run charged more than N times its plan estimate.'),
@@ -74,19 +71,17 @@ function foldRules(items: Array<Partial<AlertRules>>, ctx: z.RefinementCtx): Ale
 }
 
 /** An absolute http(s) URL; `${ALERTS_WEBHOOK}` is expanded before this check. */
-const webhookSchema = z
-  .string()
-  .refine(
-    (s) => {
-      try {
-        const u = new URL(s);
-        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-      } catch {
-        return false;
-      }
-    },
-    { error: 'an absolute http(s) URL, e.g. "${ALERTS_WEBHOOK}" or https://hooks.example.com/T000/B000' },
-  );
+const webhookSchema = z.string().refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+    } catch {
+      return false;
+    }
+  },
+  { error: 'an absolute http(s) URL, e.g. "${ALERTS_WEBHOOK}" or https://hooks.example.com/T000/B000' },
+);
 
 /**
  * The `alerts:` block of a pipeline: where alerts go and which rules make them. Alerts are
@@ -101,11 +96,10 @@ export const alertsSchema = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name, e.g. ALERTS_SECRET')
       .optional()
-      .describe('Name of the environment variable holding a shared secret: each POST then carries `X-Pipeline-Signature: sha256=<hex HMAC-SHA256 of the body>`. The secret is never logged or stored.'),
-    digest: z
-      .boolean()
-      .default(true)
-      .describe('true (default): one message per run holding every alert; false: one message per alert.'),
+      .describe(
+        'Name of the environment variable holding a shared secret: each POST then carries `X-Pipeline-Signature: sha256=<hex HMAC-SHA256 of the body>`. The secret is never logged or stored.',
+      ),
+    digest: z.boolean().default(true).describe('true (default): one message per run holding every alert; false: one message per alert.'),
     rules: z
       .array(ruleItem)
       .min(1, 'at least one rule')
@@ -129,11 +123,17 @@ export function alertsIssues(data: unknown, env: Env): { path: DataPath; rule: s
   const a = top.alerts as { secret_env?: unknown; rules?: unknown };
   const out: { path: DataPath; rule: string }[] = [];
   if (typeof a.secret_env === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.secret_env) && !env[a.secret_env]) {
-    out.push({ path: ['alerts', 'secret_env'], rule: `environment variable ${a.secret_env} is not set (or empty); set it, or remove secret_env to send unsigned` });
+    out.push({
+      path: ['alerts', 'secret_env'],
+      rule: `environment variable ${a.secret_env} is not set (or empty); set it, or remove secret_env to send unsigned`,
+    });
   }
   if (Array.isArray(a.rules) && top.schedule === undefined) {
-    const i = a.rules.findIndex((r) => r !== null && typeof r === 'object' && 'missed_nights' in r && (r as { missed_nights: unknown }).missed_nights !== false);
-    if (i >= 0) out.push({ path: ['alerts', 'rules', i, 'missed_nights'], rule: 'missed_nights needs a schedule: this pipeline has no `schedule`' });
+    const i = a.rules.findIndex(
+      (r) => r !== null && typeof r === 'object' && 'missed_nights' in r && (r as { missed_nights: unknown }).missed_nights !== false,
+    );
+    if (i >= 0)
+      out.push({ path: ['alerts', 'rules', i, 'missed_nights'], rule: 'missed_nights needs a schedule: this pipeline has no `schedule`' });
   }
   return out;
 }

@@ -4,12 +4,13 @@ import { EtlError } from '../errors.js';
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 
 /** `host:port` of the callback server; `[::1]:8787` for IPv6, port 0 for any free port. */
-export const listenSchema = z
-  .string()
-  .refine((s) => {
+export const listenSchema = z.string().refine(
+  (s) => {
     const m = HOST_PORT.exec(s);
     return m !== null && Number(m[2]) <= 65535;
-  }, { error: "host:port, e.g. '127.0.0.1:8787', '0.0.0.0:8787' or '[::1]:8787' (port 0 picks a free one)" });
+  },
+  { error: "host:port, e.g. '127.0.0.1:8787', '0.0.0.0:8787' or '[::1]:8787' (port 0 picks a free one)" },
+);
 
 /**
  * How a run gets its results back, at the top level of a pipeline file. Push needs an
@@ -27,10 +28,14 @@ export const collectionSchema = z
     callback: z
       .enum(['postback', 'pingback'], { error: 'postback or pingback' })
       .default('postback')
-      .describe('With push: `postback` (default) delivers the result itself, gzip-compressed; `pingback` only says a task is done, and the run fetches it with task_get (a rate-limited call per task, as pull).'),
+      .describe(
+        'With push: `postback` (default) delivers the result itself, gzip-compressed; `pingback` only says a task is done, and the run fetches it with task_get (a rate-limited call per task, as pull).',
+      ),
     listen: listenSchema
       .default('127.0.0.1:8787')
-      .describe("Address the callback server listens on, `host:port`. Default `127.0.0.1:8787`; `0.0.0.0:8787` to accept from other machines, port 0 for any free port."),
+      .describe(
+        'Address the callback server listens on, `host:port`. Default `127.0.0.1:8787`; `0.0.0.0:8787` to accept from other machines, port 0 for any free port.',
+      ),
     public_url: z
       .url({ protocol: /^https?$/, error: 'an absolute http(s) URL, e.g. https://etl.example.com/callbacks' })
       .refine((u) => !u.includes('?') && !u.includes('#'), { error: 'no query or fragment: the run appends its own path and query' })
@@ -42,12 +47,16 @@ export const collectionSchema = z
       .number()
       .positive('a positive number of minutes')
       .default(30)
-      .describe('The run stops collecting after this long (every mode); what is not collected by then stays in state and the next run collects it. `pipeline run --collect-timeout` overrides it.'),
+      .describe(
+        'The run stops collecting after this long (every mode); what is not collected by then stays in state and the next run collects it. `pipeline run --collect-timeout` overrides it.',
+      ),
     callback_wait_minutes: z
       .number()
       .positive('a positive number of minutes')
       .default(10)
-      .describe('With push: after this long without a callback arriving while tasks are still out, stop waiting and pull what is left (tasks_ready and task_get). Callbacks the service reports as failed are recovered at once and do not wait for this.'),
+      .describe(
+        'With push: after this long without a callback arriving while tasks are still out, stop waiting and pull what is left (tasks_ready and task_get). Callbacks the service reports as failed are recovered at once and do not wait for this.',
+      ),
     max_body_mb: z
       .number()
       .positive('a positive number of megabytes')
@@ -59,7 +68,9 @@ export const collectionSchema = z
       .positive('a positive number of megabytes')
       .max(4096, 'at most 4096')
       .default(256)
-      .describe('Largest callback body accepted after gunzip, in MB (a guard against gzip bombs); a larger one is refused with 413 and the task is pulled instead.'),
+      .describe(
+        'Largest callback body accepted after gunzip, in MB (a guard against gzip bombs); a larger one is refused with 413 and the task is pulled instead.',
+      ),
   })
   .describe('How results come back: pull, push (a callback server) or auto, and the limits of the callback server.');
 
@@ -109,7 +120,10 @@ export function resolveCollection(block: Collection | undefined, overrides: Coll
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `collection.${i.path.join('.')}: ${i.message}`);
-    throw new EtlError('ETL_CONFIG_INVALID', `collection settings are invalid; nothing was sent to the service:\n  ${problems.join('\n  ')}`);
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      `collection settings are invalid; nothing was sent to the service:\n  ${problems.join('\n  ')}`,
+    );
   }
   const c = parsed.data;
   const deadlineMs = overrides.deadlineMs ?? c.deadline_minutes * 60_000;

@@ -32,7 +32,9 @@ function inside(base: string, path: string): boolean {
 export async function readKeywordsFileFromDisk(path: string, place: KeywordsFilePlace, max = MAX_KEYWORDS_FILE_BYTES): Promise<string> {
   const real = await realpath(path);
   if (!place.allowOutside && !inside(await realpath(place.baseDir), real)) {
-    throw new KeywordsFileError(`it leads outside the pipeline file's folder (to ${real}); set keywords_file_outside: true on the job to allow that`);
+    throw new KeywordsFileError(
+      `it leads outside the pipeline file's folder (to ${real}); set keywords_file_outside: true on the job to allow that`,
+    );
   }
   const fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
@@ -101,7 +103,9 @@ function splitCsvLine(line: string): string[] {
  * problem (a missing file, an empty or too long keyword) is an issue with its own file and
  * line, reported with the others before anything is sent.
  */
-export async function readKeywordsFiles<J extends { kind: string; keywords?: string[]; keywords_file?: string | undefined; keywords_file_outside?: boolean | undefined }>(
+export async function readKeywordsFiles<
+  J extends { kind: string; keywords?: string[]; keywords_file?: string | undefined; keywords_file_outside?: boolean | undefined },
+>(
   jobs: J[],
   pipelineFile: string,
   read: (path: string, place: KeywordsFilePlace) => Promise<string>,
@@ -120,22 +124,36 @@ export async function readKeywordsFiles<J extends { kind: string; keywords?: str
     let text: string;
     try {
       if (!place.allowOutside && !inside(baseDir, path)) {
-        throw new KeywordsFileError(`it is outside the pipeline file's folder (${baseDir}); set keywords_file_outside: true on the job to allow that`);
+        throw new KeywordsFileError(
+          `it is outside the pipeline file's folder (${baseDir}); set keywords_file_outside: true on the job to allow that`,
+        );
       }
       text = await read(path, place);
     } catch (err) {
       if (err instanceof InvalidUtf8Error) {
-        issues.push({ file: path, line: err.line, column: err.column, field, rule: `${err.message} (named by ${field} in ${pipelineFile})` });
+        issues.push({
+          file: path,
+          line: err.line,
+          column: err.column,
+          field,
+          rule: `${err.message} (named by ${field} in ${pipelineFile})`,
+        });
         continue;
       }
       const why =
-        err instanceof KeywordsFileError ? err.message : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read it: ${(err as Error).message}`;
+        err instanceof KeywordsFileError
+          ? err.message
+          : (err as NodeJS.ErrnoException).code === 'ENOENT'
+            ? 'file not found'
+            : `cannot read it: ${(err as Error).message}`;
       issues.push({ file: path, line: 1, column: 1, field, rule: `${why} (named by ${field} in ${pipelineFile})` });
       continue;
     }
     const max = job.kind === 'search_volume' ? 80 : 700;
     const found = parseKeywordsFile(text, path);
-    for (const k of found) if (k.keyword.length > max) issues.push({ file: path, line: k.line, column: 1, field, rule: `keyword of ${k.keyword.length} characters; at most ${max}` });
+    for (const k of found)
+      if (k.keyword.length > max)
+        issues.push({ file: path, line: k.line, column: 1, field, rule: `keyword of ${k.keyword.length} characters; at most ${max}` });
     if (found.length === 0) issues.push({ file: path, line: 1, column: 1, field, rule: 'the file holds no keyword' });
     out.push({ ...job, keywords: [...(job.keywords ?? []), ...found.map((k) => k.keyword)] });
   }

@@ -7,7 +7,10 @@ const LAKE_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#@]*)?$/;
 /** The `lake:` field of a pipeline file. */
 export const lakeUrlSchema = z
   .string()
-  .regex(LAKE_URL, 's3://bucket or s3://bucket/prefix (lower-case bucket name; the endpoint and credentials come from the AWS environment variables)')
+  .regex(
+    LAKE_URL,
+    's3://bucket or s3://bucket/prefix (lower-case bucket name; the endpoint and credentials come from the AWS environment variables)',
+  )
   .describe(
     'Object storage the published layout (parquet/ and serving.duckdb) is mirrored to after each run, e.g. s3://analytics/serp. Any S3-compatible store: the endpoint, region and credentials come from AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. Overridden by --lake and PIPELINE_LAKE.',
   );

@@ -30,7 +30,8 @@ export async function loadPipeline(file: string, opts: LoadPipelineOptions = {})
   try {
     text = await read(file);
   } catch (err) {
-    if (err instanceof InvalidUtf8Error) throw new ConfigError([{ file, line: err.line, column: err.column, field: '', rule: err.message }]);
+    if (err instanceof InvalidUtf8Error)
+      throw new ConfigError([{ file, line: err.line, column: err.column, field: '', rule: err.message }]);
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read the file: ${(err as Error).message}`;
     throw new ConfigError([{ file, line: 1, column: 1, field: '', rule: reason }]);
   }

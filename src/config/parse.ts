@@ -17,12 +17,24 @@ import { pipelineSchema, type Pipeline } from './schema.js';
  */
 export function parsePipeline(text: string, file: string, env: Env = process.env): Pipeline {
   const deep = tooDeep(text);
-  if (deep) throw new ConfigError([{ file, line: deep.line, column: deep.column, field: '', rule: `nested more than ${MAX_DEPTH} levels deep ([ and { inside each other); a pipeline file needs a handful` }]);
+  if (deep)
+    throw new ConfigError([
+      {
+        file,
+        line: deep.line,
+        column: deep.column,
+        field: '',
+        rule: `nested more than ${MAX_DEPTH} levels deep ([ and { inside each other); a pipeline file needs a handful`,
+      },
+    ]);
   try {
     return parseChecked(text, file, env);
   } catch (err) {
     // Whatever the pre-check missed (deep block nesting): a clear refusal, not a stack trace.
-    if (err instanceof RangeError) throw new ConfigError([{ file, line: 1, column: 1, field: '', rule: 'nested too deeply to read; a pipeline file needs a handful of levels' }]);
+    if (err instanceof RangeError)
+      throw new ConfigError([
+        { file, line: 1, column: 1, field: '', rule: 'nested too deeply to read; a pipeline file needs a handful of levels' },
+      ]);
     throw err;
   }
 }
@@ -122,7 +134,14 @@ function schemaIssues(issue: z.core.$ZodIssue, at: At): ConfigIssue[] {
   if (issue.code === 'unrecognized_keys') {
     // A schema may name what it accepts (the alert rules do); the generic map does not.
     const hint = issue.message.startsWith('unknown field') ? undefined : issue.message;
-    return issue.keys.map((k) => at([...issue.path, k], fieldPath([...issue.path, k]), hint ? `${hint.replace(/^unknown (\w+)/, `unknown $1 '${k}'`)}` : `unknown field '${k}'`, true));
+    return issue.keys.map((k) =>
+      at(
+        [...issue.path, k],
+        fieldPath([...issue.path, k]),
+        hint ? `${hint.replace(/^unknown (\w+)/, `unknown $1 '${k}'`)}` : `unknown field '${k}'`,
+        true,
+      ),
+    );
   }
   return [at(issue.path, fieldPath(issue.path), issue.message)];
 }

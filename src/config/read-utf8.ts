@@ -37,7 +37,7 @@ export function decodeUtf8Strict(bytes: Uint8Array, file: string): string {
 function firstInvalid(bytes: Uint8Array): { line: number; column: number } {
   let line = 1;
   let column = 1;
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i]!;
     const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
     if (len === 0 || i + len > bytes.length) return { line, column };

@@ -32,7 +32,9 @@ export function jobBase<K extends string>(kind: K, doc: string) {
 export const modeSchema = z
   .enum(['standard', 'live'], { error: "'standard' (tasks queued, cheaper) or 'live' (answered at once, dearer)" })
   .default('standard')
-  .describe('`standard` (default): tasks are posted and collected later, the cheaper way. `live`: each call answers at once and costs more.');
+  .describe(
+    '`standard` (default): tasks are posted and collected later, the cheaper way. `live`: each call answers at once and costs more.',
+  );
 
 /** Kinds the service serves live only: the field is accepted (so a file can say it) but only as `live`. */
 export const liveOnlyModeSchema = z

@@ -1,7 +1,9 @@
 import { ENDPOINTS, type Endpoint } from '../catalog/index.js';
 
 /** Endpoints a generic job may buy from: anything that creates a task or answers live under `/v3`. */
-export const JOB_ENDPOINTS: readonly Endpoint[] = ENDPOINTS.filter((e) => e.api !== 'v1' && (e.mode === 'task_post' || e.mode === 'live') && e.body === 'tasks');
+export const JOB_ENDPOINTS: readonly Endpoint[] = ENDPOINTS.filter(
+  (e) => e.api !== 'v1' && (e.mode === 'task_post' || e.mode === 'live') && e.body === 'tasks',
+);
 
 /** Placeholders a template's string values may hold. */
 export const PLACEHOLDERS = ['{keyword}', '{keywords}', '{target}'] as const;

@@ -26,7 +26,11 @@ export function normalizeKeyword(k: string): string {
 export function placeFields(location: number | string | undefined, language: string | undefined): Record<string, unknown> {
   return {
     ...(location === undefined ? {} : typeof location === 'number' ? { location_code: location } : { location_name: location }),
-    ...(language === undefined ? {} : LANGUAGE_CODE.test(language) ? { language_code: language.toLowerCase() } : { language_name: language }),
+    ...(language === undefined
+      ? {}
+      : LANGUAGE_CODE.test(language)
+        ? { language_code: language.toLowerCase() }
+        : { language_name: language }),
   };
 }
 
@@ -66,7 +70,14 @@ export function priorityOf(mode: 'standard' | 'live', priority: 1 | 2): Record<s
 }
 
 /** Keywords packed as many to a task as the endpoint takes at one price (sorted, so a re-run packs alike). */
-export function packed(ep: Endpoint, keywords: readonly string[], per: number, pl: Record<string, unknown>[], extra: Record<string, unknown>, sort = true): JobSpecs {
+export function packed(
+  ep: Endpoint,
+  keywords: readonly string[],
+  per: number,
+  pl: Record<string, unknown>[],
+  extra: Record<string, unknown>,
+  sort = true,
+): JobSpecs {
   const { list, repeats } = distinct(keywords);
   if (sort) list.sort();
   const specs = pl.flatMap((place) => chunks(list, per).map((ks) => ({ endpoint: ep, spec: { keywords: ks, ...place, ...extra } })));
@@ -74,6 +85,12 @@ export function packed(ep: Endpoint, keywords: readonly string[], per: number, p
 }
 
 /** One task per value (keyword or target) and place. */
-export function perKey<T>(ep: Endpoint, values: readonly T[], pl: Record<string, unknown>[], body: (v: T) => Record<string, unknown>, extra: Record<string, unknown>): Spec[] {
+export function perKey<T>(
+  ep: Endpoint,
+  values: readonly T[],
+  pl: Record<string, unknown>[],
+  body: (v: T) => Record<string, unknown>,
+  extra: Record<string, unknown>,
+): Spec[] {
   return pl.flatMap((place) => values.map((v) => ({ endpoint: ep, spec: { ...body(v), ...place, ...extra } })));
 }

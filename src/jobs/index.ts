@@ -4,7 +4,16 @@
  * builds the config's union and the planner's dispatch. Imports only the catalog, so both
  * `config` and `plan` may read it without a cycle.
  */
-export { JOB_KINDS, jobSchema, jobKindOf, expandJob, crawlReadsOf, CRAWL_POST_ENDPOINTS, type AnyJob, type JobKindName } from './registry.js';
+export {
+  JOB_KINDS,
+  jobSchema,
+  jobKindOf,
+  expandJob,
+  crawlReadsOf,
+  CRAWL_POST_ENDPOINTS,
+  type AnyJob,
+  type JobKindName,
+} from './registry.js';
 export { defineJobKind, type JobKind, type Named, type CrawlReads, type CrawlCollection } from './job-kind.js';
 export { normalizeKeyword, placeFields, functionEndpoint, type Spec, type JobSpecs } from './expand.js';
 export { fillTemplate, JOB_ENDPOINTS, PLACEHOLDERS } from './endpoint-template.js';

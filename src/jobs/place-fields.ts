@@ -35,7 +35,10 @@ export const targetSchema = z
   .refine((s) => !/\s/.test(s), { error: "a domain or URL without spaces, like 'example.com'" });
 
 /** At least one location (the data kinds' `locations`). */
-export const locationsField = z.array(locationSchema).min(1, 'at least one location').describe('A location_code (e.g. 2840) or a location_name.');
+export const locationsField = z
+  .array(locationSchema)
+  .min(1, 'at least one location')
+  .describe('A location_code (e.g. 2840) or a location_name.');
 
 /** Locations that may be left out (trends). */
 export const optionalLocationsField = z
@@ -44,7 +47,14 @@ export const optionalLocationsField = z
   .describe('Location codes or names; none means the service default (worldwide where it has one).');
 
 /** At least one language, English by default. */
-export const languagesField = z.array(languageSchema).min(1, 'at least one language').default(['en']).describe("A language code ('en') or name ('English').");
+export const languagesField = z
+  .array(languageSchema)
+  .min(1, 'at least one language')
+  .default(['en'])
+  .describe("A language code ('en') or name ('English').");
 
 /** At least one target domain or page. */
-export const targetsField = z.array(targetSchema).min(1, 'at least one target').describe("Domains or pages to ask about, e.g. 'example.com'.");
+export const targetsField = z
+  .array(targetSchema)
+  .min(1, 'at least one target')
+  .describe("Domains or pages to ask about, e.g. 'example.com'.");

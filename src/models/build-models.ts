@@ -33,12 +33,16 @@ export interface BuildOptions {
 async function sourceProblem(wh: Warehouse, m: Model, relations: Map<string, string>): Promise<{ skip?: string; fail?: string }> {
   for (const [table, cols] of Object.entries(m.sidecar.sources ?? {})) {
     if (!relations.has(table.toLowerCase())) {
-      return { skip: `source table ${table} is not in the warehouse (no pipeline has loaded it yet); ${m.name} and the models reading it are skipped` };
+      return {
+        skip: `source table ${table} is not in the warehouse (no pipeline has loaded it yet); ${m.name} and the models reading it are skipped`,
+      };
     }
     const have = await relationColumns(wh, table);
     const missing = cols.filter((c) => !have.has(c.toLowerCase()));
     if (missing.length > 0) {
-      return { fail: `source table ${table} lacks column(s) ${missing.join(', ')} that ${m.name} expects (declared in its sidecar); has: ${[...have].sort().join(', ')}` };
+      return {
+        fail: `source table ${table} lacks column(s) ${missing.join(', ')} that ${m.name} expects (declared in its sidecar); has: ${[...have].sort().join(', ')}`,
+      };
     }
   }
   return {};
@@ -57,7 +61,13 @@ async function lastBuiltLiteral(wh: Warehouse, table: string, key: string): Prom
   return `cast('${row.v.replace(/'/g, "''")}' as ${row.t})`;
 }
 
-async function materialize(wh: Warehouse, m: Model, relations: Map<string, string>, fullRefresh: boolean, cache: FingerprintCache): Promise<Pick<ModelBuildResult, 'mode' | 'rows' | 'message' | 'since'>> {
+async function materialize(
+  wh: Warehouse,
+  m: Model,
+  relations: Map<string, string>,
+  fullRefresh: boolean,
+  cache: FingerprintCache,
+): Promise<Pick<ModelBuildResult, 'mode' | 'rows' | 'message' | 'since'>> {
   const name = ident(m.name);
   const existing = relations.get(m.name.toLowerCase());
   if (existing === 'view' && m.materialized !== 'view') await wh.run(`drop view ${name}`);

@@ -23,7 +23,9 @@ async function relationFingerprint(wh: Warehouse, name: string, cache: Fingerpri
   const known = cache.get(key);
   if (known !== undefined) return known;
   // Order-free: the count and the sum of the row hashes.
-  const [row] = await wh.all<{ n: string; s: string | null }>(`select count(*)::varchar as n, sum(hash(t))::varchar as s from ${ident(name)} as t`);
+  const [row] = await wh.all<{ n: string; s: string | null }>(
+    `select count(*)::varchar as n, sum(hash(t))::varchar as s from ${ident(name)} as t`,
+  );
   const fp = `${row?.n ?? 0}:${row?.s ?? 0}`;
   cache.set(key, fp);
   return fp;

@@ -24,7 +24,9 @@ async function readSidecar(file: string): Promise<Sidecar> {
   try {
     text = await readFile(yml, 'utf8');
   } catch {
-    throw new EtlError('ETL_CONFIG_INVALID', `model ${basename(file)} has no sidecar: expected ${yml} stating at least its grain`, { context: { stage: 'models', path: yml } });
+    throw new EtlError('ETL_CONFIG_INVALID', `model ${basename(file)} has no sidecar: expected ${yml} stating at least its grain`, {
+      context: { stage: 'models', path: yml },
+    });
   }
   const parsed = sidecarSchema.safeParse(parseYaml(text));
   if (!parsed.success) {
@@ -53,7 +55,12 @@ export async function discoverModels(sqlDir: string): Promise<Model[]> {
   for (const file of files) {
     const name = basename(file, extname(file));
     const other = seen.get(name);
-    if (other) throw new EtlError('ETL_CONFIG_INVALID', `two models are named ${name}: ${other} and ${file}; model names are relation names and must be unique`, { context: { stage: 'models' } });
+    if (other)
+      throw new EtlError(
+        'ETL_CONFIG_INVALID',
+        `two models are named ${name}: ${other} and ${file}; model names are relation names and must be unique`,
+        { context: { stage: 'models' } },
+      );
     seen.set(name, file);
     const layer = relative(root, file).split(sep)[0] ?? '';
     const isSeed = file.endsWith('.csv');
@@ -67,16 +74,24 @@ export async function discoverModels(sqlDir: string): Promise<Model[]> {
     m.dependsOn = [...ids].filter((id) => id !== m.name && names.has(id)).sort();
     for (const src of Object.keys(m.sidecar.sources ?? {})) {
       if (!ids.has(src.toLowerCase())) {
-        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} declares source ${src}, but ${m.file} never reads it`, { context: { stage: 'models', path: m.file } });
+        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} declares source ${src}, but ${m.file} never reads it`, {
+          context: { stage: 'models', path: m.file },
+        });
       }
     }
     for (const input of m.sidecar.incremental?.full_refresh_on ?? []) {
       if (!ids.has(input.toLowerCase())) {
-        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} lists ${input} under incremental.full_refresh_on, but ${m.file} never reads it`, { context: { stage: 'models', path: m.file } });
+        throw new EtlError(
+          'ETL_CONFIG_INVALID',
+          `sidecar of ${m.name} lists ${input} under incremental.full_refresh_on, but ${m.file} never reads it`,
+          { context: { stage: 'models', path: m.file } },
+        );
       }
     }
     if (m.materialized === 'incremental' && !m.sidecar.incremental) {
-      throw new EtlError('ETL_CONFIG_INVALID', `model ${m.name} is incremental but its sidecar has no incremental.key`, { context: { stage: 'models', path: m.file } });
+      throw new EtlError('ETL_CONFIG_INVALID', `model ${m.name} is incremental but its sidecar has no incremental.key`, {
+        context: { stage: 'models', path: m.file },
+      });
     }
   }
   return models;

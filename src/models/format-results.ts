@@ -14,7 +14,9 @@ export function formatTests(results: readonly ModelTestResult[]): string {
   const lines: string[] = [];
   for (const t of results) {
     const label = t.status === 'warned' ? 'WARN' : t.status.toUpperCase();
-    lines.push(`${label.padEnd(7)} ${t.model}: ${t.test}${t.failures > 0 ? `  (${t.failures} offending rows)` : ''}${t.message ? `  ${t.message}` : ''}`);
+    lines.push(
+      `${label.padEnd(7)} ${t.model}: ${t.test}${t.failures > 0 ? `  (${t.failures} offending rows)` : ''}${t.message ? `  ${t.message}` : ''}`,
+    );
     for (const row of t.sample) lines.push(`          ${JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}`);
   }
   const failed = results.filter((t) => t.status === 'failed' || t.status === 'error').length;

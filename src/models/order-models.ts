@@ -10,7 +10,10 @@ export function orderModels(models: readonly Model[]): Model[] {
   const indegree = new Map(models.map((m) => [m.name, m.dependsOn.filter((d) => byName.has(d)).length]));
   const readers = new Map<string, string[]>();
   for (const m of models) for (const d of m.dependsOn) readers.set(d, [...(readers.get(d) ?? []), m.name]);
-  const ready = models.filter((m) => indegree.get(m.name) === 0).map((m) => m.name).sort();
+  const ready = models
+    .filter((m) => indegree.get(m.name) === 0)
+    .map((m) => m.name)
+    .sort();
   const out: Model[] = [];
   while (ready.length > 0) {
     const name = ready.shift()!;
@@ -26,7 +29,9 @@ export function orderModels(models: readonly Model[]): Model[] {
   }
   if (out.length < models.length) {
     const stuck = models.filter((m) => !out.includes(m)).map((m) => m.name);
-    throw new EtlError('ETL_CONFIG_INVALID', `models depend on each other in a cycle: ${stuck.join(', ')}`, { context: { stage: 'models' } });
+    throw new EtlError('ETL_CONFIG_INVALID', `models depend on each other in a cycle: ${stuck.join(', ')}`, {
+      context: { stage: 'models' },
+    });
   }
   return out;
 }
@@ -38,7 +43,10 @@ export function withUpstream(models: readonly Model[], names: readonly string[])
   const visit = (n: string) => {
     if (out.has(n)) return;
     const m = byName.get(n);
-    if (!m) throw new EtlError('ETL_CONFIG_INVALID', `no model named ${n}; known: ${[...byName.keys()].sort().join(', ')}`, { context: { stage: 'models' } });
+    if (!m)
+      throw new EtlError('ETL_CONFIG_INVALID', `no model named ${n}; known: ${[...byName.keys()].sort().join(', ')}`, {
+        context: { stage: 'models' },
+      });
     out.add(n);
     m.dependsOn.forEach(visit);
   };

@@ -51,14 +51,24 @@ export async function buildAndTestModels(
   const builds = await buildModels(wh, models, { fullRefresh: opts.fullRefresh, only: opts.only, onModel: opts.onModel });
   const built = new Set(builds.filter((b) => b.status === 'built').map((b) => b.name));
   // A night's tests read the night's rows (nightScopes); a full rebuild tests every row.
-  const tests = opts.test ? await testModels(wh, models.filter((m) => built.has(m.name)), { scopes: nightScopes(models, builds) }) : [];
+  const tests = opts.test
+    ? await testModels(
+        wh,
+        models.filter((m) => built.has(m.name)),
+        { scopes: nightScopes(models, builds) },
+      )
+    : [];
   // A warned test (a SERP item type never seen before, its rows kept) is not a failure.
   const ok = builds.every((b) => b.status !== 'failed') && tests.every((t) => t.status !== 'failed' && t.status !== 'error');
   return { builds, tests, ok };
 }
 
 /** Runs the sidecar tests of every model (or the selected ones) already in the warehouse. */
-export async function testWarehouseModels(opts: { warehouseDir: string; sqlDir?: string; select?: readonly string[] }): Promise<ModelTestResult[]> {
+export async function testWarehouseModels(opts: {
+  warehouseDir: string;
+  sqlDir?: string;
+  select?: readonly string[];
+}): Promise<ModelTestResult[]> {
   const models = await discoverModels(opts.sqlDir ?? DEFAULT_SQL_DIR);
   const picked = opts.select && opts.select.length > 0 ? models.filter((m) => opts.select!.includes(m.name)) : models;
   return withWarehouse(opts.warehouseDir, (wh) => testModels(wh, picked));

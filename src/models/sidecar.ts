@@ -7,14 +7,20 @@ const columnList = z.array(z.string().min(1)).min(1);
  * and do not fail the build or the run; for facts that must be seen but must not stop a
  * night, such as a SERP item type never seen before.
  */
-const severity = z.enum(['error', 'warn']).optional().describe('error (default): offending rows fail the test; warn: they are reported as a warning');
+const severity = z
+  .enum(['error', 'warn'])
+  .optional()
+  .describe('error (default): offending rows fail the test; warn: they are reported as a warning');
 
 /** One test of a sidecar; each kind becomes one query that returns the offending rows. */
 export const modelTestSchema = z.union([
   z.object({ unique: columnList, severity }).strict().describe('no two rows share these columns'),
   z.object({ not_null: columnList, severity }).strict().describe('none of these columns is null'),
   z
-    .object({ accepted_values: z.object({ column: z.string(), values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1) }).strict(), severity })
+    .object({
+      accepted_values: z.object({ column: z.string(), values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1) }).strict(),
+      severity,
+    })
     .strict()
     .describe('every non-null value of the column is one of these'),
   z
@@ -37,14 +43,19 @@ export const sidecarSchema = z
   .object({
     grain: z.string().min(1).describe('what one row is, e.g. "one row per keyword, domain and day"'),
     description: z.string().optional(),
-    materialized: z.enum(['view', 'table', 'incremental']).optional().describe('default: view under staging/ and intermediate/, table elsewhere'),
+    materialized: z
+      .enum(['view', 'table', 'incremental'])
+      .optional()
+      .describe('default: view under staging/ and intermediate/, table elsewhere'),
     incremental: z
       .object({
         key: z.string().min(1).describe('date column; rows from the last built value on are rebuilt'),
         full_refresh_on: z
           .array(z.string().min(1))
           .optional()
-          .describe('relations the model reads whose change (any row) rebuilds it in full, e.g. a list of tracked domains that flags every row'),
+          .describe(
+            'relations the model reads whose change (any row) rebuilds it in full, e.g. a list of tracked domains that flags every row',
+          ),
       })
       .strict()
       .optional(),
@@ -53,7 +64,7 @@ export const sidecarSchema = z
       .min(1)
       .optional()
       .describe(
-        'date column of a view or table whose rows come from nightly loads (e.g. check_date): after a build whose incremental models all built incrementally, its tests read only rows from the earliest rebuilt date on, as the incremental models\' own tests do; a full rebuild and `pipeline models test` test every row',
+        "date column of a view or table whose rows come from nightly loads (e.g. check_date): after a build whose incremental models all built incrementally, its tests read only rows from the earliest rebuilt date on, as the incremental models' own tests do; a full rebuild and `pipeline models test` test every row",
       ),
     sources: z
       .record(z.string(), z.array(z.string().min(1)))

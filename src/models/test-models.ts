@@ -39,7 +39,10 @@ export function testQuery(model: string, t: ModelTest, scope?: TestScope): { lab
   const m = scope ? `${rows} as ${ident(model)}` : rows;
   if ('unique' in t) {
     const cols = t.unique.map(ident).join(', ');
-    return { label: `unique(${t.unique.join(', ')})`, sql: `select ${cols}, count(*) as duplicates from ${m} group by ${cols} having count(*) > 1` };
+    return {
+      label: `unique(${t.unique.join(', ')})`,
+      sql: `select ${cols}, count(*) as duplicates from ${m} group by ${cols} having count(*) > 1`,
+    };
   }
   if ('not_null' in t) {
     const cond = t.not_null.map((c) => `${ident(c)} is null`).join(' or ');
@@ -69,7 +72,11 @@ export function testQuery(model: string, t: ModelTest, scope?: TestScope): { lab
  * `opts.scopes` is tested on the rows of its scope only (see {@link nightScopes}): with a
  * year of history, a night's tests read the night, not the year.
  */
-export async function testModels(wh: Warehouse, models: readonly Model[], opts: { sampleSize?: number; scopes?: ReadonlyMap<string, TestScope> } = {}): Promise<ModelTestResult[]> {
+export async function testModels(
+  wh: Warehouse,
+  models: readonly Model[],
+  opts: { sampleSize?: number; scopes?: ReadonlyMap<string, TestScope> } = {},
+): Promise<ModelTestResult[]> {
   const sampleSize = opts.sampleSize ?? 5;
   const relations = await listRelations(wh);
   const out: ModelTestResult[] = [];

@@ -3,7 +3,6 @@ import type { Pipeline } from '../config/index.js';
 import { embeddingDimensions } from '../jobs/index.js';
 import type { PlannedTask } from './plan.js';
 
-
 /** The distinct keywords a plan's tasks ask about (`keyword`, or each of `keywords`): what an `embeddings` job embeds. */
 export function plannedKeywords(tasks: readonly PlannedTask[]): string[] {
   const out = new Set<string>();
@@ -35,7 +34,11 @@ export interface EmbeddingsPlan {
  * The embedding calls of the pipeline's `embeddings` jobs: every keyword its tasks ask
  * about that the cache does not hold, `batch_size` to a call, priced at the reference rate.
  */
-export function planEmbeddings(pipeline: Pipeline, tasks: readonly PlannedTask[], cached: (model: string, dimensions: number) => ReadonlySet<string> = () => new Set()): EmbeddingsPlan[] {
+export function planEmbeddings(
+  pipeline: Pipeline,
+  tasks: readonly PlannedTask[],
+  cached: (model: string, dimensions: number) => ReadonlySet<string> = () => new Set(),
+): EmbeddingsPlan[] {
   const keywords = plannedKeywords(tasks);
   return pipeline.jobs.flatMap((job) => {
     if (job.kind !== 'embeddings') return [];
@@ -44,6 +47,18 @@ export function planEmbeddings(pipeline: Pipeline, tasks: readonly PlannedTask[]
     const toBuy = keywords.filter((k) => !have.has(k));
     const tokens = toBuy.reduce((n, k) => n + Math.max(1, Math.ceil(k.length / 4)), 0);
     const rate = EMBEDDING_MODELS[job.model]!.cnyPer1kTokens;
-    return [{ job: job.name, model: job.model, dimensions, keywords: keywords.length, cached: keywords.length - toBuy.length, calls: Math.ceil(toBuy.length / job.batch_size), tokens, cnyPer1kTokens: rate, cny: (tokens / 1000) * rate }];
+    return [
+      {
+        job: job.name,
+        model: job.model,
+        dimensions,
+        keywords: keywords.length,
+        cached: keywords.length - toBuy.length,
+        calls: Math.ceil(toBuy.length / job.batch_size),
+        tokens,
+        cnyPer1kTokens: rate,
+        cny: (tokens / 1000) * rate,
+      },
+    ];
   });
 }

@@ -8,7 +8,15 @@ export interface PlanSummary {
   tasks: number;
   duplicatesDropped: number;
   posts: number;
-  endpoints: { endpointId: string; tasks: number; posts: number; cnyPerTask: number | null; priceSource: string; cny: number | null; note?: string }[];
+  endpoints: {
+    endpointId: string;
+    tasks: number;
+    posts: number;
+    cnyPerTask: number | null;
+    priceSource: string;
+    cny: number | null;
+    note?: string;
+  }[];
   /** Calls the run makes per rate-limit family (at least one ready-list poll per function). */
   families: { family: FamilyId; calls: number; perMinute: number; minutes: number }[];
   /** The least wall time the rate limits allow for these calls (families run side by side). */
@@ -36,7 +44,15 @@ export function summarizePlan(plan: Plan, prices: readonly TaskPrice[], embeddin
     }
     const p = price.get(ep.id);
     const cny = p?.cnyPerTask === null || p?.cnyPerTask === undefined ? null : p.cnyPerTask * tasks;
-    endpoints.push({ endpointId: ep.id, tasks, posts, cnyPerTask: p?.cnyPerTask ?? null, priceSource: p?.source ?? 'unknown', cny, note: p?.note });
+    endpoints.push({
+      endpointId: ep.id,
+      tasks,
+      posts,
+      cnyPerTask: p?.cnyPerTask ?? null,
+      priceSource: p?.source ?? 'unknown',
+      cny,
+      note: p?.note,
+    });
   }
   for (const e of embeddings) if (e.calls > 0) add(endpoint('v1.embeddings').family, e.calls);
   const families = [...calls].map(([family, n]) => {
@@ -52,6 +68,8 @@ export function summarizePlan(plan: Plan, prices: readonly TaskPrice[], embeddin
     families,
     minMinutes: Math.max(0, ...families.map((f) => f.minutes)),
     embeddings: [...embeddings],
-    estimatedCny: endpoints.some((e) => e.cny === null) ? null : endpoints.reduce((a, e) => a + (e.cny ?? 0), 0) + embeddings.reduce((a, e) => a + e.cny, 0),
+    estimatedCny: endpoints.some((e) => e.cny === null)
+      ? null
+      : endpoints.reduce((a, e) => a + (e.cny ?? 0), 0) + embeddings.reduce((a, e) => a + e.cny, 0),
   };
 }

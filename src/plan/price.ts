@@ -33,7 +33,12 @@ type Tree = Record<string, unknown>;
  * is added at the catalog's fraction of the base (SERP_EXTRA_PAGE_FRACTION), averaged over
  * the endpoint's tasks, so a deep SERP is not priced as if it were 10 results.
  */
-export function priceTasks(plan: Plan, history: PriceHistory, rates: Tree | undefined, highPriority: (endpointId: string) => boolean): TaskPrice[] {
+export function priceTasks(
+  plan: Plan,
+  history: PriceHistory,
+  rates: Tree | undefined,
+  highPriority: (endpointId: string) => boolean,
+): TaskPrice[] {
   const out = new Map<string, TaskPrice>();
   for (const t of plan.tasks) {
     const id = t.endpoint.id;
@@ -51,14 +56,18 @@ export function priceTasks(plan: Plan, history: PriceHistory, rates: Tree | unde
     const usd = rateUsd(rates, t.endpoint.path, t.endpoint.mode, highPriority(id));
     if (usd !== null && history.cnyPerUsd !== null) {
       const deep = t.endpoint.api === 'serp' ? depthFactor(plan, id) : { factor: 1, blocks: 0 };
-      const note = deep.blocks > 0 ? `base rate plus ${fmt(deep.blocks)} further block(s) of 10 results at ${SERP_EXTRA_PAGE_FRACTION * 100}% of it; unused depth is refunded` : 'base rate';
+      const note =
+        deep.blocks > 0
+          ? `base rate plus ${fmt(deep.blocks)} further block(s) of 10 results at ${SERP_EXTRA_PAGE_FRACTION * 100}% of it; unused depth is refunded`
+          : 'base rate';
       out.set(id, { endpointId: id, cnyPerTask: usd * history.cnyPerUsd * deep.factor, source: 'rates', note });
     } else {
       out.set(id, {
         endpointId: id,
         cnyPerTask: null,
         source: 'unknown',
-        note: usd === null ? 'no rate in user_data and no past charge' : 'no past charge to convert the USD rate to CNY: pass --cny-per-usd',
+        note:
+          usd === null ? 'no rate in user_data and no past charge' : 'no past charge to convert the USD rate to CNY: pass --cny-per-usd',
       });
     }
   }
@@ -68,7 +77,9 @@ export function priceTasks(plan: Plan, history: PriceHistory, rates: Tree | unde
 /** The average of (1 + fraction × further blocks) over an endpoint's tasks, and the average block count. */
 function depthFactor(plan: Plan, endpointId: string): { factor: number; blocks: number } {
   const tasks = plan.tasks.filter((t) => t.endpoint.id === endpointId);
-  const blocks = tasks.reduce((a, t) => a + extraDepthBlocks(typeof t.spec.depth === 'number' ? t.spec.depth : undefined), 0) / Math.max(1, tasks.length);
+  const blocks =
+    tasks.reduce((a, t) => a + extraDepthBlocks(typeof t.spec.depth === 'number' ? t.spec.depth : undefined), 0) /
+    Math.max(1, tasks.length);
   return { factor: 1 + SERP_EXTRA_PAGE_FRACTION * blocks, blocks };
 }
 

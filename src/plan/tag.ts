@@ -17,5 +17,8 @@ export function canonicalJson(v: unknown): string {
  * in `data.tag`, so a task posted before a crash can be found again and never re-bought.
  */
 export function taskTag(pipeline: string, runId: string, spec: unknown): string {
-  return createHash('sha256').update(`${pipeline}\0${runId}\0${canonicalJson(spec)}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${pipeline}\0${runId}\0${canonicalJson(spec)}`)
+    .digest('hex')
+    .slice(0, 32);
 }

@@ -13,7 +13,15 @@ export async function alertsSection(ctx: ReportContext): Promise<AlertsSection |
   const scoped = ctx.inScope('pipeline');
   // The window ends at the newest alert, as the other sections' windows end at the newest data.
   const where = `${scoped} and check_date >= (select max(check_date) from alerts where ${scoped}) - ${Math.max(1, Math.floor(ctx.scope.days))}`;
-  const rows = await ctx.wh.all<{ d: string; pipeline: string; rule: string; message: string; delivered: boolean; attempts: number; last_error: string | null }>(
+  const rows = await ctx.wh.all<{
+    d: string;
+    pipeline: string;
+    rule: string;
+    message: string;
+    delivered: boolean;
+    attempts: number;
+    last_error: string | null;
+  }>(
     `select strftime(check_date, '%Y-%m-%d') as d, pipeline, rule, message, delivery_state = 'delivered' as delivered, attempts, last_error
      from alerts where ${where}
      order by check_date desc, created_at desc, rule, subject

@@ -30,7 +30,15 @@ export interface BuildReportResult {
   out: string;
   bytes: number;
   /** Series drawn per chart before any filter, and what the report left out. */
-  counts: { rankKeywords: number; rankSeries: number; visibilityDomains: number; volumeSeries: number; clusterPoints: number; spendRows: number; alerts: number };
+  counts: {
+    rankKeywords: number;
+    rankSeries: number;
+    visibilityDomains: number;
+    volumeSeries: number;
+    clusterPoints: number;
+    spendRows: number;
+    alerts: number;
+  };
   trackedSource: string;
   notes: string[];
 }
@@ -51,9 +59,16 @@ export async function buildReport(o: BuildReportOptions): Promise<BuildReportRes
     visibilityDomains: o.visibilityDomains ?? DEFAULT_SCOPE.visibilityDomains,
     ...(o.pipelines?.length ? { pipelines: o.pipelines } : {}),
   };
-  for (const [name, value, min] of [['days', scope.days, 1], ['top-keywords', scope.topKeywords, 0], ['competitors', scope.competitors, 0], ['visibility domains', scope.visibilityDomains, 0]] as const) {
+  for (const [name, value, min] of [
+    ['days', scope.days, 1],
+    ['top-keywords', scope.topKeywords, 0],
+    ['competitors', scope.competitors, 0],
+    ['visibility domains', scope.visibilityDomains, 0],
+  ] as const) {
     if (!Number.isInteger(value) || value < min) {
-      throw new EtlError('ETL_CONFIG_INVALID', `--${name.replace(' ', '-')} must be a whole number of at least ${min}, got ${value}`, { context: { stage: 'report' } });
+      throw new EtlError('ETL_CONFIG_INVALID', `--${name.replace(' ', '-')} must be a whole number of at least ${min}, got ${value}`, {
+        context: { stage: 'report' },
+      });
     }
   }
   const payload = await withWarehouse(o.warehouseDir, async (wh) => {
@@ -78,7 +93,8 @@ export async function buildReport(o: BuildReportOptions): Promise<BuildReportRes
     const spend = await spendSection(ctx);
     const alerts = await alertsSection(ctx);
     for (const p of ctx.tracked.keys()) {
-      if (ctx.pipelines.find(p) === undefined) ctx.notes.push(`Tracked domains were given for pipeline ${p}, which has no data in this report.`);
+      if (ctx.pipelines.find(p) === undefined)
+        ctx.notes.push(`Tracked domains were given for pipeline ${p}, which has no data in this report.`);
     }
     const out: ReportPayload = {
       v: 1,
@@ -126,9 +142,17 @@ export async function buildReport(o: BuildReportOptions): Promise<BuildReportRes
 }
 
 async function checkPipelines(ctx: ReportContext, wanted: readonly string[]): Promise<void> {
-  const known = (await ctx.wh.all<{ p: string }>(`select distinct pipeline as p from (select pipeline from report_task_pipeline union all select pipeline from ledger) where pipeline is not null order by p`)).map((r) => r.p);
+  const known = (
+    await ctx.wh.all<{ p: string }>(
+      `select distinct pipeline as p from (select pipeline from report_task_pipeline union all select pipeline from ledger) where pipeline is not null order by p`,
+    )
+  ).map((r) => r.p);
   const unknown = wanted.filter((p) => !known.includes(p));
   if (unknown.length > 0) {
-    throw new EtlError('ETL_CONFIG_INVALID', `no pipeline ${unknown.join(', ')} in the warehouse at ${ctx.wh.dir}; it has: ${known.join(', ') || '(none)'}.`, { context: { stage: 'report' } });
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      `no pipeline ${unknown.join(', ')} in the warehouse at ${ctx.wh.dir}; it has: ${known.join(', ') || '(none)'}.`,
+      { context: { stage: 'report' } },
+    );
   }
 }

@@ -18,7 +18,14 @@ export async function clusterSection(ctx: ReportContext): Promise<ClusterSection
     ctx.notes.push('No keyword clusters: run `pipeline models cluster` to add the cluster map.');
     return null;
   }
-  const summary = await ctx.wh.all<{ cluster_id: number; representative_keyword: string; size: number; label: string | null; embedding_model: string; dimensions: number }>(
+  const summary = await ctx.wh.all<{
+    cluster_id: number;
+    representative_keyword: string;
+    size: number;
+    label: string | null;
+    embedding_model: string;
+    dimensions: number;
+  }>(
     `select cluster_id::int as cluster_id, representative_keyword, size::int as size, label, embedding_model, dimensions::int as dimensions
      from keyword_cluster_summary order by cluster_id`,
   );
@@ -54,7 +61,12 @@ export async function clusterSection(ctx: ReportContext): Promise<ClusterSection
   }
   const clusters = summary.map((s) => {
     const text = (s.label ?? s.representative_keyword).replace(/\s+/g, ' ').trim();
-    return { id: s.cluster_id, label: text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text, representative: s.representative_keyword, size: s.size };
+    return {
+      id: s.cluster_id,
+      label: text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text,
+      representative: s.representative_keyword,
+      size: s.size,
+    };
   });
   return { model, dimensions, clusters, points };
 }

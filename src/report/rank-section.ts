@@ -97,9 +97,14 @@ export async function rankSection(ctx: ReportContext): Promise<RankSection | nul
   const silent = await wh.all<{ domain: string }>(
     `select distinct t.domain from report_tracked as t anti join report_rank as r on r.domain = t.domain and not r.is_lost order by 1`,
   );
-  if (silent.length > 0) ctx.notes.push(`Tracked domain${silent.length > 1 ? 's' : ''} ${silent.map((r) => r.domain).join(', ')} did not rank on any keyword in the window.`);
+  if (silent.length > 0)
+    ctx.notes.push(
+      `Tracked domain${silent.length > 1 ? 's' : ''} ${silent.map((r) => r.domain).join(', ')} did not rank on any keyword in the window.`,
+    );
 
-  const dates = (await wh.all<{ d: string }>(`select distinct strftime(check_date, '%Y-%m-%d') as d from report_rank order by d`)).map((r) => r.d);
+  const dates = (await wh.all<{ d: string }>(`select distinct strftime(check_date, '%Y-%m-%d') as d from report_rank order by d`)).map(
+    (r) => r.d,
+  );
   const dateIndex = new Map(dates.map((d, i) => [d, i]));
   const marketLabel = counts.markets > 1 ? `language_code || ' · ' || device || ' · ' || engine` : `''`;
   const rows = await wh.all<LineRow>(`
@@ -163,7 +168,8 @@ export async function registerRankKeywords(ctx: ReportContext, rank: RankSection
     select keyword, location_code::int as location_code, list(pipeline) as pipelines,
     from (select distinct keyword, location_code, pipeline from report_rank)
     group by all`);
-  for (const r of markets) ctx.keyword(r.keyword, { pipelines: r.pipelines.map((p) => ctx.pipeline(p)), location: ctx.location(r.location_code) });
+  for (const r of markets)
+    ctx.keyword(r.keyword, { pipelines: r.pipelines.map((p) => ctx.pipeline(p)), location: ctx.location(r.location_code) });
   const ranked = await ctx.wh.all<{ keyword: string; domains: string[] }>(`
     select keyword, list(domain) as domains,
     from (select distinct keyword, domain from report_rank semi join report_domains using (domain) where not is_lost)

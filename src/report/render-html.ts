@@ -30,7 +30,11 @@ function escapeHtml(text: string): string {
  * the page script that draws it (page/report.css and page/report.js beside this file).
  */
 export async function renderHtml(payload: ReportPayload, title: string): Promise<string> {
-  const [css, js, lib] = await Promise.all([readFile(join(PAGE_DIR, 'report.css'), 'utf8'), readFile(join(PAGE_DIR, 'report.js'), 'utf8'), chartLibrary()]);
+  const [css, js, lib] = await Promise.all([
+    readFile(join(PAGE_DIR, 'report.css'), 'utf8'),
+    readFile(join(PAGE_DIR, 'report.js'), 'utf8'),
+    chartLibrary(),
+  ]);
   const data = JSON.stringify(payload).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en">

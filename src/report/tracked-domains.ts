@@ -4,7 +4,10 @@ import type { ReportContext } from './report-context.js';
 
 /** A hostname as the marts write it: lower case, without a leading `www.`. */
 export function normaliseDomain(d: string): string {
-  return d.trim().toLowerCase().replace(/^www\./, '');
+  return d
+    .trim()
+    .toLowerCase()
+    .replace(/^www\./, '');
 }
 
 /**
@@ -49,7 +52,9 @@ export async function resolveTrackedDomains(ctx: ReportContext, pipelineFiles: r
   const top = await ctx.wh.all<{ domain: string }>(
     `select domain from domain_visibility_daily group by domain order by sum(visibility) desc, domain limit ${Math.max(0, Math.floor(fallbackTop))}`,
   );
-  const pipelines = await ctx.wh.all<{ pipeline: string }>(`select distinct pipeline from report_task_pipeline where ${ctx.inScope('pipeline')}`);
+  const pipelines = await ctx.wh.all<{ pipeline: string }>(
+    `select distinct pipeline from report_task_pipeline where ${ctx.inScope('pipeline')}`,
+  );
   for (const { pipeline } of pipelines) for (const { domain } of top) add(pipeline, domain);
   ctx.trackedSource = `the ${top.length} domains with the most visibility (the warehouse does not store track_domains; pass --pipeline-file to use them)`;
   ctx.notes.push(`Tracked domains are a stand-in: ${ctx.trackedSource}.`);

@@ -28,7 +28,9 @@ export async function visibilitySection(ctx: ReportContext): Promise<VisibilityS
       select distinct check_date from scoped order by check_date desc limit ${Math.max(1, Math.floor(scope.days))}
     )
     select * from scoped where check_date >= (select min(check_date) from window_dates)`);
-  const dates = (await wh.all<{ d: string }>(`select distinct strftime(check_date, '%Y-%m-%d') as d from report_visibility order by d`)).map((r) => r.d);
+  const dates = (
+    await wh.all<{ d: string }>(`select distinct strftime(check_date, '%Y-%m-%d') as d from report_visibility order by d`)
+  ).map((r) => r.d);
   if (dates.length === 0) {
     ctx.notes.push('domain_visibility_daily has no rows for the pipelines in scope.');
     return null;
@@ -73,6 +75,8 @@ export async function visibilitySection(ctx: ReportContext): Promise<VisibilityS
     s[2][dateIndex.get(r.d)!] = round(r.weighted, 3);
   }
   const order = new Map(domains.map((d, i) => [d, i]));
-  const list = [...series.values()].sort((a, b) => order.get(ctx.domains.values[a[0]]!)! - order.get(ctx.domains.values[b[0]]!)! || a[1] - b[1]);
+  const list = [...series.values()].sort(
+    (a, b) => order.get(ctx.domains.values[a[0]]!)! - order.get(ctx.domains.values[b[0]]!)! || a[1] - b[1],
+  );
   return { dates, checked, series: list };
 }

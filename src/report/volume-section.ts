@@ -64,7 +64,14 @@ export async function volumeSection(ctx: ReportContext): Promise<VolumeSection |
     const k = ctx.keyword(r.keyword, { pipelines: r.pipelines.map((p) => ctx.pipeline(p)), location: l });
     const values: (number | null)[] = months.map(() => null);
     r.months.forEach((m, i) => (values[monthIndex.get(m)!] = r.volumes[i] ?? null));
-    return [k, l, values, r.peak_month, r.slope_12m === null ? null : round(r.slope_12m, 1), r.yoy_pct === null ? null : round(r.yoy_pct, 3)];
+    return [
+      k,
+      l,
+      values,
+      r.peak_month,
+      r.slope_12m === null ? null : round(r.slope_12m, 1),
+      r.yoy_pct === null ? null : round(r.yoy_pct, 3),
+    ];
   });
   return { months, series };
 }

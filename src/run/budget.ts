@@ -12,7 +12,12 @@ export interface NextPurchase {
  * bought before is not priced (0), so a first run of a new pipeline can pass the budget by
  * at most one batch. Pure: the run reads the ledger, this decides.
  */
-export function budgetStop(a: { budgetCny: number | undefined; spentCny: number; chargedTasks: number; next: readonly NextPurchase[] }): string | null {
+export function budgetStop(a: {
+  budgetCny: number | undefined;
+  spentCny: number;
+  chargedTasks: number;
+  next: readonly NextPurchase[];
+}): string | null {
   if (a.budgetCny === undefined) return null;
   let next = 0;
   for (const p of a.next) {

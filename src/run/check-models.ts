@@ -62,11 +62,19 @@ export async function checkLlmModels(client: ServiceClient, pipeline: Pipeline, 
     if (reasoners.length === 0) continue;
     const which = `reasoning model${reasoners.length > 1 ? 's' : ''} ${reasoners.map((m) => `'${m}'`).join(', ')} (flagged so by llm_responses/models)`;
     if (j.max_output_tokens !== undefined && j.max_output_tokens < 1024) {
-      issues.push({ path: ['jobs', job, 'max_output_tokens'], field: `jobs[${job}].max_output_tokens`, rule: `${j.max_output_tokens} is below the 1024 the ${which} need; nothing was posted` });
+      issues.push({
+        path: ['jobs', job, 'max_output_tokens'],
+        field: `jobs[${job}].max_output_tokens`,
+        rule: `${j.max_output_tokens} is below the 1024 the ${which} need; nothing was posted`,
+      });
     }
     const params = (j.params ?? {}) as Record<string, unknown>;
     if (params.temperature !== undefined) {
-      issues.push({ path: ['jobs', job, 'params', 'temperature'], field: `jobs[${job}].params.temperature`, rule: `not supported by the ${which}; nothing was posted` });
+      issues.push({
+        path: ['jobs', job, 'params', 'temperature'],
+        field: `jobs[${job}].params.temperature`,
+        rule: `not supported by the ${which}; nothing was posted`,
+      });
     }
   }
   if (issues.length === 0) return null;

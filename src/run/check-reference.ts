@@ -55,7 +55,11 @@ export class ReferenceData {
             if (typeof lang?.language_code === 'string') languages.add(lang.language_code.toLowerCase());
             if (typeof lang?.language_name === 'string') languages.add(lang.language_name.toLowerCase());
           }
-          const loc: AiLocation = { code: typeof l.location_code === 'number' ? l.location_code : null, name: typeof l.location_name === 'string' ? l.location_name : '', languages };
+          const loc: AiLocation = {
+            code: typeof l.location_code === 'number' ? l.location_code : null,
+            name: typeof l.location_name === 'string' ? l.location_name : '',
+            languages,
+          };
           if (loc.code !== null) out.set(`code:${loc.code}`, loc);
           if (loc.name) out.set(`name:${loc.name.toLowerCase()}`, loc);
         }
@@ -71,7 +75,9 @@ export class ReferenceData {
       (call.envelope.tasks ?? []).flatMap((t) =>
         (t.result ?? []).flatMap((r) => {
           const list = (r as { available_versions?: unknown } | null)?.available_versions;
-          return Array.isArray(list) ? list.flatMap((v) => (typeof (v as { version?: unknown })?.version === 'string' ? [(v as { version: string }).version] : [])) : [];
+          return Array.isArray(list)
+            ? list.flatMap((v) => (typeof (v as { version?: unknown })?.version === 'string' ? [(v as { version: string }).version] : []))
+            : [];
         }),
       ),
     );
@@ -101,7 +107,12 @@ export async function checkReferenceData(ref: ReferenceData, pipeline: Pipeline,
           const loc = body.location_code ?? body.location_name;
           const lang = body.language_code ?? body.language_name;
           if (typeof loc === 'number' || typeof loc === 'string' || typeof lang === 'string') {
-            sets.push({ locations: typeof loc === 'number' || typeof loc === 'string' ? [loc] : [], languages: typeof lang === 'string' ? [lang] : [], at, fields: true });
+            sets.push({
+              locations: typeof loc === 'number' || typeof loc === 'string' ? [loc] : [],
+              languages: typeof lang === 'string' ? [lang] : [],
+              at,
+              fields: true,
+            });
           }
         }
         await checkPlaces(ref, issues, sets);
@@ -112,7 +123,11 @@ export async function checkReferenceData(ref: ReferenceData, pipeline: Pipeline,
           const versions = await ref.lighthouseVersions();
           if (versions.length === 0 || versions.includes(String(body.version))) continue;
           const path: Path = k === 0 ? ['jobs', i, 'params', 'version'] : ['jobs', i, 'tasks', k - 1, 'version'];
-          issues.push({ path, field: fieldName(path), rule: `lighthouse version '${String(body.version)}' is not offered (on_page/lighthouse/versions lists ${versions.join(', ')}); nothing was posted` });
+          issues.push({
+            path,
+            field: fieldName(path),
+            rule: `lighthouse version '${String(body.version)}' is not offered (on_page/lighthouse/versions lists ${versions.join(', ')}); nothing was posted`,
+          });
         }
       }
     }
@@ -133,14 +148,25 @@ async function checkPlaces(ref: ReferenceData, issues: Issue[], sets: readonly P
       const loc = list.get(typeof l === 'number' ? `code:${l}` : `name:${l.toLowerCase()}`);
       const path: Path = s.fields ? [...s.at, typeof l === 'number' ? 'location_code' : 'location_name'] : [...s.at, 'locations', k];
       if (loc) known.push(loc);
-      else issues.push({ path, field: fieldName(path), rule: `location ${JSON.stringify(l)} is not in ai_keyword_data/locations_and_languages; nothing was posted` });
+      else
+        issues.push({
+          path,
+          field: fieldName(path),
+          rule: `location ${JSON.stringify(l)} is not in ai_keyword_data/locations_and_languages; nothing was posted`,
+        });
     }
     for (const [k, g] of s.languages.entries()) {
       const missing = known.filter((loc) => !loc.languages.has(g.toLowerCase()));
       if (missing.length === 0) continue;
-      const path: Path = s.fields ? [...s.at, /^[a-z]{2}(-[a-z]{2,4})?$/i.test(g) ? 'language_code' : 'language_name'] : [...s.at, 'languages', k];
+      const path: Path = s.fields
+        ? [...s.at, /^[a-z]{2}(-[a-z]{2,4})?$/i.test(g) ? 'language_code' : 'language_name']
+        : [...s.at, 'languages', k];
       const where = missing.map((m) => `${m.name || m.code} (offers ${[...m.languages].join(', ')})`).join('; ');
-      issues.push({ path, field: fieldName(path), rule: `language '${g}' is not offered by ai_keyword_data/locations_and_languages for ${where}; nothing was posted` });
+      issues.push({
+        path,
+        field: fieldName(path),
+        rule: `language '${g}' is not offered by ai_keyword_data/locations_and_languages for ${where}; nothing was posted`,
+      });
     }
   }
 }

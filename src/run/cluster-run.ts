@@ -21,13 +21,23 @@ export interface ClusterRunOptions {
  */
 export async function runClusters(o: ClusterRunOptions): Promise<ClusterKeywordsResult & { runId: string }> {
   const now = o.now ?? (() => new Date());
-  const runId = `cluster-${now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+  const runId = `cluster-${now()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
   return withWarehouse(o.warehouseDir, async (wh) => {
     const landing = new RawLanding(wh, { runId, pipeline: '(models)' });
     const client = new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land: landing.land, now });
     const model = o.model ?? 'text-embedding-3-small';
     const dimensions = o.dimensions ?? 256;
-    const r = await clusterKeywords(wh, { model, dimensions, embed: serviceEmbed(client, model, dimensions), label: serviceLabel(client), keywords: o.keywords, now });
+    const r = await clusterKeywords(wh, {
+      model,
+      dimensions,
+      embed: serviceEmbed(client, model, dimensions),
+      label: serviceLabel(client),
+      keywords: o.keywords,
+      now,
+    });
     return { ...r, runId };
   });
 }

@@ -40,11 +40,18 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
     let sweep = opts.sweep;
     if (sweep) {
       const left = await loadLandedLeftovers(c.wh, c.runId, c.now());
-      if (left.collected > 0) c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
+      if (left.collected > 0)
+        c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
       if (left.error) c.log.warn(left.error);
     }
     if (c.push && !sweep) {
-      const pushed = await c.push.collect({ client: c.client, deadlineAt: started + timeoutMs, checkEveryMs: pollIntervalMs, signal: c.o.signal, onProgress: pushProgress });
+      const pushed = await c.push.collect({
+        client: c.client,
+        deadlineAt: started + timeoutMs,
+        checkEveryMs: pollIntervalMs,
+        signal: c.o.signal,
+        onProgress: pushProgress,
+      });
       await c.push.close();
       const refused = Object.entries(pushed.refused)
         .map(([code, n]) => `${n}x${code}`)
@@ -93,7 +100,13 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
         sleep: c.sleep,
         // A crawl is read with a handful of on-page calls once finished: counted as one call left per crawl.
         onProgress: (p) =>
-          onProgress({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [{ family: endpoint('on_page.pages').family, calls: p.pending }] }),
+          onProgress({
+            ...p,
+            posted: p.collected + p.failed + p.pending,
+            ready: 0,
+            refetched: 0,
+            callsLeft: [{ family: endpoint('on_page.pages').family, calls: p.pending }],
+          }),
       });
       pending += pages.pending;
     }
@@ -102,7 +115,9 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
   } catch (err) {
     if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
     c.log.error({ code: err.code }, err.message);
-    return { stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` } };
+    return {
+      stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` },
+    };
   }
 }
 

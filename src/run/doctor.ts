@@ -49,7 +49,14 @@ type UserData = {
  */
 export async function runDoctor(o: DoctorOptions): Promise<Check[]> {
   const now = o.now ?? (() => new Date());
-  const client = new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land: async () => {}, dispatcher: o.dispatcher, maxAttempts: 2, timeoutMs: 20_000 });
+  const client = new ServiceClient({
+    baseUrl: o.baseUrl,
+    apiKey: o.apiKey,
+    land: async () => {},
+    dispatcher: o.dispatcher,
+    maxAttempts: 2,
+    timeoutMs: 20_000,
+  });
   const checks: Check[] = [];
   const kind = o.apiKey.startsWith('svc_live_') ? 'live' : 'sandbox';
 
@@ -64,7 +71,10 @@ export async function runDoctor(o: DoctorOptions): Promise<Check[]> {
       name: 'key',
       level: 'fail',
       detail: e.code === 'ETL_AUTH' ? `the service refused the ${kind} key (HTTP 401)` : `user_data failed: ${e.message}`,
-      fix: e.code === 'ETL_AUTH' ? 'set SVC_API_KEY to a valid key for this address (svc_sandbox_ keys go with the sandbox address)' : 'check SVC_BASE_URL and the network',
+      fix:
+        e.code === 'ETL_AUTH'
+          ? 'set SVC_API_KEY to a valid key for this address (svc_sandbox_ keys go with the sandbox address)'
+          : 'check SVC_BASE_URL and the network',
     });
   }
   if (user) {
@@ -74,14 +84,20 @@ export async function runDoctor(o: DoctorOptions): Promise<Check[]> {
         ? { name: 'balance', level: 'warn', detail: 'user_data has no money.balance' }
         : balance <= 0 && kind === 'live'
           ? { name: 'balance', level: 'fail', detail: `balance ${balance} CNY`, fix: 'top up the account; runs stop at the first 402' }
-          : { name: 'balance', level: 'ok', detail: `balance ${balance} CNY${kind === 'sandbox' ? ' (sandbox keys are never charged)' : ''}` },
+          : {
+              name: 'balance',
+              level: 'ok',
+              detail: `balance ${balance} CNY${kind === 'sandbox' ? ' (sandbox keys are never charged)' : ''}`,
+            },
     );
     const perMinute = user.limits?.minute ?? {};
     const totals = Object.entries(perMinute).filter(([k, v]) => k.startsWith('total_') && typeof v === 'number');
     checks.push({
       name: 'limits',
       level: totals.length ? 'ok' : 'warn',
-      detail: totals.length ? `per minute: ${totals.map(([k, v]) => `${k.slice(6)} ${v}`).join(', ')}` : 'user_data lists no per-minute limits',
+      detail: totals.length
+        ? `per minute: ${totals.map(([k, v]) => `${k.slice(6)} ${v}`).join(', ')}`
+        : 'user_data lists no per-minute limits',
     });
   }
   checks.push(await statusCheck(client));
@@ -113,7 +129,11 @@ async function lakeCheck(url: string, env: Record<string, string | undefined>): 
 async function statusCheck(client: ServiceClient): Promise<Check> {
   try {
     const call = await client.call(endpoint('appendix.status'));
-    const apis = (call.envelope.tasks?.[0]?.result ?? []) as { api?: string; status?: string; endpoints?: { endpoint?: string; status?: string }[] }[];
+    const apis = (call.envelope.tasks?.[0]?.result ?? []) as {
+      api?: string;
+      status?: string;
+      endpoints?: { endpoint?: string; status?: string }[];
+    }[];
     const bad: string[] = [];
     for (const a of apis) {
       if (a.status && a.status !== 'ok') bad.push(`${a.api}: ${a.status}`);
@@ -121,7 +141,12 @@ async function statusCheck(client: ServiceClient): Promise<Check> {
     }
     if (bad.length === 0) return { name: 'status', level: 'ok', detail: `${apis.length} APIs report ok` };
     const outage = bad.some((b) => /outage/.test(b));
-    return { name: 'status', level: outage ? 'fail' : 'warn', detail: bad.slice(0, 6).join('; ') + (bad.length > 6 ? ` (+${bad.length - 6} more)` : ''), fix: 'runs may fail or be slow; postpone, or expect results late (the run can be resumed)' };
+    return {
+      name: 'status',
+      level: outage ? 'fail' : 'warn',
+      detail: bad.slice(0, 6).join('; ') + (bad.length > 6 ? ` (+${bad.length - 6} more)` : ''),
+      fix: 'runs may fail or be slow; postpone, or expect results late (the run can be resumed)',
+    };
   } catch (err) {
     return { name: 'status', level: 'warn', detail: `appendix/status failed: ${(err as Error).message}` };
   }
@@ -134,13 +159,23 @@ async function warehouseCheck(dir: string): Promise<Check> {
     await writeFile(probe, 'ok');
     await rm(probe);
   } catch (err) {
-    return { name: 'warehouse', level: 'fail', detail: `${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, fix: 'pass --warehouse DIR with a folder this user can write' };
+    return {
+      name: 'warehouse',
+      level: 'fail',
+      detail: `${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      fix: 'pass --warehouse DIR with a folder this user can write',
+    };
   }
   try {
     await withWarehouse(dir, async () => {});
     return { name: 'warehouse', level: 'ok', detail: `${dir} is writable and its DuckDB file opens` };
   } catch (err) {
-    return { name: 'warehouse', level: 'fail', detail: (err as Error).message, fix: 'another process (a run, a BI tool) may hold the DuckDB file; wait for it or close it' };
+    return {
+      name: 'warehouse',
+      level: 'fail',
+      detail: (err as Error).message,
+      fix: 'another process (a run, a BI tool) may hold the DuckDB file; wait for it or close it',
+    };
   }
 }
 
@@ -153,9 +188,19 @@ async function callbackCheck(url: string, dispatcher?: Dispatcher): Promise<Chec
     const ok = res.statusCode >= 200 && res.statusCode <= 300;
     return ok
       ? { name: 'callback', level: 'ok', detail: `${url} answered ${res.statusCode} in ${ms} ms` }
-      : { name: 'callback', level: 'fail', detail: `${url} answered ${res.statusCode}`, fix: 'the service treats a status outside 200-300 as a failed callback; results then wait in the ready list' };
+      : {
+          name: 'callback',
+          level: 'fail',
+          detail: `${url} answered ${res.statusCode}`,
+          fix: 'the service treats a status outside 200-300 as a failed callback; results then wait in the ready list',
+        };
   } catch (err) {
-    return { name: 'callback', level: 'fail', detail: `${url} did not answer (${(err as Error).message})`, fix: 'check the public URL and that the callback server is running; pull collection still works' };
+    return {
+      name: 'callback',
+      level: 'fail',
+      detail: `${url} did not answer (${(err as Error).message})`,
+      fix: 'check the public URL and that the callback server is running; pull collection still works',
+    };
   }
 }
 
@@ -173,7 +218,12 @@ async function clockCheck(baseUrl: string, now: () => Date, maxSkewMs: number, d
     const secs = (skew / 1000).toFixed(1);
     return Math.abs(skew) <= maxSkewMs + 1000
       ? { name: 'clock', level: 'ok', detail: `within ${Math.abs(Number(secs))} s of the service` }
-      : { name: 'clock', level: 'fail', detail: `${secs} s off the service's clock`, fix: 'enable NTP (timedatectl set-ntp true); time windows of errors and id_list depend on it' };
+      : {
+          name: 'clock',
+          level: 'fail',
+          detail: `${secs} s off the service's clock`,
+          fix: 'enable NTP (timedatectl set-ntp true); time windows of errors and id_list depend on it',
+        };
   } catch (err) {
     return { name: 'clock', level: 'warn', detail: `could not read the service's clock (${(err as Error).message})` };
   }

@@ -13,7 +13,10 @@ import type { Warehouse } from '../warehouse/index.js';
  * dimensions and text) has it, so a keyword is bought once. Each call is landed and in the
  * ledger like any other. Returns whether any job ran.
  */
-export async function embedJobs(c: { o: { pipeline: Pipeline }; wh: Warehouse; client: ServiceClient; log: Logger; note: (t: string) => void }, tasks: readonly PlannedTask[]): Promise<boolean> {
+export async function embedJobs(
+  c: { o: { pipeline: Pipeline }; wh: Warehouse; client: ServiceClient; log: Logger; note: (t: string) => void },
+  tasks: readonly PlannedTask[],
+): Promise<boolean> {
   const jobs = c.o.pipeline.jobs.filter((j) => j.kind === 'embeddings');
   if (jobs.length === 0) return false;
   const keywords = plannedKeywords(tasks);

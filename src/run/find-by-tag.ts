@@ -44,7 +44,8 @@ export async function findTasksByTag(
     const rows = (call.envelope.tasks?.[0]?.result ?? []) as { id?: unknown; cost?: unknown; metadata?: { tag?: unknown } | null }[];
     for (const r of rows) {
       const tag = r?.metadata?.tag;
-      if (typeof tag === 'string' && tags.has(tag) && typeof r.id === 'string') found.push({ tag, taskId: r.id, ...(typeof r.cost === 'number' ? { cost: r.cost } : {}) });
+      if (typeof tag === 'string' && tags.has(tag) && typeof r.id === 'string')
+        found.push({ tag, taskId: r.id, ...(typeof r.cost === 'number' ? { cost: r.cost } : {}) });
     }
     if (rows.length < 1000) return found;
   }

@@ -17,7 +17,10 @@ import { settleStep } from './settle-step.js';
 
 /** `20261121T230600Z-3f9a1c`: sortable by time, unique per invocation. */
 export function newRunId(now: Date): string {
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+  return `${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
 /** What the ingest steps leave for the steps after them. */
@@ -42,15 +45,28 @@ export interface IngestOutcome {
  * what never reached the service is posted. A budget, a 402, an unknown outcome or an abort
  * stops posting cleanly, and the outcome says why. An error marks the run failed and is thrown.
  */
-export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehouse, now: () => Date, sleep: (ms: number) => Promise<void>): Promise<IngestOutcome> {
+export async function ingestStep(
+  o: RunOptions,
+  wh: Warehouse,
+  indexOn: Warehouse,
+  now: () => Date,
+  sleep: (ms: number) => Promise<void>,
+): Promise<IngestOutcome> {
   const started = now();
   const unfinished = await RunStore.unfinishedRuns(wh, o.pipeline.name);
   const resume = o.newRun ? undefined : unfinished.at(-1);
   const runId = resume?.runId ?? newRunId(started);
   const plan = planPipeline(o.pipeline, runId);
-  const collection = resolveCollection(o.pipeline.collection, { ...o.collection, ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}) });
+  const collection = resolveCollection(o.pipeline.collection, {
+    ...o.collection,
+    ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}),
+  });
   // Every task is checked against the catalog before the first call of the run.
-  for (const b of plan.batches) validateTasks(b.endpoint, b.tasks.map((t) => t.spec));
+  for (const b of plan.batches)
+    validateTasks(
+      b.endpoint,
+      b.tasks.map((t) => t.spec),
+    );
   const world: RunWorld = { o, wh, indexOn, now, sleep, charged: { micros: 0n }, collection };
   for (const old of unfinished) if (old !== resume) await settleStep(makeContext(world, old.runId), runId);
 
@@ -79,7 +95,9 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
       stop = first.stop;
       const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
       if (settled.found + settled.notCreated > 0) {
-        note(`tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`);
+        note(
+          `tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`,
+        );
       }
       if (settled.error) log.warn(settled.error);
       await settleLiveTasks(ctx);
@@ -88,13 +106,26 @@ export async function ingestStep(o: RunOptions, wh: Warehouse, indexOn: Warehous
     const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
     log.info({ tasks: plan.tasks.length, toPost: toPost.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
     const batches = packBatches(toPost);
-    note(`planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`);
+    note(
+      `planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`,
+    );
     if (!stop) {
       await store.forgetUnsent(toPost.map((t) => t.tag));
       if (collection.mode === 'push' && batches.some((b) => b.endpoint.mode === 'task_post')) {
         const onIgnored = (taskId: string, ignored: readonly string[]) =>
-          log.warn({ taskId, ignored }, 'a postback body held other tasks: only the task its URL names was landed, the others were dropped');
-        ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret, onIgnored });
+          log.warn(
+            { taskId, ignored },
+            'a postback body held other tasks: only the task its URL names was landed, the others were dropped',
+          );
+        ctx.push = await PushCollector.start({
+          ...collection,
+          wh,
+          runId,
+          pipeline: o.pipeline.name,
+          now,
+          secret: o.callbackSecret,
+          onIgnored,
+        });
         note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
       }
       stop = await postAll(ctx, batches);

@@ -16,7 +16,11 @@ export async function lakePreflight(url: string | undefined, env: NodeJS.Process
  * nothing it already uploaded. A failure here costs no paid result: it is reported in the
  * outcome, and the next run (or `pipeline lake sync`) finishes the job.
  */
-export async function lakeStep(warehouseDir: string, url: string, env: NodeJS.ProcessEnv): Promise<LakeOutcome | { url: string; error: string; code: string }> {
+export async function lakeStep(
+  warehouseDir: string,
+  url: string,
+  env: NodeJS.ProcessEnv,
+): Promise<LakeOutcome | { url: string; error: string; code: string }> {
   const { syncLake } = await lake();
   try {
     return await syncLake(warehouseDir, url, { env });

@@ -11,7 +11,15 @@ export function postedRows(batch: PlannedBatch, call: CallResult): PostedTaskRow
       const echoed = (task.data as { tag?: unknown } | undefined)?.tag;
       const tag = typeof echoed === 'string' && byTag.has(echoed) ? echoed : batch.tasks[i]?.tag;
       const verdict = call.outcome.tasks[i]!;
-      return { tag: tag ?? '', taskId: task.id ?? null, ok: verdict.ok, statusCode: verdict.statusCode, message: verdict.message, costUsd: task.cost ?? null, postCallId: call.callId };
+      return {
+        tag: tag ?? '',
+        taskId: task.id ?? null,
+        ok: verdict.ok,
+        statusCode: verdict.statusCode,
+        message: verdict.message,
+        costUsd: task.cost ?? null,
+        postCallId: call.callId,
+      };
     })
     .filter((r) => r.tag !== '');
 }
@@ -20,7 +28,12 @@ export function postedRows(batch: PlannedBatch, call: CallResult): PostedTaskRow
  * Loads live answers already landed: the rows of the given tasks and their collected marks
  * commit together. Returns the tables that received rows.
  */
-export async function loadLiveTasks(wh: Warehouse, store: RunStore, taskIds: readonly string[], at: Date): Promise<{ tables: string[]; rows: number }> {
+export async function loadLiveTasks(
+  wh: Warehouse,
+  store: RunStore,
+  taskIds: readonly string[],
+  at: Date,
+): Promise<{ tables: string[]; rows: number }> {
   if (taskIds.length === 0) return { tables: [], rows: 0 };
   const report = await loadLanded(wh, { taskIds }, async (loaded) => {
     await store.markCollected(new Map(taskIds.map((id) => [id, loaded.perTask.get(id) ?? 0])), at);
@@ -40,14 +53,23 @@ export async function loadLiveTasks(wh: Warehouse, store: RunStore, taskIds: rea
  * from there, with no call; a task the service created whose answer never arrived is
  * marked failed with the reason, and is not bought again.
  */
-export async function settleLive(a: { wh: Warehouse; store: RunStore; runId: string; at: Date; isLive: (endpointId: string) => boolean }): Promise<{ loaded: number; lost: number; tables: string[] }> {
+export async function settleLive(a: {
+  wh: Warehouse;
+  store: RunStore;
+  runId: string;
+  at: Date;
+  isLive: (endpointId: string) => boolean;
+}): Promise<{ loaded: number; lost: number; tables: string[] }> {
   const posted = (await a.store.pendingTasks()).filter((t) => a.isLive(t.endpointId));
   if (posted.length === 0) return { loaded: 0, lost: 0, tables: [] };
   const ids = posted.map((t) => t.taskId);
   await a.wh.flushIndex();
   const landed = new Set(
     (
-      await a.wh.all<{ id: string }>(`SELECT DISTINCT unnest(task_ids) AS id FROM raw_responses WHERE list_has_any(task_ids, $1::VARCHAR[])`, [listValue(ids)])
+      await a.wh.all<{ id: string }>(
+        `SELECT DISTINCT unnest(task_ids) AS id FROM raw_responses WHERE list_has_any(task_ids, $1::VARCHAR[])`,
+        [listValue(ids)],
+      )
     ).map((r) => r.id),
   );
   const inLanding = ids.filter((id) => landed.has(id));
@@ -57,7 +79,8 @@ export async function settleLive(a: { wh: Warehouse; store: RunStore; runId: str
     lost.map((taskId) => ({
       taskId,
       statusCode: 0,
-      message: 'live call charged (the service has the task) but its answer never arrived; a live result cannot be fetched again, so it is not bought twice',
+      message:
+        'live call charged (the service has the task) but its answer never arrived; a live result cannot be fetched again, so it is not bought twice',
     })),
   );
   return { loaded: inLanding.length, lost: lost.length, tables };

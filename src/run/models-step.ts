@@ -1,5 +1,13 @@
 import { embeddingDimensions } from '../jobs/index.js';
-import { buildAndTestModels, clusterKeywords, DEFAULT_SQL_DIR, discoverModels, formatBuild, formatTests, type ClusterKeywordsResult } from '../models/index.js';
+import {
+  buildAndTestModels,
+  clusterKeywords,
+  DEFAULT_SQL_DIR,
+  discoverModels,
+  formatBuild,
+  formatTests,
+  type ClusterKeywordsResult,
+} from '../models/index.js';
 import { plannedKeywords, type PlannedTask } from '../plan/index.js';
 import type { RunContext } from './context.js';
 import { serviceEmbed, serviceLabel } from './service-fns.js';
@@ -42,7 +50,10 @@ export async function modelsStep(c: RunContext): Promise<ModelsOutcome> {
     ok: r.ok,
     report,
   };
-  c.log.info({ built: outcome.built, failed: outcome.failed, tests: outcome.tests, testsPassed: outcome.testsPassed, warned: outcome.warned }, 'models');
+  c.log.info(
+    { built: outcome.built, failed: outcome.failed, tests: outcome.tests, testsPassed: outcome.testsPassed, warned: outcome.warned },
+    'models',
+  );
   if (warned.length) c.log.warn({ warnings: outcome.warnings }, 'model tests warned');
   return outcome;
 }
@@ -69,7 +80,9 @@ export async function clustersStep(c: RunContext, tasks: readonly PlannedTask[])
       keywords,
       now: c.now,
     });
-    c.note(`${job.name}: ${r.keywords} keyword(s) in ${r.clusters} cluster(s) (silhouette ${r.silhouette.toFixed(3)}), ${r.labelCalls} label call(s)`);
+    c.note(
+      `${job.name}: ${r.keywords} keyword(s) in ${r.clusters} cluster(s) (silhouette ${r.silhouette.toFixed(3)}), ${r.labelCalls} label call(s)`,
+    );
     out.push({ ...r, job: job.name });
   }
   return out;

@@ -20,4 +20,3 @@ export function fromMicros(m: bigint): string {
   const a = neg ? -m : m;
   return `${neg ? '-' : ''}${a / UNIT}.${String(a % UNIT).padStart(6, '0')}`;
 }
-

@@ -31,7 +31,8 @@ export async function lookUpAfter5xx(
   attempt: number,
 ): Promise<{ found: PostedTaskRow[]; missing: Set<string> } | null> {
   const status = outcome.error.context.httpStatus;
-  if (outcome.kind !== 'unknown' || typeof status !== 'number' || status < 500 || ep.body !== 'tasks' || ep.mode !== 'task_post') return null;
+  if (outcome.kind !== 'unknown' || typeof status !== 'number' || status < 500 || ep.body !== 'tasks' || ep.mode !== 'task_post')
+    return null;
   if (attempt > MAX_LOOKUPS) return null;
   // id_list windows are whole seconds ending no later than the service's now: a task created
   // in this second is listed once it is over (see resolve-unknown.ts).
@@ -58,7 +59,9 @@ export async function lookUpAfter5xx(
   }));
   const hit = new Set(found.map((r) => r.tag));
   const missing = new Set([...tags].filter((t) => !hit.has(t)));
-  c.note(`${ep.path} answered HTTP ${status}: ${found.length} of ${tags.size} task(s) found by tag (kept, not bought again)${missing.size ? `, ${missing.size} not created (posted again)` : ''}`);
+  c.note(
+    `${ep.path} answered HTTP ${status}: ${found.length} of ${tags.size} task(s) found by tag (kept, not bought again)${missing.size ? `, ${missing.size} not created (posted again)` : ''}`,
+  );
   if (missing.size > 0) await c.sleep(REPOST_BACKOFF_MS * 2 ** (attempt - 1));
   return { found, missing };
 }

@@ -57,7 +57,7 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
   let fatal: { err: unknown } | undefined;
   const queue = new PQueue({ concurrency: c.o.pipeline.budget_cny === undefined ? POSTS_IN_FLIGHT : 1 });
   const slotFree = () => (queue.pending < queue.concurrency ? Promise.resolve() : new Promise<void>((r) => queue.once('next', () => r())));
-  for (let i = 0; i < batches.length && !stop && !fatal; ) {
+  for (let i = 0; i < batches.length && !stop && !fatal;) {
     const first = batches[i]!;
     if (c.o.signal?.aborted) {
       stop = { kind: 'interrupted', reason: `interrupted before batch ${first.no} of ${batches.length}; run again to resume` };
@@ -75,7 +75,8 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
       liveDone += group.length;
       if (liveStop) return liveStop;
       const last = i === batches.length || batches[i]!.endpoint.mode !== 'live';
-      if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0) c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
+      if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0)
+        c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
       await postingLine(c, batches.slice(i));
       continue;
     }
@@ -144,7 +145,9 @@ async function postBatch(c: RunContext, batch: PlannedBatch): Promise<BatchOutco
       // or charged; they stay `planned` and go again, with every later POST, at the size that passed.
       const fits = Math.max(1, Math.min(done.length || Math.floor(chunk.length / 2), chunk.length - 1));
       c.postSizes.set(batch.endpoint.id, Math.min(fits, c.postSizes.get(batch.endpoint.id) ?? fits));
-      c.note(`${batch.endpoint.path} refused ${refused.size} of ${chunk.length} tasks with 40006 (too many tasks in one POST); posting ${c.postSizes.get(batch.endpoint.id)} a POST for the rest of the run`);
+      c.note(
+        `${batch.endpoint.path} refused ${refused.size} of ${chunk.length} tasks with 40006 (too many tasks in one POST); posting ${c.postSizes.get(batch.endpoint.id)} a POST for the rest of the run`,
+      );
     }
     todo = [...chunk.filter((t) => refused.has(t.tag)), ...todo.slice(size)];
   }

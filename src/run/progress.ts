@@ -72,7 +72,11 @@ export function progressLine(p: RunProgress): string {
     `collected ${p.collected}/${p.posted}${p.failed ? ` (${p.failed} failed)` : ''}`,
     ...(p.refetched ? [`${p.refetched} re-parsed fetched again`] : []),
     `${Number(p.chargedCny).toFixed(4)} CNY so far`,
-    p.timeLeftMs === null ? 'nothing left to call' : p.timeLeftMs < 1000 ? 'under 1s left at the rate limit' : `~${formatDuration(p.timeLeftMs)} left at the rate limit`,
+    p.timeLeftMs === null
+      ? 'nothing left to call'
+      : p.timeLeftMs < 1000
+        ? 'under 1s left at the rate limit'
+        : `~${formatDuration(p.timeLeftMs)} left at the rate limit`,
   ];
   return parts.join(' · ');
 }
@@ -107,5 +111,12 @@ export async function postingProgress(
     gets(b.endpoint.id, b.tasks);
   }
   for (const r of rows) gets(r.endpointId, r.pending);
-  return { ...totalCounts(rows), ready: 0, refetched: 0, postsLeft: batchesLeft.length, chargedCny, timeLeftMs: timeLeftAtRateMs(left, limits) };
+  return {
+    ...totalCounts(rows),
+    ready: 0,
+    refetched: 0,
+    postsLeft: batchesLeft.length,
+    chargedCny,
+    timeLeftMs: timeLeftAtRateMs(left, limits),
+  };
 }

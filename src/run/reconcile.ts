@@ -71,7 +71,14 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
   const day = typeof dayStats.value === 'string' ? dayStats.value : new Date().toISOString().slice(0, 10);
   const out: Discrepancy[] = [];
 
-  const rows = await wh.all<{ call_id: string; request_id: string | null; path: string; charge: string | null; balance: string | null; sandbox: boolean }>(
+  const rows = await wh.all<{
+    call_id: string;
+    request_id: string | null;
+    path: string;
+    charge: string | null;
+    balance: string | null;
+    sandbox: boolean;
+  }>(
     `SELECT l.call_id, l.request_id, l.path, l.charge_cny::VARCHAR AS charge, l.balance_cny::VARCHAR AS balance,
             coalesce(r.key_kind = 'sandbox', false) AS sandbox
      FROM ledger l LEFT JOIN runs r USING (run_id)
@@ -96,7 +103,13 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
       continue;
     }
     if (r.charge === null) {
-      out.push({ kind: 'missing_charge_header', amountCny: '0.000000', detail: `${r.path}: no X-Svc-Charge-CNY header; its cost is unknown`, callId: r.call_id, requestId: r.request_id ?? undefined });
+      out.push({
+        kind: 'missing_charge_header',
+        amountCny: '0.000000',
+        detail: `${r.path}: no X-Svc-Charge-CNY header; its cost is unknown`,
+        callId: r.call_id,
+        requestId: r.request_id ?? undefined,
+      });
       continue;
     }
     const api = r.path.split('/')[2] ?? 'unknown';
@@ -114,8 +127,20 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
     const ledger = ledgerByApi.get(api) ?? 0n;
     accountTotal += account;
     const diff = account - ledger;
-    if (diff >= TOLERANCE) out.push({ kind: 'charge_not_in_ledger', api, amountCny: fromMicros(diff), detail: `${api}: the account spent ${fromMicros(account)} CNY on ${day}, the ledger knows ${fromMicros(ledger)}` });
-    else if (-diff >= TOLERANCE) out.push({ kind: 'ledger_charge_not_in_account', api, amountCny: fromMicros(diff), detail: `${api}: the ledger holds ${fromMicros(ledger)} CNY on ${day}, the account shows ${fromMicros(account)}` });
+    if (diff >= TOLERANCE)
+      out.push({
+        kind: 'charge_not_in_ledger',
+        api,
+        amountCny: fromMicros(diff),
+        detail: `${api}: the account spent ${fromMicros(account)} CNY on ${day}, the ledger knows ${fromMicros(ledger)}`,
+      });
+    else if (-diff >= TOLERANCE)
+      out.push({
+        kind: 'ledger_charge_not_in_account',
+        api,
+        amountCny: fromMicros(diff),
+        detail: `${api}: the ledger holds ${fromMicros(ledger)} CNY on ${day}, the account shows ${fromMicros(account)}`,
+      });
   }
 
   // The balance chain: each balance should be the previous one less this call's charge.
@@ -146,12 +171,33 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
 }
 
 /** Reports a balance movement the calls' charges do not explain; a rise is first matched against the refund rows' pool. */
-function pushMovement(out: Discrepancy[], pool: { micros: bigint }, delta: bigint, where: string, callId?: string, requestId?: string | null): void {
+function pushMovement(
+  out: Discrepancy[],
+  pool: { micros: bigint },
+  delta: bigint,
+  where: string,
+  callId?: string,
+  requestId?: string | null,
+): void {
   if (delta > 0n) {
     const matched = delta < pool.micros ? delta : pool.micros;
     pool.micros -= matched;
     delta -= matched;
   }
-  if (delta >= TOLERANCE) out.push({ kind: 'unmatched_refund', amountCny: fromMicros(delta), detail: `the balance rose by ${fromMicros(delta)} CNY ${where} beyond the refunds in the ledger (a top-up, or a refund of a task not collected yet)`, callId, requestId: requestId ?? undefined });
-  else if (-delta >= TOLERANCE) out.push({ kind: 'unexplained_debit', amountCny: fromMicros(delta), detail: `the balance fell by ${fromMicros(-delta)} CNY more than the ledger's charges ${where}`, callId, requestId: requestId ?? undefined });
+  if (delta >= TOLERANCE)
+    out.push({
+      kind: 'unmatched_refund',
+      amountCny: fromMicros(delta),
+      detail: `the balance rose by ${fromMicros(delta)} CNY ${where} beyond the refunds in the ledger (a top-up, or a refund of a task not collected yet)`,
+      callId,
+      requestId: requestId ?? undefined,
+    });
+  else if (-delta >= TOLERANCE)
+    out.push({
+      kind: 'unexplained_debit',
+      amountCny: fromMicros(delta),
+      detail: `the balance fell by ${fromMicros(-delta)} CNY more than the ledger's charges ${where}`,
+      callId,
+      requestId: requestId ?? undefined,
+    });
 }

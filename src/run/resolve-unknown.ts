@@ -43,17 +43,31 @@ export async function resolveUnknown(a: {
       matches = await findTasksByTag(a.client, endpoint(endpointId), new Set(tasks.map((t) => t.tag)), { from: earliest, now });
     } catch (err) {
       if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
-      return { found, notCreated, stillUnknown: open.length - found - notCreated, error: `could not look up ${tasks.length} task(s) of unknown outcome by tag (${err.message}); they are not re-posted` };
+      return {
+        found,
+        notCreated,
+        stillUnknown: open.length - found - notCreated,
+        error: `could not look up ${tasks.length} task(s) of unknown outcome by tag (${err.message}); they are not re-posted`,
+      };
     }
     const hit = new Set(matches.map((m) => m.tag));
     await a.store.recordPosted(
-      matches.map((m) => ({ tag: m.tag, taskId: m.taskId, ok: true, statusCode: 20100, message: 'found by tag with id_list after an unknown POST outcome' })),
+      matches.map((m) => ({
+        tag: m.tag,
+        taskId: m.taskId,
+        ok: true,
+        statusCode: 20100,
+        message: 'found by tag with id_list after an unknown POST outcome',
+      })),
       now,
     );
     const missing = tasks.filter((t) => !hit.has(t.tag)).map((t) => t.tag);
     found += matches.length;
     if (beyondLookBack) {
-      await a.store.recordUnknown(missing, 'posted more than a month ago: id_list cannot tell whether the service created it, so it is not posted again');
+      await a.store.recordUnknown(
+        missing,
+        'posted more than a month ago: id_list cannot tell whether the service created it, so it is not posted again',
+      );
       stillUnknown += missing.length;
     } else {
       await a.store.recordUnsent(missing, 'not found by tag with id_list: the service never created it');

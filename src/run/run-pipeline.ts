@@ -50,20 +50,21 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       const models = o.models !== false && collected ? await modelsStep(ctx) : undefined;
       const clusters = ingest.embedded ? await clustersStep(ctx, ingest.plan.tasks) : undefined;
       // Alerts speak only of data whose models are built and tested; they are published with the rest.
-      const alerts = o.pipeline.alerts && o.alerts !== false
-        ? await alertStep({
-            wh,
-            pipeline: o.pipeline,
-            runId: ctx.runId,
-            runState: ingest.state,
-            stopReason: ingest.stop?.reason ?? null,
-            estimateCny: ingest.estimateCny,
-            now,
-            logger: o.logger,
-            dispatcher: o.dispatcher,
-            env: o.env,
-          })
-        : undefined;
+      const alerts =
+        o.pipeline.alerts && o.alerts !== false
+          ? await alertStep({
+              wh,
+              pipeline: o.pipeline,
+              runId: ctx.runId,
+              runState: ingest.state,
+              stopReason: ingest.stop?.reason ?? null,
+              estimateCny: ingest.estimateCny,
+              now,
+              logger: o.logger,
+              dispatcher: o.dispatcher,
+              env: o.env,
+            })
+          : undefined;
       await wh.flushIndex();
       const published = await publishStep(wh, now);
       const summary = await summarize(wh, {
@@ -76,12 +77,24 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
         finished: now(),
         warehouseDir: wh.dir,
       });
-      return { ...summary, resumed: ingest.resumed, ...(models ? { models } : {}), ...(clusters ? { clusters } : {}), ...(alerts ? { alerts } : {}), published };
+      return {
+        ...summary,
+        resumed: ingest.resumed,
+        ...(models ? { models } : {}),
+        ...(clusters ? { clusters } : {}),
+        ...(alerts ? { alerts } : {}),
+        published,
+      };
     } finally {
       // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
       await wh
         .flushIndex()
-        .catch((err: unknown) => o.logger.warn({ err: (err as Error).message }, 'deferred raw index rows not committed; the next run rebuilds them from the raw files'));
+        .catch((err: unknown) =>
+          o.logger.warn(
+            { err: (err as Error).message },
+            'deferred raw index rows not committed; the next run rebuilds them from the raw files',
+          ),
+        );
       indexOn.close();
     }
   });

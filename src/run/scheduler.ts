@@ -80,12 +80,15 @@ export class Scheduler {
     const schedule = () => {
       const now = this.o.now().getTime();
       const next = Math.floor(now / 60_000) * 60_000 + 60_000;
-      this.timer = setTimeout(async () => {
-        // Every minute since the last tick, so a stalled event loop does not drop one.
-        const from = this.lastTick === undefined ? next : this.lastTick + 60_000;
-        for (let t = from; t <= Math.max(from, floorMinute(this.o.now()).getTime()); t += 60_000) await this.tick(new Date(t));
-        if (!this.stopper.signal.aborted) schedule();
-      }, next - now + 50);
+      this.timer = setTimeout(
+        async () => {
+          // Every minute since the last tick, so a stalled event loop does not drop one.
+          const from = this.lastTick === undefined ? next : this.lastTick + 60_000;
+          for (let t = from; t <= Math.max(from, floorMinute(this.o.now()).getTime()); t += 60_000) await this.tick(new Date(t));
+          if (!this.stopper.signal.aborted) schedule();
+        },
+        next - now + 50,
+      );
     };
     schedule();
   }

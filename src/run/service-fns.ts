@@ -20,7 +20,9 @@ export function serviceLabel(client: ServiceClient, model = 'chat5.6-luna'): Lab
         { role: 'user', content: keywords.slice(0, 30).join('\n') },
       ],
     });
-    const text = String(res.body.choices[0]?.message.content ?? '').split('\n')[0]!.trim();
+    const text = String(res.body.choices[0]?.message.content ?? '')
+      .split('\n')[0]!
+      .trim();
     return text.slice(0, 60) || keywords[0] || 'cluster';
   };
 }

@@ -28,7 +28,16 @@ export interface RunSummary {
 /** Reads the run's figures back from the warehouse, so the summary is what was stored. */
 export async function summarize(
   wh: Warehouse,
-  r: { runId: string; pipeline: string; state: RunSummary['state']; stopReason: string | null; stopKind: RunSummary['stopKind']; started: Date; finished: Date; warehouseDir: string },
+  r: {
+    runId: string;
+    pipeline: string;
+    state: RunSummary['state'];
+    stopReason: string | null;
+    stopKind: RunSummary['stopKind'];
+    started: Date;
+    finished: Date;
+    warehouseDir: string;
+  },
 ): Promise<RunSummary> {
   const [t] = await wh.all<Record<string, number>>(
     `SELECT count(*)::INT AS planned,

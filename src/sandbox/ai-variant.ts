@@ -44,7 +44,17 @@ function isEmpty(v: unknown): boolean {
 }
 
 function isMonthly(v: unknown): v is Array<Record<string, unknown>> {
-  return Array.isArray(v) && v.length > 0 && v.every((m) => m && typeof m === 'object' && typeof (m as { year?: unknown }).year === 'number' && typeof (m as { month?: unknown }).month === 'number');
+  return (
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.every(
+      (m) =>
+        m &&
+        typeof m === 'object' &&
+        typeof (m as { year?: unknown }).year === 'number' &&
+        typeof (m as { month?: unknown }).month === 'number',
+    )
+  );
 }
 
 function monthlyObject(list: Array<Record<string, unknown>>): Record<string, number> {
@@ -75,7 +85,14 @@ function aiItems(result: unknown[] | null): unknown[] {
 export function aiReply(reply: HandlerReply, _endpoint?: Endpoint): HandlerReply {
   if (reply.json !== undefined) return reply;
   const task = reply.tasks[0];
-  const status = task ? { code: task.status_code, message: task.status_message } : { code: reply.status?.code ?? STATUS.ok.code, message: reply.message ?? reply.status?.message ?? STATUS.ok.message };
-  const json = { id: task?.id ?? null, status_code: status.code, status_message: status.message, items: aiTransform(aiItems(task?.result ?? null)) };
+  const status = task
+    ? { code: task.status_code, message: task.status_message }
+    : { code: reply.status?.code ?? STATUS.ok.code, message: reply.message ?? reply.status?.message ?? STATUS.ok.message };
+  const json = {
+    id: task?.id ?? null,
+    status_code: status.code,
+    status_message: status.message,
+    items: aiTransform(aiItems(task?.result ?? null)),
+  };
   return { ...reply, json };
 }

@@ -128,7 +128,11 @@ export class CallbackDispatcher {
       return { httpCode: res.statusCode, response };
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      return { httpCode: 0, response: '', message: timedOut ? `No answer within ${CALLBACK_TIMEOUT_MS / 1000} seconds.` : `Connection failed: ${(err as Error).message}` };
+      return {
+        httpCode: 0,
+        response: '',
+        message: timedOut ? `No answer within ${CALLBACK_TIMEOUT_MS / 1000} seconds.` : `Connection failed: ${(err as Error).message}`,
+      };
     }
   }
 }

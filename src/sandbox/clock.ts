@@ -27,7 +27,9 @@ export function parseSandboxDate(text: string): Date {
   const d = DAY.test(s) ? new Date(`${s}T00:00:00Z`) : INSTANT.test(s) ? new Date(s) : null;
   // A day that does not exist (2026-02-30) comes back as another day; refuse it too.
   if (!d || Number.isNaN(d.getTime()) || (DAY.test(s) && d.toISOString().slice(0, 10) !== s)) {
-    throw new Error(`sandbox date '${text}' is not a date: give YYYY-MM-DD (midnight UTC) or an ISO instant with its offset, e.g. 2026-01-01 or 2026-01-01T02:00:00Z`);
+    throw new Error(
+      `sandbox date '${text}' is not a date: give YYYY-MM-DD (midnight UTC) or an ISO instant with its offset, e.g. 2026-01-01 or 2026-01-01T02:00:00Z`,
+    );
   }
   return d;
 }

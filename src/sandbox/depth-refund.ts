@@ -10,7 +10,12 @@ import type { StoredTask, TaskStore } from './task-store.js';
  * `depth`: the price at the asked depth minus the price at the depth served (spec:
  * "if fewer results are returned than depth, the difference is refunded").
  */
-export function unusedDepthUnits(endpoint: Endpoint, params: Record<string, unknown>, mode: 'standard' | 'live', results: unknown[]): number {
+export function unusedDepthUnits(
+  endpoint: Endpoint,
+  params: Record<string, unknown>,
+  mode: 'standard' | 'live',
+  results: unknown[],
+): number {
   if (endpoint.api !== 'serp' || !endpoint.charged) return 0;
   const depth = typeof params.depth === 'number' ? params.depth : 10;
   const first = results[0] as { items?: Array<{ type?: string }> } | undefined;

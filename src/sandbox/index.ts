@@ -120,7 +120,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   const readyAfterMs = opts.readyAfterMs ?? 300;
   if (!Number.isFinite(readyAfterMs) || readyAfterMs < 0) throw new Error(`readyAfterMs ${readyAfterMs} must be a non-negative number`);
   const timeScale = opts.timeScale ?? 1;
-  if (!Number.isFinite(timeScale) || timeScale <= 0) throw new Error(`timeScale ${timeScale} must be a positive number (60 makes a minute last a second)`);
+  if (!Number.isFinite(timeScale) || timeScale <= 0)
+    throw new Error(`timeScale ${timeScale} must be a positive number (60 makes a minute last a second)`);
   const seed = opts.seed ?? 1;
   const profile = typeof opts.faults === 'string' ? parseFaultProfile(opts.faults) : resolveFaultProfile(opts.faults);
   const drift = opts.drift ?? 0;

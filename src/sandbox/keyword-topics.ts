@@ -18,13 +18,97 @@ export type Topic =
   | 'marketing';
 
 const LEXICON: ReadonlyArray<readonly [Topic, readonly string[]]> = [
-  ['shopping', ['buy', 'best', 'cheap', 'price', 'prices', 'deal', 'deals', 'sale', 'review', 'reviews', 'shoes', 'shop', 'discount', 'vs']],
-  ['tech', ['laptop', 'phone', 'iphone', 'android', 'tv', 'camera', 'headphones', 'earbuds', 'software', 'computer', 'ai', 'app', 'monitor', 'router', 'tablet']],
-  ['health', ['symptoms', 'pain', 'diet', 'vitamin', 'sleep', 'doctor', 'treatment', 'health', 'disease', 'flu', 'weight', 'anxiety', 'blood', 'protein']],
-  ['finance', ['loan', 'loans', 'mortgage', 'credit', 'bank', 'invest', 'investing', 'stock', 'stocks', 'tax', 'insurance', 'savings', 'crypto', 'bitcoin', 'budget']],
-  ['food', ['recipe', 'recipes', 'cook', 'cooking', 'bake', 'pizza', 'coffee', 'chicken', 'pasta', 'cake', 'bread', 'soup', 'vegan', 'restaurant', 'restaurants']],
-  ['travel', ['hotel', 'hotels', 'flight', 'flights', 'travel', 'trip', 'beach', 'visit', 'vacation', 'paris', 'london', 'tokyo', 'itinerary']],
-  ['home', ['garden', 'furniture', 'sofa', 'kitchen', 'paint', 'diy', 'plant', 'plants', 'lawn', 'repair', 'mattress', 'house', 'apartment']],
+  [
+    'shopping',
+    ['buy', 'best', 'cheap', 'price', 'prices', 'deal', 'deals', 'sale', 'review', 'reviews', 'shoes', 'shop', 'discount', 'vs'],
+  ],
+  [
+    'tech',
+    [
+      'laptop',
+      'phone',
+      'iphone',
+      'android',
+      'tv',
+      'camera',
+      'headphones',
+      'earbuds',
+      'software',
+      'computer',
+      'ai',
+      'app',
+      'monitor',
+      'router',
+      'tablet',
+    ],
+  ],
+  [
+    'health',
+    [
+      'symptoms',
+      'pain',
+      'diet',
+      'vitamin',
+      'sleep',
+      'doctor',
+      'treatment',
+      'health',
+      'disease',
+      'flu',
+      'weight',
+      'anxiety',
+      'blood',
+      'protein',
+    ],
+  ],
+  [
+    'finance',
+    [
+      'loan',
+      'loans',
+      'mortgage',
+      'credit',
+      'bank',
+      'invest',
+      'investing',
+      'stock',
+      'stocks',
+      'tax',
+      'insurance',
+      'savings',
+      'crypto',
+      'bitcoin',
+      'budget',
+    ],
+  ],
+  [
+    'food',
+    [
+      'recipe',
+      'recipes',
+      'cook',
+      'cooking',
+      'bake',
+      'pizza',
+      'coffee',
+      'chicken',
+      'pasta',
+      'cake',
+      'bread',
+      'soup',
+      'vegan',
+      'restaurant',
+      'restaurants',
+    ],
+  ],
+  [
+    'travel',
+    ['hotel', 'hotels', 'flight', 'flights', 'travel', 'trip', 'beach', 'visit', 'vacation', 'paris', 'london', 'tokyo', 'itinerary'],
+  ],
+  [
+    'home',
+    ['garden', 'furniture', 'sofa', 'kitchen', 'paint', 'diy', 'plant', 'plants', 'lawn', 'repair', 'mattress', 'house', 'apartment'],
+  ],
   ['sports', ['running', 'run', 'bike', 'cycling', 'gym', 'fitness', 'yoga', 'football', 'soccer', 'tennis', 'marathon', 'workout']],
   ['outdoors', ['hiking', 'camping', 'tent', 'backpack', 'outdoor', 'trail', 'climbing', 'kayak']],
   ['entertainment', ['movie', 'movies', 'film', 'series', 'book', 'books', 'novel', 'actor', 'music', 'song', 'game', 'games', 'netflix']],
@@ -40,7 +124,12 @@ const LEXICON: ReadonlyArray<readonly [Topic, readonly string[]]> = [
  * running sites over dictionaries, which keeps the data plausible for rank models.
  */
 export function keywordTopics(keyword: string): Set<Topic> {
-  const words = new Set(keyword.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean));
+  const words = new Set(
+    keyword
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean),
+  );
   const topics = new Set<Topic>();
   for (const [topic, list] of LEXICON) if (list.some((w) => words.has(w))) topics.add(topic);
   if (topics.size === 0) topics.add('general');

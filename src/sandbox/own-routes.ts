@@ -41,9 +41,21 @@ export const OWN_ROUTES: OwnRoute[] = [
   { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}/([a-z_]+)/tasks_fixed$`), handler: handleTasksFixed },
   { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}(?:/events)?/locations$`), handler: handleLocations, ai: true },
   { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}/locations/([a-zA-Z]{2})$`), handler: handleCountryLocations, ai: true },
-  { method: 'GET', pattern: /^\/v3\/ai_optimization\/ai_keyword_data\/available_filters$/, handler: (ctx) => utilityReply(ctx, 'available_filters', aiAvailableFiltersResult()) },
-  { method: 'GET', pattern: /^\/v3\/ai_optimization\/chat_llm\/llm_responses\/models$/, handler: (ctx) => utilityReply(ctx, 'models', llmModelsResult()) },
+  {
+    method: 'GET',
+    pattern: /^\/v3\/ai_optimization\/ai_keyword_data\/available_filters$/,
+    handler: (ctx) => utilityReply(ctx, 'available_filters', aiAvailableFiltersResult()),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v3\/ai_optimization\/chat_llm\/llm_responses\/models$/,
+    handler: (ctx) => utilityReply(ctx, 'models', llmModelsResult()),
+  },
   { method: 'GET', pattern: new RegExp(`^/v3/serp/${ENGINE}/languages$`), handler: handleLanguages },
-  { method: 'GET', pattern: /^\/v3\/(svc_labs|ai_optimization\/ai_keyword_data)\/locations_and_languages$/, handler: handleLocationsAndLanguages },
+  {
+    method: 'GET',
+    pattern: /^\/v3\/(svc_labs|ai_optimization\/ai_keyword_data)\/locations_and_languages$/,
+    handler: handleLocationsAndLanguages,
+  },
   { method: 'GET', pattern: /^\/v3\/on_page\/lighthouse\/versions$/, handler: handleLighthouseVersions },
 ];

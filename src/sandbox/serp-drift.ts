@@ -9,7 +9,6 @@ import type { SerpItem, SerpItemBody } from './serp-types.js';
  */
 export const UNSEEN_ITEM_TYPES = ['local_services', 'discussions_and_forums', 'short_videos', 'perspectives'] as const;
 
-
 /** Date forms real bodies mix in item dates, besides `yyyy-mm-dd hh:mm:ss +00:00`. */
 const DATE_FORMS: ReadonlyArray<(iso: string) => string> = [
   (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 19).replaceAll(':', '-')} +00:00`,
@@ -65,7 +64,11 @@ export function applyDrift(items: SerpItem[], drift: SerpDrift, rng: Rng): SerpI
     if (drift.dateForms) {
       if (typeof item.timestamp === 'string') out.timestamp = redate(item.timestamp, rng);
       if (Array.isArray(item.items)) {
-        out.items = item.items.map((x) => (x && typeof x === 'object' && typeof (x as { timestamp?: unknown }).timestamp === 'string' ? { ...x, timestamp: redate((x as { timestamp: string }).timestamp, rng) } : x));
+        out.items = item.items.map((x) =>
+          x && typeof x === 'object' && typeof (x as { timestamp?: unknown }).timestamp === 'string'
+            ? { ...x, timestamp: redate((x as { timestamp: string }).timestamp, rng) }
+            : x,
+        );
       }
     }
     return out;

@@ -1,7 +1,20 @@
 import type { SerpAdvancedResult, SerpItem } from './serp-types.js';
 
 /** Fields an item keeps in the `regular` format. */
-const REGULAR_FIELDS = ['type', 'rank_group', 'rank_absolute', 'position', 'xpath', 'domain', 'title', 'url', 'breadcrumb', 'description', 'is_image', 'is_video'];
+const REGULAR_FIELDS = [
+  'type',
+  'rank_group',
+  'rank_absolute',
+  'position',
+  'xpath',
+  'domain',
+  'title',
+  'url',
+  'breadcrumb',
+  'description',
+  'is_image',
+  'is_video',
+];
 
 /**
  * The three `task_get` formats read one stored advanced result, so a task paid for once

@@ -95,7 +95,12 @@ export const serpMedia = {
       cid: null,
       items: [
         { type: 'knowledge_graph_description_item', text: `${title} is a subject with a long history.`, links: null },
-        { type: 'knowledge_graph_row_item', title: 'Related', data_attrid: null, text: serpText.related(keyword, day.slice(0, 4), rng).slice(0, 3).join(', ') },
+        {
+          type: 'knowledge_graph_row_item',
+          title: 'Related',
+          data_attrid: null,
+          text: serpText.related(keyword, day.slice(0, 4), rng).slice(0, 3).join(', '),
+        },
       ],
     };
   },

@@ -133,12 +133,15 @@ function sitelinks(host: string, rng: Rng) {
 function faq(keyword: string, rng: Rng) {
   return {
     type: 'faq_box',
-    items: serpText.questions(keyword, rng).slice(0, 2).map((title) => ({
-      type: 'faq_box_element',
-      title,
-      description: `In short: it depends on what you need from ${keyword}. Our guide walks through the main options.`,
-      links: null,
-    })),
+    items: serpText
+      .questions(keyword, rng)
+      .slice(0, 2)
+      .map((title) => ({
+        type: 'faq_box_element',
+        title,
+        description: `In short: it depends on what you need from ${keyword}. Our guide walks through the main options.`,
+        links: null,
+      })),
   };
 }
 

@@ -37,7 +37,6 @@ export interface SerpQuery {
 
 export { COUNTRIES, LANGUAGES, type Country };
 
-
 /** `yyyy-mm-dd hh:mm:ss +00:00` in UTC, the service's date-time format. */
 export function formatServiceDate(at: Date): string {
   return `${at.toISOString().slice(0, 19).replace('T', ' ')} +00:00`;
@@ -51,10 +50,7 @@ export function resolveSerpQuery(engine: string, params: SerpParams, at: Date): 
   const country = findCountry(params);
   const device = params.device ?? 'desktop';
   const languageCode =
-    params.language_code ??
-    (params.language_name ? LANGUAGES[params.language_name.toLowerCase()] : undefined) ??
-    country?.language ??
-    'en';
+    params.language_code ?? (params.language_name ? LANGUAGES[params.language_name.toLowerCase()] : undefined) ?? country?.language ?? 'en';
   return {
     engine,
     // The service decodes `%##` and turns `+` into a space before it searches (spec, events task_post).

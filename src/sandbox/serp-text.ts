@@ -24,7 +24,14 @@ export const serpText = {
 
   /** Words of the keyword a snippet would highlight (at most three, longest first). */
   highlighted(keyword: string): string[] {
-    const words = [...new Set(keyword.toLowerCase().split(/\s+/).filter((w) => w.length > 2))];
+    const words = [
+      ...new Set(
+        keyword
+          .toLowerCase()
+          .split(/\s+/)
+          .filter((w) => w.length > 2),
+      ),
+    ];
     return [keyword, ...words.sort((a, b) => b.length - a.length)].slice(0, 3);
   },
 
@@ -46,9 +53,7 @@ export const serpText = {
   /** Eight related searches built from common modifiers (`year` is the SERP's year). */
   related(keyword: string, year: string, rng: Rng): string[] {
     const mods = ['near me', 'reviews', 'vs', 'for beginners', 'price', 'best', 'how to', 'online', year, 'cheap', 'ideas', 'guide'];
-    return pickDistinct(mods, 8, rng).map((m) =>
-      m === 'best' || m === 'how to' || m === 'cheap' ? `${m} ${keyword}` : `${keyword} ${m}`,
-    );
+    return pickDistinct(mods, 8, rng).map((m) => (m === 'best' || m === 'how to' || m === 'cheap' ? `${m} ${keyword}` : `${keyword} ${m}`));
   },
 
   /** A one- or two-sentence snippet about the keyword in the voice of the site. */

@@ -71,7 +71,9 @@ async function respond(
   let reply: HandlerReply;
   let fault: ReturnType<SandboxWorld['faults']['nextCall']> = { kind: 'none' };
   if (!caller) {
-    reply = isV1 ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error') : failure(401, STATUS.unauthorized);
+    reply = isV1
+      ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error')
+      : failure(401, STATUS.unauthorized);
   } else {
     fault = world.faults.nextCall(path);
     reply = gate(world, caller, fault, family, now.getTime(), isV1);
@@ -89,7 +91,11 @@ async function respond(
   if (fault.kind === 'server_error_after') {
     // Processed and charged (the headers say so), but the answer is an error: the client cannot tell what was created.
     world.stats.fault('http500_after');
-    reply = { ...failure(500, STATUS.internal, 'Internal Error: simulated after processing (fault profile).'), chargedUnits: reply.chargedUnits, costMicros: reply.costMicros };
+    reply = {
+      ...failure(500, STATUS.internal, 'Internal Error: simulated after processing (fault profile).'),
+      chargedUnits: reply.chargedUnits,
+      costMicros: reply.costMicros,
+    };
   }
   const requestId = randomUUID();
   const text =
@@ -150,7 +156,14 @@ function gate(
   if (fault.kind === 'rate_limited_200') {
     world.stats.fault('rate_limited_200');
     // The rate limit as some answers carry it: HTTP 200, the top-level status 40202 (not charged).
-    return { ...failure(200, { code: 40202, message: 'Rate Limit Per Minute Exceeded.' }, 'Rate limit per minute exceeded: simulated (fault profile).'), headers: { 'Retry-After': '1' } };
+    return {
+      ...failure(
+        200,
+        { code: 40202, message: 'Rate Limit Per Minute Exceeded.' },
+        'Rate limit per minute exceeded: simulated (fault profile).',
+      ),
+      headers: { 'Retry-After': '1' },
+    };
   }
   if (fault.kind === 'server_error') {
     world.stats.fault(`http${fault.http}`);

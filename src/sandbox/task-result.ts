@@ -46,7 +46,13 @@ export function doneTaskObject(
   completeTask(seed, task, account);
   const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
   if (task.resultAtMs !== atMs) {
-    task.result = buildResults({ seed, endpoint: endpointById(task.endpointId), params: task.params, at: new Date(atMs), drift: task.drift ?? 0 });
+    task.result = buildResults({
+      seed,
+      endpoint: endpointById(task.endpointId),
+      params: task.params,
+      at: new Date(atMs),
+      drift: task.drift ?? 0,
+    });
     task.resultAtMs = atMs;
     task.resultText = undefined;
   }
@@ -67,7 +73,10 @@ export function doneTaskObject(
 
 /** A result array kept as JSON text, with its length for `result_count`. */
 class RawArray extends RawJson {
-  constructor(text: string, readonly length: number) {
+  constructor(
+    text: string,
+    readonly length: number,
+  ) {
     super(text);
   }
 }

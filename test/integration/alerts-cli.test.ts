@@ -9,10 +9,15 @@ import { tempDir } from './helpers.js';
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
-      const code = err ? (err as { code?: number }).code : 0;
-      resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['bin/pipeline.mjs', ...args],
+      { timeout: 120_000, env: { ...process.env, ...env } },
+      (err, stdout, stderr) => {
+        const code = err ? (err as { code?: number }).code : 0;
+        resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+      },
+    );
   });
 }
 

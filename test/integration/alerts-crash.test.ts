@@ -23,7 +23,9 @@ function killAfterBuild(args: string[], env: NodeJS.ProcessEnv): Promise<{ said:
     });
     child.stderr.on('data', (c: Buffer) => (err += String(c)));
     child.on('error', reject);
-    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve({ said, signal }) : reject(new Error(`child ended without being killed: ${said} ${err}`))));
+    child.on('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve({ said, signal }) : reject(new Error(`child ended without being killed: ${said} ${err}`)),
+    );
   });
 }
 
@@ -73,10 +75,30 @@ alerts:
         date,
         logger: silentLogger,
         withWh,
-        scripted: (wh, runId, at) => insertScriptedCheck(wh, { pipeline: pipeline.name, job: 'ranks', runId, date, at, items: scriptedItems({ 'scripted.example': [rank, 'https://scripted.example/a'] }) }),
+        scripted: (wh, runId, at) =>
+          insertScriptedCheck(wh, {
+            pipeline: pipeline.name,
+            job: 'ranks',
+            runId,
+            date,
+            at,
+            items: scriptedItems({ 'scripted.example': [rank, 'https://scripted.example/a'] }),
+          }),
       });
     const first = await night('2026-04-01', 3);
-    const one = await withWh((wh) => alertStep({ wh, pipeline, runId: first.summary.runId, runState: 'completed', stopReason: null, estimateCny: null, now: first.now, logger: silentLogger, env: env() }));
+    const one = await withWh((wh) =>
+      alertStep({
+        wh,
+        pipeline,
+        runId: first.summary.runId,
+        runState: 'completed',
+        stopReason: null,
+        estimateCny: null,
+        now: first.now,
+        logger: silentLogger,
+        env: env(),
+      }),
+    );
     expect(one).toMatchObject({ created: 1, delivered: 1 }); // the first night's spend
 
     const second = await night('2026-04-02', 14);
@@ -84,7 +106,12 @@ alerts:
     expect(killed.said).toBe('built 3\n');
     expect(receiver.received).toHaveLength(1); // nothing of night 2 went out
 
-    const stored = await withWh((wh) => wh.all<{ rule: string; delivery_state: string; attempts: number }>(`select rule, delivery_state, attempts from alerts where run_id = ? order by rule`, [second.summary.runId]));
+    const stored = await withWh((wh) =>
+      wh.all<{ rule: string; delivery_state: string; attempts: number }>(
+        `select rule, delivery_state, attempts from alerts where run_id = ? order by rule`,
+        [second.summary.runId],
+      ),
+    );
     expect(stored).toEqual([
       { rule: 'leaves_top', delivery_state: 'pending', attempts: 0 },
       { rule: 'rank_drop', delivery_state: 'pending', attempts: 0 },
@@ -92,7 +119,19 @@ alerts:
     ]);
 
     // The next step of the same run (a resume, or the next night): the same three, sent once.
-    const again = await withWh((wh) => alertStep({ wh, pipeline, runId: second.summary.runId, runState: 'completed', stopReason: null, estimateCny: null, now: second.now, logger: silentLogger, env: env() }));
+    const again = await withWh((wh) =>
+      alertStep({
+        wh,
+        pipeline,
+        runId: second.summary.runId,
+        runState: 'completed',
+        stopReason: null,
+        estimateCny: null,
+        now: second.now,
+        logger: silentLogger,
+        env: env(),
+      }),
+    );
     expect(again).toMatchObject({ found: 3, created: 0, delivered: 3, pending: 0 });
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.body.alerts.map((a) => a.rule).sort()).toEqual(['leaves_top', 'rank_drop', 'spend_over_cny']);
@@ -100,7 +139,19 @@ alerts:
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(4);
 
-    const twice = await withWh((wh) => alertStep({ wh, pipeline, runId: second.summary.runId, runState: 'completed', stopReason: null, estimateCny: null, now: second.now, logger: silentLogger, env: env() }));
+    const twice = await withWh((wh) =>
+      alertStep({
+        wh,
+        pipeline,
+        runId: second.summary.runId,
+        runState: 'completed',
+        stopReason: null,
+        estimateCny: null,
+        now: second.now,
+        logger: silentLogger,
+        env: env(),
+      }),
+    );
     expect(twice).toMatchObject({ created: 0, delivered: 0 });
     expect(receiver.received).toHaveLength(2);
   });

@@ -87,7 +87,10 @@ export const SCRIPTED_KEYWORD = 'scripted keyword';
  * The scripted keyword's check of one night, written as a collected task of the night's run
  * (the emulator makes the other checks): `items` null writes a failed task and no page.
  */
-export async function insertScriptedCheck(wh: Warehouse, o: { pipeline: string; job: string; runId: string; date: string; at: Date; items: ItemRow[] | null }): Promise<void> {
+export async function insertScriptedCheck(
+  wh: Warehouse,
+  o: { pipeline: string; job: string; runId: string; date: string; at: Date; items: ItemRow[] | null },
+): Promise<void> {
   if (o.items === null) {
     await wh.run(
       `insert into tasks (tag, run_id, pipeline, job, endpoint_id, task_id, state, status_code, status_message, planned_at, posted_at)
@@ -96,7 +99,9 @@ export async function insertScriptedCheck(wh: Warehouse, o: { pipeline: string; 
     );
     return;
   }
-  await insertPages(wh, [{ keyword: SCRIPTED_KEYWORD, date: o.date, depth: 20, job: { pipeline: o.pipeline, job: o.job }, items: o.items }]);
+  await insertPages(wh, [
+    { keyword: SCRIPTED_KEYWORD, date: o.date, depth: 20, job: { pipeline: o.pipeline, job: o.job }, items: o.items },
+  ]);
   await wh.run(
     `update tasks set run_id = ?, collected_at = ?::timestamptz
      where task_id in (select task_id from serp_results where keyword = ? and check_date = ?::date)`,
@@ -122,13 +127,27 @@ export async function runNight(o: {
   const sandbox = await startSandbox({ seed: 11, now, readyAfterMs: 50, ...(o.faults ? { faults: o.faults } : {}) });
   let summary: RunSummary;
   try {
-    summary = await runPipeline({ pipeline: o.pipeline, file: o.pipeline.file, warehouseDir: o.warehouseDir, baseUrl: sandbox.url, apiKey: 'svc_live_alerts01', logger: o.logger, pollIntervalMs: 50, collectTimeoutMs: 30_000, now, alerts: false });
+    summary = await runPipeline({
+      pipeline: o.pipeline,
+      file: o.pipeline.file,
+      warehouseDir: o.warehouseDir,
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_alerts01',
+      logger: o.logger,
+      pollIntervalMs: 50,
+      collectTimeoutMs: 30_000,
+      now,
+      alerts: false,
+    });
   } finally {
     await sandbox.close();
   }
   await o.withWh((wh) => o.scripted(wh, summary.runId, now()));
   const models = await runModels({ warehouseDir: o.warehouseDir, test: true });
-  const broken = [...models.builds.filter((b) => b.status === 'failed'), ...models.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped')];
+  const broken = [
+    ...models.builds.filter((b) => b.status === 'failed'),
+    ...models.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped'),
+  ];
   if (broken.length) throw new Error(`models of ${o.date} failed: ${JSON.stringify(broken)}`);
   return { summary, now };
 }

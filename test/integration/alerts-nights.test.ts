@@ -68,7 +68,12 @@ describe('alerts over five nights of the emulator, delivered to a loopback recei
   let rerun: AlertOutcome;
   const whDir = () => join(tmp.dir, 'wh');
   const withWh = <T>(fn: (wh: Warehouse) => Promise<T>) => withWarehouse(whDir(), fn);
-  const alerts = () => withWh((wh) => wh.all<Record<string, unknown>>(`select *, strftime(check_date, '%Y-%m-%d') as day from alerts order by check_date, keyword, domain, rule`));
+  const alerts = () =>
+    withWh((wh) =>
+      wh.all<Record<string, unknown>>(
+        `select *, strftime(check_date, '%Y-%m-%d') as day from alerts order by check_date, keyword, domain, rule`,
+      ),
+    );
 
   beforeAll(async () => {
     tmp = await tempDir('pipeline-alerts-');
@@ -87,21 +92,57 @@ describe('alerts over five nights of the emulator, delivered to a loopback recei
         logger,
         faults: date === '2026-03-04' ? 'taskFailure=0.4' : undefined,
         withWh,
-        scripted: (wh, runId, at) => insertScriptedCheck(wh, { pipeline: pipeline.name, job: 'ranks', runId, date, at, items: SCRIPT[date] ? scriptedItems(SCRIPT[date]!) : null }),
+        scripted: (wh, runId, at) =>
+          insertScriptedCheck(wh, {
+            pipeline: pipeline.name,
+            job: 'ranks',
+            runId,
+            date,
+            at,
+            items: SCRIPT[date] ? scriptedItems(SCRIPT[date]!) : null,
+          }),
       });
       runIds[date] = summary.runId;
       const answer = answers[date];
       if (answer) receiver.answerNext(answer);
       postsBefore[date] = receiver.received.length;
       outcomes[date] = await withWh((wh) =>
-        alertStep({ wh, pipeline, runId: summary.runId, runState: summary.state, stopReason: summary.stopReason, estimateCny: null, now, logger, env, timeoutMs: 1_500 }),
+        alertStep({
+          wh,
+          pipeline,
+          runId: summary.runId,
+          runState: summary.state,
+          stopReason: summary.stopReason,
+          estimateCny: null,
+          now,
+          logger,
+          env,
+          timeoutMs: 1_500,
+        }),
       );
     }
     failedKeywords = (
-      await withWh((wh) => wh.all<{ keyword: string }>(`select spec->>'keyword' as keyword from tasks where run_id = ? and state = 'failed' and spec is not null order by 1`, [runIds['2026-03-04']!]))
+      await withWh((wh) =>
+        wh.all<{ keyword: string }>(
+          `select spec->>'keyword' as keyword from tasks where run_id = ? and state = 'failed' and spec is not null order by 1`,
+          [runIds['2026-03-04']!],
+        ),
+      )
     ).map((r) => r.keyword);
     // A resumed or repeated step of the last night: nothing new, nothing sent again.
-    rerun = await withWh((wh) => alertStep({ wh, pipeline, runId: runIds['2026-03-05']!, runState: 'completed', stopReason: null, estimateCny: null, now: () => new Date('2026-03-05T05:00:00Z'), logger, env }));
+    rerun = await withWh((wh) =>
+      alertStep({
+        wh,
+        pipeline,
+        runId: runIds['2026-03-05']!,
+        runState: 'completed',
+        stopReason: null,
+        estimateCny: null,
+        now: () => new Date('2026-03-05T05:00:00Z'),
+        logger,
+        env,
+      }),
+    );
   }, 300_000);
 
   afterAll(async () => {
@@ -139,14 +180,19 @@ describe('alerts over five nights of the emulator, delivered to a loopback recei
         failedKeywords,
       );
       expect(before!.n).toBe(2);
-      const [failedDay] = await wh.all<{ n: number }>(`select count(*)::int as n from rank_history where keyword in (?, ?, ?) and check_date = '2026-03-04'`, [...failedKeywords, SCRIPTED_KEYWORD]);
+      const [failedDay] = await wh.all<{ n: number }>(
+        `select count(*)::int as n from rank_history where keyword in (?, ?, ?) and check_date = '2026-03-04'`,
+        [...failedKeywords, SCRIPTED_KEYWORD],
+      );
       expect(failedDay!.n).toBe(0);
     });
     const all = await alerts();
     expect(all.filter((a) => a.rule === 'lost' && a.day !== '2026-03-03')).toEqual([]);
     expect(all.filter((a) => a.day === '2026-03-04' && a.keyword !== null)).toEqual([]);
     // The night after, those series compare across the gap; whatever moved says so.
-    expect(all.filter((a) => a.day === '2026-03-05' && failedKeywords.includes(String(a.keyword))).every((a) => a.across_gap === true)).toBe(true);
+    expect(
+      all.filter((a) => a.day === '2026-03-05' && failedKeywords.includes(String(a.keyword))).every((a) => a.across_gap === true),
+    ).toBe(true);
     // The failed night's run still made its own (spend) alert, so the step did run.
     expect(all.filter((a) => a.day === '2026-03-04').map((a) => a.rule)).toEqual(['spend_over_cny']);
   });
@@ -155,7 +201,8 @@ describe('alerts over five nights of the emulator, delivered to a loopback recei
     expect(outcomes['2026-03-02']!.deliveryError).toMatch(/answered HTTP 500/);
     expect(outcomes['2026-03-02']!.pending).toBeGreaterThan(0);
     expect(outcomes['2026-03-04']!.deliveryError).toMatch(/did not answer within 1.5 s/);
-    for (const date of ['2026-03-01', '2026-03-03', '2026-03-05']) expect(outcomes[date]).toMatchObject({ deliveryError: null, pending: 0 });
+    for (const date of ['2026-03-01', '2026-03-03', '2026-03-05'])
+      expect(outcomes[date]).toMatchObject({ deliveryError: null, pending: 0 });
 
     const all = (await alerts()) as Array<Record<string, unknown> & { alert_id: string }>;
     const night2 = all.filter((a) => a.run_id === runIds['2026-03-02']).map((a) => a.alert_id);
@@ -201,15 +248,22 @@ describe('alerts over five nights of the emulator, delivered to a loopback recei
 
   it('pipeline alerts lists them with their delivery state, and the report shows the recent ones', async () => {
     const { stdout, code } = await new Promise<{ stdout: string; code: number }>((resolve) =>
-      execFile(process.execPath, ['bin/pipeline.mjs', 'alerts', '--warehouse', whDir(), '--since', '2026-03-05', '--json'], { timeout: 120_000 }, (err, out) =>
-        resolve({ stdout: out, code: err ? Number((err as { code?: number }).code ?? 1) : 0 }),
+      execFile(
+        process.execPath,
+        ['bin/pipeline.mjs', 'alerts', '--warehouse', whDir(), '--since', '2026-03-05', '--json'],
+        { timeout: 120_000 },
+        (err, out) => resolve({ stdout: out, code: err ? Number((err as { code?: number }).code ?? 1) : 0 }),
       ),
     );
     expect(code).toBe(0);
     const listed = JSON.parse(stdout) as StoredAlert[];
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.every((a) => a.checkDate >= '2026-03-05' || a.createdAt >= '2026-03-05')).toBe(true);
-    expect(listed.find((a) => a.rule === 'url_changed')).toMatchObject({ deliveryState: 'delivered', attempts: 1, pipeline: 'alerts-shop' });
+    expect(listed.find((a) => a.rule === 'url_changed')).toMatchObject({
+      deliveryState: 'delivered',
+      attempts: 1,
+      pipeline: 'alerts-shop',
+    });
 
     const out = join(tmp.dir, 'report.html');
     const report = await buildReport({ warehouseDir: whDir(), out });

@@ -16,9 +16,14 @@ async function api(argv: string[]): Promise<{ out: string; err: string }> {
   const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
   const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
   try {
-    await yargs(argv).command(apiCommand).strict().exitProcess(false).fail((msg, error) => {
-      throw error ?? new Error(msg);
-    }).parseAsync();
+    await yargs(argv)
+      .command(apiCommand)
+      .strict()
+      .exitProcess(false)
+      .fail((msg, error) => {
+        throw error ?? new Error(msg);
+      })
+      .parseAsync();
   } finally {
     o.mockRestore();
     e.mockRestore();
@@ -47,7 +52,15 @@ describe('pipeline api: .ai task creation, raw landing and the ledger', () => {
   });
 
   it('POST {path}.ai on task_post answers 20100 and is not reported as an error', async () => {
-    const { out, err } = await api(['api', 'POST', '/v3/serp/engA/organic/task_post.ai', '--data', JSON.stringify([task]), '--warehouse', tmp.dir]);
+    const { out, err } = await api([
+      'api',
+      'POST',
+      '/v3/serp/engA/organic/task_post.ai',
+      '--data',
+      JSON.stringify([task]),
+      '--warehouse',
+      tmp.dir,
+    ]);
     const body = JSON.parse(out) as { status_code: number; id: string };
     expect(body.status_code).toBe(20100);
     expect(err).toMatch(/HTTP 200 · serp.engA.organic.task_post · charge 0\.\d+ CNY/);
@@ -62,7 +75,9 @@ describe('pipeline api: .ai task creation, raw landing and the ledger', () => {
       const raw = await wh.all<{ path: string; file: string }>(`SELECT path, file FROM raw_responses ORDER BY received_at`);
       expect(raw.map((r) => r.path)).toEqual(paths);
       expect(raw.every((r) => r.file.startsWith('raw/'))).toBe(true);
-      const ledger = await wh.all<{ request_id: string; charge: string; pipeline: string }>(`SELECT request_id, charge_cny::VARCHAR AS charge, pipeline FROM ledger ORDER BY called_at`);
+      const ledger = await wh.all<{ request_id: string; charge: string; pipeline: string }>(
+        `SELECT request_id, charge_cny::VARCHAR AS charge, pipeline FROM ledger ORDER BY called_at`,
+      );
       expect(ledger.map((l) => l.request_id)).toEqual(sb.log.map((l) => l.requestId));
       expect(ledger.map((l) => Number(l.charge))).toEqual(sb.log.map((l) => Number(l.chargeCny)));
       expect(new Set(ledger.map((l) => l.pipeline))).toEqual(new Set(['api']));

@@ -42,9 +42,22 @@ describe('pipeline CLI', () => {
     const file = join(tmp.dir, 'bad.yaml');
     await writeFile(
       file,
-      ['name: bad', 'jobs:', '  - kind: serp', '    engines: [engZ]', '    depth: 701', '    locations: []', '    keywords:', `      - ${'k'.repeat(701)}`, ''].join('\n'),
+      [
+        'name: bad',
+        'jobs:',
+        '  - kind: serp',
+        '    engines: [engZ]',
+        '    depth: 701',
+        '    locations: []',
+        '    keywords:',
+        `      - ${'k'.repeat(701)}`,
+        '',
+      ].join('\n'),
     );
-    const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh-bad')], { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: sandbox.url });
+    const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh-bad')], {
+      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_BASE_URL: sandbox.url,
+    });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain(`${file}:4:15  jobs[0].engines[0]: unknown engine 'engZ'`);
     expect(out.stderr).toContain(`${file}:5:12  jobs[0].depth: at most 700`);
@@ -57,7 +70,10 @@ describe('pipeline CLI', () => {
   it('reports a YAML syntax error with its line and makes no call', async () => {
     const file = join(tmp.dir, 'syntax.yaml');
     await writeFile(file, 'name: x\njobs:\n  - kind: serp\n    keywords: [a, b\n');
-    const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh-syntax')], { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: sandbox.url });
+    const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh-syntax')], {
+      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_BASE_URL: sandbox.url,
+    });
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+  \\(file\\): YAML syntax`));
     expect(sandbox.log).toHaveLength(0);
@@ -100,7 +116,7 @@ describe('pipeline CLI', () => {
   it('rejects an unknown command with a usage hint and exit code 2', async () => {
     const out = await cli(['rnu']);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain("pipeline --help");
+    expect(out.stderr).toContain('pipeline --help');
   });
 
   it('lists the next run times of scheduled pipelines, and refuses a folder with an invalid file', async () => {
@@ -114,7 +130,10 @@ describe('pipeline CLI', () => {
     expect(out.code).toBe(0);
     expect(out.stdout).toContain("weekly  '0 3 * * 1' America/New_York");
     expect(out.stdout).not.toContain('adhoc');
-    const times = out.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split('  ')[1]);
+    const times = out.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .map((l) => l.trim().split('  ')[1]);
     expect(times).toHaveLength(2);
     for (const t of times) expect(t).toMatch(/^\d{4}-\d{2}-\d{2} 03:00 America\/New_York$/);
     await writeFile(join(dir, 'c.yaml'), `name: broken\nschedule: "99 * * * *"\n${job}`);

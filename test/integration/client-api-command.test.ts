@@ -16,9 +16,15 @@ async function run(argv: string[]): Promise<{ out: string; err: string }> {
   const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
   const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
   try {
-    await yargs(argv).command(apiCommand).command(endpointsCommand).strict().exitProcess(false).fail((msg, error) => {
-      throw error ?? new Error(msg);
-    }).parseAsync();
+    await yargs(argv)
+      .command(apiCommand)
+      .command(endpointsCommand)
+      .strict()
+      .exitProcess(false)
+      .fail((msg, error) => {
+        throw error ?? new Error(msg);
+      })
+      .parseAsync();
   } finally {
     o.mockRestore();
     e.mockRestore();
@@ -43,7 +49,10 @@ describe('exploring the service by method and path', () => {
   });
 
   it('calls a live endpoint against the emulator and returns the raw body with its charge record', async () => {
-    const r = await exploreCall({ baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY }, { method: 'post', path: '/v3/serp/engA/organic/live/advanced/', data: task });
+    const r = await exploreCall(
+      { baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY },
+      { method: 'post', path: '/v3/serp/engA/organic/live/advanced/', data: task },
+    );
     expect(r.endpoint.id).toBe('serp.engA.organic.live.advanced');
     expect(r.httpStatus).toBe(200);
     expect(JSON.parse(r.body).tasks[0].data.keyword).toBe(task.keyword);
@@ -53,16 +62,25 @@ describe('exploring the service by method and path', () => {
 
   it('refuses a bad body or an unknown path before any call', async () => {
     const before = sb.log.length;
-    const bad = await exploreCall({ baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY }, { method: 'POST', path: '/v3/serp/engA/organic/live/advanced', data: [{ keyword: 'x'.repeat(701), location_code: 1 }] }).catch((e) => e);
+    const bad = await exploreCall(
+      { baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY },
+      { method: 'POST', path: '/v3/serp/engA/organic/live/advanced', data: [{ keyword: 'x'.repeat(701), location_code: 1 }] },
+    ).catch((e) => e);
     expect((bad as EtlError).code).toBe('ETL_REQUEST_INVALID');
     expect((bad as Error).message).toContain('task 0: keyword: at most 700 characters');
-    const unknown = await exploreCall({ baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY }, { method: 'GET', path: '/v3/serp/engA/organic/task_post' }).catch((e) => e);
+    const unknown = await exploreCall(
+      { baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY },
+      { method: 'GET', path: '/v3/serp/engA/organic/task_post' },
+    ).catch((e) => e);
     expect((unknown as Error).message).toMatch(/not an endpoint of the catalog/);
     expect(sb.log.length).toBe(before);
   });
 
   it('asks for the .ai variant when the path carries the suffix', async () => {
-    const r = await exploreCall({ baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY }, { method: 'POST', path: '/v3/serp/engA/organic/live/advanced.ai', data: task });
+    const r = await exploreCall(
+      { baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY },
+      { method: 'POST', path: '/v3/serp/engA/organic/live/advanced.ai', data: task },
+    );
     expect(sb.log.at(-1)!.path).toBe('/v3/serp/engA/organic/live/advanced.ai');
     const body = JSON.parse(r.body) as { status_code: number; items?: unknown[]; tasks?: unknown };
     expect(body.status_code).toBe(20000);
@@ -71,14 +89,25 @@ describe('exploring the service by method and path', () => {
   });
 
   it('translates a /v2 path with a warning', async () => {
-    const r = await exploreCall({ baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY }, { method: 'GET', path: '/v2/serp/engA/organic/tasks_ready' });
+    const r = await exploreCall(
+      { baseUrl: sb.url, apiKey: DEFAULT_SANDBOX_KEY },
+      { method: 'GET', path: '/v2/serp/engA/organic/tasks_ready' },
+    );
     expect(r.endpoint.id).toBe('serp.engA.organic.tasks_ready');
     expect(r.warnings.join()).toMatch(/v2 path .* use \/v3\/serp\/engA\/organic\/tasks_ready/);
   });
 
   it('`pipeline api` prints the body on stdout and the charge on stderr', async () => {
     const tmp = await tempDir('pipeline-api-');
-    const { out, err } = await run(['api', 'POST', '/v3/serp/engA/organic/live/regular', '--data', JSON.stringify([task]), '--warehouse', tmp.dir]).finally(() => tmp.cleanup());
+    const { out, err } = await run([
+      'api',
+      'POST',
+      '/v3/serp/engA/organic/live/regular',
+      '--data',
+      JSON.stringify([task]),
+      '--warehouse',
+      tmp.dir,
+    ]).finally(() => tmp.cleanup());
     expect(JSON.parse(out).status_code).toBe(20000);
     expect(err).toMatch(/HTTP 200 · serp.engA.organic.live.regular · charge \d+\.\d+ CNY · request id \S+/);
     expect(out + err).not.toContain(DEFAULT_SANDBOX_KEY);

@@ -17,12 +17,22 @@ describe('client against the emulator, with its faults and time scale', () => {
   async function setup(o: SandboxOptions, c: Partial<ClientOptions> = {}) {
     sb = await startSandbox({ seed: 5, ...o });
     const landed: RawResponse[] = [];
-    const client = new ServiceClient({ baseUrl: sb.url, apiKey: LIVE, land: async (r) => void landed.push(r), backoffMs: 20, maxBackoffMs: 200, ...c });
+    const client = new ServiceClient({
+      baseUrl: sb.url,
+      apiKey: LIVE,
+      land: async (r) => void landed.push(r),
+      backoffMs: 20,
+      maxBackoffMs: 200,
+      ...c,
+    });
     return { sb, client, landed };
   }
 
   it("stays inside the emulator's sliding window (time scale 60: a minute lasts a second) with no 429", async () => {
-    const { sb, client } = await setup({ timeScale: 60, rateLimits: { serp_keywords_domain: 10 } }, { limits: { windowMs: 1000, perMinute: { serp_keywords_domain: 10 } } });
+    const { sb, client } = await setup(
+      { timeScale: 60, rateLimits: { serp_keywords_domain: 10 } },
+      { limits: { windowMs: 1000, perMinute: { serp_keywords_domain: 10 } } },
+    );
     const ready = endpoint('serp.engA.organic.tasks_ready');
     const results = await Promise.all(Array.from({ length: 25 }, () => client.call(ready)));
     expect(results.every((r) => r.outcome.ok)).toBe(true);
@@ -51,7 +61,9 @@ describe('client against the emulator, with its faults and time scale', () => {
     const read = (await client.call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
     expect(read.code).toBe('ETL_SERVICE_UNAVAILABLE');
     expect(sb.log).toHaveLength(3);
-    const post = (await client.call(endpoint('serp.engA.organic.task_post'), { tasks: [task('x', 'only-once')] }).catch((e) => e)) as EtlError;
+    const post = (await client
+      .call(endpoint('serp.engA.organic.task_post'), { tasks: [task('x', 'only-once')] })
+      .catch((e) => e)) as EtlError;
     expect(post.code).toBe('ETL_OUTCOME_UNKNOWN');
     expect(post.context.tags).toEqual(['only-once']);
     expect(sb.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1);
@@ -60,7 +72,9 @@ describe('client against the emulator, with its faults and time scale', () => {
   it('a dropped charged POST is reported unknown with its tag and sent once, though the emulator charged it', async () => {
     const { sb, client } = await setup({ faults: { drop: 1 } });
     const before = Number(sb.balanceCny());
-    const err = (await client.call(endpoint('serp.engA.organic.task_post'), { tasks: [task('dropped', 'tag-dropped')] }).catch((e) => e)) as EtlError;
+    const err = (await client
+      .call(endpoint('serp.engA.organic.task_post'), { tasks: [task('dropped', 'tag-dropped')] })
+      .catch((e) => e)) as EtlError;
     expect(err.code).toBe('ETL_OUTCOME_UNKNOWN');
     expect(err.context.tags).toEqual(['tag-dropped']);
     expect(sb.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1);
@@ -73,7 +87,13 @@ describe('client against the emulator, with its faults and time scale', () => {
     await new Promise((r) => setTimeout(r, 1100)); // datetimes have whole seconds: let the posting second pass
     const now = new Date();
     const r = await client.call(endpoint('serp.id_list'), {
-      tasks: [{ datetime_from: formatSpecDatetime(new Date(now.getTime() - 3_600_000)), datetime_to: formatSpecDatetime(now), include_metadata: true }],
+      tasks: [
+        {
+          datetime_from: formatSpecDatetime(new Date(now.getTime() - 3_600_000)),
+          datetime_to: formatSpecDatetime(now),
+          include_metadata: true,
+        },
+      ],
     });
     const rows = (r.envelope.tasks?.[0]?.result ?? []) as Array<{ id: string; metadata?: { tag?: string } }>;
     expect(rows.map((x) => x.metadata?.tag).sort()).toEqual(['tag-known', 'tag-other']);
@@ -81,7 +101,9 @@ describe('client against the emulator, with its faults and time scale', () => {
 
   it('returns per-task outcomes when some tasks of a batch fail', async () => {
     const { client } = await setup({ faults: { taskFailure: 0.5 } });
-    const r = await client.call(endpoint('serp.engA.organic.task_post'), { tasks: Array.from({ length: 12 }, (_, i) => task(`k${i}`, `b${i}`)) });
+    const r = await client.call(endpoint('serp.engA.organic.task_post'), {
+      tasks: Array.from({ length: 12 }, (_, i) => task(`k${i}`, `b${i}`)),
+    });
     expect(r.outcome.tasks).toHaveLength(12);
     expect(r.outcome.failedTasks).toBeGreaterThan(0);
     expect(r.outcome.failedTasks).toBeLessThan(12);
@@ -101,7 +123,9 @@ describe('client against the emulator, with its faults and time scale', () => {
 
   it('a charged live call answered too slowly is sent once and reported unknown', async () => {
     const { sb, client } = await setup({ faults: { slow: 1, slowMs: 3000 } }, { timeoutMs: 500 });
-    const err = (await client.call(endpoint('serp.engA.organic.live.regular'), { tasks: [task('slow', 'tag-slow')] }).catch((e) => e)) as EtlError;
+    const err = (await client
+      .call(endpoint('serp.engA.organic.live.regular'), { tasks: [task('slow', 'tag-slow')] })
+      .catch((e) => e)) as EtlError;
     expect(err.code).toBe('ETL_OUTCOME_UNKNOWN');
     expect(err.context.tags).toEqual(['tag-slow']);
     await new Promise((r) => setTimeout(r, 3200)); // let the slow answer be written (and logged)

@@ -32,6 +32,11 @@ export async function scripted(handler: Handler): Promise<{ url: string; seen: S
 }
 
 export function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'x-svc-request-id': `srv-${Math.random().toString(36).slice(2)}`, 'x-svc-charge-cny': '0.0000', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'x-svc-request-id': `srv-${Math.random().toString(36).slice(2)}`,
+    'x-svc-charge-cny': '0.0000',
+    ...headers,
+  });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }

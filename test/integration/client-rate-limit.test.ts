@@ -26,7 +26,15 @@ async function windowServer(limit: number) {
     }
     accepted.push(t);
     res.writeHead(200, { 'content-type': 'application/json', 'x-svc-charge-cny': '0', 'x-svc-request-id': `r${accepted.length}` });
-    res.end(JSON.stringify({ status_code: 20000, status_message: 'Ok.', tasks_count: 1, tasks_error: 0, tasks: [{ id: '0c0c0c0c-0000-4000-8000-00000000000c', status_code: 20000, result: [] }] }));
+    res.end(
+      JSON.stringify({
+        status_code: 20000,
+        status_message: 'Ok.',
+        tasks_count: 1,
+        tasks_error: 0,
+        tasks: [{ id: '0c0c0c0c-0000-4000-8000-00000000000c', status_code: 20000, result: [] }],
+      }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   /** The most requests the server accepted in any sliding window. */

@@ -19,7 +19,12 @@ async function scripted(handler: Handler): Promise<{ url: string; hits: () => nu
 }
 
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', 'x-svc-request-id': `r${Math.random()}`, 'x-svc-charge-cny': '0.0000', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'x-svc-request-id': `r${Math.random()}`,
+    'x-svc-charge-cny': '0.0000',
+    ...headers,
+  });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
@@ -47,7 +52,11 @@ describe('client retries never re-buy a charged result', () => {
   }
 
   it('retries a free read after 503s with growing backoff, landing every response', async () => {
-    const s = await scripted((_req, res, n) => (n < 3 ? reply(res, 503, { status_code: 50000 }) : reply(res, 200, ok([{ id: '0c0c0c0c-0000-4000-8000-00000000000c', status_code: 20000, result: [] }]))));
+    const s = await scripted((_req, res, n) =>
+      n < 3
+        ? reply(res, 503, { status_code: 50000 })
+        : reply(res, 200, ok([{ id: '0c0c0c0c-0000-4000-8000-00000000000c', status_code: 20000, result: [] }])),
+    );
     server = s.server;
     const landed: RawResponse[] = [];
     const sleeps: number[] = [];
@@ -60,7 +69,9 @@ describe('client retries never re-buy a charged result', () => {
   });
 
   it('honours Retry-After on a 429', async () => {
-    const s = await scripted((_req, res, n) => (n === 1 ? reply(res, 429, { status_code: 40202 }, { 'retry-after': '7' }) : reply(res, 200, ok([]))));
+    const s = await scripted((_req, res, n) =>
+      n === 1 ? reply(res, 429, { status_code: 40202 }, { 'retry-after': '7' }) : reply(res, 200, ok([])),
+    );
     server = s.server;
     const sleeps: number[] = [];
     await client(s.url, [], sleeps).call(endpoint('serp.engA.organic.tasks_ready'));
@@ -71,7 +82,9 @@ describe('client retries never re-buy a charged result', () => {
     const s = await scripted((_req, res) => reply(res, 502, 'bad gateway'));
     server = s.server;
     const landed: RawResponse[] = [];
-    const err = await client(s.url, landed).call(endpoint('serp.engA.organic.task_post'), { tasks: [task] }).catch((e) => e);
+    const err = await client(s.url, landed)
+      .call(endpoint('serp.engA.organic.task_post'), { tasks: [task] })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(EtlError);
     expect((err as EtlError).code).toBe('ETL_OUTCOME_UNKNOWN');
     expect(s.hits()).toBe(1);
@@ -82,14 +95,18 @@ describe('client retries never re-buy a charged result', () => {
   it('sends a charged task_post once when the connection drops mid-call', async () => {
     const s = await scripted((req) => req.socket.destroy());
     server = s.server;
-    const err = await client(s.url, []).call(endpoint('serp.engA.organic.task_post'), { tasks: [task] }).catch((e) => e);
+    const err = await client(s.url, [])
+      .call(endpoint('serp.engA.organic.task_post'), { tasks: [task] })
+      .catch((e) => e);
     expect((err as EtlError).code).toBe('ETL_OUTCOME_UNKNOWN');
     expect(s.hits()).toBe(1);
   });
 
   it('repeats a task_post refused with 429, since a refusal created nothing', async () => {
     const s = await scripted((_req, res, n) =>
-      n === 1 ? reply(res, 429, { status_code: 40202 }, { 'retry-after': '0' }) : reply(res, 200, ok([{ id: '0d0d0d0d-0000-4000-8000-00000000000d', status_code: 20100, result: null }])),
+      n === 1
+        ? reply(res, 429, { status_code: 40202 }, { 'retry-after': '0' })
+        : reply(res, 200, ok([{ id: '0d0d0d0d-0000-4000-8000-00000000000d', status_code: 20100, result: null }])),
     );
     server = s.server;
     const r = await client(s.url, []).call(endpoint('serp.engA.organic.task_post'), { tasks: [task] });
@@ -105,7 +122,9 @@ describe('client retries never re-buy a charged result', () => {
       .catch((e) => e);
     expect((err as EtlError).code).toBe('ETL_REQUEST_INVALID');
     expect((err as Error).message).toContain('task 1: depth: at most 700');
-    expect((err as Error).message).toContain('task 2: location_code: one of location_code, location_name or location_coordinate is required');
+    expect((err as Error).message).toContain(
+      'task 2: location_code: one of location_code, location_name or location_coordinate is required',
+    );
     expect(s.hits()).toBe(0);
   });
 
@@ -116,8 +135,13 @@ describe('client retries never re-buy a charged result', () => {
       req.socket.destroy();
     });
     server = s.server;
-    const tasks = [{ ...task, tag: 'run1-a' }, { ...task, keyword: 'b', tag: 'run1-b' }];
-    const err = (await client(s.url, []).call(endpoint('serp.engA.organic.task_post'), { tasks }).catch((e) => e)) as EtlError;
+    const tasks = [
+      { ...task, tag: 'run1-a' },
+      { ...task, keyword: 'b', tag: 'run1-b' },
+    ];
+    const err = (await client(s.url, [])
+      .call(endpoint('serp.engA.organic.task_post'), { tasks })
+      .catch((e) => e)) as EtlError;
     expect(err.code).toBe('ETL_OUTCOME_UNKNOWN');
     expect(err.context.tags).toEqual(['run1-a', 'run1-b']);
     expect(err.context.clientRequestIds).toEqual(seenIds);
@@ -129,13 +153,27 @@ describe('client retries never re-buy a charged result', () => {
 
   it('returns per-task outcomes for a mixed batch instead of throwing', async () => {
     const s = await scripted((_req, res) =>
-      reply(res, 200, { ...ok([{ id: '0a0a0a0a-0000-4000-8000-00000000000a', status_code: 20100, result: null }, { id: '0b0b0b0b-0000-4000-8000-00000000000b', status_code: 40501, status_message: 'Invalid Field', result: null }]), tasks_error: 1 }, { 'x-svc-charge-cny': '0.0120' }),
+      reply(
+        res,
+        200,
+        {
+          ...ok([
+            { id: '0a0a0a0a-0000-4000-8000-00000000000a', status_code: 20100, result: null },
+            { id: '0b0b0b0b-0000-4000-8000-00000000000b', status_code: 40501, status_message: 'Invalid Field', result: null },
+          ]),
+          tasks_error: 1,
+        },
+        { 'x-svc-charge-cny': '0.0120' },
+      ),
     );
     server = s.server;
     const r = await client(s.url, []).call(endpoint('serp.engA.organic.task_post'), { tasks: [task, { ...task, keyword: 'b' }] });
     expect(r.outcome.ok).toBe(false);
     expect(r.outcome.failedTasks).toBe(1);
-    expect(r.outcome.tasks.map((t) => [t.id, t.ok, t.statusCode])).toEqual([['0a0a0a0a-0000-4000-8000-00000000000a', true, 20100], ['0b0b0b0b-0000-4000-8000-00000000000b', false, 40501]]);
+    expect(r.outcome.tasks.map((t) => [t.id, t.ok, t.statusCode])).toEqual([
+      ['0a0a0a0a-0000-4000-8000-00000000000a', true, 20100],
+      ['0b0b0b0b-0000-4000-8000-00000000000b', false, 40501],
+    ]);
     expect(r.charge.chargeCny).toBe('0.0120');
   });
 
@@ -143,17 +181,30 @@ describe('client retries never re-buy a charged result', () => {
     const s = await scripted((_req, res) => reply(res, 503, { status_code: 50000, status_message: 'down' }));
     server = s.server;
     const landed: RawResponse[] = [];
-    const err = (await client(s.url, landed).call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
+    const err = (await client(s.url, landed)
+      .call(endpoint('serp.engA.organic.tasks_ready'))
+      .catch((e) => e)) as EtlError;
     expect(err.code).toBe('ETL_SERVICE_UNAVAILABLE');
     expect(s.hits()).toBe(5);
     expect(landed).toHaveLength(5);
   });
 
   it('caps the backoff and never sleeps less than Retry-After', async () => {
-    const s = await scripted((_req, res, n) => (n < 5 ? reply(res, 429, { status_code: 40202 }, n === 4 ? { 'retry-after': '90' } : {}) : reply(res, 200, ok([]))));
+    const s = await scripted((_req, res, n) =>
+      n < 5 ? reply(res, 429, { status_code: 40202 }, n === 4 ? { 'retry-after': '90' } : {}) : reply(res, 200, ok([])),
+    );
     server = s.server;
     const sleeps: number[] = [];
-    const c = new ServiceClient({ baseUrl: s.url, apiKey: 'svc_live_testtesttest', land: async () => {}, sleep: async (ms) => void sleeps.push(ms), random: () => 1, backoffMs: 500, maxBackoffMs: 1500, limits: { now: () => 0, adaptive: false } });
+    const c = new ServiceClient({
+      baseUrl: s.url,
+      apiKey: 'svc_live_testtesttest',
+      land: async () => {},
+      sleep: async (ms) => void sleeps.push(ms),
+      random: () => 1,
+      backoffMs: 500,
+      maxBackoffMs: 1500,
+      limits: { now: () => 0, adaptive: false },
+    });
     await c.call(endpoint('serp.engA.organic.tasks_ready'));
     expect(sleeps).toEqual([500, 1000, 1500, 90_000]);
   });
@@ -165,19 +216,30 @@ describe('client retries never re-buy a charged result', () => {
     const c = new ServiceClient({ baseUrl: s.url, apiKey: 'svc_live_testtesttest', land: async () => {}, now: () => now });
     const errs = await c.call(endpoint('serp.errors'), { tasks: [{ datetime_from: '2026-11-10 00-00-00 +00:00' }] }).catch((e) => e);
     expect((errs as Error).message).toContain('task 0: datetime_from: not earlier than 7 days ago');
-    const live = await c.call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, pingback_url: 'https://cb.example/?id=$id' }] }).catch((e) => e);
+    const live = await c
+      .call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, pingback_url: 'https://cb.example/?id=$id' }] })
+      .catch((e) => e);
     expect((live as Error).message).toContain('task 0: pingback_url: /v3/serp/engA/organic/live/advanced has no callback support');
-    const many = await c.call(endpoint('appendix.webhook_resend'), { tasks: Array.from({ length: 101 }, () => ({ id: '01234567-89ab-4cde-8f01-23456789abcd' })) }).catch((e) => e);
+    const many = await c
+      .call(endpoint('appendix.webhook_resend'), {
+        tasks: Array.from({ length: 101 }, () => ({ id: '01234567-89ab-4cde-8f01-23456789abcd' })),
+      })
+      .catch((e) => e);
     expect((many as Error).message).toContain('101 tasks in one POST; /v3/appendix/webhook_resend takes at most 100');
     expect(s.hits()).toBe(0);
   });
 
   it('asks for the .ai variant and reads its slimmer body with the same success rule', async () => {
-    const s = await scripted((_req, res) => reply(res, 200, { id: '01234567-89ab-4cde-8f01-23456789abcd', status_code: 20000, status_message: 'Ok.', items: [{ keyword: 'a' }] }));
+    const s = await scripted((_req, res) =>
+      reply(res, 200, { id: '01234567-89ab-4cde-8f01-23456789abcd', status_code: 20000, status_message: 'Ok.', items: [{ keyword: 'a' }] }),
+    );
     server = s.server;
     const seen: string[] = [];
     s.server.on('request', (req) => seen.push(req.url ?? ''));
-    const r = await client(s.url, []).call(endpoint('svc_labs.engA.ranked_keywords.live'), { tasks: [{ target: 'example.com' }], ai: true });
+    const r = await client(s.url, []).call(endpoint('svc_labs.engA.ranked_keywords.live'), {
+      tasks: [{ target: 'example.com' }],
+      ai: true,
+    });
     expect(seen).toEqual(['/v3/svc_labs/engA/ranked_keywords/live.ai']);
     expect(r.outcome.ok).toBe(true);
     expect((r.envelope as { items?: unknown[] }).items).toHaveLength(1);
@@ -187,8 +249,17 @@ describe('client retries never re-buy a charged result', () => {
     const held: ServerResponse[] = [];
     const s = await scripted((_req, res) => void held.push(res)); // never answers
     server = s.server;
-    const c = new ServiceClient({ baseUrl: s.url, apiKey: 'svc_live_testtesttest', land: async () => {}, sleep: async () => {}, timeoutMs: 150, maxAttempts: 3 });
-    const err = (await c.call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, tag: 'live-1' }] }).catch((e) => e)) as EtlError;
+    const c = new ServiceClient({
+      baseUrl: s.url,
+      apiKey: 'svc_live_testtesttest',
+      land: async () => {},
+      sleep: async () => {},
+      timeoutMs: 150,
+      maxAttempts: 3,
+    });
+    const err = (await c
+      .call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, tag: 'live-1' }] })
+      .catch((e) => e)) as EtlError;
     expect(err.code).toBe('ETL_OUTCOME_UNKNOWN');
     expect(err.message).toMatch(/Timeout/i);
     expect(err.context.tags).toEqual(['live-1']);

@@ -55,10 +55,14 @@ describe('/v1 calls', () => {
   it('chat: an unknown model is refused before any call', async () => {
     const s = await scripted((_q, res) => reply(res, 200, completion('x')));
     close = s.close;
-    const err = await client(s.url).chat({ model: 'gpt-4', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    const err = await client(s.url)
+      .chat({ model: 'gpt-4', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
     expect((err as EtlError).code).toBe('ETL_REQUEST_INVALID');
     expect((err as Error).message).toMatch(/model: one of chat5.6-terra/);
-    const streamed = await client(s.url).chat({ model: 'chat5.6-luna', messages: [{ role: 'user', content: 'hi' }], stream: true }).catch((e) => e);
+    const streamed = await client(s.url)
+      .chat({ model: 'chat5.6-luna', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((e) => e);
     expect((streamed as Error).message).toMatch(/stream: true is not supported/);
     expect(s.seen).toHaveLength(0);
   });
@@ -67,7 +71,15 @@ describe('/v1 calls', () => {
     const a = [0.25, -1.5, 3];
     const b = [1e-3, 2, -0.125];
     const s = await scripted((_q, res) =>
-      reply(res, 200, { object: 'list', model: 'text-embedding-3-small', data: [{ object: 'embedding', index: 1, embedding: b64(b) }, { object: 'embedding', index: 0, embedding: b64(a) }], usage: { prompt_tokens: 4, total_tokens: 4 } }),
+      reply(res, 200, {
+        object: 'list',
+        model: 'text-embedding-3-small',
+        data: [
+          { object: 'embedding', index: 1, embedding: b64(b) },
+          { object: 'embedding', index: 0, embedding: b64(a) },
+        ],
+        usage: { prompt_tokens: 4, total_tokens: 4 },
+      }),
     );
     close = s.close;
     const r = await client(s.url).embed({ model: 'text-embedding-3-small', input: ['first', 'second'], dimensions: 3 });
@@ -93,7 +105,9 @@ describe('/v1 calls', () => {
   it('embeddings: dimensions on ada-002 are refused before any call', async () => {
     const s = await scripted((_q, res) => reply(res, 200, {}));
     close = s.close;
-    const err = await client(s.url).embed({ model: 'text-embedding-ada-002', input: 'x', dimensions: 8 }).catch((e) => e);
+    const err = await client(s.url)
+      .embed({ model: 'text-embedding-ada-002', input: 'x', dimensions: 8 })
+      .catch((e) => e);
     expect((err as Error).message).toMatch(/dimensions: only text-embedding-3-\*/);
     expect(s.seen).toHaveLength(0);
   });
@@ -124,7 +138,9 @@ describe('/v1 calls', () => {
   it('image: tier computed before sending; a 502 is retried once with a new request id', async () => {
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
     const s = await scripted((_q, res, n) =>
-      n === 1 ? reply(res, 502, { error: { message: 'upstream unavailable' } }) : reply(res, 200, completion(`![image](data:image/jpeg;base64,${jpeg.toString('base64')})`, 'upstream-img-7')),
+      n === 1
+        ? reply(res, 502, { error: { message: 'upstream unavailable' } })
+        : reply(res, 200, completion(`![image](data:image/jpeg;base64,${jpeg.toString('base64')})`, 'upstream-img-7')),
     );
     close = s.close;
     const img = await client(s.url).generateImage({ prompt: 'a lighthouse', size: '2048x1152' });
@@ -141,7 +157,9 @@ describe('/v1 calls', () => {
   it('image: a dropped connection is retried once; a second failure is "outcome unknown" with both request ids', async () => {
     const s = await scripted((req) => req.socket.destroy());
     close = s.close;
-    const err = (await client(s.url).generateImage({ prompt: 'x' }).catch((e) => e)) as EtlError;
+    const err = (await client(s.url)
+      .generateImage({ prompt: 'x' })
+      .catch((e) => e)) as EtlError;
     expect(s.seen).toHaveLength(2);
     expect(err.code).toBe('ETL_OUTCOME_UNKNOWN');
     for (const q of s.seen) expect(err.message).toContain(String(q.headers['x-svc-request-id']));
@@ -153,9 +171,13 @@ describe('/v1 calls', () => {
     const fast = new ServiceClient({ baseUrl: s.url, apiKey: LIVE_KEY, land: async () => {}, timeoutMs: 1000, imageTimeoutMs: 5000 });
     expect(fast.timeoutFor(endpoint('v1.chat.completions.image'))).toBe(180_000);
     expect(fast.timeoutFor(endpoint('v1.chat.completions'))).toBe(1000);
-    const sandbox = (await client(s.url, { key: 'svc_sandbox_abcdef' }).generateImage({ prompt: 'x' }).catch((e) => e)) as EtlError;
+    const sandbox = (await client(s.url, { key: 'svc_sandbox_abcdef' })
+      .generateImage({ prompt: 'x' })
+      .catch((e) => e)) as EtlError;
     expect(sandbox.code).toBe('ETL_AUTH');
-    const big = (await client(s.url).generateImage({ prompt: 'x', size: '4097x10' }).catch((e) => e)) as EtlError;
+    const big = (await client(s.url)
+      .generateImage({ prompt: 'x', size: '4097x10' })
+      .catch((e) => e)) as EtlError;
     expect(big.code).toBe('ETL_REQUEST_INVALID');
     expect(s.seen).toHaveLength(0);
   });
@@ -163,7 +185,9 @@ describe('/v1 calls', () => {
   it('image: 403 from the service says a live key is needed', async () => {
     const s = await scripted((_q, res) => reply(res, 403, { error: { message: 'forbidden' } }));
     close = s.close;
-    const err = (await client(s.url, { key: 'svc_other_key1234' }).generateImage({ prompt: 'x' }).catch((e) => e)) as EtlError;
+    const err = (await client(s.url, { key: 'svc_other_key1234' })
+      .generateImage({ prompt: 'x' })
+      .catch((e) => e)) as EtlError;
     expect(err.code).toBe('ETL_AUTH');
     expect(err.message).toMatch(/takes a live key/);
     expect(s.seen).toHaveLength(1);

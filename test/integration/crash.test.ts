@@ -40,7 +40,14 @@ describe('killed with SIGKILL at random moments, a run never pays twice and neve
   beforeAll(async () => {
     await mkdir(BUILD, { recursive: true });
     const tsconfig = join(BUILD, 'tsconfig.json');
-    await writeFile(tsconfig, JSON.stringify({ extends: join(ROOT, 'tsconfig.json'), compilerOptions: { noEmit: false, outDir: join(BUILD, 'out'), rootDir: join(ROOT, 'src') }, include: [join(ROOT, 'src')] }));
+    await writeFile(
+      tsconfig,
+      JSON.stringify({
+        extends: join(ROOT, 'tsconfig.json'),
+        compilerOptions: { noEmit: false, outDir: join(BUILD, 'out'), rootDir: join(ROOT, 'src') },
+        include: [join(ROOT, 'src')],
+      }),
+    );
     await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig]).catch(() => {}); // emits even past a type error
     await access(join(BUILD, 'out', 'bin.js'));
     sandbox = await startSandbox({ admin: true, readyAfterMs: 300, timeScale: 60, rateLimits: true });
@@ -63,10 +70,25 @@ describe('killed with SIGKILL at random moments, a run never pays twice and neve
    */
   function run(killAfterMs?: number): Promise<number | null> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(BUILD, 'out', 'bin.js'), 'run', file, '--warehouse', join(tmp.dir, 'wh'), '--no-models', '--time-scale', '60', '--poll-interval', '0.1'], {
-        env: { ...process.env, SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          join(BUILD, 'out', 'bin.js'),
+          'run',
+          file,
+          '--warehouse',
+          join(tmp.dir, 'wh'),
+          '--no-models',
+          '--time-scale',
+          '60',
+          '--poll-interval',
+          '0.1',
+        ],
+        {
+          env: { ...process.env, SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       let timer: NodeJS.Timeout | undefined;
       child.stderr.on('data', () => {
         if (killAfterMs !== undefined && timer === undefined) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);

@@ -32,10 +32,15 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
   delete base.SVC_SANDBOX_URL;
   delete base.SVC_ALLOW_PLAIN_HTTP;
   return new Promise((resolve) => {
-    execFile('/bin/sh', ['-c', 'umask 022; exec "$0" bin/pipeline.mjs "$@"', process.execPath, ...args], { env: { ...base, ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
-      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-      resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
-    });
+    execFile(
+      '/bin/sh',
+      ['-c', 'umask 022; exec "$0" bin/pipeline.mjs "$@"', process.execPath, ...args],
+      { env: { ...base, ...env }, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -74,7 +79,10 @@ describe('bad command-line values', () => {
 describe('plain http to another machine', () => {
   it('is refused before anything is sent, unless SVC_ALLOW_PLAIN_HTTP=1; loopback http is fine', async () => {
     // 192.0.2.1 is TEST-NET-1: never routed, and never contacted since the refusal comes first.
-    const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', join(tmp.dir, 'wh-plain')], { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: 'http://192.0.2.1:9' });
+    const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', join(tmp.dir, 'wh-plain')], {
+      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_BASE_URL: 'http://192.0.2.1:9',
+    });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('plain http to 192.0.2.1');
     expect(out.stderr).toContain('SVC_ALLOW_PLAIN_HTTP=1');
@@ -90,7 +98,10 @@ describe('plain http to another machine', () => {
 describe('warehouse files', () => {
   it('are owner-only (0600 files, 0700 folders) whatever the umask', async () => {
     const wh = join(tmp.dir, 'wh-modes');
-    const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', wh, '--poll-interval', '0.05'], { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: sandbox.url });
+    const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', wh, '--poll-interval', '0.05'], {
+      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_BASE_URL: sandbox.url,
+    });
     expect(out.code, out.stderr).toBe(0);
     const entries = [wh, ...(await readdir(wh, { recursive: true })).map((e) => join(wh, e))];
     const open: string[] = [];
@@ -115,13 +126,42 @@ describe('a hostile service answer', () => {
       req.resume();
       req.on('end', () => {
         const body = JSON.stringify({
-          version: '0.1', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0.0006, tasks_count: 2, tasks_error: 0,
+          version: '0.1',
+          status_code: 20000,
+          status_message: 'Ok.',
+          time: '0.01 sec.',
+          cost: 0.0006,
+          tasks_count: 2,
+          tasks_error: 0,
           tasks: [
-            { id: FORMULA, status_code: 20100, status_message: 'Task Created.', cost: 0.0003, result_count: 0, path: ['v3'], data: { keyword: '@SUM(A1)' }, result: null },
-            { id: '6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', status_code: 20100, status_message: 'Task Created.', cost: 0.0003, result_count: 0, path: ['v3'], data: {}, result: null },
+            {
+              id: FORMULA,
+              status_code: 20100,
+              status_message: 'Task Created.',
+              cost: 0.0003,
+              result_count: 0,
+              path: ['v3'],
+              data: { keyword: '@SUM(A1)' },
+              result: null,
+            },
+            {
+              id: '6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f',
+              status_code: 20100,
+              status_message: 'Task Created.',
+              cost: 0.0003,
+              result_count: 0,
+              path: ['v3'],
+              data: {},
+              result: null,
+            },
           ],
         });
-        res.writeHead(200, { 'content-type': 'application/json', 'x-svc-request-id': FORMULA, 'x-svc-charge-cny': '0.0043', 'x-svc-cost-usd': '0.0006' });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'x-svc-request-id': FORMULA,
+          'x-svc-charge-cny': '0.0043',
+          'x-svc-cost-usd': '0.0006',
+        });
         res.end(body);
       });
     });
@@ -137,12 +177,17 @@ describe('a hostile service answer', () => {
     const outcome = await withWarehouse(dir, async (wh) => {
       const landing = new RawLanding(wh, { runId: 'run-csv', pipeline: '+evil' });
       const client = new ServiceClient({ baseUrl: url, apiKey: 'svc_live_rightkey1', land: landing.land, maxAttempts: 1 });
-      const call = await client.call(endpoint('serp.engA.organic.task_post'), { tasks: [{ keyword: 'oak desk', location_code: 2840, language_code: 'en' }] }).catch((e: unknown) => e);
+      const call = await client
+        .call(endpoint('serp.engA.organic.task_post'), { tasks: [{ keyword: 'oak desk', location_code: 2840, language_code: 'en' }] })
+        .catch((e: unknown) => e);
       return { call, rows: await ledgerReport(wh, {}) };
     });
     // The verdicts: the formula id is refused (no id, failed), the UUID one stands.
     const tasks = (outcome.call as { outcome?: { tasks: { id: string | null; ok: boolean; message: string }[] } }).outcome?.tasks;
-    expect(tasks?.map((t) => [t.id, t.ok])).toEqual([[null, false], ['6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', true]]);
+    expect(tasks?.map((t) => [t.id, t.ok])).toEqual([
+      [null, false],
+      ['6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', true],
+    ]);
     expect(tasks?.[0]?.message).toMatch(/not a UUID/);
     // The ledger keeps what the service said, and its CSV cannot run it.
     const csv = renderCsv(outcome.rows);
@@ -165,12 +210,18 @@ describe('keywords_file', () => {
     const file = join(dir, 'p.yaml');
     await writeFile(file, `name: kw\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords_file: ${name}\n${extra}`);
     const t0 = Date.now();
-    const err = await loadPipeline(file, { env: {} }).then((p) => p, (e: unknown) => e);
+    const err = await loadPipeline(file, { env: {} }).then(
+      (p) => p,
+      (e: unknown) => e,
+    );
     return { err, ms: Date.now() - t0, dir };
   }
 
   it('refuses a FIFO, /dev/zero, a symlink out of the folder, a path out of it and a huge file, quickly, naming the file', async () => {
-    const fifo = await attempt('fifo.txt', (d) => new Promise((r, j) => execFile('mkfifo', [join(d, 'fifo.txt')], (e) => (e ? j(e) : r()))));
+    const fifo = await attempt(
+      'fifo.txt',
+      (d) => new Promise((r, j) => execFile('mkfifo', [join(d, 'fifo.txt')], (e) => (e ? j(e) : r()))),
+    );
     const zero = await attempt('zero.txt', (d) => symlink('/dev/zero', join(d, 'zero.txt')));
     const passwd = await attempt('passwd.txt', (d) => symlink('/etc/passwd', join(d, 'passwd.txt')));
     const out = await attempt('../outside.txt', (d) => writeFile(join(d, '..', 'outside.txt'), 'oak desk\n'));
@@ -180,7 +231,13 @@ describe('keywords_file', () => {
       await fh.close();
     });
     const cases = { fifo, zero, passwd, out, huge };
-    const rules: Record<string, RegExp> = { fifo: /not a regular file/, zero: /leads outside|not a regular file/, passwd: /leads outside the pipeline file's folder/, out: /outside the pipeline file's folder/, huge: /bytes; at most 10485760/ };
+    const rules: Record<string, RegExp> = {
+      fifo: /not a regular file/,
+      zero: /leads outside|not a regular file/,
+      passwd: /leads outside the pipeline file's folder/,
+      out: /outside the pipeline file's folder/,
+      huge: /bytes; at most 10485760/,
+    };
     for (const [name, c] of Object.entries(cases)) {
       expect(c.err, name).toBeInstanceOf(ConfigError);
       const issue = (c.err as ConfigError).issues[0]!;
@@ -192,7 +249,11 @@ describe('keywords_file', () => {
   });
 
   it('reads a file outside the folder when the job says keywords_file_outside: true', async () => {
-    const ok = await attempt('../allowed.txt', (d) => writeFile(join(d, '..', 'allowed.txt'), 'oak desk\npine desk\n'), '    keywords_file_outside: true\n');
+    const ok = await attempt(
+      '../allowed.txt',
+      (d) => writeFile(join(d, '..', 'allowed.txt'), 'oak desk\npine desk\n'),
+      '    keywords_file_outside: true\n',
+    );
     expect(ok.err).not.toBeInstanceOf(Error);
     expect((ok.err as { jobs: { keywords: string[] }[] }).jobs[0]!.keywords).toEqual(['oak desk', 'pine desk']);
   });
@@ -209,7 +270,11 @@ describe('YAML', () => {
     })();
     expect(deep).toBeInstanceOf(ConfigError);
     expect((deep as ConfigError).message).toContain('nested more than 64 levels deep');
-    const merged = parsePipeline(`name: m\njobs:\n  - &shared\n    kind: serp\n    locations: [2840]\n    depth: 20\n    keywords: [oak]\n  - <<: *shared\n    keywords: [pine]\n`, 'merge.yaml', {});
+    const merged = parsePipeline(
+      `name: m\njobs:\n  - &shared\n    kind: serp\n    locations: [2840]\n    depth: 20\n    keywords: [oak]\n  - <<: *shared\n    keywords: [pine]\n`,
+      'merge.yaml',
+      {},
+    );
     expect(merged.jobs.map((j) => [j.kind, (j as { depth?: number }).depth, (j as { keywords?: string[] }).keywords])).toEqual([
       ['serp', 20, ['oak']],
       ['serp', 20, ['pine']],

@@ -14,7 +14,11 @@ describe('id_list look-back on 31 March', () => {
   const idList = endpoint('serp.id_list');
   const query = (from: string, meta: boolean) => ({ datetime_from: from, datetime_to: formatSpecDatetime(NOW), include_metadata: meta });
   const raw = async (q: unknown) => {
-    const res = await request(`${sandbox.url}/v3/serp/id_list`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify([q]) });
+    const res = await request(`${sandbox.url}/v3/serp/id_list`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify([q]),
+    });
     return ((await res.body.json()) as { tasks: { status_code: number; status_message: string }[] }).tasks[0]!;
   };
 

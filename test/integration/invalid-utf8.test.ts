@@ -32,7 +32,14 @@ describe('invalid UTF-8 in a pipeline file or a keywords file', () => {
 
   it('refuses a pipeline file, naming the file, line and column', async () => {
     const file = join(tmp.dir, 'bad.yaml');
-    await writeFile(file, Buffer.concat([Buffer.from('name: bad\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [caf'), LATIN1_E_ACUTE, Buffer.from(' au lait]\n')]));
+    await writeFile(
+      file,
+      Buffer.concat([
+        Buffer.from('name: bad\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [caf'),
+        LATIN1_E_ACUTE,
+        Buffer.from(' au lait]\n'),
+      ]),
+    );
     const err = await loadPipeline(file).catch((e) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).issues).toEqual([expect.objectContaining({ file, line: 5, column: 19 })]);
@@ -44,8 +51,13 @@ describe('invalid UTF-8 in a pipeline file or a keywords file', () => {
     await writeFile(file, 'name: kw\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords_file: kw.txt\n');
     await writeFile(join(tmp.dir, 'kw.txt'), Buffer.concat([Buffer.from('running shoes\ncr'), LATIN1_E_ACUTE, Buffer.from('pes\n')]));
     const err = await loadPipeline(file).catch((e) => e);
-    expect((err as ConfigError).issues).toEqual([expect.objectContaining({ file: join(tmp.dir, 'kw.txt'), line: 2, column: 3, field: 'jobs[0].keywords_file' })]);
-    const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh')], { SVC_API_KEY: 'svc_live_utf8test', SVC_BASE_URL: sandbox.url });
+    expect((err as ConfigError).issues).toEqual([
+      expect.objectContaining({ file: join(tmp.dir, 'kw.txt'), line: 2, column: 3, field: 'jobs[0].keywords_file' }),
+    ]);
+    const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh')], {
+      SVC_API_KEY: 'svc_live_utf8test',
+      SVC_BASE_URL: sandbox.url,
+    });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('kw.txt:2:3');
     expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(0);

@@ -28,7 +28,7 @@ describe('% and + in SERP keywords', () => {
     const res = await request(`${sandbox.url}/v3/serp/engA/organic/live/advanced`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify([{ keyword: 'c++ tutorial', location_code: 2840, language_code: 'en' }, ]),
+      body: JSON.stringify([{ keyword: 'c++ tutorial', location_code: 2840, language_code: 'en' }]),
     });
     const body = (await res.body.json()) as { tasks: { result: { keyword: string }[] }[] };
     expect(body.tasks[0]!.result[0]!.keyword).toBe('c   tutorial');
@@ -36,7 +36,15 @@ describe('% and + in SERP keywords', () => {
 
   it('a run sends %25 and %2B, and the loaded rows show the keywords as written', async () => {
     const yaml = `name: enc\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: ${JSON.stringify(WRITTEN)}\n`;
-    const summary = await runPipeline({ pipeline: parsePipeline(yaml, 'enc.yaml', {}), file: 'enc.yaml', warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    const summary = await runPipeline({
+      pipeline: parsePipeline(yaml, 'enc.yaml', {}),
+      file: 'enc.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
     expect(summary.state).toBe('completed');
     await withWarehouse(tmp.dir, async (wh) => {
       const loaded = await wh.all<{ keyword: string }>(`SELECT keyword FROM serp_results ORDER BY keyword`);

@@ -9,9 +9,14 @@ import { deadPort, listKeys, startS3, writeLayout, type LocalS3 } from './lake-h
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && k !== 'PIPELINE_LAKE'));
-    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { timeout: 60_000, env: { ...clean, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['bin/pipeline.mjs', ...args],
+      { timeout: 60_000, env: { ...clean, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -50,7 +55,11 @@ describe('pipeline lake and pipeline doctor with a lake (s3rver on loopback)', (
 
   it('lake check against nothing listening exits 5 with ETL_LAKE_UNREACHABLE and no secret', async () => {
     const port = await deadPort();
-    const r = await cli(['lake', 'check', '--lake', 's3://lake/cli'], { ...s3.env, AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`, AWS_SECRET_ACCESS_KEY: 'cli-secret-123456' });
+    const r = await cli(['lake', 'check', '--lake', 's3://lake/cli'], {
+      ...s3.env,
+      AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`,
+      AWS_SECRET_ACCESS_KEY: 'cli-secret-123456',
+    });
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(/^error \[ETL_LAKE_UNREACHABLE\]: no usable answer from http:\/\/127\.0\.0\.1:\d+/);
     expect(r.stderr + r.stdout).not.toContain('cli-secret-123456');
@@ -60,7 +69,11 @@ describe('pipeline lake and pipeline doctor with a lake (s3rver on loopback)', (
     const base = { baseUrl: sandbox.url, apiKey: 'svc_live_lakedoctor', warehouseDir: join(tmp.dir, 'doctor-wh') };
     const ok = await runDoctor({ ...base, lakeUrl: 's3://lake/doctor', env: s3.env });
     expect(ok.find((c) => c.name === 'lake')).toMatchObject({ level: 'ok', detail: expect.stringContaining('list, put and delete work') });
-    const refused = await runDoctor({ ...base, lakeUrl: 's3://lake/doctor', env: { ...s3.env, AWS_ACCESS_KEY_ID: 'AKIANOTKNOWN0000', AWS_SECRET_ACCESS_KEY: 'doctor-secret-99' } });
+    const refused = await runDoctor({
+      ...base,
+      lakeUrl: 's3://lake/doctor',
+      env: { ...s3.env, AWS_ACCESS_KEY_ID: 'AKIANOTKNOWN0000', AWS_SECRET_ACCESS_KEY: 'doctor-secret-99' },
+    });
     const line = refused.find((c) => c.name === 'lake')!;
     expect(line.level).toBe('fail');
     expect(line.detail).toContain('InvalidAccessKeyId');

@@ -26,12 +26,22 @@ export async function startS3(directory: string, bucket = 'lake'): Promise<Local
   const requests: string[] = [];
   server.httpServer?.on('request', (req: IncomingMessage) => requests.push(`${req.method} ${decodePath(req.url ?? '')}`));
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: S3RVER_KEY.id, secretAccessKey: S3RVER_KEY.secret } });
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: S3RVER_KEY.id, secretAccessKey: S3RVER_KEY.secret },
+  });
   return {
     endpoint,
     bucket,
     requests,
-    env: { AWS_ENDPOINT_URL: endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: S3RVER_KEY.id, AWS_SECRET_ACCESS_KEY: S3RVER_KEY.secret },
+    env: {
+      AWS_ENDPOINT_URL: endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: S3RVER_KEY.id,
+      AWS_SECRET_ACCESS_KEY: S3RVER_KEY.secret,
+    },
     client,
     close: async () => {
       client.destroy();
@@ -118,11 +128,17 @@ export async function writeLayout(dir: string, o: { serpRows?: number; seed?: nu
     if (tables.includes('serp_items')) {
       await con.run(`CREATE TABLE serp_items AS SELECT i AS id, 'kw ' || (i % 17) AS keyword, (i % 100) + ${seed} AS rank_absolute,
         DATE '2026-01-01' + (i % 3)::INT AS date FROM range(${n}) t(i)`);
-      await con.run(`COPY serp_items TO '${join(dir, 'parquet', 'serp_items')}' (FORMAT parquet, PARTITION_BY (date), OVERWRITE, FILENAME_PATTERN 'part-{i}')`);
+      await con.run(
+        `COPY serp_items TO '${join(dir, 'parquet', 'serp_items')}' (FORMAT parquet, PARTITION_BY (date), OVERWRITE, FILENAME_PATTERN 'part-{i}')`,
+      );
     }
     if (tables.includes('ledger')) {
-      await con.run(`CREATE TABLE ledger AS SELECT i AS call_id, (i * 0.0006)::DECIMAL(18,6) AS cost_cny, DATE '2026-01-01' + (i % 2)::INT AS date FROM range(50) t(i)`);
-      await con.run(`COPY ledger TO '${join(dir, 'parquet', 'ledger')}' (FORMAT parquet, PARTITION_BY (date), OVERWRITE, FILENAME_PATTERN 'part-{i}')`);
+      await con.run(
+        `CREATE TABLE ledger AS SELECT i AS call_id, (i * 0.0006)::DECIMAL(18,6) AS cost_cny, DATE '2026-01-01' + (i % 2)::INT AS date FROM range(50) t(i)`,
+      );
+      await con.run(
+        `COPY ledger TO '${join(dir, 'parquet', 'ledger')}' (FORMAT parquet, PARTITION_BY (date), OVERWRITE, FILENAME_PATTERN 'part-{i}')`,
+      );
     }
   } finally {
     con.closeSync();
@@ -149,7 +165,9 @@ export async function writeBigParquet(path: string, bytes: number): Promise<void
   const con = await db.connect();
   try {
     const rows = Math.ceil(bytes / 64) + 1000;
-    await con.run(`COPY (SELECT md5(i::VARCHAR) || md5((i * 7919)::VARCHAR) AS s FROM range(${rows}) t(i)) TO '${path}' (FORMAT parquet, COMPRESSION uncompressed)`);
+    await con.run(
+      `COPY (SELECT md5(i::VARCHAR) || md5((i * 7919)::VARCHAR) AS s FROM range(${rows}) t(i)) TO '${path}' (FORMAT parquet, COMPRESSION uncompressed)`,
+    );
   } finally {
     con.closeSync();
     db.closeSync();

@@ -78,7 +78,13 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
     await syncLake(wh, URL_, { env: s3.env });
     const before = s3.requests.length;
     const again = await syncLake(wh, URL_, { env: s3.env });
-    expect(again).toMatchObject({ uploaded: { files: 0, bytes: 0 }, deleted: { files: 0 }, hashed: 0, manifestWritten: false, committed: true });
+    expect(again).toMatchObject({
+      uploaded: { files: 0, bytes: 0 },
+      deleted: { files: 0 },
+      hashed: 0,
+      manifestWritten: false,
+      committed: true,
+    });
     expect(again.skipped.files).toBe((await listLocalLayout(wh)).length);
     expect(writes(s3.requests.slice(before))).toEqual([]);
   });
@@ -132,7 +138,9 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
     expect(out.uploaded.multipart).toBe(1);
     const key = `/lake/${PREFIX}parquet/big/date=2026-01-01/part-0.parquet`;
     expect(s3.requests.filter((r) => r.startsWith(`POST ${key}?uploads`))).toHaveLength(1);
-    expect(s3.requests.filter((r) => r.startsWith(`PUT ${key}?`) && r.includes('partNumber='))).toHaveLength(Math.ceil(size / (5 * 1024 * 1024)));
+    expect(s3.requests.filter((r) => r.startsWith(`PUT ${key}?`) && r.includes('partNumber='))).toHaveLength(
+      Math.ceil(size / (5 * 1024 * 1024)),
+    );
     expect(s3.requests.filter((r) => r.startsWith(`POST ${key}?uploadId=`))).toHaveLength(1);
     await expectMirror(s3, wh);
   });
@@ -144,7 +152,10 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
     await writeBigParquet(big, 11 * 1024 * 1024);
     const proxy = await faultyProxy(s3.endpoint, (req) => req.method === 'PUT' && /partNumber=2\b/.test(req.url ?? ''));
     try {
-      const out = await syncLake(wh, URL_, { env: { ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint, AWS_MAX_ATTEMPTS: '2' }, partSize: 5 * 1024 * 1024 });
+      const out = await syncLake(wh, URL_, {
+        env: { ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint, AWS_MAX_ATTEMPTS: '2' },
+        partSize: 5 * 1024 * 1024,
+      });
       expect(out.committed).toBe(false);
       expect(out.manifestWritten).toBe(false);
       expect(out.failed.map((f) => f.key)).toEqual(['parquet/big/date=2026-01-01/part-0.parquet']);
@@ -167,7 +178,10 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
     await writeLayout(wh);
     await syncLake(wh, URL_, { env: s3.env });
     await rm(join(wh, 'parquet', 'ledger'), { recursive: true });
-    const proxy = await faultyProxy(s3.endpoint, (req) => req.method === 'POST' && /[?&]delete\b/.test(req.url ?? ''), { status: 501, code: 'NotImplemented' });
+    const proxy = await faultyProxy(s3.endpoint, (req) => req.method === 'POST' && /[?&]delete\b/.test(req.url ?? ''), {
+      status: 501,
+      code: 'NotImplemented',
+    });
     try {
       const out = await syncLake(wh, URL_, { env: { ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint } });
       expect(out).toMatchObject({ committed: true, failed: [], uploaded: { files: 0 }, deleted: { files: 2 } });
@@ -213,9 +227,11 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
   });
 
   it('a missing bucket gives ETL_LAKE_CONFIG', async () => {
-    await expect(checkLake('s3://no-such-bucket/x', s3.env)).rejects.toMatchObject({ code: 'ETL_LAKE_CONFIG', message: expect.stringContaining('NoSuchBucket') });
+    await expect(checkLake('s3://no-such-bucket/x', s3.env)).rejects.toMatchObject({
+      code: 'ETL_LAKE_CONFIG',
+      message: expect.stringContaining('NoSuchBucket'),
+    });
   });
-
 });
 
 describe('a wrong secret (s3rver does not verify V4 signatures, so a loopback stub answers as S3 does)', () => {

@@ -31,11 +31,19 @@ describe('clusterKeywords over the warehouse, with the local embedding test doub
     embedCalls = [];
     labelCalls = [];
     // Collected keywords: the SERP keywords (mixed case, as typed) and a search_volume table.
-    await insertPages(wh, ALL.slice(0, 20).map((k, i) => ({ keyword: i % 2 ? k.toUpperCase() : k, date: '2026-01-01', items: [] })));
+    await insertPages(
+      wh,
+      ALL.slice(0, 20).map((k, i) => ({ keyword: i % 2 ? k.toUpperCase() : k, date: '2026-01-01', items: [] })),
+    );
     for (const [i, k] of ALL.entries()) {
-      await wh.run(`insert into search_volume (task_id, result_index, keyword, location_code, language_code, search_volume) values (?, 0, ?, 2840, 'en', ?)`, [`t${i}`, k, 100 + i]);
+      await wh.run(
+        `insert into search_volume (task_id, result_index, keyword, location_code, language_code, search_volume) values (?, 0, ?, 2840, 'en', ?)`,
+        [`t${i}`, k, 100 + i],
+      );
     }
-    await wh.run(`insert into search_volume (task_id, result_index, keyword, location_code, language_code, search_volume) values ('tx', 0, 'best running shoes', 2826, 'en', 5000)`);
+    await wh.run(
+      `insert into search_volume (task_id, result_index, keyword, location_code, language_code, search_volume) values ('tx', 0, 'best running shoes', 2826, 'en', 5000)`,
+    );
   });
   afterEach(async () => {
     wh.close();
@@ -46,14 +54,23 @@ describe('clusterKeywords over the warehouse, with the local embedding test doub
     const res = await clusterKeywords(wh, { model: 'text-embedding-3-small', dimensions: 256, embed: embed(256), label, batchSize: 10 });
     expect(res).toMatchObject({ keywords: 32, clusters: 4, embeddedNow: 32, fromCache: 0, embedCalls: 4, labelCalls: 4 });
     expect(embedCalls.map((b) => b.length)).toEqual([10, 10, 10, 2]);
-    const rows = await wh.all<{ keyword: string; cluster_id: number; distance_to_centroid: number; similarity_to_centroid: number }>(`select * from keyword_clusters order by keyword`);
+    const rows = await wh.all<{ keyword: string; cluster_id: number; distance_to_centroid: number; similarity_to_centroid: number }>(
+      `select * from keyword_clusters order by keyword`,
+    );
     expect(rows.map((r) => r.keyword)).toEqual([...ALL].sort());
-    expect(adjustedRandIndex(rows.map((r) => topicOf.get(r.keyword)!), rows.map((r) => r.cluster_id))).toBeGreaterThanOrEqual(0.9);
+    expect(
+      adjustedRandIndex(
+        rows.map((r) => topicOf.get(r.keyword)!),
+        rows.map((r) => r.cluster_id),
+      ),
+    ).toBeGreaterThanOrEqual(0.9);
     for (const r of rows) {
       expect(r.distance_to_centroid).toBeCloseTo(1 - r.similarity_to_centroid, 12);
       expect(r.distance_to_centroid).toBeGreaterThanOrEqual(-1e-12);
     }
-    const summary = await wh.all<{ cluster_id: number; representative_keyword: string; size: number; total_volume: bigint; label: string }>(`select * from keyword_cluster_summary order by cluster_id`);
+    const summary = await wh.all<{ cluster_id: number; representative_keyword: string; size: number; total_volume: bigint; label: string }>(
+      `select * from keyword_cluster_summary order by cluster_id`,
+    );
     expect(summary).toHaveLength(4);
     for (const s of summary) {
       const members = rows.filter((r) => r.cluster_id === s.cluster_id);
@@ -78,9 +95,13 @@ describe('clusterKeywords over the warehouse, with the local embedding test doub
     expect(labelCalls).toEqual([]);
     const other = await clusterKeywords(wh, { model: 'text-embedding-3-small', dimensions: 128, embed: embed(128), label });
     expect(other).toMatchObject({ embeddedNow: 32, fromCache: 0 });
-    const [stored] = await wh.all<{ n: number; d: number }>(`select count(*)::int as n, count(distinct dimensions)::int as d from keyword_embeddings`);
+    const [stored] = await wh.all<{ n: number; d: number }>(
+      `select count(*)::int as n, count(distinct dimensions)::int as d from keyword_embeddings`,
+    );
     expect(stored).toEqual({ n: 64, d: 2 });
-    const [width] = await wh.all<{ len: number }>(`select len(embedding)::int as len from keyword_embeddings where dimensions = 128 limit 1`);
+    const [width] = await wh.all<{ len: number }>(
+      `select len(embedding)::int as len from keyword_embeddings where dimensions = 128 limit 1`,
+    );
     expect(width!.len).toBe(128);
   });
 
@@ -88,7 +109,9 @@ describe('clusterKeywords over the warehouse, with the local embedding test doub
     const good = localEmbed(64);
     let call = 0;
     const flaky = async (texts: string[]) => (++call === 2 ? good(texts).slice(1) : good(texts));
-    await expect(clusterKeywords(wh, { model: 'm', dimensions: 64, embed: flaky, batchSize: 10 })).rejects.toThrow(/returned 9 vectors for 10 texts/);
+    await expect(clusterKeywords(wh, { model: 'm', dimensions: 64, embed: flaky, batchSize: 10 })).rejects.toThrow(
+      /returned 9 vectors for 10 texts/,
+    );
     const [kept] = await wh.all<{ n: number }>(`select count(*)::int as n from keyword_embeddings`);
     expect(kept!.n).toBe(10);
   });

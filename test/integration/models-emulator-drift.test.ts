@@ -34,7 +34,8 @@ describe('the emulator drifts now and then, and a night survives it', () => {
     }
     const served: Json[] = bodies.flatMap((b) => JSON.parse(b).tasks[0].result[0].items);
     const unseen = new Map<string, number>();
-    for (const i of served) if ((UNSEEN_ITEM_TYPES as readonly string[]).includes(i.type)) unseen.set(i.type, (unseen.get(i.type) ?? 0) + 1);
+    for (const i of served)
+      if ((UNSEEN_ITEM_TYPES as readonly string[]).includes(i.type)) unseen.set(i.type, (unseen.get(i.type) ?? 0) + 1);
     expect(unseen.size).toBeGreaterThan(0);
     expect(served.some((i) => typeof i.rank_absolute === 'string')).toBe(true);
 
@@ -53,7 +54,9 @@ describe('the emulator drifts now and then, and a night survives it', () => {
     expect(sample).toEqual(unseen);
 
     await withWarehouse(dir, async (db) => {
-      const [n] = await db.all<{ n: number; ranked: number }>(`select count(*)::int as n, count(rank_absolute)::int as ranked from serp_items`);
+      const [n] = await db.all<{ n: number; ranked: number }>(
+        `select count(*)::int as n, count(rank_absolute)::int as ranked from serp_items`,
+      );
       expect(n).toEqual({ n: served.length, ranked: served.length });
       const placed = await db.all<{ item_type: string; is_organic: boolean }>(
         `select distinct item_type, is_organic from rank_history where item_type in (${[...unseen.keys()].map((t) => `'${t}'`).join(', ')})`,

@@ -16,7 +16,18 @@ describe('models over two nightly runs of pipelines/keywords.yaml against the em
 
   const runOnce = async () => {
     const pipeline = await loadPipeline('pipelines/keywords.yaml');
-    const s = await runPipeline({ pipeline, file: 'pipelines/keywords.yaml', warehouseDir: wh.dir, baseUrl: sandbox.url, apiKey: 'svc_live_models', logger: silentLogger, pollIntervalMs: 50, collectTimeoutMs: 30_000, now, models: false });
+    const s = await runPipeline({
+      pipeline,
+      file: 'pipelines/keywords.yaml',
+      warehouseDir: wh.dir,
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_models',
+      logger: silentLogger,
+      pollIntervalMs: 50,
+      collectTimeoutMs: 30_000,
+      now,
+      models: false,
+    });
     expect(s.state).toBe('completed');
   };
 
@@ -49,7 +60,9 @@ describe('models over two nightly runs of pipelines/keywords.yaml against the em
                                            from serp_items i where i.domain is not null and i.type <> 'paid')) as served,
                (select count(*)::int from rank_history where not is_lost) as tracked`);
       expect(pages!.tracked).toBe(pages!.served);
-      const [days] = await db.all<{ n: number; carried: number }>(`select count(distinct check_date)::int as n, count(*) filter (where check_date = '2026-11-21' and previous_check_date = '2026-11-20')::int as carried from rank_history`);
+      const [days] = await db.all<{ n: number; carried: number }>(
+        `select count(distinct check_date)::int as n, count(*) filter (where check_date = '2026-11-21' and previous_check_date = '2026-11-20')::int as carried from rank_history`,
+      );
       expect(days!.n).toBe(2);
       expect(days!.carried).toBeGreaterThan(0);
       // The run recorded the SERP job's track_domains (and exported them); rank_history and
@@ -62,12 +75,19 @@ describe('models over two nightly runs of pipelines/keywords.yaml against the em
       const flags = await db.all<{ listed: boolean; is_tracked: boolean }>(
         `select distinct domain in ('nike.com', 'runnersworld.com') as listed, is_tracked from rank_history order by all`,
       );
-      expect(flags).toEqual([{ listed: false, is_tracked: false }, { listed: true, is_tracked: true }]);
-      const [vis] = await db.all<{ tracked: number; other: number }>(`select count(*) filter (where is_tracked)::int as tracked, count(*) filter (where not is_tracked)::int as other from domain_visibility_daily`);
+      expect(flags).toEqual([
+        { listed: false, is_tracked: false },
+        { listed: true, is_tracked: true },
+      ]);
+      const [vis] = await db.all<{ tracked: number; other: number }>(
+        `select count(*) filter (where is_tracked)::int as tracked, count(*) filter (where not is_tracked)::int as other from domain_visibility_daily`,
+      );
       expect(vis!.tracked).toBeGreaterThan(0);
       expect(vis!.other).toBeGreaterThan(vis!.tracked);
       // Spend adds up to the ledger to the last decimal.
-      const [spend] = await db.all<{ a: string; b: string }>(`select (select sum(charge_cny) from spend_daily)::varchar as a, (select sum(charge_cny) from ledger)::varchar as b`);
+      const [spend] = await db.all<{ a: string; b: string }>(
+        `select (select sum(charge_cny) from spend_daily)::varchar as a, (select sum(charge_cny) from ledger)::varchar as b`,
+      );
       expect(spend!.a).toBe(spend!.b);
       expect(Number(spend!.a)).toBeGreaterThan(0);
     });

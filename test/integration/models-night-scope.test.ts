@@ -31,8 +31,18 @@ describe('model tests of a nightly build (real DuckDB)', () => {
     expect(night.builds.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'incremental', since: `cast('2025-01-06' as DATE)` });
     // Scoped: the incremental marts from the day they rebuilt from, the views with a date_key too.
     const scoped = new Set(night.tests.filter((t) => t.test.includes(' since cast(')).map((t) => t.model));
-    expect([...scoped].sort()).toEqual(['domain_visibility_daily', 'int_serp__daily_checks', 'int_serp__domain_placements', 'int_serp__first_seen', 'rank_history', 'stg_serp__items', 'stg_serp__results']);
-    expect(night.tests.filter((t) => t.model === 'rank_history').every((t) => t.test.endsWith(" since cast('2025-01-06' as DATE)"))).toBe(true);
+    expect([...scoped].sort()).toEqual([
+      'domain_visibility_daily',
+      'int_serp__daily_checks',
+      'int_serp__domain_placements',
+      'int_serp__first_seen',
+      'rank_history',
+      'stg_serp__items',
+      'stg_serp__results',
+    ]);
+    expect(night.tests.filter((t) => t.model === 'rank_history').every((t) => t.test.endsWith(" since cast('2025-01-06' as DATE)"))).toBe(
+      true,
+    );
     expect(night.ok).toBe(true);
     // The whole table, as `pipeline models test` reads it, has the old duplicate.
     const all = await testWarehouseModels({ warehouseDir: dir, select: ['rank_history'] });
@@ -40,7 +50,9 @@ describe('model tests of a nightly build (real DuckDB)', () => {
 
     // A broken row of the night is caught by the night's tests.
     await withWarehouse(dir, (wh) => writeSyntheticHistory(wh, { ...shape, days: 1 }, shape.days + 1));
-    await withWarehouse(dir, (wh) => wh.run(`update serp_items set rank_absolute = 0 where check_date = date '2025-01-08' and item_index = 0 and task_id = 't7-0'`));
+    await withWarehouse(dir, (wh) =>
+      wh.run(`update serp_items set rank_absolute = 0 where check_date = date '2025-01-08' and item_index = 0 and task_id = 't7-0'`),
+    );
     const bad = await runModels({ warehouseDir: dir, test: true });
     expect(bad.ok).toBe(false);
     expect(bad.tests.filter((t) => t.status === 'failed').map((t) => t.model)).toContain('int_serp__domain_placements');

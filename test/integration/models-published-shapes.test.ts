@@ -39,16 +39,26 @@ describe('published real SERP shapes through the loader and the models', () => {
     expect(models.ok).toBe(true);
     const warned = models.tests.filter((t) => t.status === 'warned');
     expect(warned).toEqual([
-      { model: 'stg_serp__items', test: 'accepted_values(item_type)', status: 'warned', failures: 1, sample: [{ item_type: 'local_services', rows: 2n }] },
+      {
+        model: 'stg_serp__items',
+        test: 'accepted_values(item_type)',
+        status: 'warned',
+        failures: 1,
+        sample: [{ item_type: 'local_services', rows: 2n }],
+      },
     ]);
-    expect(formatTests(models.tests)).toMatch(/^WARN\s+stg_serp__items: accepted_values\(item_type\)\s+\(1 offending rows\)\n\s+\{"item_type":"local_services","rows":2\}$/m);
+    expect(formatTests(models.tests)).toMatch(
+      /^WARN\s+stg_serp__items: accepted_values\(item_type\)\s+\(1 offending rows\)\n\s+\{"item_type":"local_services","rows":2\}$/m,
+    );
     expect(formatTests(models.tests)).toMatch(/tests, 0 failed, 1 warned\n$/);
     // every type of the published shapes is accepted: only the unseen one is warned about
     expect(new Set(served.map((i) => i.type)).size).toBe(12);
 
     await withWarehouse(dir, async (db) => {
       // every item lands, in order, with its type; numbers written as strings land as numbers
-      const items = await db.all<Json>(`select item_index, type, rank_group, rank_absolute, rating_value, rating_votes_count, timestamp from serp_items order by item_index`);
+      const items = await db.all<Json>(
+        `select item_index, type, rank_group, rank_absolute, rating_value, rating_votes_count, timestamp from serp_items order by item_index`,
+      );
       expect(items.map((i) => [i.item_index, i.type])).toEqual(served.map((s, n) => [n, s.type]));
       expect(items[6]).toMatchObject({ type: 'organic', rank_group: 2, rank_absolute: 7, timestamp: '2025-10-30T08:15:00Z' });
       expect(items[4]).toMatchObject({ rating_value: 4.6, rating_votes_count: 120n, timestamp: '2025-10-28' });

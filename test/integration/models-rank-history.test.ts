@@ -28,15 +28,150 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
   });
 
   const expectedTrail = [
-    { domain: 'a.com', date: '2026-01-01', prev_date: null, abs: 4, grp: 2, url: 'https://a.com/one', type: 'organic', n: 2, prev: null, change: null, is_new: true, is_lost: false, first: '2026-01-01', last: '2026-01-01' },
-    { domain: 'b.com', date: '2026-01-01', prev_date: null, abs: 2, grp: 1, url: 'https://b.com/snippet', type: 'featured_snippet', n: 2, prev: null, change: null, is_new: true, is_lost: false, first: '2026-01-01', last: '2026-01-01' },
-    { domain: 'c.com', date: '2026-01-01', prev_date: null, abs: 6, grp: 3, url: 'https://c.com/x', type: 'organic', n: 1, prev: null, change: null, is_new: true, is_lost: false, first: '2026-01-01', last: '2026-01-01' },
-    { domain: 'a.com', date: '2026-01-02', prev_date: '2026-01-01', abs: 2, grp: 1, url: 'https://a.com/one', type: 'organic', n: 1, prev: 4, change: 2, is_new: false, is_lost: false, first: '2026-01-01', last: '2026-01-02' },
-    { domain: 'b.com', date: '2026-01-02', prev_date: '2026-01-01', abs: 3, grp: 2, url: 'https://b.com/guide', type: 'organic', n: 1, prev: 2, change: -1, is_new: false, is_lost: false, first: '2026-01-01', last: '2026-01-02' },
-    { domain: 'c.com', date: '2026-01-02', prev_date: '2026-01-01', abs: null, grp: null, url: null, type: null, n: 0, prev: 6, change: null, is_new: false, is_lost: true, first: '2026-01-01', last: '2026-01-01' },
-    { domain: 'a.com', date: '2026-01-04', prev_date: '2026-01-02', abs: 4, grp: 2, url: 'https://www.a.com/one', type: 'organic', n: 1, prev: 2, change: -2, is_new: false, is_lost: false, first: '2026-01-01', last: '2026-01-04' },
-    { domain: 'b.com', date: '2026-01-04', prev_date: '2026-01-02', abs: 1, grp: 1, url: 'https://b.com/guide', type: 'organic', n: 1, prev: 3, change: 2, is_new: false, is_lost: false, first: '2026-01-01', last: '2026-01-04' },
-    { domain: 'c.com', date: '2026-01-04', prev_date: '2026-01-02', abs: 9, grp: 5, url: 'https://c.com/x', type: 'organic', n: 1, prev: null, change: null, is_new: true, is_lost: false, first: '2026-01-01', last: '2026-01-04' },
+    {
+      domain: 'a.com',
+      date: '2026-01-01',
+      prev_date: null,
+      abs: 4,
+      grp: 2,
+      url: 'https://a.com/one',
+      type: 'organic',
+      n: 2,
+      prev: null,
+      change: null,
+      is_new: true,
+      is_lost: false,
+      first: '2026-01-01',
+      last: '2026-01-01',
+    },
+    {
+      domain: 'b.com',
+      date: '2026-01-01',
+      prev_date: null,
+      abs: 2,
+      grp: 1,
+      url: 'https://b.com/snippet',
+      type: 'featured_snippet',
+      n: 2,
+      prev: null,
+      change: null,
+      is_new: true,
+      is_lost: false,
+      first: '2026-01-01',
+      last: '2026-01-01',
+    },
+    {
+      domain: 'c.com',
+      date: '2026-01-01',
+      prev_date: null,
+      abs: 6,
+      grp: 3,
+      url: 'https://c.com/x',
+      type: 'organic',
+      n: 1,
+      prev: null,
+      change: null,
+      is_new: true,
+      is_lost: false,
+      first: '2026-01-01',
+      last: '2026-01-01',
+    },
+    {
+      domain: 'a.com',
+      date: '2026-01-02',
+      prev_date: '2026-01-01',
+      abs: 2,
+      grp: 1,
+      url: 'https://a.com/one',
+      type: 'organic',
+      n: 1,
+      prev: 4,
+      change: 2,
+      is_new: false,
+      is_lost: false,
+      first: '2026-01-01',
+      last: '2026-01-02',
+    },
+    {
+      domain: 'b.com',
+      date: '2026-01-02',
+      prev_date: '2026-01-01',
+      abs: 3,
+      grp: 2,
+      url: 'https://b.com/guide',
+      type: 'organic',
+      n: 1,
+      prev: 2,
+      change: -1,
+      is_new: false,
+      is_lost: false,
+      first: '2026-01-01',
+      last: '2026-01-02',
+    },
+    {
+      domain: 'c.com',
+      date: '2026-01-02',
+      prev_date: '2026-01-01',
+      abs: null,
+      grp: null,
+      url: null,
+      type: null,
+      n: 0,
+      prev: 6,
+      change: null,
+      is_new: false,
+      is_lost: true,
+      first: '2026-01-01',
+      last: '2026-01-01',
+    },
+    {
+      domain: 'a.com',
+      date: '2026-01-04',
+      prev_date: '2026-01-02',
+      abs: 4,
+      grp: 2,
+      url: 'https://www.a.com/one',
+      type: 'organic',
+      n: 1,
+      prev: 2,
+      change: -2,
+      is_new: false,
+      is_lost: false,
+      first: '2026-01-01',
+      last: '2026-01-04',
+    },
+    {
+      domain: 'b.com',
+      date: '2026-01-04',
+      prev_date: '2026-01-02',
+      abs: 1,
+      grp: 1,
+      url: 'https://b.com/guide',
+      type: 'organic',
+      n: 1,
+      prev: 3,
+      change: 2,
+      is_new: false,
+      is_lost: false,
+      first: '2026-01-01',
+      last: '2026-01-04',
+    },
+    {
+      domain: 'c.com',
+      date: '2026-01-04',
+      prev_date: '2026-01-02',
+      abs: 9,
+      grp: 5,
+      url: 'https://c.com/x',
+      type: 'organic',
+      n: 1,
+      prev: null,
+      change: null,
+      is_new: true,
+      is_lost: false,
+      first: '2026-01-01',
+      last: '2026-01-04',
+    },
   ];
 
   it('tracks every domain: best rank of two URLs, snippet over organic, drop-out and return, failed day absent, later check of a day wins', async () => {
@@ -45,9 +180,16 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
     expect(builds.filter((b) => b.status !== 'built' && !b.message?.includes('search_volume'))).toEqual([]);
     expect(await wh.all(HISTORY, ['trail shoes'])).toEqual(expectedTrail);
     // An ad is not a rank; a failed check (01-03) is no row, never rank 0 or 101.
-    const [odd] = await wh.all<{ n: number }>(`select count(*)::int as n from rank_history where domain = 'd.com' or check_date = '2026-01-03' or rank_absolute in (0, 101)`);
+    const [odd] = await wh.all<{ n: number }>(
+      `select count(*)::int as n from rank_history where domain = 'd.com' or check_date = '2026-01-03' or rank_absolute in (0, 101)`,
+    );
     expect(odd!.n).toBe(0);
-    const failures = (await testModels(wh, models.filter((m) => builds.some((b) => b.name === m.name && b.status === 'built')))).filter((t) => t.status !== 'passed');
+    const failures = (
+      await testModels(
+        wh,
+        models.filter((m) => builds.some((b) => b.name === m.name && b.status === 'built')),
+      )
+    ).filter((t) => t.status !== 'passed');
     expect(failures).toEqual([]);
   });
 
@@ -69,7 +211,10 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
   });
 
   it('carries the depth each check asked for and the days since the previous check, across a failed day', async () => {
-    await insertPages(wh, [...RANK_DAYS_1_2, ...RANK_DAY_4].map((p) => ({ ...p, depth: p.date === '2026-01-04' ? 10 : 100 })));
+    await insertPages(
+      wh,
+      [...RANK_DAYS_1_2, ...RANK_DAY_4].map((p) => ({ ...p, depth: p.date === '2026-01-04' ? 10 : 100 })),
+    );
     await buildModels(wh, models);
     const rows = await wh.all(
       `select distinct check_date::varchar as date, checked_depth as depth, previous_checked_depth as prev_depth, days_since_previous_check as days
@@ -91,7 +236,9 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
               round(visibility_pct, 6) as pct, round(share_of_voice, 6) as sov
        from domain_visibility_daily where check_date = '2026-01-01' order by domain`,
     );
-    const w = Object.fromEntries((await wh.all<{ position: number; ctr: number }>(`select position, ctr from ctr_weights`)).map((r) => [r.position, Number(r.ctr)]));
+    const w = Object.fromEntries(
+      (await wh.all<{ position: number; ctr: number }>(`select position, ctr from ctr_weights`)).map((r) => [r.position, Number(r.ctr)]),
+    );
     const a = w[4]! + w[1]!;
     const total = a + w[2]! + w[6]!;
     const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -100,7 +247,9 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
       { domain: 'b.com', checked: 2n, ranked: 1n, vis: r6(w[2]!), pct: r6(w[2]! / (2 * w[1]!)), sov: r6(w[2]! / total) },
       { domain: 'c.com', checked: 2n, ranked: 1n, vis: r6(w[6]!), pct: r6(w[6]! / (2 * w[1]!)), sov: r6(w[6]! / total) },
     ]);
-    const [lost] = await wh.all<{ n: number }>(`select count(*)::int as n from domain_visibility_daily where domain = 'c.com' and check_date = '2026-01-02'`);
+    const [lost] = await wh.all<{ n: number }>(
+      `select count(*)::int as n from domain_visibility_daily where domain = 'c.com' and check_date = '2026-01-02'`,
+    );
     expect(lost!.n).toBe(0);
   });
   describe('tracked domains', () => {
@@ -108,10 +257,19 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
     // models drop the www.); "road shoes" by serp-b, which tracks c.com only.
     const jobOf = (p: Page): Page => ({ ...p, job: { pipeline: 'shop', job: p.keyword === 'trail shoes' ? 'serp-a' : 'serp-b' } });
     const track = (a: string[], runId: string) =>
-      recordTrackedDomains(wh, { name: 'shop', jobs: [{ name: 'serp-a', track_domains: a }, { name: 'serp-b', track_domains: ['c.com'] }, { name: 'volumes' }] }, runId, new Date('2026-01-05T03:00:00Z'));
+      recordTrackedDomains(
+        wh,
+        { name: 'shop', jobs: [{ name: 'serp-a', track_domains: a }, { name: 'serp-b', track_domains: ['c.com'] }, { name: 'volumes' }] },
+        runId,
+        new Date('2026-01-05T03:00:00Z'),
+      );
     const flags = (keyword: string) =>
-      wh.all<{ domain: string; date: string; is_tracked: boolean }>(`select domain, check_date::varchar as date, is_tracked from rank_history where keyword = ? order by date, domain`, [keyword]);
-    const trackedOn = async (keyword: string) => [...new Set((await flags(keyword)).filter((r) => r.is_tracked).map((r) => r.domain))].sort();
+      wh.all<{ domain: string; date: string; is_tracked: boolean }>(
+        `select domain, check_date::varchar as date, is_tracked from rank_history where keyword = ? order by date, domain`,
+        [keyword],
+      );
+    const trackedOn = async (keyword: string) =>
+      [...new Set((await flags(keyword)).filter((r) => r.is_tracked).map((r) => r.domain))].sort();
 
     it('flags the domains a job tracks on the keywords it checks, and their markets in domain_visibility_daily', async () => {
       await insertPages(wh, [...RANK_DAYS_1_2, ...RANK_DAY_4].map(jobOf));
@@ -119,13 +277,26 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
       const builds = await buildModels(wh, models);
       expect(builds.filter((b) => b.status !== 'built' && !b.message?.includes('search_volume'))).toEqual([]);
       const trail = await flags('trail shoes');
-      expect(trail.filter((r) => r.is_tracked).map((r) => `${r.domain} ${r.date}`)).toEqual(['a.com 2026-01-01', 'a.com 2026-01-02', 'a.com 2026-01-04']);
+      expect(trail.filter((r) => r.is_tracked).map((r) => `${r.domain} ${r.date}`)).toEqual([
+        'a.com 2026-01-01',
+        'a.com 2026-01-02',
+        'a.com 2026-01-04',
+      ]);
       expect(trail).toHaveLength(expectedTrail.length);
       // a.com ranks on "road shoes" too, but serp-b, which checks it, does not track a.com.
       expect(await flags('road shoes')).toEqual([{ domain: 'a.com', date: '2026-01-01', is_tracked: false }]);
       const vis = await wh.all(`select domain, is_tracked from domain_visibility_daily where check_date = '2026-01-01' order by domain`);
-      expect(vis).toEqual([{ domain: 'a.com', is_tracked: true }, { domain: 'b.com', is_tracked: false }, { domain: 'c.com', is_tracked: true }]);
-      const failing = (await testModels(wh, models.filter((m) => builds.some((b) => b.name === m.name && b.status === 'built')))).filter((t) => t.status !== 'passed');
+      expect(vis).toEqual([
+        { domain: 'a.com', is_tracked: true },
+        { domain: 'b.com', is_tracked: false },
+        { domain: 'c.com', is_tracked: true },
+      ]);
+      const failing = (
+        await testModels(
+          wh,
+          models.filter((m) => builds.some((b) => b.name === m.name && b.status === 'built')),
+        )
+      ).filter((t) => t.status !== 'passed');
       expect(failing).toEqual([]);
     });
 
@@ -141,7 +312,11 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
       await track(['a.com', 'b.com'], 'run-2');
       const changed = await buildModels(wh, models);
       for (const name of ['rank_history', 'domain_visibility_daily']) {
-        expect(changed.find((b) => b.name === name)).toMatchObject({ status: 'built', mode: 'full', message: 'rebuilt in full: int_serp__tracked_domains changed since the last build' });
+        expect(changed.find((b) => b.name === name)).toMatchObject({
+          status: 'built',
+          mode: 'full',
+          message: 'rebuilt in full: int_serp__tracked_domains changed since the last build',
+        });
       }
       expect((await flags('trail shoes')).filter((r) => r.domain === 'b.com').map((r) => r.is_tracked)).toEqual([true, true, true]);
       const flagged = await wh.all(`select * from rank_history order by all`);
@@ -160,11 +335,17 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
       await buildModels(wh, models);
       const edited = models.map((m) => (m.name === 'rank_history' ? { ...m, sql: `${m.sql}\n-- a new version of the model` } : m));
       const afterEdit = await buildModels(wh, edited);
-      expect(afterEdit.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'full', message: 'rebuilt in full: its SQL changed since the last build' });
+      expect(afterEdit.find((b) => b.name === 'rank_history')).toMatchObject({
+        mode: 'full',
+        message: 'rebuilt in full: its SQL changed since the last build',
+      });
       expect(afterEdit.find((b) => b.name === 'domain_visibility_daily')).toMatchObject({ mode: 'incremental' });
       await wh.run(`delete from model_state`);
       const unknown = await buildModels(wh, edited);
-      expect(unknown.find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'full', message: 'rebuilt in full: no record of its last build' });
+      expect(unknown.find((b) => b.name === 'rank_history')).toMatchObject({
+        mode: 'full',
+        message: 'rebuilt in full: no record of its last build',
+      });
       expect((await buildModels(wh, edited)).find((b) => b.name === 'rank_history')).toMatchObject({ mode: 'incremental' });
     });
   });
@@ -236,7 +417,11 @@ describe('rank_history on a churning synthetic history', () => {
       expect(full.lost).toBeGreaterThan(0);
       expect(full.returning).toBeGreaterThan(0);
       // New days after a gap of days, one at a time and several at once, with failed checks.
-      for (const [offset, days] of [[26, 1], [27, 3], [33, 1]] as const) {
+      for (const [offset, days] of [
+        [26, 1],
+        [27, 3],
+        [33, 1],
+      ] as const) {
         await writeSyntheticHistory(wh, { ...shape, days }, offset);
         await failSome(offset);
         const builds = await buildModels(wh, models, { only });

@@ -11,7 +11,9 @@ const PROJECT = fileURLToPath(new URL('../fixtures/models/project', import.meta.
 async function seed(dir: string): Promise<void> {
   await withWarehouse(dir, async (wh) => {
     await wh.run(`create table things (id varchar, name varchar, colour varchar)`);
-    await wh.run(`insert into things values ('1', 'A', 'red'), ('2', 'B', 'blue'), ('3', 'C', 'green'), ('4', 'D', 'red'), ('5', 'E', null)`);
+    await wh.run(
+      `insert into things values ('1', 'A', 'red'), ('2', 'B', 'blue'), ('3', 'C', 'green'), ('4', 'D', 'red'), ('5', 'E', null)`,
+    );
     await wh.run(`create table colours as select * from (values ('red'), ('blue')) t(colour)`);
   });
 }

@@ -18,11 +18,19 @@ async function loadMonthly(wh: Warehouse, rows: readonly MonthlyRow[] = volumeFi
     const task = `${r.keyword}|${r.location_code}|${r.language_code}`;
     if (!parents.has(task)) {
       parents.set(task, 0);
-      await wh.run(`insert into search_volume (task_id, result_index, keyword, location_code, language_code) values (?, 0, ?, ?, ?)`, [task, r.keyword, r.location_code, r.language_code]);
+      await wh.run(`insert into search_volume (task_id, result_index, keyword, location_code, language_code) values (?, 0, ?, ?, ?)`, [
+        task,
+        r.keyword,
+        r.location_code,
+        r.language_code,
+      ]);
     }
     const month = parents.get(task)!;
     parents.set(task, month + 1);
-    await wh.run(`insert into search_volume_monthly (task_id, result_index, month_index, keyword, year, month, search_volume) values (?, 0, ?, ?, ?, ?, ?)`, [task, month, r.keyword, r.year, r.month, r.search_volume]);
+    await wh.run(
+      `insert into search_volume_monthly (task_id, result_index, month_index, keyword, year, month, search_volume) values (?, 0, ?, ?, ?, ?, ?)`,
+      [task, month, r.keyword, r.year, r.month, r.search_volume],
+    );
   }
 }
 
@@ -31,12 +39,22 @@ async function loadLabs(wh: Warehouse, rows: readonly LabsMonthRow[]): Promise<v
   // location, and the item's months in the child table. One task, result and item per month here.
   for (const [i, r] of rows.entries()) {
     const task = `labs-${i}`;
-    const [results, items, monthly] = r.source === 'ranked'
-      ? ['labs_ranked_keywords_targets', 'labs_ranked_keywords', 'labs_ranked_keywords_monthly']
-      : ['labs_related_keywords_seeds', 'labs_related_keywords', 'labs_related_keywords_monthly'];
-    await wh.run(`insert into ${results} (task_id, result_index, location_code, language_code) values (?, 0, ?, 'en')`, [task, r.result_location_code]);
-    await wh.run(`insert into ${items} (task_id, result_index, item_index, keyword, location_code, language_code) values (?, 0, 0, ?, ?, ?)`, [task, r.keyword, r.location_code, r.location_code === null ? null : 'en']);
-    await wh.run(`insert into ${monthly} (task_id, result_index, item_index, month_index, keyword, year, month, search_volume) values (?, 0, 0, 0, ?, ?, ?, ?)`, [task, r.keyword, r.year, r.month, r.search_volume]);
+    const [results, items, monthly] =
+      r.source === 'ranked'
+        ? ['labs_ranked_keywords_targets', 'labs_ranked_keywords', 'labs_ranked_keywords_monthly']
+        : ['labs_related_keywords_seeds', 'labs_related_keywords', 'labs_related_keywords_monthly'];
+    await wh.run(`insert into ${results} (task_id, result_index, location_code, language_code) values (?, 0, ?, 'en')`, [
+      task,
+      r.result_location_code,
+    ]);
+    await wh.run(
+      `insert into ${items} (task_id, result_index, item_index, keyword, location_code, language_code) values (?, 0, 0, ?, ?, ?)`,
+      [task, r.keyword, r.location_code, r.location_code === null ? null : 'en'],
+    );
+    await wh.run(
+      `insert into ${monthly} (task_id, result_index, item_index, month_index, keyword, year, month, search_volume) values (?, 0, 0, 0, ?, ?, ?, ?)`,
+      [task, r.keyword, r.year, r.month, r.search_volume],
+    );
   }
 }
 
@@ -69,8 +87,14 @@ describe('search_volume_trends on series with known answers', () => {
     const by = Object.fromEntries(builds.map((b) => [b.name, b]));
     expect(by.stg_keywords_data__search_volume_monthly).toMatchObject({ status: 'skipped' });
     expect(by.stg_keywords_data__search_volume_monthly!.message).toMatch(/source table search_volume_monthly is not in the warehouse/);
-    expect(by.int_keywords__monthly_search_volume).toMatchObject({ status: 'skipped', message: 'upstream model stg_keywords_data__search_volume_monthly was skipped' });
-    expect(by.search_volume_trends).toMatchObject({ status: 'skipped', message: 'upstream model int_keywords__monthly_search_volume was skipped' });
+    expect(by.int_keywords__monthly_search_volume).toMatchObject({
+      status: 'skipped',
+      message: 'upstream model stg_keywords_data__search_volume_monthly was skipped',
+    });
+    expect(by.search_volume_trends).toMatchObject({
+      status: 'skipped',
+      message: 'upstream model int_keywords__monthly_search_volume was skipped',
+    });
     expect(by.rank_history).toMatchObject({ status: 'built' });
   });
 
@@ -110,9 +134,16 @@ describe('search_volume_trends on series with known answers', () => {
       ['2025-04-01', 400n, null, null],
       ['2025-05-01', 500n, 100n, null],
     ]);
-    const [two] = await wh.all<{ v: bigint; n: bigint }>(`select max(search_volume) as v, count(*) as n from search_volume_trends where keyword = 'two rows'`);
+    const [two] = await wh.all<{ v: bigint; n: bigint }>(
+      `select max(search_volume) as v, count(*) as n from search_volume_trends where keyword = 'two rows'`,
+    );
     expect(two).toEqual({ v: 120n, n: 1n });
-    const failing = (await testModels(wh, models.filter((m) => only.has(m.name)))).filter((t) => t.status !== 'passed');
+    const failing = (
+      await testModels(
+        wh,
+        models.filter((m) => only.has(m.name)),
+      )
+    ).filter((t) => t.status !== 'passed');
     expect(failing).toEqual([]);
   });
   it('merges labs keyword info: keywords-data wins a month both have, a month only labs has fills the series', async () => {
@@ -121,7 +152,9 @@ describe('search_volume_trends on series with known answers', () => {
     await loadLabs(wh, labs);
     const builds = await buildModels(wh, models, { only });
     expect(builds.filter((b) => b.status !== 'built')).toEqual([]);
-    const rows = await wh.all<Record<string, unknown>>(TRENDS.replace('where keyword = ?', 'where keyword = ? and location_code = 2840'), ['mixed']);
+    const rows = await wh.all<Record<string, unknown>>(TRENDS.replace('where keyword = ?', 'where keyword = ? and location_code = 2840'), [
+      'mixed',
+    ]);
     expect(rows.map((r) => [r.month, r.v, r.source, r.mom, r.avg_3m, r.slope, r.peak])).toEqual([
       ['2025-01-01', 100n, 'keywords_data', null, null, null, 8],
       ['2025-02-01', 200n, 'keywords_data', 100n, null, null, 8],
@@ -135,10 +168,14 @@ describe('search_volume_trends on series with known answers', () => {
     // Each calendar month has one value: 100..800, mean 450.
     expect(rows.map((r) => r.season)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((m) => Math.round(((100 * m) / 450) * 1e6) / 1e6));
     // Location 2826 only has a labs month: a series of its own.
-    const [uk] = await wh.all<Record<string, unknown>>(`select month_start::varchar as month, search_volume as v, source, mom_change as mom from search_volume_trends where keyword = 'mixed' and location_code = 2826`);
+    const [uk] = await wh.all<Record<string, unknown>>(
+      `select month_start::varchar as month, search_volume as v, source, mom_change as mom from search_volume_trends where keyword = 'mixed' and location_code = 2826`,
+    );
     expect(uk).toEqual({ month: '2025-07-01', v: 5n, source: 'labs', mom: null });
     // Both sources stay side by side in the intermediate model.
-    const both = await wh.all(`select month_start::varchar as month, source, search_volume as v from int_keywords__monthly_search_volume where keyword = 'mixed' and location_code = 2840 and month_start between '2025-05-01' and '2025-07-01' order by month, source`);
+    const both = await wh.all(
+      `select month_start::varchar as month, source, search_volume as v from int_keywords__monthly_search_volume where keyword = 'mixed' and location_code = 2840 and month_start between '2025-05-01' and '2025-07-01' order by month, source`,
+    );
     expect(both).toEqual([
       { month: '2025-05-01', source: 'keywords_data', v: 500n },
       { month: '2025-05-01', source: 'labs', v: 9999n },
@@ -146,10 +183,15 @@ describe('search_volume_trends on series with known answers', () => {
       { month: '2025-06-01', source: 'labs', v: 1n },
       { month: '2025-07-01', source: 'labs', v: 700n },
     ]);
-    const failing = (await testModels(wh, models.filter((m) => only.has(m.name)))).filter((t) => t.status !== 'passed');
+    const failing = (
+      await testModels(
+        wh,
+        models.filter((m) => only.has(m.name)),
+      )
+    ).filter((t) => t.status !== 'passed');
     expect(failing).toEqual([]);
   });
-  it('reads the loader\'s own layout: keywords-data and labs bodies landed and loaded, then modelled', async () => {
+  it("reads the loader's own layout: keywords-data and labs bodies landed and loaded, then modelled", async () => {
     const bodies = [
       response('/v3/keywords_data/engA_ads/search_volume/live', await compactFixture('keywords_data.search_volume.live.mixed.json')),
       response('/v3/svc_labs/engA/ranked_keywords/live', await compactFixture('svc_labs.ranked_keywords.live.basic.json')),
@@ -158,7 +200,8 @@ describe('search_volume_trends on series with known answers', () => {
     const report = await loadLanded(wh, { callIds: await land(wh, ...bodies) });
     expect(report.rows.get('labs_ranked_keywords_monthly')).toBe(2);
     await buildModels(wh, models, { only });
-    const rows = await wh.all(`select keyword, location_code as loc, month_start::varchar as month, search_volume as v, source, mom_change as mom
+    const rows =
+      await wh.all(`select keyword, location_code as loc, month_start::varchar as month, search_volume as v, source, mom_change as mom
                                from search_volume_trends where keyword in ('trail shoes', 'trail running shoes') order by keyword, month`);
     // trail running shoes: 2026-09 from ranked (40500; related has null), 2026-10 from both (49500).
     expect(rows).toEqual([
@@ -173,9 +216,20 @@ describe('search_volume_trends on series with known answers', () => {
     try {
       const landing = new RawLanding(wh, { runId: 'labs-run', pipeline: 'labs' });
       const calls: string[] = [];
-      const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_testlabs', land: async (r) => { calls.push(r.callId); await landing.land(r); } });
-      await client.call(endpoint('svc_labs.engA.ranked_keywords.live'), { tasks: [{ target: 'nike.com', location_code: 2840, language_code: 'en', limit: 20 }] });
-      await client.call(endpoint('svc_labs.engA.related_keywords.live'), { tasks: [{ keyword: 'running shoes', location_code: 2840, language_code: 'en' }] });
+      const client = new ServiceClient({
+        baseUrl: sandbox.url,
+        apiKey: 'svc_live_testlabs',
+        land: async (r) => {
+          calls.push(r.callId);
+          await landing.land(r);
+        },
+      });
+      await client.call(endpoint('svc_labs.engA.ranked_keywords.live'), {
+        tasks: [{ target: 'nike.com', location_code: 2840, language_code: 'en', limit: 20 }],
+      });
+      await client.call(endpoint('svc_labs.engA.related_keywords.live'), {
+        tasks: [{ keyword: 'running shoes', location_code: 2840, language_code: 'en' }],
+      });
       await loadLanded(wh, { callIds: calls });
     } finally {
       await sandbox.close();
@@ -190,7 +244,12 @@ describe('search_volume_trends on series with known answers', () => {
              (select count(*)::int from search_volume_trends where source <> 'labs') as other`);
     expect(got!.months).toBeGreaterThan(24);
     expect(got).toEqual({ months: got!.months, trends: got!.months, other: 0 });
-    const failing = (await testModels(wh, models.filter((m) => only.has(m.name)))).filter((t) => t.status !== 'passed');
+    const failing = (
+      await testModels(
+        wh,
+        models.filter((m) => only.has(m.name)),
+      )
+    ).filter((t) => t.status !== 'passed');
     expect(failing).toEqual([]);
   });
 });

@@ -16,7 +16,11 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 }
 
 const yaml = (name: string, keywords: string[]) =>
-  parsePipeline(`name: ${name}\njobs:\n  - kind: serp\n    depth: 20\n    locations: [2840]\n    keywords: [${keywords.join(', ')}]\n`, `${name}.yaml`, {});
+  parsePipeline(
+    `name: ${name}\njobs:\n  - kind: serp\n    depth: 20\n    locations: [2840]\n    keywords: [${keywords.join(', ')}]\n`,
+    `${name}.yaml`,
+    {},
+  );
 
 describe('status and ledger commands over a real warehouse', () => {
   let sandbox: SandboxHandle;
@@ -28,9 +32,20 @@ describe('status and ledger commands over a real warehouse', () => {
     sandbox = await startSandbox({ readyAfterMs: 0 });
     tmp = await tempDir('pipeline-ops-');
     wh = join(tmp.dir, 'wh');
-    for (const [name, kws] of [['alpha', ['a', 'b', 'c']], ['beta', ['d', 'e']]] as const) {
+    for (const [name, kws] of [
+      ['alpha', ['a', 'b', 'c']],
+      ['beta', ['d', 'e']],
+    ] as const) {
       summaries.push(
-        await runPipeline({ pipeline: yaml(name, [...kws]), file: `${name}.yaml`, warehouseDir: wh, baseUrl: sandbox.url, apiKey: 'svc_live_opstest', logger: silentLogger, pollIntervalMs: 10 }),
+        await runPipeline({
+          pipeline: yaml(name, [...kws]),
+          file: `${name}.yaml`,
+          warehouseDir: wh,
+          baseUrl: sandbox.url,
+          apiKey: 'svc_live_opstest',
+          logger: silentLogger,
+          pollIntervalMs: 10,
+        }),
       );
     }
   });
@@ -44,7 +59,11 @@ describe('status and ledger commands over a real warehouse', () => {
     expect(out.code).toBe(0);
     const runs = JSON.parse(out.stdout);
     expect(runs.map((r: { pipeline: string }) => r.pipeline)).toEqual(['beta', 'alpha']);
-    expect(runs[1]).toMatchObject({ runId: summaries[0]!.runId, state: 'completed', tasks: { planned: 3, posted: 3, collected: 3, failed: 0 } });
+    expect(runs[1]).toMatchObject({
+      runId: summaries[0]!.runId,
+      state: 'completed',
+      tasks: { planned: 3, posted: 3, collected: 3, failed: 0 },
+    });
     expect(runs[1].chargedCny).toBe(summaries[0]!.chargedCny);
     expect(runs[1].rowsLoaded).toBe(summaries[0]!.rowsLoaded.serp_results + summaries[0]!.rowsLoaded.serp_items);
   });
@@ -76,7 +95,9 @@ describe('status and ledger commands over a real warehouse', () => {
     const file = join(tmp.dir, 'ledger.parquet');
     expect((await cli(['ledger', '--warehouse', wh, '--format', 'parquet', '--out', file])).code).toBe(0);
     await withWarehouse(wh, async (db) => {
-      const [r] = await db.all<{ n: number; s: string }>(`SELECT count(*)::INT AS n, sum(charge_cny::DECIMAL(18,6))::VARCHAR AS s FROM read_parquet('${file}')`);
+      const [r] = await db.all<{ n: number; s: string }>(
+        `SELECT count(*)::INT AS n, sum(charge_cny::DECIMAL(18,6))::VARCHAR AS s FROM read_parquet('${file}')`,
+      );
       expect(r).toEqual({ n: sandbox.log.length, s: charged });
     });
   });
@@ -116,8 +137,11 @@ describe('pipeline run exit codes a script can act on', () => {
   };
   const run = (f: string, env: Record<string, string>, extra: string[] = []) =>
     new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, ['bin/pipeline.mjs', 'run', f, '--warehouse', join(tmp.dir, 'wh'), '--no-models', '--json', ...extra], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+      execFile(
+        process.execPath,
+        ['bin/pipeline.mjs', 'run', f, '--warehouse', join(tmp.dir, 'wh'), '--no-models', '--json', ...extra],
+        { env: { ...process.env, ...env }, timeout: 60_000 },
+        (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
       );
     });
 

@@ -10,7 +10,8 @@ import { silentLogger, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_plantest';
 const SHALLOW = 'name: shallow\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a, b]\n';
-const YAML = 'name: shoes\nbudget_cny: 2\njobs:\n  - kind: serp\n    depth: 100\n    locations: [2840, 2826]\n    keywords: [a, b, c, A, d]\n';
+const YAML =
+  'name: shoes\nbudget_cny: 2\njobs:\n  - kind: serp\n    depth: 100\n    locations: [2840, 2826]\n    keywords: [a, b, c, A, d]\n';
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -59,14 +60,24 @@ describe('pipeline plan', () => {
     // depth 100: the base rate covers 10 results, nine further blocks of 10 are added.
     expect(s.endpoints[0].note).toContain('9 further block(s) of 10 results');
     expect(s.endpoints[0].note).not.toContain('lower bound');
-    const base = JSON.parse((await cli(['plan', shallow, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
+    const base = JSON.parse(
+      (await cli(['plan', shallow, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout,
+    );
     expect(base.endpoints[0].note).toBe('base rate');
     expect(s.endpoints[0].cnyPerTask / base.endpoints[0].cnyPerTask).toBeCloseTo(1 + 9 * 0.75, 6);
   });
 
-  it('sends the spec\'s default depth of 10 when a SERP job names none', async () => {
+  it("sends the spec's default depth of 10 when a SERP job names none", async () => {
     const wh = join(tmp.dir, 'wh-shallow');
-    await runPipeline({ pipeline: parsePipeline(SHALLOW, shallow, {}), file: shallow, warehouseDir: wh, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    await runPipeline({
+      pipeline: parsePipeline(SHALLOW, shallow, {}),
+      file: shallow,
+      warehouseDir: wh,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
     const sent = await withWarehouse(wh, (w) => w.all<{ depth: number }>(`SELECT DISTINCT depth FROM serp_results`));
     expect(sent).toEqual([{ depth: 10 }]);
   });
@@ -74,27 +85,56 @@ describe('pipeline plan', () => {
   it('prices a pipeline it has run before at exactly what that run was charged', async () => {
     const wh = join(tmp.dir, 'wh');
     const pipeline = parsePipeline(YAML, file, {});
-    const first = await runPipeline({ pipeline, file, warehouseDir: wh, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    const first = await runPipeline({
+      pipeline,
+      file,
+      warehouseDir: wh,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
     const s = JSON.parse((await cli(['plan', file, '--json', '--warehouse', wh], env())).stdout);
     expect(s.endpoints[0].priceSource).toBe('ledger:pipeline');
     expect(s.estimatedCny.toFixed(6)).toBe(first.chargedCny);
     // The first estimate (account rates, no ledger) counts the deep pages: within 1% of the real charge.
-    const fromRates = JSON.parse((await cli(['plan', file, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
+    const fromRates = JSON.parse(
+      (await cli(['plan', file, '--json', '--cny-per-usd', '7.2', '--warehouse', join(tmp.dir, 'none')], env())).stdout,
+    );
     expect(Math.abs(fromRates.estimatedCny - s.estimatedCny) / s.estimatedCny).toBeLessThan(0.01);
   });
 
   it('prices the embedding calls of an embeddings job, less the keywords the warehouse has embedded', async () => {
     const embFile = join(tmp.dir, 'emb.yaml');
-    const yaml = 'name: emb\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [running shoes, trail shoes, boots]\n  - kind: embeddings\n    batch_size: 2\n';
+    const yaml =
+      'name: emb\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [running shoes, trail shoes, boots]\n  - kind: embeddings\n    batch_size: 2\n';
     await writeFile(embFile, yaml);
     const before = JSON.parse((await cli(['plan', embFile, '--json', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
     expect(before.embeddings).toEqual([
-      { job: 'embeddings-1', model: 'text-embedding-3-small', dimensions: 256, keywords: 3, cached: 0, calls: 2, tokens: 4 + 3 + 2, cnyPer1kTokens: 0.00032, cny: (9 / 1000) * 0.00032 },
+      {
+        job: 'embeddings-1',
+        model: 'text-embedding-3-small',
+        dimensions: 256,
+        keywords: 3,
+        cached: 0,
+        calls: 2,
+        tokens: 4 + 3 + 2,
+        cnyPer1kTokens: 0.00032,
+        cny: (9 / 1000) * 0.00032,
+      },
     ]);
     expect(before.families).toContainEqual({ family: 'v1_other', calls: 2, perMinute: 120, minutes: 2 / 120 });
     // After a run has embedded them, a plan buys none again.
     const wh = join(tmp.dir, 'wh-emb');
-    await runPipeline({ pipeline: parsePipeline(yaml, embFile, {}), file: embFile, warehouseDir: wh, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    await runPipeline({
+      pipeline: parsePipeline(yaml, embFile, {}),
+      file: embFile,
+      warehouseDir: wh,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
     const after = JSON.parse((await cli(['plan', embFile, '--json', '--warehouse', wh], env())).stdout);
     expect(after.embeddings[0]).toMatchObject({ keywords: 3, cached: 3, calls: 0, tokens: 0, cny: 0 });
     const text = (await cli(['plan', embFile, '--warehouse', wh], env())).stdout;

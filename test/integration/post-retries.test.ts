@@ -10,11 +10,17 @@ import { silentLogger, sumDecimals, tempDir } from './helpers.js';
 const KEY = 'svc_live_retries';
 
 function serpPipeline(keywords: string[], extra = ''): ReturnType<typeof parsePipeline> {
-  return parsePipeline(`name: retries\n${extra}jobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [${keywords.join(', ')}]\n`, 'retries.yaml', {});
+  return parsePipeline(
+    `name: retries\n${extra}jobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [${keywords.join(', ')}]\n`,
+    'retries.yaml',
+    {},
+  );
 }
 
 /** What the emulator says it created per tag and which faults it injected (the admin view). */
-async function stats(sb: SandboxHandle): Promise<{ tasks_created_by_tag: Record<string, number>; faults_injected: Record<string, number> }> {
+async function stats(
+  sb: SandboxHandle,
+): Promise<{ tasks_created_by_tag: Record<string, number>; faults_injected: Record<string, number> }> {
   const res = await fetch(`${sb.url}/__admin/stats`);
   return (await res.json()) as never;
 }
@@ -67,7 +73,9 @@ describe('retries as the spec says, never buying twice (issue 16, points 6 and 7
     const posts = sb.log.filter((l) => l.path.endsWith('/task_post'));
     expect(posts.map((p) => p.status >= 500)).toEqual([true, true, false]);
     // Every re-post came after a look-up by tag.
-    const order = sb.log.filter((l) => /\/(task_post|id_list)$/.test(l.path)).map((l) => (l.path.endsWith('id_list') ? 'look' : l.status === 200 ? 'ok' : 'fail'));
+    const order = sb.log
+      .filter((l) => /\/(task_post|id_list)$/.test(l.path))
+      .map((l) => (l.path.endsWith('id_list') ? 'look' : l.status === 200 ? 'ok' : 'fail'));
     for (let i = 0; i + 1 < order.length; i++) if (order[i] === 'fail') expect(order[i + 1]).toBe('look');
     expect(Object.values(s.tasks_created_by_tag)).toEqual([1, 1, 1]);
     expect(summary.state).toBe('completed');
@@ -90,7 +98,11 @@ describe('retries as the spec says, never buying twice (issue 16, points 6 and 7
   });
 
   it('a top-level 40202 inside an HTTP 200 is a rate limit: waited out and sent again, nothing lost or bought twice', async () => {
-    const { summary, sb } = await run({ faults: { rateLimit200: 0.5 }, faultPaths: /\/(task_post|tasks_ready)$/, seed: 5 }, ['alpha', 'beta', 'gamma']);
+    const { summary, sb } = await run({ faults: { rateLimit200: 0.5 }, faultPaths: /\/(task_post|tasks_ready)$/, seed: 5 }, [
+      'alpha',
+      'beta',
+      'gamma',
+    ]);
     const s = await stats(sb);
     expect(s.faults_injected.rate_limited_200).toBeGreaterThan(0);
     expect(Object.values(s.tasks_created_by_tag)).toEqual([1, 1, 1]);
@@ -132,7 +144,9 @@ describe('image generation waits and retries once with a new request id, never m
   it('a 429 is retried once, and a second 429 is not retried', async () => {
     sandbox = await startSandbox({ faults: { burst429: 1, burstLength: 10 }, faultPaths: /^\/v1\/chat/ });
     const landed: RawResponse[] = [];
-    const err = await client(sandbox.url, landed).generateImage({ prompt: 'a lighthouse' }).catch((e: unknown) => e);
+    const err = await client(sandbox.url, landed)
+      .generateImage({ prompt: 'a lighthouse' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EtlError);
     expect((err as EtlError).code).toBe('ETL_RATE_LIMITED');
     expect(sandbox.log.map((l) => l.status)).toEqual([429, 429]);
@@ -151,7 +165,9 @@ describe('image generation waits and retries once with a new request id, never m
 
   it('two 5xx answers end with outcome unknown after exactly two requests', async () => {
     sandbox = await startSandbox({ faults: { error5xx: 1 }, faultPaths: /^\/v1\/chat/ });
-    const err = await client(sandbox.url, []).generateImage({ prompt: 'a lighthouse' }).catch((e: unknown) => e);
+    const err = await client(sandbox.url, [])
+      .generateImage({ prompt: 'a lighthouse' })
+      .catch((e: unknown) => e);
     expect((err as EtlError).code).toBe('ETL_OUTCOME_UNKNOWN');
     expect(sandbox.log).toHaveLength(2);
   });

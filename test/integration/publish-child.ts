@@ -46,7 +46,9 @@ if (mode === 'publish') {
   for await (const line of lines) {
     if (line === 'quit') process.exit(0);
     try {
-      const r = await c.runAndReadAll(`SELECT (SELECT count(*) FROM serp_items)::INT AS items, (SELECT count(*) FROM ledger)::INT AS ledger, (SELECT max(seq) FROM published)::INT AS seq`);
+      const r = await c.runAndReadAll(
+        `SELECT (SELECT count(*) FROM serp_items)::INT AS items, (SELECT count(*) FROM ledger)::INT AS ledger, (SELECT max(seq) FROM published)::INT AS seq`,
+      );
       process.stdout.write(`${JSON.stringify(r.getRowObjectsJS()[0])}\n`);
     } catch (err) {
       process.stdout.write(`${JSON.stringify({ error: (err as Error).message })}\n`);

@@ -62,7 +62,8 @@ function child(args: string[]): { p: ChildProcessWithoutNullStreams; line: (matc
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(relative(dir, join(e.parentPath, e.name)));
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) out.push(relative(dir, join(e.parentPath, e.name)));
   return out.sort();
 }
 
@@ -78,13 +79,22 @@ async function differences(dir: string): Promise<string[]> {
     const disk = await filesUnder(wh.parquetDir);
     if (JSON.stringify(disk) !== JSON.stringify(manifest)) bad.push(`parquet/ holds ${disk.length} files, the manifest ${manifest.length}`);
     for (const t of await publishedTables(wh, DAY1)) {
-      const files = (await wh.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = $1`, [t.name])).map((r) => `'${join(wh.parquetDir, r.f)}'`);
+      const files = (await wh.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = $1`, [t.name])).map(
+        (r) => `'${join(wh.parquetDir, r.f)}'`,
+      );
       const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM "${t.name}"`)) as [{ n: number }];
       if (files.length === 0) {
         if (n > 0) bad.push(`${t.name}: ${n} rows, no file`);
         continue;
       }
-      const cols = (await wh.all<{ c: string }>(`SELECT column_name AS c FROM duckdb_columns() WHERE table_name = $1 AND database_name = current_database() ORDER BY column_index`, [t.name])).map((r) => `"${r.c}"`).join(', ');
+      const cols = (
+        await wh.all<{ c: string }>(
+          `SELECT column_name AS c FROM duckdb_columns() WHERE table_name = $1 AND database_name = current_database() ORDER BY column_index`,
+          [t.name],
+        )
+      )
+        .map((r) => `"${r.c}"`)
+        .join(', ');
       const pq = `read_parquet([${files.join(', ')}], hive_partitioning = true, union_by_name = true)`;
       const [d] = await wh.all<{ a: number; b: number }>(
         `SELECT (SELECT count(*) FROM (SELECT ${cols} FROM "${t.name}" EXCEPT ALL SELECT ${cols} FROM ${pq}))::INT AS a,
@@ -119,7 +129,18 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
   const clock = nightClock(DAY1);
   const night = async () => {
     const pipeline = await loadPipeline('pipelines/keywords.yaml');
-    const s = await runPipeline({ pipeline, file: 'pipelines/keywords.yaml', warehouseDir: wh.dir, baseUrl: sandbox.url, apiKey: 'svc_sandbox_demo', logger: silentLogger, pollIntervalMs: 50, collectTimeoutMs: 60_000, now: clock.now, models: false });
+    const s = await runPipeline({
+      pipeline,
+      file: 'pipelines/keywords.yaml',
+      warehouseDir: wh.dir,
+      baseUrl: sandbox.url,
+      apiKey: 'svc_sandbox_demo',
+      logger: silentLogger,
+      pollIntervalMs: 50,
+      collectTimeoutMs: 60_000,
+      now: clock.now,
+      models: false,
+    });
     expect(s.state).toBe('completed');
     const models = await runModels({ warehouseDir: wh.dir });
     expect(models.builds.filter((b) => b.status === 'failed')).toEqual([]);
@@ -146,7 +167,9 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
     const out = await night();
     expect(out.written.some((f) => f.startsWith('parquet/rank_history/date=2026-11-20/'))).toBe(true);
     expect(await differences(wh.dir)).toEqual([]);
-    const [{ n }] = (await withWarehouse(wh.dir, (w) => w.all<{ n: number }>(`SELECT count(*)::INT AS n FROM serp_items`))) as [{ n: number }];
+    const [{ n }] = (await withWarehouse(wh.dir, (w) => w.all<{ n: number }>(`SELECT count(*)::INT AS n FROM serp_items`))) as [
+      { n: number },
+    ];
     expect(n).toBeGreaterThan(0);
     expect((await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir)).items).toBe(n);
     const moved = `${wh.dir}-moved`;
@@ -160,7 +183,9 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
 
   it('night 2: a reader holding the serving catalog through the run neither blocks it nor sees half of it; only the new day is written', async () => {
     const before = await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir);
-    const dayOneFiles = await withWarehouse(wh.dir, (w) => w.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = 'serp_items' ORDER BY 1`));
+    const dayOneFiles = await withWarehouse(wh.dir, (w) =>
+      w.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = 'serp_items' ORDER BY 1`),
+    );
     const reader = child(['reader', wh.dir]);
     try {
       await reader.line(/ready/);
@@ -177,7 +202,9 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
       reader.p.stdin.write('quit\n');
     }
     // Night 1's partition was not rewritten: its file is the same one.
-    const now = await withWarehouse(wh.dir, (w) => w.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = 'serp_items' ORDER BY 1`));
+    const now = await withWarehouse(wh.dir, (w) =>
+      w.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = 'serp_items' ORDER BY 1`),
+    );
     expect(now.filter((r) => r.f.includes(`date=${DAY1}`))).toEqual(dayOneFiles);
     expect(now.some((r) => r.f.includes(`date=${DAY2}`))).toBe(true);
     expect(await differences(wh.dir)).toEqual([]);

@@ -19,7 +19,9 @@ describe('push collection against the emulator on loopback', () => {
     expect(w.calls('/task_get/')).toBeLessThanOrEqual(callbacks.failed / 3);
     await expectEachCollectedOnce(w, 250, expect);
     // The tags are the planned ones: the callback URL (with its secret) is not part of them.
-    const planned = planPipeline(pipeline, summary.runId).tasks.map((t) => t.tag).sort();
+    const planned = planPipeline(pipeline, summary.runId)
+      .tasks.map((t) => t.tag)
+      .sort();
     expect(Object.keys((await w.stats()).tasks_created_by_tag).sort()).toEqual(planned);
     await w.db(async (wh) => {
       const [s] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM tasks WHERE spec::VARCHAR LIKE '%postback%'`);
@@ -57,7 +59,9 @@ describe('push collection against the emulator on loopback', () => {
 
     const pushed = await pushWorld();
     const port = await freePort();
-    const b = await pushed.run(pushPipeline(5, ['mode: auto']), { collection: { listen: `127.0.0.1:${port}`, publicUrl: `http://127.0.0.1:${port}/etl` } });
+    const b = await pushed.run(pushPipeline(5, ['mode: auto']), {
+      collection: { listen: `127.0.0.1:${port}`, publicUrl: `http://127.0.0.1:${port}/etl` },
+    });
     expect(b.state).toBe('completed');
     expect(pushed.calls('/task_get/')).toBe(0);
     expect((await pushed.stats()).callbacks.delivered).toBe(5);

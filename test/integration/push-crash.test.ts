@@ -34,8 +34,14 @@ describe('a callback acknowledged but never loaded (the process died in between)
     // then dies before loading anything.
     const ids = await w.db((wh) => wh.all<{ tag: string; task_id: string }>(`SELECT tag, task_id FROM tasks`));
     const posted = new PostedTasks();
-    posted.sending(ids.map((r) => r.tag), endpoint('serp.engA.organic.task_get.advanced'));
-    posted.answered(ids.map((r) => r.tag), ids.map((r) => ({ tag: r.tag, taskId: r.task_id })));
+    posted.sending(
+      ids.map((r) => r.tag),
+      endpoint('serp.engA.organic.task_get.advanced'),
+    );
+    posted.answered(
+      ids.map((r) => r.tag),
+      ids.map((r) => ({ tag: r.tag, taskId: r.task_id })),
+    );
     posted.recorded(ids.map((r) => r.task_id));
     const landed: string[] = [];
     const server = await CallbackServer.start({

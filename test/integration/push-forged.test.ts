@@ -31,18 +31,55 @@ function freePort(): Promise<number> {
 /** A task_get entry with `n` organic items on `domain`. */
 function task(id: string, domain: string, n: number) {
   return {
-    id, status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, result_count: 1,
-    path: ['v3', 'serp', 'engA', 'organic', 'task_get', 'advanced', id], data: { api: 'serp', function: 'task_get', keyword: `${domain} keyword`, tag: `${domain} tag` },
-    result: [{
-      keyword: `${domain} keyword`, type: 'organic', se_domain: 'engA.com', location_code: 2840, language_code: 'en', check_url: `https://engA.com/?q=${domain}`, datetime: '2026-11-20 09:00:00 +00:00',
-      item_types: ['organic'], se_results_count: n, items_count: n,
-      items: Array.from({ length: n }, (_, i) => ({ type: 'organic', rank_group: i + 1, rank_absolute: i + 1, domain, url: `https://${domain}/${i}`, title: `${domain} title ${i}` })),
-    }],
+    id,
+    status_code: 20000,
+    status_message: 'Ok.',
+    time: '0.01 sec.',
+    cost: 0,
+    result_count: 1,
+    path: ['v3', 'serp', 'engA', 'organic', 'task_get', 'advanced', id],
+    data: { api: 'serp', function: 'task_get', keyword: `${domain} keyword`, tag: `${domain} tag` },
+    result: [
+      {
+        keyword: `${domain} keyword`,
+        type: 'organic',
+        se_domain: 'engA.com',
+        location_code: 2840,
+        language_code: 'en',
+        check_url: `https://engA.com/?q=${domain}`,
+        datetime: '2026-11-20 09:00:00 +00:00',
+        item_types: ['organic'],
+        se_results_count: n,
+        items_count: n,
+        items: Array.from({ length: n }, (_, i) => ({
+          type: 'organic',
+          rank_group: i + 1,
+          rank_absolute: i + 1,
+          domain,
+          url: `https://${domain}/${i}`,
+          title: `${domain} title ${i}`,
+        })),
+      },
+    ],
   };
 }
-const envelope = (...tasks: unknown[]) => ({ version: '0.1', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, tasks_count: tasks.length, tasks_error: 0, tasks });
+const envelope = (...tasks: unknown[]) => ({
+  version: '0.1',
+  status_code: 20000,
+  status_message: 'Ok.',
+  time: '0.01 sec.',
+  cost: 0,
+  tasks_count: tasks.length,
+  tasks_error: 0,
+  tasks,
+});
 
-const victimPipeline = () => parsePipeline(`name: victim\ncollection:\n  mode: pull\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: ["victim keyword"]\n`, 'victim.yaml', {});
+const victimPipeline = () =>
+  parsePipeline(
+    `name: victim\ncollection:\n  mode: pull\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: ["victim keyword"]\n`,
+    'victim.yaml',
+    {},
+  );
 
 async function victimRows(wh: Warehouse, id: string): Promise<string> {
   const items = await wh.all(`SELECT * FROM serp_items WHERE task_id = $1 ORDER BY ALL`, [id]);
@@ -69,7 +106,9 @@ async function parquetMentions(wh: Warehouse, needles: string[]): Promise<Record
   const out: Record<string, number> = {};
   for (const f of files) {
     const cond = needles.map((n) => `x::VARCHAR ILIKE '%${n}%'`).join(' OR ');
-    const [r] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM read_parquet('${join(wh.dir, 'parquet', f)}') AS x WHERE ${cond}`);
+    const [r] = await wh.all<{ n: number }>(
+      `SELECT count(*)::INT AS n FROM read_parquet('${join(wh.dir, 'parquet', f)}') AS x WHERE ${cond}`,
+    );
     if (r!.n > 0) out[f] = r!.n;
   }
   return out;
@@ -100,18 +139,37 @@ describe('a forged postback naming a task of this run', () => {
     const pipeline = pushPipeline(2, ['mode: push', `listen: "127.0.0.1:${port}"`]);
     const first = await w.run(pipeline, { collectTimeoutMs: 0, callbackSecret: SECRET });
     expect(first.tasks).toMatchObject({ posted: 2, collected: 0 });
-    const own = await w.db((wh) => wh.all<{ tag: string; task_id: string }>(`SELECT tag, task_id FROM tasks WHERE run_id = $1 ORDER BY tag`, [first.runId]));
+    const own = await w.db((wh) =>
+      wh.all<{ tag: string; task_id: string }>(`SELECT tag, task_id FROM tasks WHERE run_id = $1 ORDER BY tag`, [first.runId]),
+    );
 
     // The run's process, back only to take callbacks (as push-crash.test.ts), then gone.
     const posted = new PostedTasks();
-    posted.sending(own.map((r) => r.tag), GET);
-    posted.answered(own.map((r) => r.tag), own.map((r) => ({ tag: r.tag, taskId: r.task_id })));
+    posted.sending(
+      own.map((r) => r.tag),
+      GET,
+    );
+    posted.answered(
+      own.map((r) => r.tag),
+      own.map((r) => ({ tag: r.tag, taskId: r.task_id })),
+    );
     posted.recorded(own.map((r) => r.task_id));
     const ignored: string[][] = [];
     const server = await CallbackServer.start({
-      host: '127.0.0.1', port, secret: SECRET, warehouseDir: w.dir, runId: first.runId, pipeline: pipeline.name,
-      maxBodyBytes: 1 << 20, maxUnzippedBytes: 1 << 24, posted, callback: 'postback',
-      onLanded: () => {}, onIgnored: (_id, ids) => ignored.push([...ids]), onPinged: () => {}, now,
+      host: '127.0.0.1',
+      port,
+      secret: SECRET,
+      warehouseDir: w.dir,
+      runId: first.runId,
+      pipeline: pipeline.name,
+      maxBodyBytes: 1 << 20,
+      maxUnzippedBytes: 1 << 24,
+      posted,
+      callback: 'postback',
+      onLanded: () => {},
+      onIgnored: (_id, ids) => ignored.push([...ids]),
+      onPinged: () => {},
+      now,
     });
     const target = own[0]!.task_id;
     const url = `http://127.0.0.1:${port}/${SECRET}/postback?id=${target}&tag=${own[0]!.tag}`;
@@ -122,7 +180,15 @@ describe('a forged postback naming a task of this run', () => {
     };
     // Without the URL's task: refused. With it: only it lands.
     expect(await send(envelope(task(victimId, 'forged-victim.example', 3)))).toBe(400);
-    expect(await send(envelope(task(victimId, 'forged-victim.example', 3), task(target, 'accepted-own.example', 2), task(UNKNOWN, 'forged-unknown.example', 3)))).toBe(200);
+    expect(
+      await send(
+        envelope(
+          task(victimId, 'forged-victim.example', 3),
+          task(target, 'accepted-own.example', 2),
+          task(UNKNOWN, 'forged-unknown.example', 3),
+        ),
+      ),
+    ).toBe(200);
     expect(ignored).toEqual([[victimId, UNKNOWN]]);
     // The genuine callbacks come later (newer: they win for the run's own tasks).
     t += 61_000;
@@ -138,7 +204,9 @@ describe('a forged postback naming a task of this run', () => {
       expect(await victimRows(wh, victimId)).toBe(before);
       expect(await mentions(wh, needles)).toEqual({});
       expect(await parquetMentions(wh, needles)).toEqual({});
-      const [o] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM tasks WHERE run_id = $1 AND state = 'collected'`, [first.runId]);
+      const [o] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM tasks WHERE run_id = $1 AND state = 'collected'`, [
+        first.runId,
+      ]);
       expect(o!.n).toBe(2);
       // A replay from raw/ alone gives the same.
       await replay(wh);
@@ -165,13 +233,24 @@ describe('a forged postback naming a task of this run', () => {
 
     // A callback line as the old server landed it: no accepted task, the whole body.
     const line = landedLine(
-      { callId: '0badc0de-0000-4000-8000-000000000000', receivedAt: now(), method: 'POST', path: endpointPath(GET, victimId), endpointId: GET.id, httpStatus: 200,
-        charge: { requestId: null, chargeCny: null, costUsd: null, balanceCny: null }, tasksSent: 0,
-        body: JSON.stringify(envelope(task(victimId, 'forged-victim.example', 3), task(UNKNOWN, 'forged-unknown.example', 3))) },
+      {
+        callId: '0badc0de-0000-4000-8000-000000000000',
+        receivedAt: now(),
+        method: 'POST',
+        path: endpointPath(GET, victimId),
+        endpointId: GET.id,
+        httpStatus: 200,
+        charge: { requestId: null, chargeCny: null, costUsd: null, balanceCny: null },
+        tasksSent: 0,
+        body: JSON.stringify(envelope(task(victimId, 'forged-victim.example', 3), task(UNKNOWN, 'forged-unknown.example', 3))),
+      },
       { runId: done.runId, pipeline: 'attacker' },
       { callback: true },
     );
-    await writeDurably(join(w.dir, 'raw', '2026-11-20', `${line.kind}--${done.runId}-cb-000001-0badc0de.ndjson.gz`), gzipSync(`${line.line}\n`));
+    await writeDurably(
+      join(w.dir, 'raw', '2026-11-20', `${line.kind}--${done.runId}-cb-000001-0badc0de.ndjson.gz`),
+      gzipSync(`${line.line}\n`),
+    );
 
     await w.db(async (wh) => {
       await replay(wh);

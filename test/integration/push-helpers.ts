@@ -58,15 +58,23 @@ export async function pushWorld(sandboxOpts: SandboxOptions = {}, now: () => Dat
 }
 
 /** Every task collected, each with exactly one SERP result row (so loaded once), and each bought once. */
-export async function expectEachCollectedOnce(w: Awaited<ReturnType<typeof pushWorld>>, n: number, expect: (v: unknown) => any): Promise<void> {
+export async function expectEachCollectedOnce(
+  w: Awaited<ReturnType<typeof pushWorld>>,
+  n: number,
+  expect: (v: unknown) => any,
+): Promise<void> {
   const stats = await w.stats();
   const created = Object.values(stats.tasks_created_by_tag);
   expect(created).toHaveLength(n);
   expect(created.every((c) => c === 1)).toBe(true);
   await w.db(async (wh) => {
-    const [t] = await wh.all<{ collected: number; tasks: number }>(`SELECT count(*) FILTER (WHERE state = 'collected')::INT AS collected, count(*)::INT AS tasks FROM tasks`);
+    const [t] = await wh.all<{ collected: number; tasks: number }>(
+      `SELECT count(*) FILTER (WHERE state = 'collected')::INT AS collected, count(*)::INT AS tasks FROM tasks`,
+    );
     expect(t).toEqual({ collected: n, tasks: n });
-    const [r] = await wh.all<{ rows: number; ids: number }>(`SELECT count(*)::INT AS rows, count(DISTINCT task_id)::INT AS ids FROM serp_results`);
+    const [r] = await wh.all<{ rows: number; ids: number }>(
+      `SELECT count(*)::INT AS rows, count(DISTINCT task_id)::INT AS ids FROM serp_results`,
+    );
     expect(r).toEqual({ rows: n, ids: n });
   });
 }

@@ -26,13 +26,47 @@ afterEach(async () => {
 /** One task of a task_get envelope; `domain` is the value an attack tries to plant. */
 function task(id: string, domain: string) {
   return {
-    id, status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, result_count: 1,
+    id,
+    status_code: 20000,
+    status_message: 'Ok.',
+    time: '0.01 sec.',
+    cost: 0,
+    result_count: 1,
     path: ['v3', 'serp', 'engA', 'organic', 'task_get', 'advanced', id],
-    data: { api: 'serp', function: 'task_get', keyword: 'oak desk', tag: 't', postback_url: `http://127.0.0.1:9/${SECRET}/postback?id=$id&tag=$tag` },
-    result: [{ keyword: 'oak desk', type: 'organic', se_domain: 'engA.com', location_code: 2840, language_code: 'en', check_url: 'https://engA.com/?q=oak', datetime: '2026-03-02 08:05:00 +00:00', item_types: ['organic'], se_results_count: 1, items_count: 1, items: [{ type: 'organic', rank_group: 1, rank_absolute: 1, domain, url: `https://${domain}/`, title: domain }] }],
+    data: {
+      api: 'serp',
+      function: 'task_get',
+      keyword: 'oak desk',
+      tag: 't',
+      postback_url: `http://127.0.0.1:9/${SECRET}/postback?id=$id&tag=$tag`,
+    },
+    result: [
+      {
+        keyword: 'oak desk',
+        type: 'organic',
+        se_domain: 'engA.com',
+        location_code: 2840,
+        language_code: 'en',
+        check_url: 'https://engA.com/?q=oak',
+        datetime: '2026-03-02 08:05:00 +00:00',
+        item_types: ['organic'],
+        se_results_count: 1,
+        items_count: 1,
+        items: [{ type: 'organic', rank_group: 1, rank_absolute: 1, domain, url: `https://${domain}/`, title: domain }],
+      },
+    ],
   };
 }
-const envelope = (...tasks: unknown[]) => ({ version: '0.1', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, tasks_count: tasks.length, tasks_error: 0, tasks });
+const envelope = (...tasks: unknown[]) => ({
+  version: '0.1',
+  status_code: 20000,
+  status_message: 'Ok.',
+  time: '0.01 sec.',
+  cost: 0,
+  tasks_count: tasks.length,
+  tasks_error: 0,
+  tasks,
+});
 const gz = (v: unknown) => gzipSync(JSON.stringify(v));
 
 async function server(extra: Partial<CallbackServerOptions> = {}) {
@@ -40,7 +74,10 @@ async function server(extra: Partial<CallbackServerOptions> = {}) {
   const posted = new PostedTasks();
   const tags = IDS.map((_, i) => `t${i}`);
   posted.sending(tags, GET);
-  posted.answered(tags, IDS.map((taskId, i) => ({ tag: `t${i}`, taskId })));
+  posted.answered(
+    tags,
+    IDS.map((taskId, i) => ({ tag: `t${i}`, taskId })),
+  );
   posted.recorded(IDS);
   const landed: LandedCallback[] = [];
   const pinged: string[] = [];
@@ -69,12 +106,18 @@ async function server(extra: Partial<CallbackServerOptions> = {}) {
   });
   /** Every landed line under raw/, as text. */
   const rawText = async () => {
-    const files = (await readdir(join(wh.dir, 'raw'), { recursive: true }).catch(() => [] as string[])).filter((f) => f.endsWith('.ndjson.gz'));
+    const files = (await readdir(join(wh.dir, 'raw'), { recursive: true }).catch(() => [] as string[])).filter((f) =>
+      f.endsWith('.ndjson.gz'),
+    );
     const texts = await Promise.all(files.map(async (f) => gunzipSync(await readFile(join(wh.dir, 'raw', f))).toString('utf8')));
     return { files, text: texts.join('') };
   };
   const post = async (path: string, body: Buffer) => {
-    const r = await request(`${s.localUrl}${path}`, { method: 'POST', body, headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' } });
+    const r = await request(`${s.localUrl}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+    });
     return { status: r.statusCode, text: await r.body.text() };
   };
   return { s, posted, landed, pinged, ignored, rawText, post };
@@ -103,7 +146,10 @@ describe('callback server under attack', () => {
   it('refuses with 400 a body without the task its URL names, or with it twice, landing nothing', async () => {
     const x = await server();
     const without = await x.post(`/${SECRET}/postback?id=${ID}&tag=t0`, gz(envelope(task(FOREIGN, 'forged-foreign.example'))));
-    const twice = await x.post(`/${SECRET}/postback?id=${ID}&tag=t0`, gz(envelope(task(ID, 'forged-a.example'), task(ID, 'forged-b.example'))));
+    const twice = await x.post(
+      `/${SECRET}/postback?id=${ID}&tag=t0`,
+      gz(envelope(task(ID, 'forged-a.example'), task(ID, 'forged-b.example'))),
+    );
     const notEnvelope = await x.post(`/${SECRET}/postback?id=${ID}&tag=t0`, gz({ id: ID }));
     expect([without.status, twice.status, notEnvelope.status]).toEqual([400, 400, 400]);
     expect(x.landed).toEqual([]);
@@ -155,8 +201,13 @@ describe('callback server under attack', () => {
     // 70 that never finish their headers, 70 bodies to a wrong secret, 60 bodies of a
     // posted task (the secret known) dripping a byte at a time.
     for (let i = 0; i < 70; i++) slow(`POST /${SECRET}/postback?id=${ID}&tag=t0 HTTP/1.1\r\nHost: x\r\n`, 'X-A: b\r\n');
-    for (let i = 0; i < 70; i++) slow(`POST /wrong-secret-000000000/postback?id=${ID} HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n`, 'x');
-    for (let i = 0; i < 60; i++) slow(`POST /${SECRET}/postback?id=${IDS[1]}&tag=t1 HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 100000\r\n\r\n`, 'x');
+    for (let i = 0; i < 70; i++)
+      slow(`POST /wrong-secret-000000000/postback?id=${ID} HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n`, 'x');
+    for (let i = 0; i < 60; i++)
+      slow(
+        `POST /${SECRET}/postback?id=${IDS[1]}&tag=t1 HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 100000\r\n\r\n`,
+        'x',
+      );
     await new Promise((r) => setTimeout(r, 300));
 
     // Genuine callbacks of the other tasks, while the slow ones hold their connections.

@@ -20,16 +20,58 @@ afterEach(async () => {
 /** A task_get envelope as the service's postback carries it. */
 function envelope(id: string, status = 20000) {
   return {
-    version: '0.1', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, tasks_count: 1, tasks_error: status === 20000 ? 0 : 1,
-    tasks: [{
-      id, status_code: status, status_message: status === 20000 ? 'Ok.' : 'Task failed.', time: '0.01 sec.', cost: 0, result_count: 1,
-      path: ['v3', 'serp', 'engA', 'organic', 'task_get', 'advanced', id], data: { api: 'serp', function: 'task_get', keyword: 'oak desk', tag: 't1' },
-      result: status === 20000 ? [{ keyword: 'oak desk', type: 'organic', se_domain: 'engA.com', location_code: 2840, language_code: 'en', check_url: 'https://engA.com/?q=oak', datetime: '2026-03-02 08:05:00 +00:00', item_types: ['organic'], se_results_count: 1, items_count: 1, items: [{ type: 'organic', rank_group: 1, rank_absolute: 1, domain: 'oak.example', url: 'https://oak.example/', title: 'Oak desks' }] }] : null,
-    }],
+    version: '0.1',
+    status_code: 20000,
+    status_message: 'Ok.',
+    time: '0.01 sec.',
+    cost: 0,
+    tasks_count: 1,
+    tasks_error: status === 20000 ? 0 : 1,
+    tasks: [
+      {
+        id,
+        status_code: status,
+        status_message: status === 20000 ? 'Ok.' : 'Task failed.',
+        time: '0.01 sec.',
+        cost: 0,
+        result_count: 1,
+        path: ['v3', 'serp', 'engA', 'organic', 'task_get', 'advanced', id],
+        data: { api: 'serp', function: 'task_get', keyword: 'oak desk', tag: 't1' },
+        result:
+          status === 20000
+            ? [
+                {
+                  keyword: 'oak desk',
+                  type: 'organic',
+                  se_domain: 'engA.com',
+                  location_code: 2840,
+                  language_code: 'en',
+                  check_url: 'https://engA.com/?q=oak',
+                  datetime: '2026-03-02 08:05:00 +00:00',
+                  item_types: ['organic'],
+                  se_results_count: 1,
+                  items_count: 1,
+                  items: [
+                    {
+                      type: 'organic',
+                      rank_group: 1,
+                      rank_absolute: 1,
+                      domain: 'oak.example',
+                      url: 'https://oak.example/',
+                      title: 'Oak desks',
+                    },
+                  ],
+                },
+              ]
+            : null,
+      },
+    ],
   };
 }
 
-async function server(opts: { maxBodyBytes?: number; maxUnzippedBytes?: number; tags?: string[]; callback?: 'postback' | 'pingback' } = {}) {
+async function server(
+  opts: { maxBodyBytes?: number; maxUnzippedBytes?: number; tags?: string[]; callback?: 'postback' | 'pingback' } = {},
+) {
   const wh = await tempDir('pipeline-push-server-');
   const posted = new PostedTasks();
   posted.sending(['t1'], GET);
@@ -57,8 +99,13 @@ async function server(opts: { maxBodyBytes?: number; maxUnzippedBytes?: number; 
     await s.close();
     await wh.cleanup();
   });
-  const rawFiles = async () => (await readdir(join(wh.dir, 'raw'), { recursive: true }).catch(() => [] as string[])).filter((f) => f.endsWith('.ndjson.gz'));
-  const post = async (path: string, body: Buffer, headers: Record<string, string> = { 'content-encoding': 'gzip', 'content-type': 'application/json' }) => {
+  const rawFiles = async () =>
+    (await readdir(join(wh.dir, 'raw'), { recursive: true }).catch(() => [] as string[])).filter((f) => f.endsWith('.ndjson.gz'));
+  const post = async (
+    path: string,
+    body: Buffer,
+    headers: Record<string, string> = { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+  ) => {
     const r = await request(`${s.localUrl}${path}`, { method: 'POST', body, headers });
     return { status: r.statusCode, text: await r.body.text() };
   };
@@ -107,7 +154,9 @@ describe('callback server', () => {
     const bomb = gzipSync(Buffer.alloc(50 * 1024 * 1024, 32)); // 50 MB of spaces, about 50 KB gzipped
     expect(bomb.length).toBeLessThan(64 * 1024);
     expect((await x.post(`/${SECRET}/postback?id=${ID}&tag=t1`, bomb)).status).toBe(413);
-    expect((await x.post(`/${SECRET}/postback?id=${ID}&tag=t1`, Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' })).status).toBe(400);
+    expect(
+      (await x.post(`/${SECRET}/postback?id=${ID}&tag=t1`, Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' })).status,
+    ).toBe(400);
     expect(x.landed).toHaveLength(0);
     expect(await x.rawFiles()).toEqual([]);
     expect(x.s.counts.refused[413]).toBe(2);

@@ -9,7 +9,11 @@ import { withWarehouse } from '../../src/warehouse/index.js';
 import { silentLogger, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_reconcile';
-const pipeline = parsePipeline('name: rec\njobs:\n  - kind: serp\n    depth: 30\n    locations: [2840]\n    keywords: [a, b, c, d]\n', 'rec.yaml', {});
+const pipeline = parsePipeline(
+  'name: rec\njobs:\n  - kind: serp\n    depth: 30\n    locations: [2840]\n    keywords: [a, b, c, d]\n',
+  'rec.yaml',
+  {},
+);
 
 describe('reconcile the ledger with the account', () => {
   let sandbox: SandboxHandle;
@@ -20,7 +24,15 @@ describe('reconcile the ledger with the account', () => {
     sandbox = await startSandbox({ readyAfterMs: 0 });
     tmp = await tempDir('pipeline-rec-');
     client = new ServiceClient({ baseUrl: sandbox.url, apiKey: KEY, land: async () => {} });
-    await runPipeline({ pipeline, file: 'rec.yaml', warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    await runPipeline({
+      pipeline,
+      file: 'rec.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
   });
   afterEach(async () => {
     await sandbox.close();

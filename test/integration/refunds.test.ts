@@ -19,16 +19,26 @@ const pipeline = parsePipeline(
   {},
 );
 
-async function post(url: string, tasks: unknown[]): Promise<{ charge: string; balance: string; body: { tasks: { id: string; cost: number }[] } }> {
+async function post(
+  url: string,
+  tasks: unknown[],
+): Promise<{ charge: string; balance: string; body: { tasks: { id: string; cost: number }[] } }> {
   const res = await request(`${url}/v3/serp/engA/organic/task_post`, {
     method: 'POST',
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
     body: JSON.stringify(tasks),
   });
-  return { charge: String(res.headers['x-svc-charge-cny']), balance: String(res.headers['x-svc-balance-cny']), body: (await res.body.json()) as never };
+  return {
+    charge: String(res.headers['x-svc-charge-cny']),
+    balance: String(res.headers['x-svc-balance-cny']),
+    body: (await res.body.json()) as never,
+  };
 }
 
-async function get(url: string, path: string): Promise<{ balance: string; body: { tasks: { id: string; cost: number; result: unknown }[] } }> {
+async function get(
+  url: string,
+  path: string,
+): Promise<{ balance: string; body: { tasks: { id: string; cost: number; result: unknown }[] } }> {
   const res = await request(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } });
   return { balance: String(res.headers['x-svc-balance-cny']), body: (await res.body.json()) as never };
 }
@@ -70,13 +80,29 @@ describe('refunds of unused depth (issue 16, point 3)', () => {
   });
 
   it('records a refund row per refunded task; the summary, spend_daily and reconcile show net spend with no false alarm', async () => {
-    const summary: RunSummary = await runPipeline({ pipeline, file: 'refunds.yaml', warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    const summary: RunSummary = await runPipeline({
+      pipeline,
+      file: 'refunds.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
     expect(summary.state).toBe('completed');
     const gross = sumDecimals(sandbox.log.map((l) => l.chargeCny));
     const net = fromMicros(toMicros('1000') - toMicros(sandbox.balanceCny()));
     expect(toMicros(net)).toBeLessThan(toMicros(gross));
     await withWarehouse(tmp.dir, async (wh) => {
-      const refunds = await wh.all<{ task_id: string; charge: string; refund: string; method: string; keyword: string; run_id: string; tasks: number }>(
+      const refunds = await wh.all<{
+        task_id: string;
+        charge: string;
+        refund: string;
+        method: string;
+        keyword: string;
+        run_id: string;
+        tasks: number;
+      }>(
         `SELECT l.task_id, l.charge_cny::VARCHAR AS charge, l.refund_cny::VARCHAR AS refund, l.method, t.spec->>'keyword' AS keyword, l.run_id, l.tasks
          FROM ledger l JOIN tasks t USING (task_id) WHERE l.task_id IS NOT NULL ORDER BY keyword`,
       );
@@ -109,8 +135,12 @@ describe('refunds of unused depth (issue 16, point 3)', () => {
       await wh.run(`DELETE FROM ledger`);
       await wh.run(`DELETE FROM raw_responses`);
       await reindexRaw(wh);
-      const again = await wh.all<{ task_id: string; charge: string }>(`SELECT task_id, charge_cny::VARCHAR AS charge FROM ledger WHERE task_id IS NOT NULL ORDER BY task_id`);
-      expect(again).toEqual([...refunds].sort((a, b) => a.task_id.localeCompare(b.task_id)).map((r) => ({ task_id: r.task_id, charge: r.charge })));
+      const again = await wh.all<{ task_id: string; charge: string }>(
+        `SELECT task_id, charge_cny::VARCHAR AS charge FROM ledger WHERE task_id IS NOT NULL ORDER BY task_id`,
+      );
+      expect(again).toEqual(
+        [...refunds].sort((a, b) => a.task_id.localeCompare(b.task_id)).map((r) => ({ task_id: r.task_id, charge: r.charge })),
+      );
       const [n] = await wh.all<{ net: string }>(`SELECT sum(charge_cny)::VARCHAR AS net FROM ledger`);
       expect(n!.net).toBe(net);
     });
@@ -122,10 +152,20 @@ describe('refunds of unused depth (issue 16, point 3)', () => {
   });
 
   it('reconcile still reports a balance rise beyond the recorded refunds', async () => {
-    const summary = await runPipeline({ pipeline, file: 'refunds.yaml', warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: KEY, logger: silentLogger, pollIntervalMs: 5 });
+    const summary = await runPipeline({
+      pipeline,
+      file: 'refunds.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
     // Forget one refund row: its rise is now unexplained, for exactly its amount.
     const lost = await withWarehouse(tmp.dir, async (wh) => {
-      const [row] = await wh.all<{ call_id: string; refund: string }>(`SELECT call_id, refund_cny::VARCHAR AS refund FROM ledger WHERE task_id IS NOT NULL ORDER BY call_id LIMIT 1`);
+      const [row] = await wh.all<{ call_id: string; refund: string }>(
+        `SELECT call_id, refund_cny::VARCHAR AS refund FROM ledger WHERE task_id IS NOT NULL ORDER BY call_id LIMIT 1`,
+      );
       await wh.run(`DELETE FROM ledger WHERE call_id = $1`, [row!.call_id]);
       return row!.refund;
     });

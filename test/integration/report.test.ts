@@ -21,11 +21,17 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = 'test/artifacts';
 const DAYS = ['2026-11-18', '2026-11-19', '2026-11-20'];
 
-interface ChartSeries { label: string; points: number; drawn: number; data: unknown[] }
+interface ChartSeries {
+  label: string;
+  points: number;
+  drawn: number;
+  data: unknown[];
+}
 type Charts = Record<string, { type: string; labels: number; series: ChartSeries[] }>;
 
 async function launch(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no headless Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run does)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no headless Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run does)`);
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
 
@@ -38,11 +44,14 @@ async function open(browser: Browser, file: string): Promise<{ page: Page; error
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('request', (r) => !r.url().startsWith('file:') && external.push(r.url()));
   await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(() => (globalThis as unknown as { __report?: { ready: boolean } }).__report?.ready === true, undefined, { timeout: 15_000 });
+  await page.waitForFunction(() => (globalThis as unknown as { __report?: { ready: boolean } }).__report?.ready === true, undefined, {
+    timeout: 15_000,
+  });
   return { page, errors, external };
 }
 
-const charts = (page: Page): Promise<Charts> => page.evaluate(() => (globalThis as unknown as { __report: { charts: () => Charts } }).__report.charts());
+const charts = (page: Page): Promise<Charts> =>
+  page.evaluate(() => (globalThis as unknown as { __report: { charts: () => Charts } }).__report.charts());
 const options = (page: Page, id: string): Promise<string[]> => page.$$eval(`#${id} option`, (os) => os.map((o) => o.textContent ?? ''));
 const sum = (xs: readonly unknown[]) => xs.reduce<number>((t, x) => t + (typeof x === 'number' ? x : 0), 0);
 
@@ -72,7 +81,17 @@ describe('pipeline report from three nights of the emulator, opened in headless 
     const pipeline = await loadPipeline('pipelines/keywords.yaml');
     for (const day of DAYS) {
       clock = movingClock(`${day}T09:00:00Z`);
-      const s = await runPipeline({ pipeline, file: 'pipelines/keywords.yaml', warehouseDir, baseUrl: sandbox.url, apiKey: 'svc_live_report', logger: silentLogger, pollIntervalMs: 50, collectTimeoutMs: 30_000, now });
+      const s = await runPipeline({
+        pipeline,
+        file: 'pipelines/keywords.yaml',
+        warehouseDir,
+        baseUrl: sandbox.url,
+        apiKey: 'svc_live_report',
+        logger: silentLogger,
+        pollIntervalMs: 50,
+        collectTimeoutMs: 30_000,
+        now,
+      });
       expect(s.state).toBe('completed');
     }
     await runClusters({ warehouseDir, baseUrl: sandbox.url, apiKey: 'svc_live_report', now });
@@ -98,17 +117,23 @@ describe('pipeline report from three nights of the emulator, opened in headless 
         `select domain, strftime(check_date, '%Y-%m-%d') as d, rank_absolute as rank from rank_history
          where keyword = 'best running shoes' and location_code = 2840 and not is_lost`,
       ),
-      visibilityTop: await wh.all<{ domain: string }>(`select domain from domain_visibility_daily group by domain order by sum(visibility) desc, domain limit 8`),
+      visibilityTop: await wh.all<{ domain: string }>(
+        `select domain from domain_visibility_daily group by domain order by sum(visibility) desc, domain limit 8`,
+      ),
       visibilityDomains: await wh.all<{ domain: string }>(`select distinct domain from domain_visibility_daily`),
       runnersworld: await wh.all<{ d: string; pct: number }>(
         `select strftime(check_date, '%Y-%m-%d') as d, 100 * sum(visibility_pct * keywords_checked) / sum(keywords_checked) as pct
          from domain_visibility_daily where domain = 'runnersworld.com' group by all order by d`,
       ),
       dates: (await wh.all<{ n: number }>(`select count(distinct check_date)::int as n from rank_history`))[0]!.n,
-      spend: (await wh.all<{ endpoints: number; days: number; cny: number }>(
-        `select count(distinct endpoint_id) filter (where charge_cny <> 0)::int as endpoints, count(distinct call_date)::int as days, sum(charge_cny)::double as cny from spend_daily`,
-      ))[0]!,
-      volumeMonths: await wh.all<{ m: string; v: number }>(`select strftime(month_start, '%Y-%m') as m, sum(search_volume)::double as v from search_volume_trends group by all order by m`),
+      spend: (
+        await wh.all<{ endpoints: number; days: number; cny: number }>(
+          `select count(distinct endpoint_id) filter (where charge_cny <> 0)::int as endpoints, count(distinct call_date)::int as days, sum(charge_cny)::double as cny from spend_daily`,
+        )
+      )[0]!,
+      volumeMonths: await wh.all<{ m: string; v: number }>(
+        `select strftime(month_start, '%Y-%m') as m, sum(search_volume)::double as v from search_volume_trends group by all order by m`,
+      ),
       volumeKeywords: (await wh.all<{ n: number }>(`select count(distinct keyword)::int as n from search_volume_trends`))[0]!.n,
       calendarMonths: (await wh.all<{ n: number }>(`select count(distinct month(month_start))::int as n from search_volume_trends`))[0]!.n,
       clusters: (await wh.all<{ n: number }>(`select count(*)::int as n from keyword_cluster_summary`))[0]!.n,
@@ -171,19 +196,30 @@ describe('pipeline report from three nights of the emulator, opened in headless 
   it('filters by location, domain and pipeline in the page', async () => {
     const { page, errors } = await open(browser, report.out);
     const facts = await withWarehouse(warehouseDir, async (wh) => ({
-      ukKeywords: (await wh.all<{ n: number }>(`select count(distinct keyword)::int as n from rank_history where location_code = 2826`))[0]!.n,
+      ukKeywords: (await wh.all<{ n: number }>(`select count(distinct keyword)::int as n from rank_history where location_code = 2826`))[0]!
+        .n,
       ukRunnersworld: await wh.all<{ pct: number }>(
         `select 100 * sum(visibility_pct * keywords_checked) / sum(keywords_checked) as pct from domain_visibility_daily
          where domain = 'runnersworld.com' and location_code = 2826 group by check_date order by check_date`,
       ),
-      rwUkKeywords: (await wh.all<{ n: number }>(`select count(distinct keyword)::int as n from rank_history where domain = 'runnersworld.com' and location_code = 2826 and not is_lost`))[0]!.n,
-      rwClustered: (await wh.all<{ n: number }>(
-        `select count(*)::int as n from keyword_clusters where keyword in (select keyword from rank_history where domain = 'runnersworld.com' and not is_lost)`,
-      ))[0]!.n,
-      keywordsSpend: (await wh.all<{ endpoints: number; cny: number }>(
-        `select count(distinct endpoint_id) filter (where charge_cny <> 0)::int as endpoints, sum(charge_cny)::double as cny from spend_daily where pipeline = 'keywords'`,
-      ))[0]!,
-      allEndpoints: (await wh.all<{ n: number }>(`select count(distinct endpoint_id) filter (where charge_cny <> 0)::int as n from spend_daily`))[0]!.n,
+      rwUkKeywords: (
+        await wh.all<{ n: number }>(
+          `select count(distinct keyword)::int as n from rank_history where domain = 'runnersworld.com' and location_code = 2826 and not is_lost`,
+        )
+      )[0]!.n,
+      rwClustered: (
+        await wh.all<{ n: number }>(
+          `select count(*)::int as n from keyword_clusters where keyword in (select keyword from rank_history where domain = 'runnersworld.com' and not is_lost)`,
+        )
+      )[0]!.n,
+      keywordsSpend: (
+        await wh.all<{ endpoints: number; cny: number }>(
+          `select count(distinct endpoint_id) filter (where charge_cny <> 0)::int as endpoints, sum(charge_cny)::double as cny from spend_daily where pipeline = 'keywords'`,
+        )
+      )[0]!,
+      allEndpoints: (
+        await wh.all<{ n: number }>(`select count(distinct endpoint_id) filter (where charge_cny <> 0)::int as n from spend_daily`)
+      )[0]!.n,
     }));
 
     await page.selectOption('#f-location', { label: 'United Kingdom (2826)' });
@@ -228,13 +264,22 @@ describe('pipeline report from three nights of the emulator, opened in headless 
 
   it('the CLI writes the file, limits it to a pipeline, and refuses a warehouse without models with exit code 2', async () => {
     const out = join(tmp.dir, 'cli.html');
-    const ok = await cli(['report', '--warehouse', warehouseDir, '--out', out, '--pipeline', 'keywords', '--pipeline-file', 'pipelines/keywords.yaml']);
+    const ok = await cli([
+      'report',
+      '--warehouse',
+      warehouseDir,
+      '--out',
+      out,
+      '--pipeline',
+      'keywords',
+      '--pipeline-file',
+      'pipelines/keywords.yaml',
+    ]);
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^wrote .*cli\.html \(\d+ KB\)/);
     expect(ok.stdout).toContain('tracked domains: track_domains of pipelines/keywords.yaml');
     expect((await stat(out)).size).toBeGreaterThan(200_000);
-
 
     const bare = join(tmp.dir, 'bare');
     (await Warehouse.open(bare)).close();
@@ -263,7 +308,10 @@ describe('report size for 1,000 keywords', () => {
     const dir = join(tmp.dir, 'wh');
     await writeSyntheticWarehouse(dir, { keywords: 1000, days: 90, depth: 6, months: 24, locations: [2840, 2826], dimensions: 256 });
     const file = join(tmp.dir, 'synthetic.yaml');
-    await writeFile(file, `name: ${SYNTHETIC_PIPELINE}\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [placeholder]\n    track_domains: [${SYNTHETIC_TRACKED}]\n`);
+    await writeFile(
+      file,
+      `name: ${SYNTHETIC_PIPELINE}\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [placeholder]\n    track_domains: [${SYNTHETIC_TRACKED}]\n`,
+    );
     const r = await buildReport({ warehouseDir: dir, out: join(tmp.dir, 'report.html'), pipelineFiles: [file] });
     expect(r.bytes).toBeLessThan(2 * 1024 * 1024);
     expect(r.counts).toMatchObject({ rankKeywords: 100, volumeSeries: 2000, clusterPoints: 1000 });

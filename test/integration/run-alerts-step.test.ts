@@ -45,7 +45,17 @@ alerts:
     const env = { ALERTS_WEBHOOK: `${receiver.url}/hook` };
     const pipeline = await loadPipeline(file, { env });
     const run = () =>
-      runPipeline({ pipeline, file, warehouseDir: join(tmp.dir, 'wh'), baseUrl: sandbox.url, apiKey: 'svc_live_alerts02', logger: silentLogger, pollIntervalMs: 50, now, env });
+      runPipeline({
+        pipeline,
+        file,
+        warehouseDir: join(tmp.dir, 'wh'),
+        baseUrl: sandbox.url,
+        apiKey: 'svc_live_alerts02',
+        logger: silentLogger,
+        pollIntervalMs: 50,
+        now,
+        env,
+      });
     const first = await run();
     expect(first.state).toBe('completed');
     expect(first.models?.ok).toBe(true);

@@ -7,7 +7,11 @@ import { silentLogger, sumDecimals, tempDir } from './helpers.js';
 const KEY = 'svc_live_budgettest';
 const keywords = Array.from({ length: 125 }, (_, i) => `kw ${i}`).join(', ');
 const pipeline = (budget: number) =>
-  parsePipeline(`name: budget\nbudget_cny: ${budget}\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [${keywords}]\n`, 'b.yaml', {});
+  parsePipeline(
+    `name: budget\nbudget_cny: ${budget}\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [${keywords}]\n`,
+    'b.yaml',
+    {},
+  );
 
 describe('budget and balance stop posting cleanly and leave the run resumable', () => {
   let sandbox: SandboxHandle;

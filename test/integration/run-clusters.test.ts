@@ -42,14 +42,20 @@ describe('pipeline run of a pipeline with an embeddings job builds the keyword c
     expect(c.clusters).toBeGreaterThanOrEqual(2);
     expect(c.labelCalls).toBe(c.clusters);
     await withWarehouse(wh.dir, async (db) => {
-      const [members] = await db.all<{ n: number; clusters: number }>(`SELECT count(*)::INT AS n, count(DISTINCT cluster_id)::INT AS clusters FROM keyword_clusters`);
+      const [members] = await db.all<{ n: number; clusters: number }>(
+        `SELECT count(*)::INT AS n, count(DISTINCT cluster_id)::INT AS clusters FROM keyword_clusters`,
+      );
       expect(members).toEqual({ n: c.keywords, clusters: c.clusters });
-      const summary = await db.all<{ label: string | null; size: number }>(`SELECT label, size::INT AS size FROM keyword_cluster_summary ORDER BY size DESC`);
+      const summary = await db.all<{ label: string | null; size: number }>(
+        `SELECT label, size::INT AS size FROM keyword_cluster_summary ORDER BY size DESC`,
+      );
       expect(summary).toHaveLength(c.clusters);
       for (const s of summary) expect(s.label?.trim().length).toBeGreaterThan(0);
       expect(summary.reduce((a, s) => a + s.size, 0)).toBe(c.keywords);
       // The labels were bought by this run: its ledger holds the chat calls.
-      const [chat] = await db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM ledger WHERE run_id = $1 AND path LIKE '%chat%'`, [outcome.runId]);
+      const [chat] = await db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM ledger WHERE run_id = $1 AND path LIKE '%chat%'`, [
+        outcome.runId,
+      ]);
       expect(chat!.n).toBe(c.labelCalls);
     });
   });

@@ -17,7 +17,6 @@ const TASKS = 36;
 const yaml = (extra = '') =>
   `name: faults\n${extra}jobs:\n  - kind: serp\n    engines: [engA, engB, engC]\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [alpha, beta, gamma, delta, epsilon, zeta]\n`;
 
-
 describe('runs against a faulty service: every task created once, every result stored once, the ledger equal to the charges', () => {
   let sandbox: SandboxHandle;
   let tmp: { dir: string; cleanup: () => Promise<void> };
@@ -105,7 +104,9 @@ describe('runs against a faulty service: every task created once, every result s
       expect(items!.n).toBe(items!.keys);
       expect(items!.n).toBeGreaterThanOrEqual(expected * 10);
 
-      const ledger = await wh.all<{ request_id: string | null; charge: string | null }>(`SELECT request_id, charge_cny::VARCHAR AS charge FROM ledger`);
+      const ledger = await wh.all<{ request_id: string | null; charge: string | null }>(
+        `SELECT request_id, charge_cny::VARCHAR AS charge FROM ledger`,
+      );
       const byRequest = new Map(ledger.map((l) => [l.request_id, l.charge ?? '0']));
       expect(byRequest.size).toBe(ledger.length); // one ledger row per answer
       const log = sandbox.log.filter((l) => !lookups.has(l.requestId));
@@ -174,7 +175,9 @@ describe('runs against a faulty service: every task created once, every result s
     await withWarehouse(tmp.dir, async (wh) => {
       const [m] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE kind = '_malformed'`);
       expect(m!.n).toBe(s.faults_injected.malformed); // every truncated body landed as received
-      const [p] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE kind = '_malformed' AND path LIKE '%/task_post'`);
+      const [p] = await wh.all<{ n: number }>(
+        `SELECT count(*)::INT AS n FROM raw_responses WHERE kind = '_malformed' AND path LIKE '%/task_post'`,
+      );
       expect(p!.n).toBeGreaterThan(0); // some were answers to a charged POST
     });
     expect(runs.at(-1)!.state).toBe('completed');
@@ -207,7 +210,9 @@ describe('runs against a faulty service: every task created once, every result s
 
   /** The emulator's answer for a task now (a free task_get), as the warehouse would store it. */
   async function served(engine: string, id: string): Promise<{ checked: string; items: number }> {
-    const body = await lookUp<{ tasks: { result: { datetime: string; items: unknown[] }[] }[] }>(`/v3/serp/${engine}/organic/task_get/advanced/${id}`);
+    const body = await lookUp<{ tasks: { result: { datetime: string; items: unknown[] }[] }[] }>(
+      `/v3/serp/${engine}/organic/task_get/advanced/${id}`,
+    );
     const result = body.tasks[0]!.result[0]!;
     return { checked: result.datetime, items: result.items.length };
   }
@@ -217,7 +222,10 @@ describe('runs against a faulty service: every task created once, every result s
                   FROM serp_results r JOIN tasks t USING (task_id) ORDER BY r.task_id`;
 
   /** A later pipeline of the same warehouse: one keyword on the same three engines (3 tasks), so it reads their tasks_fixed lists. */
-  const later = yaml().replace('name: faults', 'name: later').replace('[2840, 2826]', '[2840]').replace(/keywords: \[.*\]/, 'keywords: [omega]');
+  const later = yaml()
+    .replace('name: faults', 'name: later')
+    .replace('[2840, 2826]', '[2840]')
+    .replace(/keywords: \[.*\]/, 'keywords: [omega]');
 
   /**
    * An emulator on real time plus an offset the test moves: no rate limits and no time
@@ -226,7 +234,13 @@ describe('runs against a faulty service: every task created once, every result s
    */
   async function startReparsing(seed: number): Promise<{ jump: (ms: number) => void }> {
     let offset = 0;
-    sandbox = await startSandbox({ admin: true, seed, readyAfterMs: 300, faults: { reparse: 1 }, now: () => new Date(Date.now() + offset) });
+    sandbox = await startSandbox({
+      admin: true,
+      seed,
+      readyAfterMs: 300,
+      faults: { reparse: 1 },
+      now: () => new Date(Date.now() + offset),
+    });
     return { jump: (ms) => void (offset += ms) };
   }
 
@@ -255,7 +269,9 @@ describe('runs against a faulty service: every task created once, every result s
         expect({ checked: row.checked, items: row.items }).toEqual(await served(row.endpoint_id.split('.')[1]!, row.task_id));
         expect(row.checked).not.toBe(before.find((b) => b.task_id === row.task_id)!.checked);
       }
-      const [t] = await wh.all<{ rows: number }>(`SELECT sum(rows_loaded)::INT AS rows FROM tasks WHERE task_id IN (SELECT task_id FROM task_refetches)`);
+      const [t] = await wh.all<{ rows: number }>(
+        `SELECT sum(rows_loaded)::INT AS rows FROM tasks WHERE task_id IN (SELECT task_id FROM task_refetches)`,
+      );
       expect(t!.rows).toBe(refetches.reduce((a, r) => a + r.rows_loaded, 0)); // the tasks' row counts follow
     });
     for (const engine of ['engA', 'engB', 'engC']) {
@@ -274,7 +290,9 @@ describe('runs against a faulty service: every task created once, every result s
     const clock = await startReparsing(10);
     expect((await runPipeline(opts())).state).toBe('completed');
     clock.jump(2 * 60_000);
-    const posts = (await withWarehouse(tmp.dir, (wh) => wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks ORDER BY 1`))).map((r) => endpoint(r.endpoint_id));
+    const posts = (
+      await withWarehouse(tmp.dir, (wh) => wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks ORDER BY 1`))
+    ).map((r) => endpoint(r.endpoint_id));
     await withWarehouse(tmp.dir, async (wh) => {
       const landing = new RawLanding(wh, { runId: 'crashed-refetch', pipeline: 'faults' });
       let gets = 0;
@@ -284,8 +302,12 @@ describe('runs against a faulty service: every task created once, every result s
         if (raw.path.includes('/task_get/') && ++gets === 5) throw new Error('killed');
       };
       const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: KEY, land });
-      await expect(refetchFixed({ client, wh, runId: 'crashed-refetch', postEndpoints: posts, now: () => new Date() })).rejects.toThrow('killed');
-      const [r] = await wh.all<{ listed: number; done: number }>(`SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`);
+      await expect(refetchFixed({ client, wh, runId: 'crashed-refetch', postEndpoints: posts, now: () => new Date() })).rejects.toThrow(
+        'killed',
+      );
+      const [r] = await wh.all<{ listed: number; done: number }>(
+        `SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`,
+      );
       expect(r).toEqual({ listed: TASKS, done: 4 }); // the four fetched before it were loaded; the 5th only landed
     });
     const listed = await lookUp<{ tasks: { result: unknown[] }[] }>(`/v3/serp/engA/organic/tasks_fixed`);
@@ -294,11 +316,14 @@ describe('runs against a faulty service: every task created once, every result s
     // Written down before the fetch: the next run finishes them all, the 5th included.
     expect((await runPipeline(opts({}, '', later))).state).toBe('completed');
     await withWarehouse(tmp.dir, async (wh) => {
-      const [r] = await wh.all<{ listed: number; done: number }>(`SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`);
+      const [r] = await wh.all<{ listed: number; done: number }>(
+        `SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`,
+      );
       expect(r).toEqual({ listed: TASKS, done: TASKS });
       const after = await wh.all<{ task_id: string; endpoint_id: string; checked: string; items: number }>(STORED);
       expect(after).toHaveLength(TASKS + 3);
-      for (const row of after) expect({ checked: row.checked, items: row.items }).toEqual(await served(row.endpoint_id.split('.')[1]!, row.task_id));
+      for (const row of after)
+        expect({ checked: row.checked, items: row.items }).toEqual(await served(row.endpoint_id.split('.')[1]!, row.task_id));
     });
     await expectExactlyOnce(0, TASKS + 3);
   }, 120_000);

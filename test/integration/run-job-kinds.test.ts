@@ -82,7 +82,15 @@ describe('every job kind runs against the emulator: live answers loaded at once,
   beforeAll(async () => {
     sandbox = await startSandbox({ readyAfterMs: 0 });
     tmp = await tempDir('pipeline-kinds-');
-    summary = await runPipeline({ pipeline, file: 'every-kind.yaml', warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: 'svc_live_testkinds', logger: silentLogger, pollIntervalMs: 5 });
+    summary = await runPipeline({
+      pipeline,
+      file: 'every-kind.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_testkinds',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
   }, 120_000);
   afterAll(async () => {
     await sandbox.close();
@@ -99,21 +107,39 @@ describe('every job kind runs against the emulator: live answers loaded at once,
     const taskCount = posts.length;
     expect(taskCount).toBe(10 + 5); // 10 live calls, 5 task_post endpoints with one task each
     await withWarehouse(tmp.dir, async (wh) => {
-      const byJob = await wh.all<{ job: string; n: number; rows: number }>(`SELECT job, count(*)::INT AS n, sum(rows_loaded)::INT AS rows FROM tasks GROUP BY job ORDER BY job`);
+      const byJob = await wh.all<{ job: string; n: number; rows: number }>(
+        `SELECT job, count(*)::INT AS n, sum(rows_loaded)::INT AS rows FROM tasks GROUP BY job ORDER BY job`,
+      );
       for (const j of byJob) expect(j.rows, j.job).toBeGreaterThan(0);
       expect(Object.fromEntries(byJob.map((j) => [j.job, j.n]))).toEqual({
-        ai: 1, kfk: 1, links: 1, llm: 1, news: 1, products: 1, ranked: 1, related: 1, 'serp-live': 2, site: 1, traffic: 1, trends: 2, 'volume-live': 1,
+        ai: 1,
+        kfk: 1,
+        links: 1,
+        llm: 1,
+        news: 1,
+        products: 1,
+        ranked: 1,
+        related: 1,
+        'serp-live': 2,
+        site: 1,
+        traffic: 1,
+        trends: 2,
+        'volume-live': 1,
       });
     });
   });
 
   it('records each job with its labels, so tasks can be filtered by label', async () => {
     await withWarehouse(tmp.dir, async (wh) => {
-      const jobs = await wh.all<{ job: string; kind: string; mode: string | null; labels: string }>(`SELECT job, kind, mode, labels::VARCHAR AS labels FROM run_jobs ORDER BY job`);
+      const jobs = await wh.all<{ job: string; kind: string; mode: string | null; labels: string }>(
+        `SELECT job, kind, mode, labels::VARCHAR AS labels FROM run_jobs ORDER BY job`,
+      );
       expect(jobs).toHaveLength(14);
       expect(jobs.find((j) => j.job === 'serp-live')).toEqual({ job: 'serp-live', kind: 'serp', mode: 'live', labels: '["brand","q4"]' });
       expect(jobs.find((j) => j.job === 'vectors')).toMatchObject({ kind: 'embeddings', mode: null, labels: '[]' });
-      const [n] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM tasks t JOIN run_jobs j USING (run_id, job) WHERE list_contains(j.labels::VARCHAR[], 'brand')`);
+      const [n] = await wh.all<{ n: number }>(
+        `SELECT count(*)::INT AS n FROM tasks t JOIN run_jobs j USING (run_id, job) WHERE list_contains(j.labels::VARCHAR[], 'brand')`,
+      );
       expect(n!.n).toBe(2);
     });
   });
@@ -137,9 +163,15 @@ describe('every job kind runs against the emulator: live answers loaded at once,
   });
 
   it('embeds every planned keyword once, caches it, and puts each call in the ledger', async () => {
-    const keywords = new Set(planPipeline(pipeline, 'r').tasks.flatMap((t) => (typeof t.spec.keyword === 'string' ? [t.spec.keyword] : ((t.spec.keywords as string[] | undefined) ?? []))));
+    const keywords = new Set(
+      planPipeline(pipeline, 'r').tasks.flatMap((t) =>
+        typeof t.spec.keyword === 'string' ? [t.spec.keyword] : ((t.spec.keywords as string[] | undefined) ?? []),
+      ),
+    );
     await withWarehouse(tmp.dir, async (wh) => {
-      const rows = await wh.all<{ keyword: string }>(`SELECT keyword FROM keyword_embeddings WHERE model = 'text-embedding-3-small' AND dimensions = 256 ORDER BY keyword`);
+      const rows = await wh.all<{ keyword: string }>(
+        `SELECT keyword FROM keyword_embeddings WHERE model = 'text-embedding-3-small' AND dimensions = 256 ORDER BY keyword`,
+      );
       expect(rows.map((r) => r.keyword)).toEqual([...keywords].sort());
       const ledger = await wh.all<{ endpoint_id: string; charge: string }>(`SELECT endpoint_id, charge_cny::VARCHAR AS charge FROM ledger`);
       expect(ledger.filter((l) => l.endpoint_id === 'v1.embeddings')).toHaveLength(1);
@@ -149,7 +181,16 @@ describe('every job kind runs against the emulator: live answers loaded at once,
 
   it('a second run of a new run id finds every keyword embedding in the cache', async () => {
     const before = sandbox.log.filter((l) => l.path === '/v1/embeddings').length;
-    await runPipeline({ pipeline, file: 'every-kind.yaml', warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: 'svc_live_testkinds', logger: silentLogger, pollIntervalMs: 5, newRun: true });
+    await runPipeline({
+      pipeline,
+      file: 'every-kind.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_testkinds',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+      newRun: true,
+    });
     expect(sandbox.log.filter((l) => l.path === '/v1/embeddings').length).toBe(before);
   }, 120_000);
 });
@@ -164,7 +205,15 @@ describe('a live answer landed but not loaded (a crash) is loaded from the landi
         'l.yaml',
         {},
       );
-      const opts = { pipeline: p, file: 'l.yaml', warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: 'svc_live_testresume', logger: silentLogger, pollIntervalMs: 5 };
+      const opts = {
+        pipeline: p,
+        file: 'l.yaml',
+        warehouseDir: tmp.dir,
+        baseUrl: sandbox.url,
+        apiKey: 'svc_live_testresume',
+        logger: silentLogger,
+        pollIntervalMs: 5,
+      };
       const first = await runPipeline(opts);
       expect(first.tasks).toMatchObject({ planned: 3, collected: 3 });
       // As if the process died after the answers were landed and before they were loaded;
@@ -175,7 +224,10 @@ describe('a live answer landed but not loaded (a crash) is loaded from the landi
         lostTag = row!.tag;
         await wh.run(`DELETE FROM labs_related_keywords`);
         await wh.run(`UPDATE tasks SET state = 'posted', collected_at = NULL, rows_loaded = NULL`);
-        await wh.run(`UPDATE raw_responses SET task_ids = [] WHERE list_has_any(task_ids, (SELECT list(task_id) FROM tasks WHERE tag = $1))`, [lostTag]);
+        await wh.run(
+          `UPDATE raw_responses SET task_ids = [] WHERE list_has_any(task_ids, (SELECT list(task_id) FROM tasks WHERE tag = $1))`,
+          [lostTag],
+        );
         await wh.run(`UPDATE runs SET state = 'running', finished_at = NULL`);
       });
       const liveCalls = () => sandbox.log.filter((l) => l.path.includes('/live')).length;
@@ -184,7 +236,9 @@ describe('a live answer landed but not loaded (a crash) is loaded from the landi
       expect(second.resumed).toBe(true);
       expect(liveCalls()).toBe(before);
       await withWarehouse(tmp.dir, async (wh) => {
-        const states = await wh.all<{ tag: string; state: string; status_message: string | null }>(`SELECT tag, state, status_message FROM tasks ORDER BY tag`);
+        const states = await wh.all<{ tag: string; state: string; status_message: string | null }>(
+          `SELECT tag, state, status_message FROM tasks ORDER BY tag`,
+        );
         expect(states.filter((s) => s.state === 'collected')).toHaveLength(2);
         const lost = states.find((s) => s.tag === lostTag)!;
         expect(lost.state).toBe('failed');

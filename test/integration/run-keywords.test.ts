@@ -55,7 +55,10 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
     const all = expected + volumeTasks;
     expect(summary.tasks).toEqual({ planned: all, posted: all, failed: 0, collected: all, pending: 0 });
     const posts = sandbox.log.filter((l) => l.method === 'POST');
-    expect(posts.map((p) => p.path).sort()).toEqual(['/v3/keywords_data/engA_ads/search_volume/task_post', '/v3/serp/engA/organic/task_post']);
+    expect(posts.map((p) => p.path).sort()).toEqual([
+      '/v3/keywords_data/engA_ads/search_volume/task_post',
+      '/v3/serp/engA/organic/task_post',
+    ]);
     await withWarehouse(wh.dir, async (db) => {
       const rows = await db.all<{ n: number; k: number }>(
         `SELECT count(*)::INT AS n, count(DISTINCT (keyword, location_code))::INT AS k FROM serp_results`,
@@ -89,7 +92,9 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
         headers: { authorization: 'Bearer svc_sandbox_twin', 'content-type': 'application/json' },
         body: JSON.stringify([{ keyword: 'trail running shoes', location_code: 2826, language_code: 'en', device: 'desktop', depth: 100 }]),
       });
-      const body = (await res.body.json()) as { tasks: { result: { items: { type: string; rank_group: number; domain: string; url: string }[] }[] }[] };
+      const body = (await res.body.json()) as {
+        tasks: { result: { items: { type: string; rank_group: number; domain: string; url: string }[] }[] }[];
+      };
       const served = body.tasks[0]!.result[0]!.items.filter((i) => i.type === 'organic').slice(0, 10);
       expect(served).toHaveLength(10);
       await withWarehouse(wh.dir, async (db) => {

@@ -11,7 +11,6 @@ const SCALE = 60;
 const TASKS = 12;
 const yaml = `name: live-faults\njobs:\n  - kind: serp\n    mode: live\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [alpha, beta, gamma, delta, epsilon, zeta]\n`;
 
-
 describe('live calls against a faulty service: a charged call is never bought twice', () => {
   let sandbox: SandboxHandle;
   let tmp: { dir: string; cleanup: () => Promise<void> };
@@ -56,7 +55,15 @@ describe('live calls against a faulty service: a charged call is never bought tw
     ['connections dropped after processing', { drop: 0.4 }, undefined],
   ] as const) {
     it(`${name}: each lost answer is found by tag and recorded failed, every other one loaded once`, async () => {
-      sandbox = await startSandbox({ admin: true, rateLimits: true, timeScale: SCALE, readyAfterMs: 300, seed: 21, faults, faultPaths: /\/live\// });
+      sandbox = await startSandbox({
+        admin: true,
+        rateLimits: true,
+        timeScale: SCALE,
+        readyAfterMs: 300,
+        seed: 21,
+        faults,
+        faultPaths: /\/live\//,
+      });
       const dispatcher = timeoutMs ? new ShortTimeouts(timeoutMs) : undefined;
       try {
         const runs = await runUntilComplete(() => opts(dispatcher));
@@ -72,9 +79,13 @@ describe('live calls against a faulty service: a charged call is never bought tw
         expect(created).toHaveLength(TASKS);
         expect(created.filter(([, n]) => n !== 1)).toEqual([]); // no live call bought twice
         await withWarehouse(tmp.dir, async (wh) => {
-          const tasks = await wh.all<{ state: string; n: number }>(`SELECT state, count(*)::INT AS n FROM tasks GROUP BY state ORDER BY state`);
+          const tasks = await wh.all<{ state: string; n: number }>(
+            `SELECT state, count(*)::INT AS n FROM tasks GROUP BY state ORDER BY state`,
+          );
           expect(Object.fromEntries(tasks.map((t) => [t.state, t.n]))).toEqual({ collected: TASKS - lost, failed: lost });
-          const [r] = await wh.all<{ n: number; ids: number }>(`SELECT count(*)::INT AS n, count(DISTINCT task_id)::INT AS ids FROM serp_results`);
+          const [r] = await wh.all<{ n: number; ids: number }>(
+            `SELECT count(*)::INT AS n, count(DISTINCT task_id)::INT AS ids FROM serp_results`,
+          );
           expect(r).toEqual({ n: TASKS - lost, ids: TASKS - lost });
           const failed = await wh.all<{ m: string }>(`SELECT status_message AS m FROM tasks WHERE state = 'failed'`);
           for (const f of failed) expect(f.m).toContain('not bought twice');

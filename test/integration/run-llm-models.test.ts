@@ -37,12 +37,31 @@ describe('llm_responses models are checked against the service list before anyth
     const file = join(tmp.dir, 'llm.yaml');
     await writeFile(file, yaml);
     const pipeline = await loadPipeline(file);
-    const run = runPipeline({ pipeline, file, warehouseDir: join(tmp.dir, 'wh'), baseUrl: sandbox.url, apiKey: 'svc_live_testllm', logger: silentLogger, pollIntervalMs: 5 });
-    const err = await run.then(() => null, (e: unknown) => e);
+    const run = runPipeline({
+      pipeline,
+      file,
+      warehouseDir: join(tmp.dir, 'wh'),
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_testllm',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
+    const err = await run.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConfigError);
     const issues = (err as ConfigError).issues;
     // A base name and a version of one are both offered; only the unknown name is refused.
-    expect(issues).toEqual([{ file, line: 10, column: 9, field: 'jobs[1].models[1]', rule: expect.stringMatching(/model 'llm-gamma' is not offered .*llm-alpha, llm-alpha-o3, llm-beta, llm-beta-thinking/) }]);
+    expect(issues).toEqual([
+      {
+        file,
+        line: 10,
+        column: 9,
+        field: 'jobs[1].models[1]',
+        rule: expect.stringMatching(/model 'llm-gamma' is not offered .*llm-alpha, llm-alpha-o3, llm-beta, llm-beta-thinking/),
+      },
+    ]);
     // The emulator saw the free models list and no charged call.
     const paid = sandbox.log.filter((l) => l.method === 'POST');
     expect(paid).toEqual([]);
@@ -66,12 +85,21 @@ describe('reasoning models by the list flag', () => {
     await sandbox.close();
     await tmp.cleanup();
   });
-  const job = (model: string, extra: string) => `name: reason\njobs:\n  - kind: llm_responses\n    prompts: [best running shoes?]\n    models: [${model}]\n${extra}`;
+  const job = (model: string, extra: string) =>
+    `name: reason\njobs:\n  - kind: llm_responses\n    prompts: [best running shoes?]\n    models: [${model}]\n${extra}`;
 
   it('refuses 512 output tokens and a temperature for a model the list flags as reasoning, whatever its name', async () => {
     const file = join(tmp.dir, 'delta.yaml');
     await writeFile(file, job('llm-delta', '    max_output_tokens: 512\n    params:\n      temperature: 0.5\n'));
-    const err = await runPipeline({ pipeline: await loadPipeline(file), file, warehouseDir: join(tmp.dir, 'wh1'), baseUrl: sandbox.url, apiKey: 'svc_live_reason', logger: silentLogger, pollIntervalMs: 5 }).then(
+    const err = await runPipeline({
+      pipeline: await loadPipeline(file),
+      file,
+      warehouseDir: join(tmp.dir, 'wh1'),
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_reason',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -87,7 +115,15 @@ describe('reasoning models by the list flag', () => {
   it('buys a non-reasoning model whose name looks like a reasoning one with 512 tokens and a temperature', async () => {
     const file = join(tmp.dir, 'o1.yaml');
     await writeFile(file, job('llm-o1-lite', '    max_output_tokens: 512\n    params:\n      temperature: 0.5\n'));
-    const s = await runPipeline({ pipeline: await loadPipeline(file), file, warehouseDir: join(tmp.dir, 'wh2'), baseUrl: sandbox.url, apiKey: 'svc_live_reason', logger: silentLogger, pollIntervalMs: 5 });
+    const s = await runPipeline({
+      pipeline: await loadPipeline(file),
+      file,
+      warehouseDir: join(tmp.dir, 'wh2'),
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_reason',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
     expect(s.state).toBe('completed');
     expect(s.tasks.collected).toBe(1);
   });

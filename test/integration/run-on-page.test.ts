@@ -28,7 +28,16 @@ describe('on-page crawls: watched with the free resources call, read page by pag
       const t = await tempDir('pipeline-onpage-');
       tmp.push(t);
       summaries.push(
-        await runPipeline({ pipeline: parsePipeline(job(size), 'c.yaml', {}), file: 'c.yaml', warehouseDir: t.dir, baseUrl: sandbox.url, apiKey: 'svc_live_testcrawl', logger: silentLogger, pollIntervalMs: 50, limits: { windowMs: 1000 } }),
+        await runPipeline({
+          pipeline: parsePipeline(job(size), 'c.yaml', {}),
+          file: 'c.yaml',
+          warehouseDir: t.dir,
+          baseUrl: sandbox.url,
+          apiKey: 'svc_live_testcrawl',
+          logger: silentLogger,
+          pollIntervalMs: 50,
+          limits: { windowMs: 1000 },
+        }),
       );
     }
   }, 120_000);

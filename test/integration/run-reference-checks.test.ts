@@ -54,20 +54,42 @@ describe('AI keyword data places and lighthouse versions are checked against the
   it('refuses an unknown location, a language not offered there and an unknown lighthouse version, with file, line and field; posts nothing', async () => {
     const file = join(tmp.dir, 'bad.yaml');
     await writeFile(file, bad);
-    const err = await runPipeline({ pipeline: await loadPipeline(file), file, warehouseDir: join(tmp.dir, 'wh'), baseUrl: sandbox.url, apiKey: 'svc_live_refcheck', logger: silentLogger, pollIntervalMs: 5 }).then(
+    const err = await runPipeline({
+      pipeline: await loadPipeline(file),
+      file,
+      warehouseDir: join(tmp.dir, 'wh'),
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_refcheck',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    }).then(
       () => null,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(ConfigError);
     const issues = (err as ConfigError).issues.map((i) => ({ file: i.file, line: i.line, field: i.field, rule: i.rule }));
     expect(issues).toEqual([
-      { file, line: 8, field: 'jobs[1].locations[1]', rule: expect.stringContaining('location 9999999 is not in ai_keyword_data/locations_and_languages') },
+      {
+        file,
+        line: 8,
+        field: 'jobs[1].locations[1]',
+        rule: expect.stringContaining('location 9999999 is not in ai_keyword_data/locations_and_languages'),
+      },
       { file, line: 9, field: 'jobs[1].languages[1]', rule: expect.stringMatching(/language 'de' is not offered .* for United States/) },
-      { file, line: 15, field: 'jobs[2].params.version', rule: expect.stringMatching(/lighthouse version '9.9.9' is not offered \(on_page\/lighthouse\/versions lists 12.6.1, 12.4.0, 11.7.1\)/) },
+      {
+        file,
+        line: 15,
+        field: 'jobs[2].params.version',
+        rule: expect.stringMatching(
+          /lighthouse version '9.9.9' is not offered \(on_page\/lighthouse\/versions lists 12.6.1, 12.4.0, 11.7.1\)/,
+        ),
+      },
     ]);
     // Only the free reference lists were read: nothing was bought.
     expect(sandbox.log.filter((l) => l.method === 'POST')).toEqual([]);
-    expect(sandbox.log.map((l) => l.path)).toEqual(expect.arrayContaining(['/v3/ai_optimization/ai_keyword_data/locations_and_languages', '/v3/on_page/lighthouse/versions']));
+    expect(sandbox.log.map((l) => l.path)).toEqual(
+      expect.arrayContaining(['/v3/ai_optimization/ai_keyword_data/locations_and_languages', '/v3/on_page/lighthouse/versions']),
+    );
     expect(sandbox.balanceCny()).toBe('1000.0000');
     await withWarehouse(join(tmp.dir, 'wh'), async (wh) => {
       const [t] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM tasks`);
@@ -78,7 +100,16 @@ describe('AI keyword data places and lighthouse versions are checked against the
   it('lets listed places (by code or name) and a listed version through, reading each list once', async () => {
     const file = join(tmp.dir, 'good.yaml');
     await writeFile(file, good);
-    const s = await runPipeline({ pipeline: await loadPipeline(file), file, warehouseDir: join(tmp.dir, 'wh'), baseUrl: sandbox.url, apiKey: 'svc_live_refcheck', logger: silentLogger, pollIntervalMs: 5, models: false });
+    const s = await runPipeline({
+      pipeline: await loadPipeline(file),
+      file,
+      warehouseDir: join(tmp.dir, 'wh'),
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_refcheck',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+      models: false,
+    });
     expect(s.state).toBe('completed');
     expect(s.tasks.collected).toBe(s.tasks.planned);
     expect(sandbox.log.filter((l) => l.path.endsWith('/locations_and_languages'))).toHaveLength(1);

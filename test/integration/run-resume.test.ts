@@ -103,7 +103,11 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     server = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      const upstream = await request(target + req.url, { method: req.method as 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+      const upstream = await request(target + req.url, {
+        method: req.method as 'POST',
+        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      });
       await upstream.body.text();
       res.socket?.destroy();
     });
@@ -173,7 +177,11 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     server = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      const upstream = await request(target + req.url, { method: req.method as 'GET' | 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const upstream = await request(target + req.url, {
+        method: req.method as 'GET' | 'POST',
+        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
       const body = await upstream.body.text();
       if (req.url?.includes('/task_get/') && ++gets >= 2) {
         res.writeHead(503, { 'content-type': 'application/json' });
@@ -207,13 +215,21 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
         res.writeHead(401, { 'content-type': 'application/json' });
         return res.end('{"status_code":40100,"status_message":"You are not authorized.","tasks":[]}');
       }
-      const upstream = await request(target + req.url, { method: req.method as 'GET' | 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const upstream = await request(target + req.url, {
+        method: req.method as 'GET' | 'POST',
+        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
       res.writeHead(upstream.statusCode, { 'content-type': 'application/json' });
       res.end(await upstream.body.text());
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const many = parsePipeline(`name: resume\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: [${Array.from({ length: 150 }, (_, i) => `k${i}`).join(', ')}]\n`, 'resume.yaml', {});
+    const many = parsePipeline(
+      `name: resume\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: [${Array.from({ length: 150 }, (_, i) => `k${i}`).join(', ')}]\n`,
+      'resume.yaml',
+      {},
+    );
     await expect(runPipeline(base(proxy, { pipeline: many, limits: { windowMs: 100 } }))).rejects.toThrow(/HTTP 401/);
     expect((await runsAndTasks()).runs.map((r) => r.state)).toEqual(['failed']);
 

@@ -24,7 +24,15 @@ describe('a search-volume job: 700 keywords a task, loaded, and trends built fro
   beforeAll(async () => {
     sandbox = await startSandbox({ readyAfterMs: 0 });
     tmp = await tempDir('pipeline-volume-');
-    summary = await runPipeline({ pipeline, file: 'volumes.yaml', warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: 'svc_live_volumes', logger: silentLogger, pollIntervalMs: 5 });
+    summary = await runPipeline({
+      pipeline,
+      file: 'volumes.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_volumes',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
   });
   afterAll(async () => {
     await sandbox.close();
@@ -43,7 +51,9 @@ describe('a search-volume job: 700 keywords a task, loaded, and trends built fro
     expect(summary.tasks).toMatchObject({ planned: 4, posted: 4, collected: 4, failed: 0 });
     expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1);
     await withWarehouse(tmp.dir, async (wh) => {
-      const [v] = await wh.all<{ n: number; k: number }>(`SELECT count(*)::INT AS n, count(DISTINCT (keyword, location_code))::INT AS k FROM search_volume`);
+      const [v] = await wh.all<{ n: number; k: number }>(
+        `SELECT count(*)::INT AS n, count(DISTINCT (keyword, location_code))::INT AS k FROM search_volume`,
+      );
       expect(v).toEqual({ n: 1500, k: 1500 });
       const [m] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM search_volume_monthly`);
       expect(m!.n).toBeGreaterThanOrEqual(1500 * 12);

@@ -37,7 +37,9 @@ describe('sandbox: .ai variants', () => {
 
   it('keys monthly_searches by yyyy-mm with integer values', async () => {
     const { call } = await harness();
-    const ai = await call('POST', '/v3/keywords_data/engA_ads/search_volume/live.ai', { body: [{ keywords: ['Espresso'], location_code: 2840 }] });
+    const ai = await call('POST', '/v3/keywords_data/engA_ads/search_volume/live.ai', {
+      body: [{ keywords: ['Espresso'], location_code: 2840 }],
+    });
     expectAiRules(ai.body);
     const ms = ai.body.items[0].monthly_searches;
     expect(Object.keys(ms)).toHaveLength(12);
@@ -81,7 +83,8 @@ describe('sandbox: ai_optimization', () => {
   it('answers AI keyword search volume (lower-cased) and refuses the request-table violations', async () => {
     const { call } = await harness();
     const path = '/v3/ai_optimization/ai_keyword_data/keywords_search_volume/live';
-    const ok = (await call('POST', path, { body: [{ keywords: ['Best CRM'], location_code: 2840, language_code: 'en', tag: 't' }] })).body.tasks[0];
+    const ok = (await call('POST', path, { body: [{ keywords: ['Best CRM'], location_code: 2840, language_code: 'en', tag: 't' }] })).body
+      .tasks[0];
     expect(ok.status_code).toBe(20000);
     expect(ok.data.tag).toBe('t');
     expect(ok.result[0].items[0]).toMatchObject({ keyword: 'best crm', ai_search_volume: expect.any(Number) });
@@ -102,7 +105,8 @@ describe('sandbox: ai_optimization', () => {
     const models = (await call('GET', '/v3/ai_optimization/chat_llm/llm_responses/models')).body.tasks[0].result;
     const plainModel = models.find((m: Json) => !m.reasoning);
     const reasoning = models.find((m: Json) => m.reasoning);
-    const ok = (await call('POST', path, { body: [{ user_prompt: 'best running shoes?', model_name: plainModel.model_name }] })).body.tasks[0];
+    const ok = (await call('POST', path, { body: [{ user_prompt: 'best running shoes?', model_name: plainModel.model_name }] })).body
+      .tasks[0];
     expect(ok.status_code).toBe(20000);
     expect(ok.result[0]).toMatchObject({ model_name: plainModel.latest_version, max_output_tokens: 2048, temperature: 0.94 });
     const cases: Array<[Json, number]> = [
@@ -119,7 +123,8 @@ describe('sandbox: ai_optimization', () => {
       [{ user_prompt: 'x', model_name: plainModel.model_name, temperature: 1, top_p: 0.5 }, 40501],
       [{ user_prompt: 'x', model_name: plainModel.model_name, temperature: 0.5, web_search: true }, 20000],
     ];
-    for (const [task, code] of cases) expect((await call('POST', path, { body: [task] })).body.tasks[0].status_code, JSON.stringify(task)).toBe(code);
+    for (const [task, code] of cases)
+      expect((await call('POST', path, { body: [task] })).body.tasks[0].status_code, JSON.stringify(task)).toBe(code);
     const filters = (await call('GET', '/v3/ai_optimization/ai_keyword_data/available_filters')).body.tasks[0].result;
     expect(filters.length).toBeGreaterThan(0);
   });

@@ -9,7 +9,9 @@ describe('sandbox: pingback and postback', () => {
   it('sends a pingback GET with $id and the URL-encoded $tag substituted once the task is done, and keeps it off the ready list', async () => {
     const rx = await receiver();
     const { call, advance, sb } = await harness({ admin: true });
-    const post = await call('POST', `${SERP}/task_post`, { body: [serpTask('office plants', { tag: 'a b&c/é', pingback_url: `${rx.url}/ping?id=$id&tag=$tag` })] });
+    const post = await call('POST', `${SERP}/task_post`, {
+      body: [serpTask('office plants', { tag: 'a b&c/é', pingback_url: `${rx.url}/ping?id=$id&tag=$tag` })],
+    });
     const id = post.body.tasks[0].id;
     await sb.flushCallbacks();
     expect(rx.seen).toHaveLength(0); // not done yet
@@ -27,7 +29,9 @@ describe('sandbox: pingback and postback', () => {
   it('sends a gzip POST carrying the task_get envelope of the postback_data format', async () => {
     const rx = await receiver();
     const { call, advance, sb } = await harness();
-    const post = await call('POST', `${SERP}/task_post`, { body: [serpTask('pizza oven', { postback_url: `${rx.url}/post/$id`, postback_data: 'regular' })] });
+    const post = await call('POST', `${SERP}/task_post`, {
+      body: [serpTask('pizza oven', { postback_url: `${rx.url}/post/$id`, postback_data: 'regular' })],
+    });
     const id = post.body.tasks[0].id;
     advance(300);
     await sb.flushCallbacks();
@@ -45,14 +49,23 @@ describe('sandbox: pingback and postback', () => {
   it('sends a task whose callback answers outside 200-300 to the ready list and lists it in errors', async () => {
     const rx = await receiver(() => ({ status: 500 }));
     const { call, advance, sb } = await harness();
-    const post = await call('POST', `${SERP}/task_post`, { body: [serpTask('cactus', { tag: 't', postback_url: `${rx.url}/cb?t=$tag`, postback_data: 'advanced' })] });
+    const post = await call('POST', `${SERP}/task_post`, {
+      body: [serpTask('cactus', { tag: 't', postback_url: `${rx.url}/cb?t=$tag`, postback_data: 'advanced' })],
+    });
     const id = post.body.tasks[0].id;
     advance(300);
     await sb.flushCallbacks();
     expect(await readyIds(call)).toEqual([id]);
     const errors = await call('POST', '/v3/serp/errors', { body: [{}] });
     const row = errors.body.tasks[0].result[0];
-    expect(row).toMatchObject({ id, function: 'postback_url', http_url: `${rx.url}/cb?t=t`, http_method: 'POST', http_code: 500, http_response: 'answered 500' });
+    expect(row).toMatchObject({
+      id,
+      function: 'postback_url',
+      http_url: `${rx.url}/cb?t=t`,
+      http_method: 'POST',
+      http_code: 500,
+      http_response: 'answered 500',
+    });
     // The spec's Errors records write time with dashes: `yyyy-mm-dd hh-mm-ss +00:00`.
     expect(row.datetime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}-\d{2}-\d{2} \+00:00$/);
     expect(errors.headers['x-svc-charge-cny']).toBe('0.0000');
@@ -76,7 +89,8 @@ describe('sandbox: pingback and postback', () => {
   it('fails a callback that takes longer than 10 s divided by the time scale', async () => {
     const rx = await receiver(() => ({ status: 200, delayMs: 400 }));
     const { call, advance, sb } = await harness({ timeScale: 100 }); // 10 s → 100 ms
-    const id = (await call('POST', `${SERP}/task_post`, { body: [serpTask('slow receiver', { pingback_url: `${rx.url}/$id` })] })).body.tasks[0].id;
+    const id = (await call('POST', `${SERP}/task_post`, { body: [serpTask('slow receiver', { pingback_url: `${rx.url}/$id` })] })).body
+      .tasks[0].id;
     advance(3);
     await sb.flushCallbacks();
     expect(rx.seen).toHaveLength(1);
@@ -92,7 +106,8 @@ describe('sandbox: pingback and postback', () => {
     const { call, advance, sb } = await harness({ faults: { callbackFailure: 1 } });
     const id = (await call('POST', `${SERP}/task_post`, { body: [serpTask('x', { pingback_url: `${rx.url}/$id` })] })).body.tasks[0].id;
     const remote = await harness();
-    const rid = (await remote.call('POST', `${SERP}/task_post`, { body: [serpTask('y', { pingback_url: 'http://example.com/$id' })] })).body.tasks[0].id;
+    const rid = (await remote.call('POST', `${SERP}/task_post`, { body: [serpTask('y', { pingback_url: 'http://example.com/$id' })] })).body
+      .tasks[0].id;
     advance(300);
     remote.advance(300);
     await sb.flushCallbacks();
@@ -108,7 +123,8 @@ describe('sandbox: webhook_resend', () => {
     let status = 503;
     const rx = await receiver(() => ({ status }));
     const { call, advance, sb } = await harness();
-    const id = (await call('POST', `${SERP}/task_post`, { key: LIVE_KEY, body: [serpTask('retry me', { pingback_url: `${rx.url}/$id` })] })).body.tasks[0].id;
+    const id = (await call('POST', `${SERP}/task_post`, { key: LIVE_KEY, body: [serpTask('retry me', { pingback_url: `${rx.url}/$id` })] }))
+      .body.tasks[0].id;
     advance(300);
     await sb.flushCallbacks();
     const balance = sb.balanceCny();

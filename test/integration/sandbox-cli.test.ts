@@ -54,7 +54,16 @@ describe('pipeline sandbox command', () => {
   });
 
   it('reads the fault profile and refuses an unknown one before starting', () => {
-    const base = { port: 0, host: '127.0.0.1', seed: 1, 'ready-after': 2, balance: '1', 'time-scale': 1, admin: false, 'rate-limits': true };
+    const base = {
+      port: 0,
+      host: '127.0.0.1',
+      seed: 1,
+      'ready-after': 2,
+      balance: '1',
+      'time-scale': 1,
+      admin: false,
+      'rate-limits': true,
+    };
     const { options } = sandboxOptionsFromArgs({ ...base, faults: 'flaky,drop=0.5' });
     expect((options.faults as { drop: number }).drop).toBe(0.5);
     expect(() => sandboxOptionsFromArgs({ ...base, faults: 'stormy' })).toThrow(/none, flaky, chaos/);

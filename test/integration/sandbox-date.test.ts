@@ -21,7 +21,7 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
   for (const k of ['SVC_API_KEY', 'SVC_BASE_URL', 'SVC_SANDBOX_URL', 'PIPELINE_SANDBOX_DATE']) delete base[k];
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/pipeline.mjs', ...args], { env: { ...base, ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
-      const code = err ? (err as { code?: number }).code ?? 1 : 0;
+      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
       resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
     });
   });
@@ -35,7 +35,8 @@ describe('the emulator started at a given date', () => {
   it('reads a day or an instant, refuses anything else, and runs forward from it', () => {
     expect(parseSandboxDate('2026-01-01').toISOString()).toBe('2026-01-01T00:00:00.000Z');
     expect(parseSandboxDate('2026-03-04T05:06:07+01:00').toISOString()).toBe('2026-03-04T04:06:07.000Z');
-    for (const bad of ['2026-02-30', '01/01/2026', 'tomorrow', '2026-01-01T00:00']) expect(() => parseSandboxDate(bad)).toThrow(/YYYY-MM-DD/);
+    for (const bad of ['2026-02-30', '01/01/2026', 'tomorrow', '2026-01-01T00:00'])
+      expect(() => parseSandboxDate(bad)).toThrow(/YYYY-MM-DD/);
     let real = 1_000_000;
     const now = clockFrom(parseSandboxDate('2026-01-01'), () => real);
     expect(now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
@@ -44,7 +45,22 @@ describe('the emulator started at a given date', () => {
   });
 
   it('`pipeline sandbox --date` serves that day: a live SERP is dated 2026-01-01', async () => {
-    const child = spawn(process.execPath, ['bin/pipeline.mjs', 'sandbox', '--port', '0', '--date', '2026-01-01', '--sandbox-key', 'svc_sandbox_dated1', '--live-key', 'svc_live_dated1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/pipeline.mjs',
+        'sandbox',
+        '--port',
+        '0',
+        '--date',
+        '2026-01-01',
+        '--sandbox-key',
+        'svc_sandbox_dated1',
+        '--live-key',
+        'svc_live_dated1',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     children.push(child);
     let err = '';
     const url = await new Promise<string>((resolve, reject) => {
@@ -76,7 +92,15 @@ describe('the emulator started at a given date', () => {
     const file = join(tmp.dir, 'nightly.yaml');
     await writeFile(
       file,
-      ['name: nightly', 'jobs:', '  - kind: serp', '    depth: 20', '    locations: [2840]', '    keywords: [trail running shoes, hiking boots, trekking poles]', ''].join('\n'),
+      [
+        'name: nightly',
+        'jobs:',
+        '  - kind: serp',
+        '    depth: 20',
+        '    locations: [2840]',
+        '    keywords: [trail running shoes, hiking boots, trekking poles]',
+        '',
+      ].join('\n'),
     );
     const wh = join(tmp.dir, 'wh');
     for (const date of ['2026-01-01', '2026-01-02']) {
@@ -86,8 +110,13 @@ describe('the emulator started at a given date', () => {
     }
     const w = await Warehouse.open(wh);
     try {
-      const days = await w.all<{ d: string; n: number }>(`SELECT check_date::VARCHAR AS d, count(*)::INT AS n FROM serp_results GROUP BY 1 ORDER BY 1`);
-      expect(days).toEqual([{ d: '2026-01-01', n: 3 }, { d: '2026-01-02', n: 3 }]);
+      const days = await w.all<{ d: string; n: number }>(
+        `SELECT check_date::VARCHAR AS d, count(*)::INT AS n FROM serp_results GROUP BY 1 ORDER BY 1`,
+      );
+      expect(days).toEqual([
+        { d: '2026-01-01', n: 3 },
+        { d: '2026-01-02', n: 3 },
+      ]);
       // Ranks move a little from day to day: the two nights are not copies of each other.
       const [moved] = await w.all<{ n: number }>(`
         SELECT count(*)::INT AS n FROM (

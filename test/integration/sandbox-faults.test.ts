@@ -158,7 +158,10 @@ describe('sandbox: fault profile', () => {
 describe('sandbox: admin view', () => {
   it('reports calls per family, tasks created per tag and CNY charged, only when enabled', async () => {
     const { call, sb } = await harness({ admin: true });
-    await call('POST', `${SERP}/task_post`, { key: LIVE_KEY, body: [serpTask('a', { tag: 't1' }), serpTask('b', { tag: 't1' }), serpTask('c', { tag: 't2' })] });
+    await call('POST', `${SERP}/task_post`, {
+      key: LIVE_KEY,
+      body: [serpTask('a', { tag: 't1' }), serpTask('b', { tag: 't1' }), serpTask('c', { tag: 't2' })],
+    });
     await call('GET', `${SERP}/tasks_ready`);
     await call('GET', '/v3/appendix/status');
     const stats = (await fetch(`${sb.url}/__admin/stats`).then((r) => r.json())) as Json;

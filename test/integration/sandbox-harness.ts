@@ -20,7 +20,12 @@ afterEach(async () => {
 });
 
 /** A task of the SERP organic schema. */
-export const serpTask = (keyword: string, extra: Record<string, unknown> = {}) => ({ keyword, location_code: 2840, language_code: 'en', ...extra });
+export const serpTask = (keyword: string, extra: Record<string, unknown> = {}) => ({
+  keyword,
+  location_code: 2840,
+  language_code: 'en',
+  ...extra,
+});
 
 /** A sandbox on a loopback port whose clock moves only when the test says so; closed after each test. */
 export async function harness(opts: SandboxOptions = {}) {

@@ -38,7 +38,8 @@ describe('sandbox: price rules', () => {
 
   it('charges more for priority 2 and for live than for standard, and events tasks about 0.0240', async () => {
     const { call } = await harness();
-    const charge = async (path: string, task: Json) => cny((await call('POST', path, { key: LIVE_KEY, body: [task] })).headers['x-svc-charge-cny']);
+    const charge = async (path: string, task: Json) =>
+      cny((await call('POST', path, { key: LIVE_KEY, body: [task] })).headers['x-svc-charge-cny']);
     const std = await charge(`${SERP}/task_post`, serpTask('desk lamp'));
     expect(await charge(`${SERP}/task_post`, serpTask('desk lamp', { priority: 2 }))).toBeGreaterThan(std);
     expect(await charge(`${SERP}/live/advanced`, serpTask('desk lamp'))).toBeGreaterThan(std);
@@ -55,11 +56,17 @@ describe('sandbox: price rules', () => {
     for (const [path, task] of posts) {
       const r = await call('POST', path, { key: LIVE_KEY, body: Array.from({ length: 101 }, () => task) });
       const codes = r.body.tasks.map((t: Json) => t.status_code);
-      expect(codes.slice(0, 100).every((c: number) => c === 20100), path).toBe(true);
+      expect(
+        codes.slice(0, 100).every((c: number) => c === 20100),
+        path,
+      ).toBe(true);
       expect(codes[100], path).toBe(40006);
       expect(r.body.tasks_error).toBe(1);
     }
-    const live = await call('POST', '/v3/svc_labs/engA/related_keywords/live', { key: LIVE_KEY, body: [{ keyword: 'a' }, { keyword: 'b' }] });
+    const live = await call('POST', '/v3/svc_labs/engA/related_keywords/live', {
+      key: LIVE_KEY,
+      body: [{ keyword: 'a' }, { keyword: 'b' }],
+    });
     expect(live.body.tasks.map((t: Json) => t.status_code)).toEqual([20000, 40000]);
   });
 

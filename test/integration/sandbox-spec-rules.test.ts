@@ -11,10 +11,14 @@ const SPEC_DASHED = /^\d{4}-\d{2}-\d{2} \d{2}-\d{2}-\d{2} \+00:00$/;
 
 async function crawl(maxPages = 60) {
   const h = await harness();
-  const post = await h.call('POST', '/v3/on_page/task_post', { key: LIVE_KEY, body: [{ target: 'shop.example', max_crawl_pages: maxPages }] });
+  const post = await h.call('POST', '/v3/on_page/task_post', {
+    key: LIVE_KEY,
+    body: [{ target: 'shop.example', max_crawl_pages: maxPages }],
+  });
   const id = post.body.tasks[0].id as string;
   h.advance(400);
-  const read = async (kind: string, q: Json = {}) => (await h.call('POST', `/v3/on_page/${kind}`, { key: LIVE_KEY, body: [{ id, limit: 1000, ...q }] })).body.tasks[0];
+  const read = async (kind: string, q: Json = {}) =>
+    (await h.call('POST', `/v3/on_page/${kind}`, { key: LIVE_KEY, body: [{ id, limit: 1000, ...q }] })).body.tasks[0];
   return { ...h, read };
 }
 
@@ -24,7 +28,12 @@ describe('emulator: text chat streams (stream: true)', () => {
     const ai = new OpenAI({ apiKey: LIVE_KEY, baseURL: `${sb.url}/v1`, maxRetries: 0 });
     const messages = [{ role: 'user' as const, content: 'Summarize why trail running shoes need grip.' }];
     const whole = await ai.chat.completions.create({ model: 'chat5.6-terra', messages });
-    const stream = await ai.chat.completions.create({ model: 'chat5.6-terra', messages, stream: true, stream_options: { include_usage: true } });
+    const stream = await ai.chat.completions.create({
+      model: 'chat5.6-terra',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let finish: string | null = null;
     let usage: Json;
@@ -60,7 +69,10 @@ describe('emulator: text chat streams (stream: true)', () => {
 describe('emulator: LLM output may pass max_output_tokens with web_search or a reasoning model', () => {
   it('passes the limit only then, and never for a plain model without web search', async () => {
     const { call } = await harness();
-    const prompts = Array.from({ length: 12 }, (_, i) => `Which running shoe suits a marathon beginner, question ${i}? Explain in detail please.`);
+    const prompts = Array.from(
+      { length: 12 },
+      (_, i) => `Which running shoe suits a marathon beginner, question ${i}? Explain in detail please.`,
+    );
     const out = async (task: Json) => {
       const t = (await call('POST', LLM, { body: [task] })).body.tasks[0];
       expect(t.status_code, JSON.stringify(task)).toBe(20000);
@@ -68,9 +80,13 @@ describe('emulator: LLM output may pass max_output_tokens with web_search or a r
     };
     const plain = await Promise.all(prompts.map((p) => out({ user_prompt: p, model_name: 'llm-alpha', max_output_tokens: 16 })));
     expect(plain.every((r) => r.output_tokens <= 16)).toBe(true);
-    const searching = await Promise.all(prompts.map((p) => out({ user_prompt: p, model_name: 'llm-alpha', max_output_tokens: 16, web_search: true })));
+    const searching = await Promise.all(
+      prompts.map((p) => out({ user_prompt: p, model_name: 'llm-alpha', max_output_tokens: 16, web_search: true })),
+    );
     expect(searching.filter((r) => r.output_tokens > 16).length).toBeGreaterThan(0);
-    const reasoning = await Promise.all(prompts.map((p) => out({ user_prompt: p, model_name: 'llm-beta-thinking', max_output_tokens: 1024 })));
+    const reasoning = await Promise.all(
+      prompts.map((p) => out({ user_prompt: p, model_name: 'llm-beta-thinking', max_output_tokens: 1024 })),
+    );
     expect(reasoning.every((r) => r.max_output_tokens === 1024)).toBe(true);
     const over = reasoning.filter((r) => r.output_tokens > 1024).length;
     expect(over).toBeGreaterThan(0);
@@ -89,14 +105,21 @@ describe('emulator: on-page resources as the spec lists them', () => {
     expect(relevant.items.length).toBeGreaterThan(0);
     expect(relevant.items.length).toBeLessThan(all.length);
     expect(relevant.items.map((r: Json) => r.url)).toEqual(all.filter((r) => blog.has(r.found_on)).map((r) => r.url));
-    const twoRules = (await read('resources', { relevant_pages_filters: [['url', 'like', '%/blog/%'], 'and', ['click_depth', '>', 100]] })).result[0];
+    const twoRules = (await read('resources', { relevant_pages_filters: [['url', 'like', '%/blog/%'], 'and', ['click_depth', '>', 100]] }))
+      .result[0];
     expect(twoRules.items).toEqual([]);
   });
 
   it('holds the five crawl_status counters', async () => {
     const { read } = await crawl(40);
     const r = (await read('resources', { limit: 7, filters: ['resource_type', '=', 'image'] })).result[0];
-    expect(Object.keys(r.crawl_status).sort()).toEqual(['items_count', 'max_crawl_pages', 'pages_crawled', 'pages_in_queue', 'total_items_count']);
+    expect(Object.keys(r.crawl_status).sort()).toEqual([
+      'items_count',
+      'max_crawl_pages',
+      'pages_crawled',
+      'pages_in_queue',
+      'total_items_count',
+    ]);
     expect(r.crawl_status).toMatchObject({ max_crawl_pages: 40, pages_crawled: 40, pages_in_queue: 0, items_count: 7 });
     expect(r.crawl_status.total_items_count).toBeGreaterThan(7);
     expect(r.crawl_status.total_items_count).toBe(r.total_items_count);
@@ -107,8 +130,47 @@ describe('emulator: on-page resources as the spec lists them', () => {
     const pages = (await read('pages')).result[0].items as Json[];
     const status = new Map(pages.map((p) => [p.url, p.status_code]));
     const items = (await read('resources')).result[0].items as Json[];
-    const fields = ['alternative_text', 'alternative_text_variations', 'title', 'alternative_title_variations', 'original_width', 'original_height', 'width', 'height', 'size', 'encoded_size', 'total_transfer_size', 'fetch_time', 'fetch_timing', 'cache_control', 'checks', 'resource_errors', 'last_modified', 'status_code', 'location', 'content_encoding', 'media_type', 'accept_type', 'server', 'from_sitemap'];
-    const checks = ['no_content_encoding', 'high_loading_time', 'is_redirect', 'is_4xx_code', 'is_5xx_code', 'is_broken', 'is_www', 'is_https', 'is_http', 'original_size_displayed', 'is_minified', 'has_redirect', 'has_subrequests'];
+    const fields = [
+      'alternative_text',
+      'alternative_text_variations',
+      'title',
+      'alternative_title_variations',
+      'original_width',
+      'original_height',
+      'width',
+      'height',
+      'size',
+      'encoded_size',
+      'total_transfer_size',
+      'fetch_time',
+      'fetch_timing',
+      'cache_control',
+      'checks',
+      'resource_errors',
+      'last_modified',
+      'status_code',
+      'location',
+      'content_encoding',
+      'media_type',
+      'accept_type',
+      'server',
+      'from_sitemap',
+    ];
+    const checks = [
+      'no_content_encoding',
+      'high_loading_time',
+      'is_redirect',
+      'is_4xx_code',
+      'is_5xx_code',
+      'is_broken',
+      'is_www',
+      'is_https',
+      'is_http',
+      'original_size_displayed',
+      'is_minified',
+      'has_redirect',
+      'has_subrequests',
+    ];
     for (const r of items) {
       for (const f of fields) expect(r, f).toHaveProperty(f);
       expect(Object.keys(r.checks).sort()).toEqual([...checks].sort());
@@ -117,7 +179,12 @@ describe('emulator: on-page resources as the spec lists them', () => {
       expect(r.fetch_time).toMatch(SPEC_DASHED);
     }
     const images = items.filter((r) => r.resource_type === 'image');
-    expect(images.every((r) => typeof r.alternative_text === 'string' && r.original_width > 0 && r.width > 0 && Array.isArray(r.alternative_text_variations))).toBe(true);
+    expect(
+      images.every(
+        (r) =>
+          typeof r.alternative_text === 'string' && r.original_width > 0 && r.width > 0 && Array.isArray(r.alternative_text_variations),
+      ),
+    ).toBe(true);
     expect(images.some((r) => r.alternative_text_variations.length > 0)).toBe(true);
     expect(images.some((r) => r.checks.original_size_displayed) && images.some((r) => !r.checks.original_size_displayed)).toBe(true);
     const broken = items.filter((r) => r.resource_type === 'broken');
@@ -135,7 +202,9 @@ describe('emulator: error records and keys', () => {
   it('writes error records’ datetime as yyyy-mm-dd hh-mm-ss +00:00', async () => {
     const rx = await receiver(() => ({ status: 500 }));
     const { call, advance, sb } = await harness({ faults: { taskFailure: 0.5 } });
-    await call('POST', `${SERP}/task_post`, { body: [serpTask('a', { pingback_url: `${rx.url}/$id` }), ...Array.from({ length: 9 }, (_, i) => serpTask(`kw ${i}`))] });
+    await call('POST', `${SERP}/task_post`, {
+      body: [serpTask('a', { pingback_url: `${rx.url}/$id` }), ...Array.from({ length: 9 }, (_, i) => serpTask(`kw ${i}`))],
+    });
     advance(300);
     await sb.flushCallbacks();
     const rows = (await call('POST', '/v3/serp/errors', { body: [{}] })).body.tasks[0].result as Json[];

@@ -126,7 +126,13 @@ describe('sandbox: tasks_fixed', () => {
     const fixed = (await call('GET', `${SERP}/tasks_fixed`)).body.tasks[0].result;
     // b was collected before the fix: listed all the same, so its fixed result is collected again.
     expect(fixed.map((t: Json) => t.id).sort()).toEqual([a, b].sort());
-    expect(fixed.find((t: Json) => t.id === a)).toMatchObject({ se: 'engA', se_type: 'v2', tag: 'fx', endpoint_advanced: `${SERP}/task_get/advanced/${a}`, endpoint_html: `${SERP}/task_get/html/${a}` });
+    expect(fixed.find((t: Json) => t.id === a)).toMatchObject({
+      se: 'engA',
+      se_type: 'v2',
+      tag: 'fx',
+      endpoint_advanced: `${SERP}/task_get/advanced/${a}`,
+      endpoint_html: `${SERP}/task_get/html/${a}`,
+    });
     await call('GET', `${SERP}/task_get/advanced/${a}`);
     expect((await call('GET', `${SERP}/tasks_fixed`)).body.tasks[0].result.map((t: Json) => t.id)).toEqual([b]);
     const after = (await call('GET', `${SERP}/task_get/advanced/${b}`)).body.tasks[0].result[0];
@@ -150,7 +156,12 @@ describe('sandbox: user_data and reference endpoints', () => {
     const u = r.body.tasks[0].result[0];
     expect(u.timezone).toBe('UTC');
     const organic = u.rates.serp.task_post['engA/organic'];
-    expect(organic).toMatchObject({ priority_low: expect.any(Number), priority_normal: expect.any(Number), priority_high: expect.any(Number), cost_type: 'per_request' });
+    expect(organic).toMatchObject({
+      priority_low: expect.any(Number),
+      priority_normal: expect.any(Number),
+      priority_high: expect.any(Number),
+      cost_type: 'per_request',
+    });
     expect(organic.priority_high).toBeGreaterThan(organic.priority_normal);
     expect(u.rates.serp.live['engA/organic'].priority_normal).toBeGreaterThan(organic.priority_normal);
     expect(u.rates.serp.task_post['engA/events'].priority_normal).toBeGreaterThan(organic.priority_normal);

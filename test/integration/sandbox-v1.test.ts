@@ -51,7 +51,9 @@ describe('sandbox /v1 with a standard OpenAI client', () => {
     expect(norm).toBeCloseTo(1, 5);
     const floats = await ai.embeddings.create({ model: 'text-embedding-3-small', input: 'running shoes', encoding_format: 'float' });
     expect(floats.data[0]!.embedding[5]).toBeCloseTo(one.data[0]!.embedding[5]!, 6);
-    await expect(ai.embeddings.create({ model: 'text-embedding-ada-002', input: 'x', dimensions: 256 })).rejects.toMatchObject({ status: 400 });
+    await expect(ai.embeddings.create({ model: 'text-embedding-ada-002', input: 'x', dimensions: 256 })).rejects.toMatchObject({
+      status: 400,
+    });
     await expect(ai.embeddings.create({ model: 'text-embedding-4', input: 'x' })).rejects.toMatchObject({ status: 400 });
     const ada = await ai.embeddings.create({ model: 'text-embedding-ada-002', input: 'x' });
     expect(ada.data[0]!.embedding).toHaveLength(1536);
@@ -60,7 +62,14 @@ describe('sandbox /v1 with a standard OpenAI client', () => {
   it('puts related keywords close and unrelated ones far (cosine)', async () => {
     const { sb } = await harness();
     const ai = client(sb.url);
-    const words = ['trail running shoes', 'best running shoes for women', 'marathon running shoes', 'mortgage rates today', 'refinance mortgage rates', 'chocolate cake recipe'];
+    const words = [
+      'trail running shoes',
+      'best running shoes for women',
+      'marathon running shoes',
+      'mortgage rates today',
+      'refinance mortgage rates',
+      'chocolate cake recipe',
+    ];
     const e = (await ai.embeddings.create({ model: 'text-embedding-3-small', input: words })).data.map((d) => d.embedding);
     const related = [cosine(e[0]!, e[1]!), cosine(e[0]!, e[2]!), cosine(e[3]!, e[4]!)];
     const unrelated = [cosine(e[0]!, e[3]!), cosine(e[1]!, e[5]!), cosine(e[4]!, e[5]!)];
@@ -74,7 +83,13 @@ describe('sandbox /v1 with a standard OpenAI client', () => {
     const charges: string[] = [];
     for (const size of ['512x512', '1024x768', '2048x1024', '4096x4096']) {
       const r = await ai.chat.completions
-        .create({ model: 'imgmodel-3.1-flash-image', messages: [{ role: 'user', content: 'a red bicycle' }], n: 1, stream: false, size } as Json)
+        .create({
+          model: 'imgmodel-3.1-flash-image',
+          messages: [{ role: 'user', content: 'a red bicycle' }],
+          n: 1,
+          stream: false,
+          size,
+        } as Json)
         .withResponse();
       const content = r.data.choices[0]!.message.content!;
       const m = /^!\[[^\]]*\]\(data:image\/jpeg;base64,([A-Za-z0-9+/=]+)\)$/.exec(content);
@@ -93,7 +108,8 @@ describe('sandbox /v1 with a standard OpenAI client', () => {
 
   it('refuses image generation with a sandbox key (403), bad n/stream/size (400) and a short balance (402)', async () => {
     const { sb } = await harness({ balanceCny: '0.1000' });
-    const body = (extra: Record<string, unknown> = {}) => ({ model: 'imgmodel-3.1-flash-image', messages: [{ role: 'user', content: 'a cat' }], ...extra }) as Json;
+    const body = (extra: Record<string, unknown> = {}) =>
+      ({ model: 'imgmodel-3.1-flash-image', messages: [{ role: 'user', content: 'a cat' }], ...extra }) as Json;
     await expect(client(sb.url, DEFAULT_SANDBOX_KEY).chat.completions.create(body())).rejects.toMatchObject({ status: 403 });
     const ai = client(sb.url);
     await expect(ai.chat.completions.create(body({ n: 2 }))).rejects.toMatchObject({ status: 400 });
@@ -107,6 +123,8 @@ describe('sandbox /v1 with a standard OpenAI client', () => {
   it('answers 401 to a bad key in the standard error shape', async () => {
     const { sb } = await harness();
     // any key after the prefix is a key (issue 16), so the bad key is one without the prefix
-    await expect(client(sb.url, 'svc_test_x').embeddings.create({ model: 'text-embedding-3-small', input: 'x' })).rejects.toMatchObject({ status: 401 });
+    await expect(client(sb.url, 'svc_test_x').embeddings.create({ model: 'text-embedding-3-small', input: 'x' })).rejects.toMatchObject({
+      status: 401,
+    });
   });
 });

@@ -8,8 +8,16 @@ describe('sandbox with the project client', () => {
   it('posts, lists, collects, embeds, chats and generates an image, with the charges the emulator sent', async () => {
     const { sb, advance } = await harness({ rateLimits: true, timeScale: 60 });
     const landed: RawResponse[] = [];
-    const client = new ServiceClient({ baseUrl: sb.url, apiKey: LIVE_KEY, land: async (r) => void landed.push(r), now: () => new Date(T0), sleep: async () => {} });
-    const post = await client.call(endpoint('serp.engA.organic.task_post'), { tasks: [{ keyword: 'trail shoes', location_code: 2840, tag: 'x1' }] });
+    const client = new ServiceClient({
+      baseUrl: sb.url,
+      apiKey: LIVE_KEY,
+      land: async (r) => void landed.push(r),
+      now: () => new Date(T0),
+      sleep: async () => {},
+    });
+    const post = await client.call(endpoint('serp.engA.organic.task_post'), {
+      tasks: [{ keyword: 'trail shoes', location_code: 2840, tag: 'x1' }],
+    });
     expect(post.envelope.tasks?.[0]?.status_code).toBe(20100);
     advance(300);
     const ready = await client.call(endpoint('serp.engA.organic.tasks_ready'));
@@ -25,6 +33,13 @@ describe('sandbox with the project client', () => {
     expect(img.jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
     expect(img.tier).toBe('0.5K');
     const sent = sb.log.map((l) => l.chargeCny);
-    expect([post.charge.chargeCny, ready.charge.chargeCny, got.charge.chargeCny, e.charge.chargeCny, c.charge.chargeCny, img.charge.chargeCny]).toEqual(sent);
+    expect([
+      post.charge.chargeCny,
+      ready.charge.chargeCny,
+      got.charge.chargeCny,
+      e.charge.chargeCny,
+      c.charge.chargeCny,
+      img.charge.chargeCny,
+    ]).toEqual(sent);
   });
 });

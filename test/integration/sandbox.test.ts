@@ -31,7 +31,11 @@ async function sandbox(opts: SandboxOptions = {}) {
     advance(ms: number) {
       nowMs += ms;
     },
-    async call(method: 'GET' | 'POST', path: string, init: { key?: string | null; body?: unknown; raw?: string; auth?: string } = {}): Promise<Reply> {
+    async call(
+      method: 'GET' | 'POST',
+      path: string,
+      init: { key?: string | null; body?: unknown; raw?: string; auth?: string } = {},
+    ): Promise<Reply> {
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
       const key = init.key === undefined ? DEFAULT_SANDBOX_KEY : init.key;
       if (init.auth) headers.Authorization = init.auth;
@@ -207,7 +211,9 @@ describe('sandbox: task_post batches and billing', () => {
 describe('sandbox: task lifecycle on the injected clock', () => {
   it('lists tasks as ready only readyAfterMs after posting, then serves and un-lists them', async () => {
     const { call, advance } = await sandbox({ readyAfterMs: 300 });
-    const post = await call('POST', `${BASE}/task_post`, { body: [task('hiking boots', { tag: 'a' }), task('rain jacket', { depth: 30 })] });
+    const post = await call('POST', `${BASE}/task_post`, {
+      body: [task('hiking boots', { tag: 'a' }), task('rain jacket', { depth: 30 })],
+    });
     const ids: string[] = post.body.tasks.map((t: Json) => t.id);
 
     const early = await call('GET', `${BASE}/tasks_ready`);
@@ -320,7 +326,19 @@ describe('sandbox: task lifecycle on the injected clock', () => {
     const { call } = await sandbox();
     const r = await call('GET', `${BASE}/task_get/advanced/${SAMPLE_TASK_ID}`);
     const types = new Set(r.body.tasks[0].result[0].items.map((i: Json) => i.type));
-    for (const t of ['organic', 'featured_snippet', 'people_also_ask', 'local_pack', 'paid', 'related_searches', 'top_stories', 'video', 'images', 'ai_overview', 'knowledge_graph']) {
+    for (const t of [
+      'organic',
+      'featured_snippet',
+      'people_also_ask',
+      'local_pack',
+      'paid',
+      'related_searches',
+      'top_stories',
+      'video',
+      'images',
+      'ai_overview',
+      'knowledge_graph',
+    ]) {
       expect(types).toContain(t);
     }
   });

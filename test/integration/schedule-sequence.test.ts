@@ -28,7 +28,9 @@ jobs:
 /** What a night leaves for BI: the marts built, their tests passed, and the state tables. */
 async function marts(dir: string) {
   return withWarehouse(dir, async (db) => {
-    const [r] = await db.all<{ rows: number; checks: number }>(`SELECT count(*)::INT AS rows, count(DISTINCT check_date)::INT AS checks FROM rank_history`);
+    const [r] = await db.all<{ rows: number; checks: number }>(
+      `SELECT count(*)::INT AS rows, count(DISTINCT check_date)::INT AS checks FROM rank_history`,
+    );
     const [s] = await db.all<{ rows: number }>(`SELECT count(*)::INT AS rows FROM spend_daily`);
     return { rankRows: r!.rows, rankChecks: r!.checks, spendRows: s!.rows };
   });
@@ -102,7 +104,9 @@ describe('pipeline schedule runs the same sequence as pipeline run', () => {
     expect(tests.some((t) => t.model === 'rank_history' && t.status === 'passed')).toBe(true);
     // And the night published the marts for BI: rank_history's Parquet holds every row of the mart.
     const published = await withWarehouse(warehouseDir, (db) =>
-      db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM read_parquet('${join(warehouseDir, 'parquet', 'rank_history').replaceAll("'", "''")}/*/*.parquet')`),
+      db.all<{ n: number }>(
+        `SELECT count(*)::INT AS n FROM read_parquet('${join(warehouseDir, 'parquet', 'rank_history').replaceAll("'", "''")}/*/*.parquet')`,
+      ),
     );
     expect(published).toEqual([{ n: b.rankRows }]);
   });

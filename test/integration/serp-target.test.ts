@@ -15,7 +15,12 @@ describe('SERP target and unlisted organic fields', () => {
 
   it('posts target and an unlisted field to the emulator, warning once about the unlisted one only', async () => {
     const warnings: string[] = [];
-    const client = new ServiceClient({ baseUrl: sb.url, apiKey: 'svc_live_targets', land: async () => {}, onWarning: (w) => warnings.push(w) });
+    const client = new ServiceClient({
+      baseUrl: sb.url,
+      apiKey: 'svc_live_targets',
+      land: async () => {},
+      onWarning: (w) => warnings.push(w),
+    });
     const task = { keyword: 'running shoes', location_code: 2840, language_code: 'en', target: 'nike.com', calculate_rectangles: true };
     for (let i = 0; i < 2; i++) {
       const r = await client.call(endpoint('serp.engA.organic.task_post'), { tasks: [task] });
@@ -27,7 +32,11 @@ describe('SERP target and unlisted organic fields', () => {
   });
 
   it('a serp job sends target and its params with every task', () => {
-    const p = parsePipeline('name: t\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a, b]\n    target: nike.com\n    params:\n      calculate_rectangles: true\n', 't.yaml', {});
+    const p = parsePipeline(
+      'name: t\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a, b]\n    target: nike.com\n    params:\n      calculate_rectangles: true\n',
+      't.yaml',
+      {},
+    );
     const plan = planPipeline(p, 'r');
     expect(plan.tasks.map((t) => t.spec)).toEqual([
       expect.objectContaining({ keyword: 'a', target: 'nike.com', calculate_rectangles: true }),

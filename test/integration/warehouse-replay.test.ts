@@ -41,7 +41,17 @@ describe('pipeline replay and export on emulator bodies (loopback)', () => {
     sandbox = await startSandbox({ seed: 11, now, readyAfterMs: 100 });
     wh = await tempDir();
     const pipeline = await loadPipeline('pipelines/keywords.yaml');
-    await runPipeline({ pipeline, file: 'pipelines/keywords.yaml', warehouseDir: wh.dir, baseUrl: sandbox.url, apiKey: 'svc_sandbox_demo', logger: silentLogger, pollIntervalMs: 50, collectTimeoutMs: 30_000, now });
+    await runPipeline({
+      pipeline,
+      file: 'pipelines/keywords.yaml',
+      warehouseDir: wh.dir,
+      baseUrl: sandbox.url,
+      apiKey: 'svc_sandbox_demo',
+      logger: silentLogger,
+      pollIntervalMs: 50,
+      collectTimeoutMs: 30_000,
+      now,
+    });
     calls = sandbox.log.length;
   });
 
@@ -74,11 +84,15 @@ describe('pipeline replay and export on emulator bodies (loopback)', () => {
     await cli(['export', '--warehouse', wh.dir]);
     await withWarehouse(wh.dir, async (db) => {
       for (const t of ['serp_items', 'ledger', 'raw_responses']) {
-        const [p] = await db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM read_parquet('${join(wh.dir, 'parquet', t)}/*/*.parquet', hive_partitioning = true)`);
+        const [p] = await db.all<{ n: number }>(
+          `SELECT count(*)::INT AS n FROM read_parquet('${join(wh.dir, 'parquet', t)}/*/*.parquet', hive_partitioning = true)`,
+        );
         const [d] = await db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM ${t}`);
         expect(p, t).toEqual(d);
       }
-      const days = await db.all(`SELECT DISTINCT date::VARCHAR AS d FROM read_parquet('${join(wh.dir, 'parquet', 'serp_items')}/*/*.parquet', hive_partitioning = true)`);
+      const days = await db.all(
+        `SELECT DISTINCT date::VARCHAR AS d FROM read_parquet('${join(wh.dir, 'parquet', 'serp_items')}/*/*.parquet', hive_partitioning = true)`,
+      );
       expect(days).toEqual([{ d: '2026-11-20' }]);
     });
   });

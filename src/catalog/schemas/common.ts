@@ -11,9 +11,7 @@ export const tagField = z.string().max(255, 'at most 255 characters').optional()
 /** A UTC datetime as the spec writes it (`yyyy-mm-dd hh-mm-ss +00:00`; colons accepted too). */
 export const SPEC_DATETIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2})[-:](\d{2})[-:](\d{2}) \+00:00$/;
 
-export const specDatetime = z
-  .string()
-  .regex(SPEC_DATETIME, 'UTC datetime as yyyy-mm-dd hh-mm-ss +00:00');
+export const specDatetime = z.string().regex(SPEC_DATETIME, 'UTC datetime as yyyy-mm-dd hh-mm-ss +00:00');
 
 /** Reads a spec datetime as epoch milliseconds; NaN when the text is not one. */
 export function parseSpecDatetime(s: string): number {
@@ -33,7 +31,10 @@ export function formatSpecDatetime(d: Date): string {
 export const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'date as yyyy-mm-dd')
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'not a calendar date');
+  .refine(
+    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
+    'not a calendar date',
+  );
 
 /** Callback fields of a standard-mode task: `$id` and `$tag` are substituted by the service. */
 export const callbackFields = {

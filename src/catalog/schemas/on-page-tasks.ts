@@ -27,7 +27,8 @@ export function checkFilters(value: unknown, path: PropertyKey[], ctx: IssueSink
   let count = 0;
   value.forEach((item, i) => {
     if (i % 2 === 1) {
-      if (item !== 'and' && item !== 'or') ctx.addIssue({ code: 'custom', path: [...path, i], message: 'conditions are joined by "and" or "or"' });
+      if (item !== 'and' && item !== 'or')
+        ctx.addIssue({ code: 'custom', path: [...path, i], message: 'conditions are joined by "and" or "or"' });
     } else {
       count += checkFilters(item, [...path, i], ctx);
     }

@@ -59,7 +59,15 @@ export function monthsBefore(now: Date, months: number): number {
   const y = now.getUTCFullYear();
   const m = now.getUTCMonth() - months;
   const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-  return Date.UTC(y, m, Math.min(now.getUTCDate(), lastDay), now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds(), now.getUTCMilliseconds());
+  return Date.UTC(
+    y,
+    m,
+    Math.min(now.getUTCDate(), lastDay),
+    now.getUTCHours(),
+    now.getUTCMinutes(),
+    now.getUTCSeconds(),
+    now.getUTCMilliseconds(),
+  );
 }
 
 /** The time rules of id_list: 1 month back with metadata, 6 months without; nothing after now. */

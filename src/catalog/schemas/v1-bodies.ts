@@ -35,7 +35,10 @@ const messages = z.array(message, 'an array of messages').min(1, 'at least one m
 /** Text chat completion: a terra/luna model (or a legacy alias) and messages; other fields pass through. */
 export const chatBodySchema = z
   .object({
-    model: z.enum([...CHAT_MODELS, ...Object.keys(CHAT_MODEL_ALIASES)] as [string, ...string[]], `one of ${[...CHAT_MODELS, ...Object.keys(CHAT_MODEL_ALIASES)].join(', ')}`),
+    model: z.enum(
+      [...CHAT_MODELS, ...Object.keys(CHAT_MODEL_ALIASES)] as [string, ...string[]],
+      `one of ${[...CHAT_MODELS, ...Object.keys(CHAT_MODEL_ALIASES)].join(', ')}`,
+    ),
     messages,
     stream: z.boolean().optional(),
   })

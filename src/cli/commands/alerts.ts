@@ -30,15 +30,19 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print a JSON array' }) as Argv<AlertsArgs>,
   handler: async (args: ArgumentsCamelCase<AlertsArgs>) => {
     if (args.action === 'test') {
-      if (!args.file) throw new EtlError('ETL_CONFIG_INVALID', 'alerts test needs a pipeline file: pipeline alerts test pipelines/keywords.yaml');
+      if (!args.file)
+        throw new EtlError('ETL_CONFIG_INVALID', 'alerts test needs a pipeline file: pipeline alerts test pipelines/keywords.yaml');
       const p = await loadPipeline(args.file);
       if (!p.alerts) throw new EtlError('ETL_CONFIG_INVALID', `${args.file} has no alerts: block; add one with a webhook and rules`);
       const r = await sendSampleAlert({ pipeline: p.name, alerts: p.alerts, now: new Date() });
       if (!r.ok) throw new EtlError('ETL_SERVICE_UNAVAILABLE', `the sample alert was not accepted: ${r.error}`, { retryable: true });
-      process.stdout.write(`sample alert delivered (HTTP ${r.status})${p.alerts.secret_env ? `, signed with ${p.alerts.secret_env}` : ''}\n`);
+      process.stdout.write(
+        `sample alert delivered (HTTP ${r.status})${p.alerts.secret_env ? `, signed with ${p.alerts.secret_env}` : ''}\n`,
+      );
       return;
     }
-    if (args.since !== undefined && !DAY.test(args.since)) throw new EtlError('ETL_CONFIG_INVALID', `--since must be a day like 2026-11-21; got '${args.since}'`);
+    if (args.since !== undefined && !DAY.test(args.since))
+      throw new EtlError('ETL_CONFIG_INVALID', `--since must be a day like 2026-11-21; got '${args.since}'`);
     requireWarehouse(args.warehouse);
     const alerts = await withWarehouse(args.warehouse, (wh) => new AlertStore(wh).list({ since: args.since, pipeline: args.pipeline }));
     process.stdout.write(args.json ? `${JSON.stringify(alerts, null, 2)}\n` : formatAlerts(alerts));
@@ -49,7 +53,10 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
 export function formatAlerts(alerts: readonly StoredAlert[]): string {
   if (alerts.length === 0) return 'no alerts\n';
   const lines = alerts.map((a) => {
-    const state = a.deliveryState === 'delivered' ? `delivered ${a.deliveredAt ?? ''}`.trim() : `pending (${a.attempts} attempt${a.attempts === 1 ? '' : 's'}${a.lastError ? `: ${a.lastError}` : ''})`;
+    const state =
+      a.deliveryState === 'delivered'
+        ? `delivered ${a.deliveredAt ?? ''}`.trim()
+        : `pending (${a.attempts} attempt${a.attempts === 1 ? '' : 's'}${a.lastError ? `: ${a.lastError}` : ''})`;
     return `${a.checkDate}  ${a.pipeline}  ${a.rule}  ${state}\n  ${a.message}`;
   });
   const pending = alerts.filter((a) => a.deliveryState === 'pending').length;

@@ -16,7 +16,10 @@ interface ApiArgs {
 
 /** The run id of `pipeline api` calls in raw/ and the ledger: `api-` and the UTC time, to the second. */
 function apiRunId(at: Date): string {
-  return `api-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+  return `api-${at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}`;
 }
 
 /** Reads `--data`: inline JSON, or `@file.json`. */
@@ -38,9 +41,16 @@ export const apiCommand: CommandModule<object, ApiArgs> = {
     y
       .positional('method', { type: 'string', demandOption: true, describe: 'GET or POST' })
       .positional('path', { type: 'string', demandOption: true, describe: 'e.g. /v3/serp/engA/organic/live/advanced or /v1/embeddings' })
-      .option('data', { type: 'string', describe: "request body: JSON text, or @file.json (a /v3 body is an array of tasks; one object is wrapped)" })
+      .option('data', {
+        type: 'string',
+        describe: 'request body: JSON text, or @file.json (a /v3 body is an array of tasks; one object is wrapped)',
+      })
       .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' })
-      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse whose raw/ and ledger receive the call, as a run would land it' })
+      .option('warehouse', {
+        type: 'string',
+        default: 'warehouse',
+        describe: 'warehouse whose raw/ and ledger receive the call, as a run would land it',
+      })
       .check(checkOptions({ seed: num({ integer: true, min: 0 }) })) as Argv<ApiArgs>,
   handler: async (args: ArgumentsCamelCase<ApiArgs>) => {
     const data = await readData(args.data);
@@ -51,11 +61,16 @@ export const apiCommand: CommandModule<object, ApiArgs> = {
       // so `pipeline reconcile` knows what a call by hand cost.
       const r = await withWarehouse(args.warehouse, async (wh) => {
         const landing = new RawLanding(wh, { runId: apiRunId(new Date()), pipeline: 'api' });
-        return exploreCall({ baseUrl: target.baseUrl, apiKey: target.apiKey, land: landing.land }, { method: args.method, path: args.path, data });
+        return exploreCall(
+          { baseUrl: target.baseUrl, apiKey: target.apiKey, land: landing.land },
+          { method: args.method, path: args.path, data },
+        );
       });
       for (const w of r.warnings) say(`warning: ${w}`);
       process.stdout.write(r.body.endsWith('\n') ? r.body : `${r.body}\n`);
-      say(`HTTP ${r.httpStatus} · ${r.endpoint.id} · charge ${r.charge.chargeCny ?? '-'} CNY · request id ${r.charge.requestId ?? '-'}${r.charge.balanceCny ? ` · balance ${r.charge.balanceCny} CNY` : ''}`);
+      say(
+        `HTTP ${r.httpStatus} · ${r.endpoint.id} · charge ${r.charge.chargeCny ?? '-'} CNY · request id ${r.charge.requestId ?? '-'}${r.charge.balanceCny ? ` · balance ${r.charge.balanceCny} CNY` : ''}`,
+      );
       if (r.error) throw r.error;
     } finally {
       await target.sandbox?.close();

@@ -27,7 +27,14 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
     let checks: Check[];
     try {
       const lakeUrl = resolveLake({ flag: args.lake, env: process.env });
-      checks = await runDoctor({ baseUrl: target.baseUrl, apiKey: target.apiKey, warehouseDir: args.warehouse, callbackUrl: args['callback-url'], lakeUrl, env: process.env });
+      checks = await runDoctor({
+        baseUrl: target.baseUrl,
+        apiKey: target.apiKey,
+        warehouseDir: args.warehouse,
+        callbackUrl: args['callback-url'],
+        lakeUrl,
+        env: process.env,
+      });
     } finally {
       await target.sandbox?.close();
     }

@@ -38,7 +38,9 @@ export const endpointsCommand: CommandModule<object, EndpointsArgs> = {
     }
     const w = Math.max(...list.map((e) => e.path.length), 4);
     for (const e of list) {
-      const flags = [e.charged ? 'charged' : 'free', e.mode, `${e.family} ${FAMILIES[e.family].perMinute}/min`, e.ai ? '.ai' : ''].filter(Boolean).join(' · ');
+      const flags = [e.charged ? 'charged' : 'free', e.mode, `${e.family} ${FAMILIES[e.family].perMinute}/min`, e.ai ? '.ai' : '']
+        .filter(Boolean)
+        .join(' · ');
       process.stdout.write(`${e.method.padEnd(4)} ${e.path.padEnd(w)}  ${flags}\n`);
     }
     process.stderr.write(`${list.length} endpoints\n`);

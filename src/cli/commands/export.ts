@@ -22,7 +22,9 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print what was written as JSON on stdout' }) as Argv<ExportArgs>,
   handler: async (args: ArgumentsCamelCase<ExportArgs>) => {
     const out = await withWarehouse(args.warehouse, (wh) => publish(wh, { rebuild: args.table ?? 'all' }));
-    const written = out.tables.filter((t) => t.files > 0).map((t) => ({ table: t.table, rows: t.rows, files: t.files, dir: join(args.warehouse, 'parquet', t.table) }));
+    const written = out.tables
+      .filter((t) => t.files > 0)
+      .map((t) => ({ table: t.table, rows: t.rows, files: t.files, dir: join(args.warehouse, 'parquet', t.table) }));
     if (args.json) process.stdout.write(`${JSON.stringify(written)}\n`);
     else for (const w of written) process.stdout.write(`${w.table.padEnd(48)} ${String(w.rows).padStart(10)} rows  ${w.dir}\n`);
   },

@@ -16,27 +16,46 @@ interface LakeArgs {
  */
 export const lakeCommand: CommandModule<object, LakeArgs> = {
   command: 'lake <action>',
-  describe: 'Mirror parquet/ and serving.duckdb to the object-storage lake (sync), or check the lake answers and accepts the credentials (check)',
+  describe:
+    'Mirror parquet/ and serving.duckdb to the object-storage lake (sync), or check the lake answers and accepts the credentials (check)',
   builder: (y: Argv) =>
     y
-      .positional('action', { type: 'string', choices: ['sync', 'check'] as const, demandOption: true, describe: 'sync: upload what is new or changed, then delete what is gone; check: list, put and delete a probe object' })
+      .positional('action', {
+        type: 'string',
+        choices: ['sync', 'check'] as const,
+        demandOption: true,
+        describe: 'sync: upload what is new or changed, then delete what is gone; check: list, put and delete a probe object',
+      })
       .option('lake', { type: 'string', describe: 's3://bucket/prefix (default: PIPELINE_LAKE, else the lake: of --pipeline)' })
       .option('pipeline', { type: 'string', describe: 'take the lake from this pipeline file' })
-      .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder whose parquet/ and serving.duckdb are mirrored' })
+      .option('warehouse', {
+        type: 'string',
+        default: 'warehouse',
+        describe: 'warehouse folder whose parquet/ and serving.duckdb are mirrored',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print the outcome as JSON on stdout' }) as Argv<LakeArgs>,
   handler: async (args: ArgumentsCamelCase<LakeArgs>) => {
     const pipeline = args.pipeline ? await loadPipeline(args.pipeline) : undefined;
     const url = resolveLake({ flag: args.lake, env: process.env, pipeline });
-    if (!url) throw new EtlError('ETL_LAKE_CONFIG', 'no lake named: pass --lake s3://bucket/prefix, set PIPELINE_LAKE, or give --pipeline with a lake: field');
+    if (!url)
+      throw new EtlError(
+        'ETL_LAKE_CONFIG',
+        'no lake named: pass --lake s3://bucket/prefix, set PIPELINE_LAKE, or give --pipeline with a lake: field',
+      );
     // The AWS SDK takes over a second to load: only commands that use the lake pay for it.
     const lake = await import('../../warehouse/lake/index.js');
     if (args.action === 'check') {
       const c = await lake.checkLake(url, process.env);
-      process.stdout.write(args.json ? `${JSON.stringify(c)}\n` : `lake ${c.url} at ${c.endpoint ?? 'AWS S3'} (${c.region}): list, put and delete work (${c.ms} ms)\n`);
+      process.stdout.write(
+        args.json
+          ? `${JSON.stringify(c)}\n`
+          : `lake ${c.url} at ${c.endpoint ?? 'AWS S3'} (${c.region}): list, put and delete work (${c.ms} ms)\n`,
+      );
       return;
     }
     const out = await lake.syncLake(args.warehouse, url, { env: process.env });
     process.stdout.write(args.json ? `${JSON.stringify(out)}\n` : `${lake.formatLakeOutcome(out)}\n`);
-    if (out.failed.length) process.exitCode = out.failed.some((f) => f.code === 'ETL_LAKE_UNREACHABLE') ? ExitCode.serviceUnavailable : ExitCode.failure;
+    if (out.failed.length)
+      process.exitCode = out.failed.some((f) => f.code === 'ETL_LAKE_UNREACHABLE') ? ExitCode.serviceUnavailable : ExitCode.failure;
   },
 };

@@ -29,7 +29,10 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
       .option('format', { choices: ['table', 'csv', 'json', 'parquet'] as const, default: 'table' as const, describe: 'output format' })
       .option('out', { type: 'string', describe: 'file to write (required for parquet)' }) as Argv<LedgerArgs>,
   handler: async (args: ArgumentsCamelCase<LedgerArgs>) => {
-    for (const [name, v] of [['--from', args.from], ['--to', args.to]] as const) {
+    for (const [name, v] of [
+      ['--from', args.from],
+      ['--to', args.to],
+    ] as const) {
       if (v !== undefined && !DAY.test(v)) throw new EtlError('ETL_CONFIG_INVALID', `${name} must be a day like 2026-11-21; got '${v}'`);
     }
     if (args.format === 'parquet' && !args.out) throw new EtlError('ETL_CONFIG_INVALID', '--format parquet needs --out FILE');

@@ -23,14 +23,24 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
   describe: 'Build the SQL models (run), check their sidecar tests (test), or cluster the keywords (cluster)',
   builder: (y: Argv) =>
     y
-      .positional('action', { type: 'string', choices: ['run', 'test', 'cluster'], demandOption: true, describe: 'run: build every model in dependency order; test: run every sidecar test; cluster: embed the collected keywords (/v1/embeddings, cached) and cluster them' })
+      .positional('action', {
+        type: 'string',
+        choices: ['run', 'test', 'cluster'],
+        demandOption: true,
+        describe:
+          'run: build every model in dependency order; test: run every sidecar test; cluster: embed the collected keywords (/v1/embeddings, cached) and cluster them',
+      })
       .option('model', { type: 'string', default: 'text-embedding-3-small', describe: 'embedding model for cluster' })
       .option('dimensions', { type: 'number', default: 256, describe: 'embedding dimensions for cluster (text-embedding-3-* only)' })
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder (DuckDB file, raw/, parquet/)' })
       .option('sql', { type: 'string', describe: 'models folder (default: the sql/ shipped with the tool)' })
       .option('select', { type: 'string', array: true, describe: 'only these models (and the models they read)' })
       .option('full-refresh', { type: 'boolean', default: false, describe: 'rebuild incremental models from scratch' })
-      .option('test', { type: 'boolean', default: true, describe: 'after run, run the sidecar tests of the built models (--no-test to skip)' })
+      .option('test', {
+        type: 'boolean',
+        default: true,
+        describe: 'after run, run the sidecar tests of the built models (--no-test to skip)',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' })
       .check(checkOptions({ dimensions: num({ integer: true, min: 1 }) })) as Argv<ModelsArgs>,
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
@@ -38,7 +48,13 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
     if (args.action === 'cluster') {
       const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
       try {
-        const r = await runClusters({ warehouseDir: args.warehouse, baseUrl: target.baseUrl, apiKey: target.apiKey, model: args.model, dimensions: args.dimensions });
+        const r = await runClusters({
+          warehouseDir: args.warehouse,
+          baseUrl: target.baseUrl,
+          apiKey: target.apiKey,
+          model: args.model,
+          dimensions: args.dimensions,
+        });
         process.stdout.write(
           args.json
             ? json(r)

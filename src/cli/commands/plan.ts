@@ -4,7 +4,15 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { endpoint } from '../../catalog/index.js';
 import { ServiceClient } from '../../client/index.js';
 import { loadPipeline } from '../../config/index.js';
-import { planEmbeddings, planPipeline, priceTasks, readPriceHistory, summarizePlan, type PlanSummary, type PriceHistory } from '../../plan/index.js';
+import {
+  planEmbeddings,
+  planPipeline,
+  priceTasks,
+  readPriceHistory,
+  summarizePlan,
+  type PlanSummary,
+  type PriceHistory,
+} from '../../plan/index.js';
 import { cachedEmbeddingKeys } from '../../models/clusters/index.js';
 import { withWarehouse } from '../../warehouse/index.js';
 import { render } from '../render.js';
@@ -27,15 +35,23 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       .positional('file', { type: 'string', demandOption: true, describe: 'pipeline YAML' })
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse whose ledger prices past runs' })
       .option('json', { type: 'boolean', default: false, describe: 'print the plan as one JSON object' })
-      .option('cny-per-usd', { type: 'number', describe: "CNY per USD to convert user_data's USD base rates when the ledger has no past charge" })
+      .option('cny-per-usd', {
+        type: 'number',
+        describe: "CNY per USD to convert user_data's USD base rates when the ledger has no past charge",
+      })
       .check(checkOptions({ 'cny-per-usd': num({ above: 0 }) })) as Argv<PlanArgs>,
   handler: async (args: ArgumentsCamelCase<PlanArgs>) => {
     const pipeline = await loadPipeline(args.file);
     const plan = planPipeline(pipeline, 'plan');
     const hasWarehouse = existsSync(join(args.warehouse, 'warehouse.duckdb'));
-    const history: PriceHistory = hasWarehouse ? await withWarehouse(args.warehouse, readPriceHistory) : { byPipeline: new Map(), byEndpoint: new Map(), cnyPerUsd: null };
+    const history: PriceHistory = hasWarehouse
+      ? await withWarehouse(args.warehouse, readPriceHistory)
+      : { byPipeline: new Map(), byEndpoint: new Map(), cnyPerUsd: null };
     // Keywords the warehouse has embedded already are not bought again, so not priced.
-    const cache = hasWarehouse && pipeline.jobs.some((j) => j.kind === 'embeddings') ? await withWarehouse(args.warehouse, cachedEmbeddingKeys) : new Map<string, Set<string>>();
+    const cache =
+      hasWarehouse && pipeline.jobs.some((j) => j.kind === 'embeddings')
+        ? await withWarehouse(args.warehouse, cachedEmbeddingKeys)
+        : new Map<string, Set<string>>();
     const embeddings = planEmbeddings(pipeline, plan.tasks, (model, dims) => cache.get(`${model}\0${dims}`) ?? new Set());
     if (args['cny-per-usd'] !== undefined) history.cnyPerUsd = args['cny-per-usd'];
     const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
@@ -44,10 +60,16 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       const sandboxKey = target.apiKey.startsWith('svc_sandbox_');
       // user_data is free: the account's base rates price what the ledger has never seen.
       const client = new ServiceClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, land: async () => {} });
-      const user = (await client.call(endpoint('appendix.user_data'))).envelope.tasks?.[0]?.result?.[0] as { rates?: Record<string, unknown> } | undefined;
+      const user = (await client.call(endpoint('appendix.user_data'))).envelope.tasks?.[0]?.result?.[0] as
+        { rates?: Record<string, unknown> } | undefined;
       const high = new Set(plan.tasks.filter((t) => t.spec.priority === 2).map((t) => t.endpoint.id));
       const prices = sandboxKey
-        ? [...new Set(plan.tasks.map((t) => t.endpoint.id))].map((id) => ({ endpointId: id, cnyPerTask: 0, source: 'sandbox' as const, note: 'sandbox keys are never charged' }))
+        ? [...new Set(plan.tasks.map((t) => t.endpoint.id))].map((id) => ({
+            endpointId: id,
+            cnyPerTask: 0,
+            source: 'sandbox' as const,
+            note: 'sandbox keys are never charged',
+          }))
         : priceTasks(plan, history, user?.rates, (id) => high.has(id));
       // Sandbox keys are never charged, embeddings included.
       summary = summarizePlan(plan, prices, sandboxKey ? embeddings.map((e) => ({ ...e, cnyPer1kTokens: 0, cny: 0 })) : embeddings);
@@ -66,14 +88,37 @@ export function formatPlan(s: PlanSummary, budget?: number): string {
   const lines = [
     `pipeline ${s.pipeline}: ${s.tasks} tasks in ${s.posts} POST(s)${s.duplicatesDropped ? ` (${s.duplicatesDropped} repeats dropped)` : ''}; nothing was posted`,
     '',
-    render(s.endpoints.map((e) => ({ endpoint: e.endpointId, tasks: e.tasks, posts: e.posts, cny_per_task: cny(e.cnyPerTask), cny: cny(e.cny), price_from: e.priceSource, note: e.note ?? '' })), 'table').trimEnd(),
+    render(
+      s.endpoints.map((e) => ({
+        endpoint: e.endpointId,
+        tasks: e.tasks,
+        posts: e.posts,
+        cny_per_task: cny(e.cnyPerTask),
+        cny: cny(e.cny),
+        price_from: e.priceSource,
+        note: e.note ?? '',
+      })),
+      'table',
+    ).trimEnd(),
     '',
-    render(s.families.map((f) => ({ rate_family: f.family, calls: f.calls, per_minute: f.perMinute, minutes: f.minutes.toFixed(1) })), 'table').trimEnd(),
+    render(
+      s.families.map((f) => ({ rate_family: f.family, calls: f.calls, per_minute: f.perMinute, minutes: f.minutes.toFixed(1) })),
+      'table',
+    ).trimEnd(),
     ...(s.embeddings.length > 0
       ? [
           '',
           render(
-            s.embeddings.map((e) => ({ embeddings: e.job, model: `${e.model}/${e.dimensions}`, keywords: e.keywords, cached: e.cached, calls: e.calls, tokens_est: e.tokens, cny_per_1k: e.cnyPer1kTokens, cny: e.cny.toFixed(4) })),
+            s.embeddings.map((e) => ({
+              embeddings: e.job,
+              model: `${e.model}/${e.dimensions}`,
+              keywords: e.keywords,
+              cached: e.cached,
+              calls: e.calls,
+              tokens_est: e.tokens,
+              cny_per_1k: e.cnyPer1kTokens,
+              cny: e.cny.toFixed(4),
+            })),
             'table',
           ).trimEnd(),
         ]

@@ -34,7 +34,16 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
         process.stdout.write(
           r.discrepancies.length === 0
             ? 'no discrepancies\n'
-            : render(r.discrepancies.map((d) => ({ kind: d.kind, amount_cny: d.amountCny, api: d.api ?? '', request_id: d.requestId ?? '', detail: d.detail })), 'table'),
+            : render(
+                r.discrepancies.map((d) => ({
+                  kind: d.kind,
+                  amount_cny: d.amountCny,
+                  api: d.api ?? '',
+                  request_id: d.requestId ?? '',
+                  detail: d.detail,
+                })),
+                'table',
+              ),
         );
       }
       process.exitCode = r.discrepancies.length ? 1 : 0;

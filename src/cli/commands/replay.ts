@@ -23,13 +23,22 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       const report = await replay(wh, args.table ? { table: args.table } : {});
       const tables = [...report.rows.keys()];
       await publish(wh, { rebuild: tables });
-      return { kinds: report.kinds, rows: Object.fromEntries(report.rows), skippedFiles: report.skippedFiles, unparsed: report.unparsed.length, segments: compacted.segments };
+      return {
+        kinds: report.kinds,
+        rows: Object.fromEntries(report.rows),
+        skippedFiles: report.skippedFiles,
+        unparsed: report.unparsed.length,
+        segments: compacted.segments,
+      };
     });
     if (args.json) process.stdout.write(`${JSON.stringify(out)}\n`);
     else {
       for (const [t, n] of Object.entries(out.rows)) process.stdout.write(`${t.padEnd(48)} ${String(n).padStart(10)} rows\n`);
       for (const s of out.skippedFiles) process.stderr.write(`skipped unreadable raw file ${s.file}: ${s.error}\n`);
-      if (out.unparsed > 0) process.stderr.write(`${out.unparsed} landed bodies are not JSON; they are kept in raw/ and listed in raw_responses (parsed = false)\n`);
+      if (out.unparsed > 0)
+        process.stderr.write(
+          `${out.unparsed} landed bodies are not JSON; they are kept in raw/ and listed in raw_responses (parsed = false)\n`,
+        );
     }
     process.exitCode = out.skippedFiles.length > 0 ? ExitCode.partial : ExitCode.ok;
   },

@@ -17,7 +17,8 @@ interface ReportArgs {
 /** `pipeline report`: one self-contained HTML file of charts from the warehouse's models. */
 export const reportCommand: CommandModule<object, ReportArgs> = {
   command: 'report',
-  describe: 'Write one self-contained HTML report (opens without network) from the models: ranks, visibility, search volume, clusters, spend',
+  describe:
+    'Write one self-contained HTML report (opens without network) from the models: ranks, visibility, search volume, clusters, spend',
   builder: (y: Argv) =>
     y
       .usage(
@@ -32,12 +33,30 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('out', { type: 'string', default: 'report.html', describe: 'HTML file to write' })
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder' })
       .option('pipeline', { type: 'string', array: true, describe: 'only these pipelines (repeatable; default all)' })
-      .option('pipeline-file', { type: 'string', array: true, describe: "pipeline files whose serp jobs' track_domains are the tracked domains (repeatable)" })
+      .option('pipeline-file', {
+        type: 'string',
+        array: true,
+        describe: "pipeline files whose serp jobs' track_domains are the tracked domains (repeatable)",
+      })
       .option('days', { type: 'number', default: DEFAULT_SCOPE.days, describe: 'last N check dates (and spend days) in the charts' })
-      .option('top-keywords', { type: 'number', default: DEFAULT_SCOPE.topKeywords, describe: 'keywords with rank lines, by search volume (keeps the file small)' })
-      .option('competitors', { type: 'number', default: DEFAULT_SCOPE.competitors, describe: 'closest competitors drawn beside the tracked domains' })
+      .option('top-keywords', {
+        type: 'number',
+        default: DEFAULT_SCOPE.topKeywords,
+        describe: 'keywords with rank lines, by search volume (keeps the file small)',
+      })
+      .option('competitors', {
+        type: 'number',
+        default: DEFAULT_SCOPE.competitors,
+        describe: 'closest competitors drawn beside the tracked domains',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON' })
-      .check(checkOptions({ days: num({ integer: true, min: 1 }), 'top-keywords': num({ integer: true, min: 1 }), competitors: num({ integer: true, min: 0 }) })) as Argv<ReportArgs>,
+      .check(
+        checkOptions({
+          days: num({ integer: true, min: 1 }),
+          'top-keywords': num({ integer: true, min: 1 }),
+          competitors: num({ integer: true, min: 0 }),
+        }),
+      ) as Argv<ReportArgs>,
   handler: async (args: ArgumentsCamelCase<ReportArgs>) => {
     requireWarehouse(args.warehouse);
     const r = await buildReport({

@@ -32,19 +32,59 @@ export const runCommand: CommandModule<object, RunArgs> = {
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'pipeline YAML, e.g. pipelines/keywords.yaml' })
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder (DuckDB file, raw/, parquet/)' })
-      .option('time-scale', { type: 'number', default: 1, describe: "divide the rate-limit minute by this, to match an emulator started with --time-scale (never for the real service)" })
+      .option('time-scale', {
+        type: 'number',
+        default: 1,
+        describe: 'divide the rate-limit minute by this, to match an emulator started with --time-scale (never for the real service)',
+      })
       .option('models', { type: 'boolean', default: true, describe: 'build and test the SQL models after loading (--no-models to skip)' })
-      .option('new-run', { type: 'boolean', default: false, describe: 'start a new run even if the last run of this pipeline is unfinished (default: resume it)' })
+      .option('new-run', {
+        type: 'boolean',
+        default: false,
+        describe: 'start a new run even if the last run of this pipeline is unfinished (default: resume it)',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as one JSON object on stdout' })
       .option('seed', { type: 'number', describe: 'data seed of the built-in sandbox (only without SVC_API_KEY)' })
-      .option('poll-interval', { type: 'number', describe: 'seconds between tasks_ready polls (default 30; 0.25 with the built-in sandbox)' })
-      .option('collect-timeout', { type: 'number', describe: "seconds to wait for results before stopping (default: the file's collection.deadline_minutes, 30 min); the run stays resumable" })
-      .option('collect', { type: 'string', choices: ['auto', 'pull', 'push'] as const, describe: "collection mode, overriding the file's collection.mode (push starts a callback server)" })
-      .option('listen', { type: 'string', describe: "callback server address host:port, overriding collection.listen (default 127.0.0.1:8787; port 0 for any free port)" })
-      .option('public-url', { type: 'string', describe: 'where the service reaches the callback server, overriding collection.public_url (with auto, setting it means push)' })
-      .option('lake', { type: 'string', describe: "s3://bucket/prefix to mirror parquet/ and serving.duckdb to after the run (default PIPELINE_LAKE, else the file's lake:; --lake '' for none); checked before anything is bought" })
-      .option('log-level', { type: 'string', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], describe: 'pino log level on stderr (default: LOG_LEVEL or warn)' })
-      .check(checkOptions({ 'time-scale': num({ above: 0 }), seed: num({ integer: true, min: 0 }), 'poll-interval': num({ min: 0 }), 'collect-timeout': num({ min: 0 }) })) as Argv<RunArgs>,
+      .option('poll-interval', {
+        type: 'number',
+        describe: 'seconds between tasks_ready polls (default 30; 0.25 with the built-in sandbox)',
+      })
+      .option('collect-timeout', {
+        type: 'number',
+        describe:
+          "seconds to wait for results before stopping (default: the file's collection.deadline_minutes, 30 min); the run stays resumable",
+      })
+      .option('collect', {
+        type: 'string',
+        choices: ['auto', 'pull', 'push'] as const,
+        describe: "collection mode, overriding the file's collection.mode (push starts a callback server)",
+      })
+      .option('listen', {
+        type: 'string',
+        describe: 'callback server address host:port, overriding collection.listen (default 127.0.0.1:8787; port 0 for any free port)',
+      })
+      .option('public-url', {
+        type: 'string',
+        describe: 'where the service reaches the callback server, overriding collection.public_url (with auto, setting it means push)',
+      })
+      .option('lake', {
+        type: 'string',
+        describe:
+          "s3://bucket/prefix to mirror parquet/ and serving.duckdb to after the run (default PIPELINE_LAKE, else the file's lake:; --lake '' for none); checked before anything is bought",
+      })
+      .option('log-level', {
+        type: 'string',
+        choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
+        describe: 'pino log level on stderr (default: LOG_LEVEL or warn)',
+      })
+      .check(
+        checkOptions({
+          'time-scale': num({ above: 0 }),
+          seed: num({ integer: true, min: 0 }),
+          'poll-interval': num({ min: 0 }),
+          'collect-timeout': num({ min: 0 }),
+        }),
+      ) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     const pipeline = await loadPipeline(args.file);
     const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -85,14 +125,20 @@ export const runCommand: CommandModule<object, RunArgs> = {
     process.stdout.write(args.json ? `${JSON.stringify(outcome)}\n` : formatSummary(outcome));
     if (outcome.models) {
       const m = outcome.models;
-      say(`models: ${m.built} built, ${m.failed} failed, ${m.testsPassed}/${m.tests} tests passed${m.warned ? `, ${m.warned} warned` : ''}`);
+      say(
+        `models: ${m.built} built, ${m.failed} failed, ${m.testsPassed}/${m.tests} tests passed${m.warned ? `, ${m.warned} warned` : ''}`,
+      );
       // A warning (a SERP item type never seen before, its rows kept) is shown, and the run still exits 0.
       if (m.warnings) say(m.warnings);
       if (!m.ok) say(`${m.report}the data is loaded; fix the models and run 'pipeline models run'`);
     }
     if (outcome.lake) {
       const l = outcome.lake;
-      say('error' in l ? `lake: ${l.url}: ${l.error} (the next run or 'pipeline lake sync' uploads it)` : (await import('../../warehouse/lake/index.js')).formatLakeOutcome(l));
+      say(
+        'error' in l
+          ? `lake: ${l.url}: ${l.error} (the next run or 'pipeline lake sync' uploads it)`
+          : (await import('../../warehouse/lake/index.js')).formatLakeOutcome(l),
+      );
     }
     process.exitCode = runExitCode(outcome);
   },

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { checkOptions, num, parsedBy } from '../option-checks.js';
-import { clockFrom, FAULT_PROFILES, parseFaultProfile, parseSandboxDate, startSandbox, type SandboxHandle, type SandboxOptions } from '../../sandbox/index.js';
+import {
+  clockFrom,
+  FAULT_PROFILES,
+  parseFaultProfile,
+  parseSandboxDate,
+  startSandbox,
+  type SandboxHandle,
+  type SandboxOptions,
+} from '../../sandbox/index.js';
 
 interface SandboxArgs {
   port: number;
@@ -23,7 +31,12 @@ interface SandboxArgs {
 const KEY = { live: /^svc_live_\S+$/, sandbox: /^svc_sandbox_\S+$/ };
 
 /** The options of `startSandbox` for these arguments, and the keys it will accept (made up when not given). */
-export function sandboxOptionsFromArgs(args: SandboxArgs): { options: SandboxOptions; liveKey: string; sandboxKey: string; madeKeys: boolean } {
+export function sandboxOptionsFromArgs(args: SandboxArgs): {
+  options: SandboxOptions;
+  liveKey: string;
+  sandboxKey: string;
+  madeKeys: boolean;
+} {
   const liveKey = args['live-key'] ?? `svc_live_${randomBytes(12).toString('hex')}`;
   const sandboxKey = args['sandbox-key'] ?? `svc_sandbox_${randomBytes(12).toString('hex')}`;
   if (!KEY.live.test(liveKey)) throw new Error('--live-key must look like svc_live_<key> (no spaces)');
@@ -59,23 +72,56 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'loopback address to bind' })
       .option('seed', { type: 'number', default: 1, describe: 'seed of the simulated data and of the faults' })
       .option('ready-after', { type: 'number', default: 2, describe: 'seconds until a posted task is done (divided by --time-scale)' })
-      .option('balance', { type: 'string', default: '1000.0000', describe: 'starting simulated balance in CNY (svc_live_ keys are charged against it)' })
+      .option('balance', {
+        type: 'string',
+        default: '1000.0000',
+        describe: 'starting simulated balance in CNY (svc_live_ keys are charged against it)',
+      })
       .option('faults', {
         type: 'string',
         default: 'none',
         describe: `fault profile: ${Object.keys(FAULT_PROFILES).join(', ')}, or field=rate pairs such as burst429=0.1,error5xx=0.05,drop=0.01,malformed=0.01,slow=0.01,slowMs=5000,taskFailure=0.05,callbackFailure=0.2,reparse=0.1`,
       })
-      .option('time-scale', { type: 'number', default: 1, describe: 'run rate-limit minutes and task delays this many times faster (60: a minute lasts a second)' })
-      .option('live-key', { type: 'string', describe: 'the svc_live_ key to accept (charged against the balance); made up and printed when omitted' })
-      .option('sandbox-key', { type: 'string', describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted' })
-      .option('admin', { type: 'boolean', default: false, describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)' })
-      .option('date', { type: 'string', describe: "start the emulator's clock at this date (YYYY-MM-DD, midnight UTC, or an ISO instant); it runs forward from there, so the data are that day's" })
-      .option('drift', { type: 'number', default: 0.05, describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms' })
-      .option('rate-limits', { type: 'boolean', default: true, describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)" })
+      .option('time-scale', {
+        type: 'number',
+        default: 1,
+        describe: 'run rate-limit minutes and task delays this many times faster (60: a minute lasts a second)',
+      })
+      .option('live-key', {
+        type: 'string',
+        describe: 'the svc_live_ key to accept (charged against the balance); made up and printed when omitted',
+      })
+      .option('sandbox-key', {
+        type: 'string',
+        describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted',
+      })
+      .option('admin', {
+        type: 'boolean',
+        default: false,
+        describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)',
+      })
+      .option('date', {
+        type: 'string',
+        describe:
+          "start the emulator's clock at this date (YYYY-MM-DD, midnight UTC, or an ISO instant); it runs forward from there, so the data are that day's",
+      })
+      .option('drift', {
+        type: 'number',
+        default: 0.05,
+        describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms',
+      })
+      .option('rate-limits', {
+        type: 'boolean',
+        default: true,
+        describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)",
+      })
       .check(
         checkOptions({
           port: num({ integer: true, min: 0, max: 65535 }),
-          host: (v) => (/^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/.test(String(v)) ? undefined : 'a loopback address: 127.0.0.1, ::1 or localhost'),
+          host: (v) =>
+            /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/.test(String(v))
+              ? undefined
+              : 'a loopback address: 127.0.0.1, ::1 or localhost',
           seed: num({ integer: true, min: 0 }),
           'ready-after': num({ min: 0 }),
           balance: (v) => (/^\d+(\.\d{1,4})?$/.test(String(v)) ? undefined : 'an amount in CNY such as 1000.0000'),
@@ -85,7 +131,8 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
           date: parsedBy(parseSandboxDate, 'a date YYYY-MM-DD (midnight UTC) or an ISO instant'),
           // The spec: a key of any length after its prefix is a key.
           'live-key': (v) => (/^svc_live_\S+$/.test(String(v)) ? undefined : 'a key starting svc_live_ followed by at least one character'),
-          'sandbox-key': (v) => (/^svc_sandbox_\S+$/.test(String(v)) ? undefined : 'a key starting svc_sandbox_ followed by at least one character'),
+          'sandbox-key': (v) =>
+            /^svc_sandbox_\S+$/.test(String(v)) ? undefined : 'a key starting svc_sandbox_ followed by at least one character',
         }),
       ) as Argv<SandboxArgs>,
   handler: async (args: ArgumentsCamelCase<SandboxArgs>) => {
@@ -93,7 +140,9 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
     const sb: SandboxHandle = await startSandbox(options);
     process.stderr.write(
       `sandbox emulator listening on ${sb.url}\n` +
-        (madeKeys ? `  accepted keys (made up for this run): live ${liveKey}  sandbox ${sandboxKey}\n` : '  accepting the keys given on the command line; any other key gets 401\n') +
+        (madeKeys
+          ? `  accepted keys (made up for this run): live ${liveKey}  sandbox ${sandboxKey}\n`
+          : '  accepting the keys given on the command line; any other key gets 401\n') +
         `  try: SVC_API_KEY=${madeKeys ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
         `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',

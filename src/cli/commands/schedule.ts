@@ -48,8 +48,15 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder' })
       .option('list', { type: 'boolean', default: false, describe: 'print the next run times of each scheduled pipeline and exit' })
       .option('count', { type: 'number', default: 3, describe: 'how many next run times --list prints' })
-      .option('lake', { type: 'string', describe: "s3://bucket/prefix each run mirrors its published files to (default PIPELINE_LAKE, else each file's lake:)" })
-      .option('log-level', { type: 'string', choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], describe: 'pino log level on stderr (default: LOG_LEVEL or info)' })
+      .option('lake', {
+        type: 'string',
+        describe: "s3://bucket/prefix each run mirrors its published files to (default PIPELINE_LAKE, else each file's lake:)",
+      })
+      .option('log-level', {
+        type: 'string',
+        choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
+        describe: 'pino log level on stderr (default: LOG_LEVEL or info)',
+      })
       .check(checkOptions({ count: num({ integer: true, min: 1 }) })) as Argv<ScheduleArgs>,
   handler: async (args: ArgumentsCamelCase<ScheduleArgs>) => {
     const pipelines = await scheduledPipelines(args.dir);
@@ -74,7 +81,12 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
         lakeFlag: args.lake,
         target: async () => {
           const t = await resolveTarget(process.env, { announce: (line) => log.info(line) });
-          return { baseUrl: t.baseUrl, apiKey: t.apiKey, close: t.sandbox ? () => t.sandbox!.close() : undefined, pollIntervalMs: t.sandbox ? 250 : 30_000 };
+          return {
+            baseUrl: t.baseUrl,
+            apiKey: t.apiKey,
+            close: t.sandbox ? () => t.sandbox!.close() : undefined,
+            pollIntervalMs: t.sandbox ? 250 : 30_000,
+          };
         },
       }),
     });

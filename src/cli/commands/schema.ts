@@ -14,11 +14,16 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
   builder: (y: Argv) =>
     y
       .option('write', { type: 'string', describe: 'write the reference to this file (docs/schema.md) instead of stdout' })
-      .option('warehouse', { type: 'string', describe: 'list the generic tables and columns this warehouse added (schema_columns)' }) as Argv<SchemaArgs>,
+      .option('warehouse', {
+        type: 'string',
+        describe: 'list the generic tables and columns this warehouse added (schema_columns)',
+      }) as Argv<SchemaArgs>,
   handler: async (args: ArgumentsCamelCase<SchemaArgs>) => {
     if (args.warehouse) {
       const rows = await withWarehouse(args.warehouse, (wh) =>
-        wh.all<{ t: string; c: string; k: string; p: string | null }>(`SELECT table_name AS t, column_name AS c, kind AS k, path AS p FROM schema_columns ORDER BY table_name, position`),
+        wh.all<{ t: string; c: string; k: string; p: string | null }>(
+          `SELECT table_name AS t, column_name AS c, kind AS k, path AS p FROM schema_columns ORDER BY table_name, position`,
+        ),
       );
       for (const r of rows) process.stdout.write(`${r.t}.${r.c}\t${r.k}\t${r.p ?? ''}\n`);
       return;

@@ -16,7 +16,10 @@ interface StatusArgs {
 /** Fails with a clear message when the warehouse does not exist yet, instead of creating it. */
 export function requireWarehouse(dir: string): void {
   if (!existsSync(join(dir, 'warehouse.duckdb'))) {
-    throw new EtlError('ETL_CONFIG_INVALID', `no warehouse at ${dir} (no warehouse.duckdb there); run a pipeline first or pass --warehouse DIR.`);
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      `no warehouse at ${dir} (no warehouse.duckdb there); run a pipeline first or pass --warehouse DIR.`,
+    );
   }
 }
 

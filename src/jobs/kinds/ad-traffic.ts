@@ -19,7 +19,10 @@ export const adTrafficJob = defineJobKind({
       keywords_per_task: keywordsPerTask(1000, 700, 'at most 1000'),
       bid: z.number().positive('a positive maximum cost per click').describe('Maximum cost per click the estimate assumes.'),
       match: z.enum(['exact', 'phrase', 'broad']).default('exact').describe('Keyword match type of the estimate.'),
-      date_interval: z.enum(['next_week', 'next_month', 'next_quarter']).optional().describe('Forecast period; the service default when left out.'),
+      date_interval: z
+        .enum(['next_week', 'next_month', 'next_quarter'])
+        .optional()
+        .describe('Forecast period; the service default when left out.'),
       locations: locationsField,
       languages: languagesField,
       params: paramsSchema,
@@ -28,7 +31,13 @@ export const adTrafficJob = defineJobKind({
     .describe('Ad traffic by keywords (keywords data, ads).'),
   expand(job) {
     const ep = functionEndpoint('keywords_data.engA_ads.ad_traffic_by_keywords', job.mode);
-    const extra = { bid: job.bid, match: job.match, ...(job.date_interval ? { date_interval: job.date_interval } : {}), ...job.params, ...priorityOf(job.mode, job.priority) };
+    const extra = {
+      bid: job.bid,
+      match: job.match,
+      ...(job.date_interval ? { date_interval: job.date_interval } : {}),
+      ...job.params,
+      ...priorityOf(job.mode, job.priority),
+    };
     return packed(ep, job.keywords, job.keywords_per_task, places(job.locations, job.languages), extra);
   },
 });

@@ -12,7 +12,10 @@ export const backlinksJob = defineJobKind({
     .strictObject({
       ...jobBase('backlinks', 'domains linking to a target (live only).'),
       mode: liveOnlyModeSchema,
-      function: z.literal('referring_domains').default('referring_domains').describe('`referring_domains`, the backlinks function of the catalog.'),
+      function: z
+        .literal('referring_domains')
+        .default('referring_domains')
+        .describe('`referring_domains`, the backlinks function of the catalog.'),
       targets: targetsField,
       params: paramsSchema,
     })

@@ -23,11 +23,22 @@ const endpointJobSchema = z
     params: z
       .record(z.string(), z.unknown())
       .default({})
-      .describe('Template of one task body; `{keyword}`, `{target}` in strings are filled per task, `"{keywords}"` becomes a keyword list.'),
-    keywords: z.array(z.string().refine((s) => s.trim().length > 0, { error: 'must not be empty' })).default([]).describe('Values of `{keyword}` / `{keywords}`.'),
+      .describe(
+        'Template of one task body; `{keyword}`, `{target}` in strings are filled per task, `"{keywords}"` becomes a keyword list.',
+      ),
+    keywords: z
+      .array(z.string().refine((s) => s.trim().length > 0, { error: 'must not be empty' }))
+      .default([])
+      .describe('Values of `{keyword}` / `{keywords}`.'),
     keywords_file: keywordsFileSchema,
     keywords_file_outside: keywordsFileOutsideSchema,
-    keywords_per_task: z.number().int().min(1).max(1000).optional().describe('Keywords a `"{keywords}"` list holds; default the endpoint limit (else 100).'),
+    keywords_per_task: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Keywords a `"{keywords}"` list holds; default the endpoint limit (else 100).'),
     targets: z.array(targetSchema).default([]).describe('Values of `{target}`.'),
     locations: z.array(locationSchema).default([]).describe('Each adds location_code or location_name to every task (a cross product).'),
     languages: z.array(languageSchema).default([]).describe('Each adds language_code or language_name to every task (a cross product).'),
@@ -43,7 +54,16 @@ const endpointJobSchema = z
 type EndpointJob = z.output<typeof endpointJobSchema>;
 
 function checkEndpointJob(
-  j: { endpoint: string; params: Record<string, unknown>; tasks: Record<string, unknown>[]; keywords: string[]; keywords_file?: string | undefined; targets: string[]; locations: Array<number | string>; languages: string[] },
+  j: {
+    endpoint: string;
+    params: Record<string, unknown>;
+    tasks: Record<string, unknown>[];
+    keywords: string[];
+    keywords_file?: string | undefined;
+    targets: string[];
+    locations: Array<number | string>;
+    languages: string[];
+  },
   ctx: z.RefinementCtx,
 ): void {
   const ep = JOB_ENDPOINTS.find((e) => e.id === j.endpoint);
@@ -59,12 +79,21 @@ function checkEndpointJob(
   const text = JSON.stringify(j.params);
   const usesKeyword = text.includes('{keyword}') || text.includes('"{keywords}"');
   const usesTarget = text.includes('{target}');
-  if (usesKeyword && j.keywords.length === 0 && !j.keywords_file) ctx.addIssue({ code: 'custom', path: ['keywords'], message: 'the template uses {keyword}/{keywords}: give keywords or a keywords_file' });
-  if (usesTarget && j.targets.length === 0) ctx.addIssue({ code: 'custom', path: ['targets'], message: 'the template uses {target}: give targets' });
-  if (!usesKeyword && (j.keywords.length > 0 || j.keywords_file)) ctx.addIssue({ code: 'custom', path: ['keywords'], message: 'keywords are given but params never uses {keyword} or "{keywords}"' });
-  if (!usesTarget && j.targets.length > 0) ctx.addIssue({ code: 'custom', path: ['targets'], message: 'targets are given but params never uses {target}' });
+  if (usesKeyword && j.keywords.length === 0 && !j.keywords_file)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['keywords'],
+      message: 'the template uses {keyword}/{keywords}: give keywords or a keywords_file',
+    });
+  if (usesTarget && j.targets.length === 0)
+    ctx.addIssue({ code: 'custom', path: ['targets'], message: 'the template uses {target}: give targets' });
+  if (!usesKeyword && (j.keywords.length > 0 || j.keywords_file))
+    ctx.addIssue({ code: 'custom', path: ['keywords'], message: 'keywords are given but params never uses {keyword} or "{keywords}"' });
+  if (!usesTarget && j.targets.length > 0)
+    ctx.addIssue({ code: 'custom', path: ['targets'], message: 'targets are given but params never uses {target}' });
   const templated = Object.keys(j.params).length > 0 || usesKeyword || usesTarget;
-  if (!templated && j.tasks.length === 0) ctx.addIssue({ code: 'custom', path: ['tasks'], message: 'nothing to post: give params (a template) or tasks' });
+  if (!templated && j.tasks.length === 0)
+    ctx.addIssue({ code: 'custom', path: ['tasks'], message: 'nothing to post: give params (a template) or tasks' });
   // Each explicit task, and the template filled with sample values, against the endpoint's own rules.
   const check = (body: Record<string, unknown>, path: PropertyKey[]) => {
     if (!ep.request) return;
@@ -74,10 +103,20 @@ function checkEndpointJob(
   j.tasks.forEach((t, i) => check(t, ['tasks', i]));
   if (templated) {
     const place = {
-      ...(j.locations[0] === undefined ? {} : typeof j.locations[0] === 'number' ? { location_code: j.locations[0] } : { location_name: j.locations[0] }),
+      ...(j.locations[0] === undefined
+        ? {}
+        : typeof j.locations[0] === 'number'
+          ? { location_code: j.locations[0] }
+          : { location_name: j.locations[0] }),
       ...(j.languages[0] === undefined ? {} : { language_code: 'en' }),
     };
-    check({ ...place, ...(fillTemplate(j.params, { keyword: 'sample', keywords: ['sample'], target: 'example.com' }) as Record<string, unknown>) }, ['params']);
+    check(
+      {
+        ...place,
+        ...(fillTemplate(j.params, { keyword: 'sample', keywords: ['sample'], target: 'example.com' }) as Record<string, unknown>),
+      },
+      ['params'],
+    );
   }
 }
 
@@ -102,7 +141,14 @@ function expandEndpointJob(job: EndpointJob): { specs: Spec[]; repeatsDropped: n
     for (const place of pl) {
       for (const ks of keywordSets) {
         for (const target of targets) {
-          specs.push({ endpoint: ep, spec: { ...place, ...(fillTemplate(job.params, { ...ks, ...(target ? { target } : {}) }) as Record<string, unknown>), ...extra } });
+          specs.push({
+            endpoint: ep,
+            spec: {
+              ...place,
+              ...(fillTemplate(job.params, { ...ks, ...(target ? { target } : {}) }) as Record<string, unknown>),
+              ...extra,
+            },
+          });
         }
       }
     }

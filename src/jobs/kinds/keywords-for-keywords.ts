@@ -25,6 +25,9 @@ export const keywordsForKeywordsJob = defineJobKind({
     .describe('Keywords for keywords (keywords data, ads).'),
   expand(job) {
     const ep = functionEndpoint('keywords_data.engA_ads.keywords_for_keywords', job.mode);
-    return packed(ep, job.keywords, job.keywords_per_task, places(job.locations, job.languages), { ...job.params, ...priorityOf(job.mode, job.priority) });
+    return packed(ep, job.keywords, job.keywords_per_task, places(job.locations, job.languages), {
+      ...job.params,
+      ...priorityOf(job.mode, job.priority),
+    });
   },
 });

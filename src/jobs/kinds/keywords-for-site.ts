@@ -20,7 +20,13 @@ export const keywordsForSiteJob = defineJobKind({
     .describe('Keywords for a site (keywords data, ads).'),
   expand(job) {
     const ep = functionEndpoint('keywords_data.engA_ads.keywords_for_site', job.mode);
-    const specs = perKey(ep, job.targets, places(job.locations, job.languages), (target) => ({ target, ...job.params }), priorityOf(job.mode, job.priority));
+    const specs = perKey(
+      ep,
+      job.targets,
+      places(job.locations, job.languages),
+      (target) => ({ target, ...job.params }),
+      priorityOf(job.mode, job.priority),
+    );
     return { specs, repeatsDropped: 0 };
   },
 });

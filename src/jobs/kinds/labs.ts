@@ -41,8 +41,10 @@ export const labsJob = defineJobKind({
     .superRefine((j, ctx) => {
       const input = LABS_FUNCTIONS[j.function];
       if (input === 'target') {
-        if (j.targets.length === 0) ctx.addIssue({ code: 'custom', path: ['targets'], message: `${j.function} asks about domains: at least one target` });
-        if (j.keywords.length > 0 || j.keywords_file) ctx.addIssue({ code: 'custom', path: ['keywords'], message: `${j.function} takes targets, not keywords` });
+        if (j.targets.length === 0)
+          ctx.addIssue({ code: 'custom', path: ['targets'], message: `${j.function} asks about domains: at least one target` });
+        if (j.keywords.length > 0 || j.keywords_file)
+          ctx.addIssue({ code: 'custom', path: ['keywords'], message: `${j.function} takes targets, not keywords` });
       } else {
         requireKeywords(j, ctx);
         if (j.targets.length > 0) ctx.addIssue({ code: 'custom', path: ['targets'], message: `${j.function} takes keywords, not targets` });
@@ -53,7 +55,8 @@ export const labsJob = defineJobKind({
     const ep = endpoint(`svc_labs.engA.${job.function}.live`);
     const input = LABS_FUNCTIONS[job.function];
     const pl = places(job.locations, job.languages);
-    if (input === 'target') return { specs: perKey(ep, [...new Set(job.targets)], pl, (target) => ({ target }), job.params), repeatsDropped: 0 };
+    if (input === 'target')
+      return { specs: perKey(ep, [...new Set(job.targets)], pl, (target) => ({ target }), job.params), repeatsDropped: 0 };
     const { list, repeats } = distinct(job.keywords);
     const body = input === 'keyword' ? (k: string) => ({ keyword: k }) : (k: string) => ({ keywords: [k] });
     return { specs: perKey(ep, list, pl, body, job.params), repeatsDropped: repeats * pl.length };

@@ -18,8 +18,17 @@ export const llmResponsesJob = defineJobKind({
         .array(z.string().min(1, 'must not be empty').max(500, 'at most 500 characters'))
         .min(1, 'at least one prompt')
         .describe('Prompts (at most 500 characters each); each is asked of every model.'),
-      models: z.array(z.string().min(1, 'must not be empty')).min(1, 'at least one model').describe('Model names (`model_name` of the service).'),
-      max_output_tokens: z.number().int().min(16, 'at least 16').max(4096, 'at most 4096').optional().describe('Output token cap, 16 to 4096.'),
+      models: z
+        .array(z.string().min(1, 'must not be empty'))
+        .min(1, 'at least one model')
+        .describe('Model names (`model_name` of the service).'),
+      max_output_tokens: z
+        .number()
+        .int()
+        .min(16, 'at least 16')
+        .max(4096, 'at most 4096')
+        .optional()
+        .describe('Output token cap, 16 to 4096.'),
       web_search: z.boolean().optional().describe('Let the model search the web.'),
       params: paramsSchema,
     })

@@ -19,10 +19,19 @@ export const onPageJob = defineJobKind({
   schema: z
     .strictObject({
       ...jobBase('on_page', 'crawl sites, then read their pages, links and resources.'),
-      mode: z.literal('standard', { error: 'on-page crawls are tasks: standard only' }).default('standard').describe('Always `standard`: a crawl is a task.'),
+      mode: z
+        .literal('standard', { error: 'on-page crawls are tasks: standard only' })
+        .default('standard')
+        .describe('Always `standard`: a crawl is a task.'),
       priority: prioritySchema,
       targets: targetsField,
-      max_crawl_pages: z.number().int('a whole number').min(1, 'at least 1').max(1000, 'at most 1000').default(100).describe('Pages to crawl per target (default 100).'),
+      max_crawl_pages: z
+        .number()
+        .int('a whole number')
+        .min(1, 'at least 1')
+        .max(1000, 'at most 1000')
+        .default(100)
+        .describe('Pages to crawl per target (default 100).'),
       read: z
         .array(z.enum(ON_PAGE_READS))
         .min(1, 'at least one of pages, links, resources')

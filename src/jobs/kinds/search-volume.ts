@@ -16,12 +16,15 @@ export const searchVolumeJobSchema = z
     source: z
       .enum(['ads', 'engA'])
       .default('ads')
-      .describe('`ads` (default): the ads platform volumes (engA_ads). `engA`: the engine\'s own search volume endpoint.'),
+      .describe("`ads` (default): the ads platform volumes (engA_ads). `engA`: the engine's own search volume endpoint."),
     mode: modeSchema,
     collect: legacyCollectSchema,
     locations: locationsField,
     languages: languagesField,
-    keywords: z.array(keywordSchema(80)).default([]).describe('Keywords; the planner lower-cases, de-duplicates and packs them 700 to a task.'),
+    keywords: z
+      .array(keywordSchema(80))
+      .default([])
+      .describe('Keywords; the planner lower-cases, de-duplicates and packs them 700 to a task.'),
     keywords_file: keywordsFileSchema,
     keywords_file_outside: keywordsFileOutsideSchema,
   })

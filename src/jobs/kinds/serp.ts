@@ -54,7 +54,9 @@ export const serpJobSchema = z
       .min(1, 'at least 1')
       .max(700, 'at most 700')
       .default(10)
-      .describe('Results per SERP, 1 to 700; default 10, as the service. Above 10, each further block of 10 adds charges (unused blocks are refunded).'),
+      .describe(
+        'Results per SERP, 1 to 700; default 10, as the service. Above 10, each further block of 10 adds charges (unused blocks are refunded).',
+      ),
     devices: z
       .array(z.enum(['desktop', 'mobile']))
       .min(1, 'at least one device')
@@ -88,7 +90,9 @@ export const serpJobSchema = z
       .min(1, 'must not be empty')
       .optional()
       .describe('SERP `target` (new in v3): a domain or page whose ranking the service reports; sent with every task.'),
-    params: paramsSchema.describe('Other SERP request fields, sent with every task as written; fields the spec does not list are sent with a warning.'),
+    params: paramsSchema.describe(
+      'Other SERP request fields, sent with every task as written; fields the spec does not list are sent with a warning.',
+    ),
   })
   .superRefine(checkOsFitsDevices, { when: () => true })
   .superRefine(checkEngineType, { when: () => true })
@@ -104,7 +108,11 @@ function checkEngineType(job: { engines?: unknown; type?: unknown; devices?: unk
     if (typeof engine !== 'string' || !SERP_ORGANIC_ENGINES.includes(engine as never)) continue;
     if (!SERP_PAIRS.some(([e, t]) => e === engine && t === type)) {
       const types = SERP_PAIRS.filter(([e]) => e === engine).map(([, t]) => t);
-      ctx.addIssue({ code: 'custom', path: ['engines', i], message: `engine '${engine}' has no '${type}' SERP; its types: ${types.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['engines', i],
+        message: `engine '${engine}' has no '${type}' SERP; its types: ${types.join(', ')}`,
+      });
     }
   }
   if (type === 'events' && Array.isArray(job.devices) && job.devices.includes('mobile')) {
@@ -121,7 +129,11 @@ function checkOsFitsDevices(job: { os?: unknown; devices?: unknown }, ctx: z.Ref
   for (const device of devices) {
     const fits = OS_BY_DEVICE[device as keyof typeof OS_BY_DEVICE] as readonly string[] | undefined;
     if (fits && !fits.includes(os)) {
-      ctx.addIssue({ code: 'custom', path: ['os'], message: `os '${os}' does not fit device '${device}' (${device}: ${fits.join(' or ')})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['os'],
+        message: `os '${os}' does not fit device '${device}' (${device}: ${fits.join(' or ')})`,
+      });
       return;
     }
   }

@@ -18,7 +18,10 @@ export const trendsJob = defineJobKind({
     .strictObject({
       ...jobBase('trends', 'relative popularity of keywords over time (live only).'),
       mode: liveOnlyModeSchema,
-      function: z.enum(TRENDS_FUNCTIONS).default('explore').describe('`explore` (default), `subregion_interests`, `demography` or `merged_data`.'),
+      function: z
+        .enum(TRENDS_FUNCTIONS)
+        .default('explore')
+        .describe('`explore` (default), `subregion_interests`, `demography` or `merged_data`.'),
       keywords: keywordList(100),
       keywords_file: keywordsFileSchema,
       keywords_file_outside: keywordsFileOutsideSchema,
@@ -29,9 +32,11 @@ export const trendsJob = defineJobKind({
     })
     .superRefine(requireKeywords)
     .superRefine((j, ctx) => {
-      if (j.date_from && j.date_to && j.date_to < j.date_from) ctx.addIssue({ code: 'custom', path: ['date_to'], message: 'must not be before date_from' });
+      if (j.date_from && j.date_to && j.date_to < j.date_from)
+        ctx.addIssue({ code: 'custom', path: ['date_to'], message: 'must not be before date_from' });
       j.locations.forEach((l, i) => {
-        if (typeof l !== 'number') ctx.addIssue({ code: 'custom', path: ['locations', i], message: 'trends take a location_code (a number), not a name' });
+        if (typeof l !== 'number')
+          ctx.addIssue({ code: 'custom', path: ['locations', i], message: 'trends take a location_code (a number), not a name' });
       });
     })
     .describe('Trends: keywords are compared in groups of 5, in the order written (one request each).'),

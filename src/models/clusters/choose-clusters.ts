@@ -14,7 +14,10 @@ export interface ChosenClustering extends Clustering {
  * best silhouette is below `minSilhouette` (default 0.1), the data have no real groups
  * and one cluster is returned.
  */
-export function chooseClusters(sim: SimilarityMatrix, opts: KMeansOptions & { maxK?: number; minSilhouette?: number } = {}): ChosenClustering {
+export function chooseClusters(
+  sim: SimilarityMatrix,
+  opts: KMeansOptions & { maxK?: number; minSilhouette?: number } = {},
+): ChosenClustering {
   const n = sim.n;
   const maxK = Math.min(opts.maxK ?? Math.min(60, Math.max(2, Math.ceil(Math.sqrt(2 * n)))), n - 1);
   const tried: { k: number; silhouette: number }[] = [];

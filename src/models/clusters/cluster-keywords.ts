@@ -44,7 +44,9 @@ async function collectedKeywords(wh: Warehouse): Promise<string[]> {
   const rel = await listRelations(wh);
   const parts = ['select lower(trim(keyword)) as k from serp_results'];
   if (rel.has('search_volume')) parts.push('select lower(trim(keyword)) from search_volume');
-  const rows = await wh.all<{ k: string }>(`select distinct k from (${parts.join(' union all ')}) where k is not null and k <> '' order by k`);
+  const rows = await wh.all<{ k: string }>(
+    `select distinct k from (${parts.join(' union all ')}) where k is not null and k <> '' order by k`,
+  );
   return rows.map((r) => r.k);
 }
 
@@ -58,11 +60,24 @@ async function keywordVolumes(wh: Warehouse): Promise<Map<string, number> | unde
   return new Map(rows.map((r) => [r.k, Number(r.v)]));
 }
 
-async function labelFor(wh: Warehouse, members: string[], model: string, label: LabelFn | undefined, now: () => Date): Promise<{ text: string | null; called: boolean }> {
+async function labelFor(
+  wh: Warehouse,
+  members: string[],
+  model: string,
+  label: LabelFn | undefined,
+  now: () => Date,
+): Promise<{ text: string | null; called: boolean }> {
   if (!label) return { text: null, called: false };
-  await wh.run(`create table if not exists keyword_cluster_labels (label_model varchar not null, member_hash varchar not null, label varchar, labelled_at timestamptz)`);
-  const hash = createHash('sha256').update([...members].sort().join('\n')).digest('hex');
-  const [hit] = await wh.all<{ label: string }>(`select label from keyword_cluster_labels where label_model = ? and member_hash = ?`, [model, hash]);
+  await wh.run(
+    `create table if not exists keyword_cluster_labels (label_model varchar not null, member_hash varchar not null, label varchar, labelled_at timestamptz)`,
+  );
+  const hash = createHash('sha256')
+    .update([...members].sort().join('\n'))
+    .digest('hex');
+  const [hit] = await wh.all<{ label: string }>(`select label from keyword_cluster_labels where label_model = ? and member_hash = ?`, [
+    model,
+    hash,
+  ]);
   if (hit) return { text: hit.label, called: false };
   const text = await label(members);
   await wh.run(`insert into keyword_cluster_labels values (?, ?, ?, ?::timestamptz)`, [model, hash, text, now().toISOString()]);
@@ -97,22 +112,48 @@ export async function clusterKeywords(wh: Warehouse, opts: ClusterKeywordsOption
   let labelCalls = 0;
   const labels: (string | null)[] = [];
   for (const g of ordered) {
-    const l = await labelFor(wh, g.members.map((m) => m.keyword), opts.labelModel ?? 'chat5.6-luna', opts.label, now);
+    const l = await labelFor(
+      wh,
+      g.members.map((m) => m.keyword),
+      opts.labelModel ?? 'chat5.6-luna',
+      opts.label,
+      now,
+    );
     labels.push(l.text);
     if (l.called) labelCalls++;
   }
 
   await wh.transaction(async () => {
-    await wh.run(`create or replace table keyword_clusters (keyword varchar not null, cluster_id integer not null, similarity_to_centroid double, distance_to_centroid double, is_representative boolean, embedding_model varchar, dimensions integer)`);
-    await wh.run(`create or replace table keyword_cluster_summary (cluster_id integer not null, representative_keyword varchar, size integer, total_volume bigint, label varchar, mean_similarity double, silhouette double, embedding_model varchar, dimensions integer)`);
+    await wh.run(
+      `create or replace table keyword_clusters (keyword varchar not null, cluster_id integer not null, similarity_to_centroid double, distance_to_centroid double, is_representative boolean, embedding_model varchar, dimensions integer)`,
+    );
+    await wh.run(
+      `create or replace table keyword_cluster_summary (cluster_id integer not null, representative_keyword varchar, size integer, total_volume bigint, label varchar, mean_similarity double, silhouette double, embedding_model varchar, dimensions integer)`,
+    );
     for (const [i, g] of ordered.entries()) {
       for (const [j, m] of g.members.entries()) {
-        await wh.run(`insert into keyword_clusters values (?, ?, ?, ?, ?, ?, ?)`, [m.keyword, i + 1, m.sim, 1 - m.sim, j === 0, opts.model, opts.dimensions]);
+        await wh.run(`insert into keyword_clusters values (?, ?, ?, ?, ?, ?, ?)`, [
+          m.keyword,
+          i + 1,
+          m.sim,
+          1 - m.sim,
+          j === 0,
+          opts.model,
+          opts.dimensions,
+        ]);
       }
       const total = volumes ? g.members.reduce((s, m) => s + (volumes.get(m.keyword) ?? 0), 0) : null;
       const mean = g.members.reduce((s, m) => s + m.sim, 0) / g.members.length;
       await wh.run(`insert into keyword_cluster_summary values (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-        i + 1, g.members[0]!.keyword, g.members.length, total === null ? null : BigInt(Math.round(total)), labels[i] ?? null, mean, c.silhouette, opts.model, opts.dimensions,
+        i + 1,
+        g.members[0]!.keyword,
+        g.members.length,
+        total === null ? null : BigInt(Math.round(total)),
+        labels[i] ?? null,
+        mean,
+        c.silhouette,
+        opts.model,
+        opts.dimensions,
       ]);
     }
   });

@@ -68,24 +68,35 @@ export async function embedWithCache(wh: Warehouse, texts: readonly string[], op
     const out = await opts.embed(batch);
     calls++;
     if (out.length !== batch.length) {
-      throw new EtlError('ETL_SERVICE_ERROR', `embedding call returned ${out.length} vectors for ${batch.length} texts (model ${opts.model}); nothing of this batch was stored, ${i} texts before it were`, { context: { stage: 'models' } });
+      throw new EtlError(
+        'ETL_SERVICE_ERROR',
+        `embedding call returned ${out.length} vectors for ${batch.length} texts (model ${opts.model}); nothing of this batch was stored, ${i} texts before it were`,
+        { context: { stage: 'models' } },
+      );
     }
     const bad = out.findIndex((v) => v.length !== opts.dimensions);
     if (bad >= 0) {
-      throw new EtlError('ETL_SERVICE_ERROR', `embedding of "${batch[bad]}" has ${out[bad]!.length} dimensions, expected ${opts.dimensions} (model ${opts.model})`, { context: { stage: 'models' } });
+      throw new EtlError(
+        'ETL_SERVICE_ERROR',
+        `embedding of "${batch[bad]}" has ${out[bad]!.length} dimensions, expected ${opts.dimensions} (model ${opts.model})`,
+        { context: { stage: 'models' } },
+      );
     }
     const at = (opts.now ?? (() => new Date()))().toISOString();
     await wh.transaction(async () => {
       for (const [j, text] of batch.entries()) {
-        await wh.run(`insert into keyword_embeddings (keyword, model, dimensions, embedding, embedded_at) values (?, ?, ?, ?::float[], ?::timestamptz)`, [
-          text,
-          opts.model,
-          opts.dimensions,
-          // As text cast by DuckDB: a bound list takes its element type from its first value,
-          // so a vector starting with an exact 0 would be typed INTEGER and refused.
-          JSON.stringify(Array.from(out[j]!)),
-          at,
-        ]);
+        await wh.run(
+          `insert into keyword_embeddings (keyword, model, dimensions, embedding, embedded_at) values (?, ?, ?, ?::float[], ?::timestamptz)`,
+          [
+            text,
+            opts.model,
+            opts.dimensions,
+            // As text cast by DuckDB: a bound list takes its element type from its first value,
+            // so a vector starting with an exact 0 would be typed INTEGER and refused.
+            JSON.stringify(Array.from(out[j]!)),
+            at,
+          ],
+        );
       }
     });
     batch.forEach((t, j) => vectors.set(t, out[j]!));
@@ -101,7 +112,9 @@ export async function cachedEmbeddingKeys(wh: Warehouse): Promise<Map<string, Se
   const out = new Map<string, Set<string>>();
   const [t] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM duckdb_tables() WHERE table_name = 'keyword_embeddings'`);
   if (!t || t.n === 0) return out;
-  for (const r of await wh.all<{ keyword: string; model: string; dimensions: number }>(`SELECT DISTINCT keyword, model, dimensions FROM keyword_embeddings`)) {
+  for (const r of await wh.all<{ keyword: string; model: string; dimensions: number }>(
+    `SELECT DISTINCT keyword, model, dimensions FROM keyword_embeddings`,
+  )) {
     const key = `${r.model}\0${r.dimensions}`;
     if (!out.has(key)) out.set(key, new Set());
     out.get(key)!.add(r.keyword);

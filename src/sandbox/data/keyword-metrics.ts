@@ -76,10 +76,30 @@ export const PROHIBITED_WORDS = ['porn', 'xxx', 'cocaine', 'escort'] as const;
 
 /** The first prohibited keyword of a list, if any. */
 export function prohibitedKeyword(keywords: readonly string[]): string | undefined {
-  return keywords.find((k) => k.toLowerCase().split(/[^\p{L}\p{N}]+/u).some((w) => (PROHIBITED_WORDS as readonly string[]).includes(w)));
+  return keywords.find((k) =>
+    k
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .some((w) => (PROHIBITED_WORDS as readonly string[]).includes(w)),
+  );
 }
 
-const MODIFIERS = ['best', 'cheap', 'near me', 'for beginners', 'review', 'vs', 'how to choose', 'price', 'online', 'for women', 'for men', '2026', 'deals', 'guide'];
+const MODIFIERS = [
+  'best',
+  'cheap',
+  'near me',
+  'for beginners',
+  'review',
+  'vs',
+  'how to choose',
+  'price',
+  'online',
+  'for women',
+  'for men',
+  '2026',
+  'deals',
+  'guide',
+];
 
 /** Keywords related to a seed: the seed with common modifiers, stable for the seed. */
 export function relatedKeywords(seed: number, keyword: string, count: number): string[] {

@@ -22,7 +22,10 @@ export function keywordsForKeywordsResults(input: ResultInput): unknown[] {
 
 /** `keywords_for_site`: keywords built from the target's name. */
 export function keywordsForSiteResults(input: ResultInput): unknown[] {
-  const brand = targetOf(input.params).replace(/^www\./, '').split('.')[0] ?? 'site';
+  const brand =
+    targetOf(input.params)
+      .replace(/^www\./, '')
+      .split('.')[0] ?? 'site';
   return [brand, ...relatedKeywords(input.seed, brand, 12)].map((k) => volumeRecord(input, k));
 }
 
@@ -36,7 +39,19 @@ export function adTrafficResults(input: ResultInput): unknown[] {
     const ctr = Number((0.01 + 0.07 * r.next()).toFixed(4));
     const clicks = Math.round(impressions * ctr);
     const cpc = Math.min(bid, m.cpc);
-    return { keyword, location_code: locationOf(input.params), language_code: languageOf(input.params), date_interval: 'next_month', bid, match: input.params.match ?? 'exact', impressions, ctr, average_cpc: cpc, cost: Number((clicks * cpc).toFixed(2)), clicks };
+    return {
+      keyword,
+      location_code: locationOf(input.params),
+      language_code: languageOf(input.params),
+      date_interval: 'next_month',
+      bid,
+      match: input.params.match ?? 'exact',
+      impressions,
+      ctr,
+      average_cpc: cpc,
+      cost: Number((clicks * cpc).toFixed(2)),
+      clicks,
+    };
   });
 }
 
@@ -52,8 +67,16 @@ export function trendsResults(input: ResultInput): unknown[] {
     const data: Array<{ date_from: string; date_to: string; timestamp: number; missing_data: boolean; values: number[] }> = [];
     for (let t = from; t <= to; t += 7 * 86_400_000) {
       const month = new Date(t).getUTCMonth() + 1;
-      const values = vol.map((v) => Math.round((100 * (v.monthly_searches.find((m) => m.month === month)?.search_volume ?? v.search_volume)) / max));
-      data.push({ date_from: new Date(t).toISOString().slice(0, 10), date_to: new Date(t + 6 * 86_400_000).toISOString().slice(0, 10), timestamp: Math.floor(t / 1000), missing_data: false, values });
+      const values = vol.map((v) =>
+        Math.round((100 * (v.monthly_searches.find((m) => m.month === month)?.search_volume ?? v.search_volume)) / max),
+      );
+      data.push({
+        date_from: new Date(t).toISOString().slice(0, 10),
+        date_to: new Date(t + 6 * 86_400_000).toISOString().slice(0, 10),
+        timestamp: Math.floor(t / 1000),
+        missing_data: false,
+        values,
+      });
     }
     const averages = keywords.map((_, i) => Math.round(data.reduce((s, d) => s + (d.values[i] ?? 0), 0) / Math.max(1, data.length)));
     return { position: 1, type: 'trends_graph', title: 'Interest over time', keywords, data, averages };
@@ -63,7 +86,14 @@ export function trendsResults(input: ResultInput): unknown[] {
     type: 'trends_map',
     title: 'Interest by subregion',
     keywords,
-    interests: keywords.map((k) => ({ keyword: k, values: ['North', 'South', 'East', 'West'].map((geo_name, i) => ({ geo_id: `R${i + 1}`, geo_name, value: createRng(input.seed, 'trends-geo', k, i).int(20, 100) })) })),
+    interests: keywords.map((k) => ({
+      keyword: k,
+      values: ['North', 'South', 'East', 'West'].map((geo_name, i) => ({
+        geo_id: `R${i + 1}`,
+        geo_name,
+        value: createRng(input.seed, 'trends-geo', k, i).int(20, 100),
+      })),
+    })),
   });
   const demography = () => ({
     position: 3,
@@ -71,15 +101,45 @@ export function trendsResults(input: ResultInput): unknown[] {
     title: 'Interest by age and gender',
     keywords,
     demography: {
-      age: keywords.map((k) => ({ keyword: k, values: ['18-24', '25-34', '35-44', '45-54', '55-64', '65+'].map((type, i) => ({ type, value: createRng(input.seed, 'trends-age', k, i).int(5, 100) })) })),
+      age: keywords.map((k) => ({
+        keyword: k,
+        values: ['18-24', '25-34', '35-44', '45-54', '55-64', '65+'].map((type, i) => ({
+          type,
+          value: createRng(input.seed, 'trends-age', k, i).int(5, 100),
+        })),
+      })),
       gender: keywords.map((k) => {
         const female = createRng(input.seed, 'trends-gender', k).int(20, 80);
-        return { keyword: k, values: [{ type: 'female', value: female }, { type: 'male', value: 100 - female }] };
+        return {
+          keyword: k,
+          values: [
+            { type: 'female', value: female },
+            { type: 'male', value: 100 - female },
+          ],
+        };
       }),
     },
   });
-  const items = fn === 'subregion_interests' ? [map()] : fn === 'demography' ? [demography()] : fn === 'merged_data' ? [graph(), map(), demography()] : [graph()];
-  return [{ keywords, type: 'trends', location_code: locationOf(input.params), language_code: languageOf(input.params), check_url: null, datetime: serviceDate(input.at), items_count: items.length, items }];
+  const items =
+    fn === 'subregion_interests'
+      ? [map()]
+      : fn === 'demography'
+        ? [demography()]
+        : fn === 'merged_data'
+          ? [graph(), map(), demography()]
+          : [graph()];
+  return [
+    {
+      keywords,
+      type: 'trends',
+      location_code: locationOf(input.params),
+      language_code: languageOf(input.params),
+      check_url: null,
+      datetime: serviceDate(input.at),
+      items_count: items.length,
+      items,
+    },
+  ];
 }
 
 /** AI keyword search volume: per keyword (lower-cased), with 12 months of AI search volume. */
@@ -90,7 +150,11 @@ export function aiKeywordVolumeResults(input: ResultInput): unknown[] {
     return {
       keyword,
       ai_search_volume: Math.round(m.search_volume * share),
-      ai_monthly_searches: m.monthly_searches.map((x) => ({ year: x.year, month: x.month, ai_search_volume: Math.round(x.search_volume * share) })),
+      ai_monthly_searches: m.monthly_searches.map((x) => ({
+        year: x.year,
+        month: x.month,
+        ai_search_volume: Math.round(x.search_volume * share),
+      })),
     };
   });
   return [{ location_code: locationOf(input.params), language_code: languageOf(input.params), items_count: items.length, items }];

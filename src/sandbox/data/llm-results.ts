@@ -30,8 +30,10 @@ export function checkLlmTask(params: Record<string, unknown>): string | undefine
   const name = typeof params.model_name === 'string' ? params.model_name : '';
   const model = resolveLlmModel(name);
   if (!model) return `'model_name' ${name} is not one of ${LLM_MODELS.map((m) => m.model_name).join(', ')} (see llm_responses/models)`;
-  if (model.base.reasoning && params.temperature !== undefined) return `'temperature' is not supported by the reasoning model ${model.base.model_name}`;
-  if (model.base.reasoning && typeof params.max_output_tokens === 'number' && params.max_output_tokens < 1024) return `'max_output_tokens' must be at least 1024 for the reasoning model ${model.base.model_name}`;
+  if (model.base.reasoning && params.temperature !== undefined)
+    return `'temperature' is not supported by the reasoning model ${model.base.model_name}`;
+  if (model.base.reasoning && typeof params.max_output_tokens === 'number' && params.max_output_tokens < 1024)
+    return `'max_output_tokens' must be at least 1024 for the reasoning model ${model.base.model_name}`;
   if (params.web_search === true && !model.base.web_search) return `'web_search' is not supported by ${model.base.model_name}`;
   return undefined;
 }
@@ -50,25 +52,50 @@ export function llmResponseResults(input: ResultInput): unknown[] {
   const reasoningTokens = model.base.reasoning ? r.int(200, 1600) : 0;
   const searchTokens = webSearch ? r.int(20, 240) : 0;
   const outputTokens = Math.min(maxOut, Math.ceil(text.length / 4)) + reasoningTokens + searchTokens;
-  return [{
-    model_name: model.version,
-    input_tokens: Math.ceil(prompt.length / 4),
-    output_tokens: outputTokens,
-    web_search: webSearch,
-    temperature: model.base.reasoning ? null : (input.params.temperature ?? (input.params.top_p === undefined ? 0.94 : null)),
-    top_p: model.base.reasoning ? null : (input.params.top_p ?? (input.params.temperature === undefined ? 0.92 : null)),
-    max_output_tokens: maxOut,
-    datetime: serviceDate(input.at),
-    items: [{ type: 'message', sections: [{ type: 'text', text, annotations: webSearch ? [{ title: 'Example source', url: 'https://en.wikipedia.org/' }] : null }] }],
-  }];
+  return [
+    {
+      model_name: model.version,
+      input_tokens: Math.ceil(prompt.length / 4),
+      output_tokens: outputTokens,
+      web_search: webSearch,
+      temperature: model.base.reasoning ? null : (input.params.temperature ?? (input.params.top_p === undefined ? 0.94 : null)),
+      top_p: model.base.reasoning ? null : (input.params.top_p ?? (input.params.temperature === undefined ? 0.92 : null)),
+      max_output_tokens: maxOut,
+      datetime: serviceDate(input.at),
+      items: [
+        {
+          type: 'message',
+          sections: [
+            { type: 'text', text, annotations: webSearch ? [{ title: 'Example source', url: 'https://en.wikipedia.org/' }] : null },
+          ],
+        },
+      ],
+    },
+  ];
 }
 
 /** `llm_responses/models`: the model list. */
 export function llmModelsResult(): unknown[] {
-  return LLM_MODELS.map((m) => ({ model_name: m.model_name, latest_version: m.versions[m.versions.length - 1], versions: [...m.versions], reasoning: m.reasoning, web_search_supported: m.web_search }));
+  return LLM_MODELS.map((m) => ({
+    model_name: m.model_name,
+    latest_version: m.versions[m.versions.length - 1],
+    versions: [...m.versions],
+    reasoning: m.reasoning,
+    web_search_supported: m.web_search,
+  }));
 }
 
 /** `ai_keyword_data/available_filters`: fields usable in filters of the AI keyword data endpoints. */
 export function aiAvailableFiltersResult(): unknown[] {
-  return [{ keywords_search_volume: { keyword: 'str', ai_search_volume: 'num', 'ai_monthly_searches.ai_search_volume': 'num', location_code: 'num', language_code: 'str' } }];
+  return [
+    {
+      keywords_search_volume: {
+        keyword: 'str',
+        ai_search_volume: 'num',
+        'ai_monthly_searches.ai_search_volume': 'num',
+        location_code: 'num',
+        language_code: 'str',
+      },
+    },
+  ];
 }

@@ -22,7 +22,14 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
       status_code: status,
       location: status === 301 ? `${origin}/` : null,
       url,
-      meta: { title: i === 0 ? `${host} — home` : `${SECTIONS[i % SECTIONS.length]} page ${i}`, description: p.chance(0.2) ? null : `About ${SECTIONS[i % SECTIONS.length]} ${i}.`, internal_links_count: p.int(5, 80), external_links_count: p.int(0, 15), images_count: p.int(0, 20), content: { plain_text_word_count: p.int(50, 3000) } },
+      meta: {
+        title: i === 0 ? `${host} — home` : `${SECTIONS[i % SECTIONS.length]} page ${i}`,
+        description: p.chance(0.2) ? null : `About ${SECTIONS[i % SECTIONS.length]} ${i}.`,
+        internal_links_count: p.int(5, 80),
+        external_links_count: p.int(0, 15),
+        images_count: p.int(0, 20),
+        content: { plain_text_word_count: p.int(50, 3000) },
+      },
       page_timing: { duration_time: duration, time_to_interactive: Math.round(duration * 0.8) },
       onpage_score: Number((60 + 40 * p.next()).toFixed(2)),
       total_dom_size: p.int(20_000, 400_000),
@@ -30,7 +37,15 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
       encoded_size: p.int(3_000, 90_000),
       click_depth: i === 0 ? 0 : 1 + (i % 3),
       fetch_time: serviceDate(fetchedAt),
-      checks: { is_https: https, is_http: !https, is_4xx_code: status >= 400, is_redirect: status === 301, high_loading_time: duration > 3000, no_description: false, is_www: host.startsWith('www.') },
+      checks: {
+        is_https: https,
+        is_http: !https,
+        is_4xx_code: status >= 400,
+        is_redirect: status === 301,
+        high_loading_time: duration > 3000,
+        no_description: false,
+        is_www: host.startsWith('www.'),
+      },
     };
   });
   const links = pages.flatMap((page, i) => {
@@ -38,7 +53,19 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
     return Array.from({ length: 3 }, (_, j) => {
       const external = l.chance(0.2);
       const to = external ? `https://en.wikipedia.org/wiki/Item_${l.int(1, 999)}` : urls[(i + j + 1) % urls.length]!;
-      return { type: 'anchor', domain_from: host, domain_to: new URL(to).host, page_from: new URL(page.url).pathname, page_to: new URL(to).pathname, link_from: page.url, link_to: to, dofollow: !l.chance(0.1), direction: external ? 'external' : 'internal', is_broken: !external && pages[(i + j + 1) % urls.length]!.status_code === 404, text: `link ${j + 1}` };
+      return {
+        type: 'anchor',
+        domain_from: host,
+        domain_to: new URL(to).host,
+        page_from: new URL(page.url).pathname,
+        page_to: new URL(to).pathname,
+        link_from: page.url,
+        link_to: to,
+        dofollow: !l.chance(0.1),
+        direction: external ? 'external' : 'internal',
+        is_broken: !external && pages[(i + j + 1) % urls.length]!.status_code === 404,
+        text: `link ${j + 1}`,
+      };
     });
   });
   const kinds = ['script', 'image', 'stylesheet', 'broken'] as const;
@@ -57,7 +84,9 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
     return {
       resource_type: kind,
       // meta: attributes of the tag on the holding page (the spec does not show its fields)
-      meta: image ? { alternative_text: alt, title: null, original_width: 1200, original_height: 800, width: shown!.width, height: shown!.height } : {},
+      meta: image
+        ? { alternative_text: alt, title: null, original_width: 1200, original_height: 800, width: shown!.width, height: shown!.height }
+        : {},
       url: `${origin}/static/${kind}-${i}.${ext}`,
       // spec: the status of the page holding the resource, not of the resource itself
       status_code: holder.status_code,
@@ -96,7 +125,10 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
         has_redirect: redirect,
         has_subrequests: kind === 'stylesheet' || kind === 'script' ? q.chance(0.3) : false,
       },
-      resource_errors: { errors: kind === 'broken' ? [{ line: 0, column: 0, message: 'Resource not found.', status_code: 0 }] : [], warnings: [] },
+      resource_errors: {
+        errors: kind === 'broken' ? [{ line: 0, column: 0, message: 'Resource not found.', status_code: 0 }] : [],
+        warnings: [],
+      },
       last_modified: { header: null, sitemap: null, meta_tag: null },
       found_on: holder.url,
     };

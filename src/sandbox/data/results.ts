@@ -4,7 +4,14 @@ import type { SerpParams } from '../serp-query.js';
 import { buildSerpResult } from '../serp-result.js';
 import { LIGHTHOUSE_VERSIONS } from '../utilities/reference-data.js';
 import { prohibitedKeyword } from './keyword-metrics.js';
-import { adTrafficResults, aiKeywordVolumeResults, keywordsForKeywordsResults, keywordsForSiteResults, searchVolumeResults, trendsResults } from './keyword-results.js';
+import {
+  adTrafficResults,
+  aiKeywordVolumeResults,
+  keywordsForKeywordsResults,
+  keywordsForSiteResults,
+  searchVolumeResults,
+  trendsResults,
+} from './keyword-results.js';
 import { labsGenericResults, rankedKeywordsResults, relatedKeywordsResults } from './labs-results.js';
 import { checkLlmTask, llmResponseResults } from './llm-results.js';
 import {
@@ -24,7 +31,12 @@ type Builder = (input: ResultInput) => unknown[];
 const BUILDERS: Partial<Record<ResultKind, Builder>> = {
   serp: (i) => {
     const [, , , engine = 'engA', type = 'organic'] = i.endpoint.path.split('/');
-    return [{ ...buildSerpResult({ seed: i.seed, engine, params: i.params as SerpParams, at: i.at, drift: i.drift ?? 0 }), type: type === 'v2' ? 'organic' : type }];
+    return [
+      {
+        ...buildSerpResult({ seed: i.seed, engine, params: i.params as SerpParams, at: i.at, drift: i.drift ?? 0 }),
+        type: type === 'v2' ? 'organic' : type,
+      },
+    ];
   },
   search_volume: searchVolumeResults,
   keywords_for_keywords: keywordsForKeywordsResults,

@@ -87,14 +87,19 @@ const RATE_KEYS = new Set<keyof FaultProfile>(KEYS.filter((k) => k !== 'burstLen
  * never silently means "no faults".
  */
 export function parseFaultProfile(text: string): FaultProfile {
-  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   let profile: FaultProfile = { ...NO_FAULTS };
   parts.forEach((part, i) => {
     const eq = part.indexOf('=');
     if (eq < 0) {
       const named = FAULT_PROFILES[part];
       if (!named || i > 0) {
-        throw new Error(`fault profile "${part}" is not known; use one of ${Object.keys(FAULT_PROFILES).join(', ')} (first), or field=value with fields ${KEYS.join(', ')}`);
+        throw new Error(
+          `fault profile "${part}" is not known; use one of ${Object.keys(FAULT_PROFILES).join(', ')} (first), or field=value with fields ${KEYS.join(', ')}`,
+        );
       }
       profile = { ...named };
       return;

@@ -15,8 +15,7 @@ export type TaskOutcome =
 
 /** The batch after checking and charging, or the 402 that refused all of it. */
 export type Acceptance =
-  | { refused: false; outcomes: TaskOutcome[]; chargedUnits: number; costMicros: number }
-  | { refused: true; reply: HandlerReply };
+  { refused: false; outcomes: TaskOutcome[]; chargedUnits: number; costMicros: number } | { refused: true; reply: HandlerReply };
 
 /**
  * Validates every task of a POST on its own (one bad task does not block the others),

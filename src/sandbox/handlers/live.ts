@@ -60,7 +60,14 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
       resultAtMs: nowMs,
     });
     ctx.world.stats.taskCreated(tag);
-    return makeTask({ id, status: STATUS.ok, path: ctx.pathSegments, data, costMicros: netCostMicros, result: formatResults(ctx.endpoint.api, ctx.endpoint.format, built) });
+    return makeTask({
+      id,
+      status: STATUS.ok,
+      path: ctx.pathSegments,
+      data,
+      costMicros: netCostMicros,
+      result: formatResults(ctx.endpoint.api, ctx.endpoint.format, built),
+    });
   });
   return { http: 200, tasks, chargedUnits: acceptance.chargedUnits - refundedUnits, costMicros: acceptance.costMicros - refundedMicros };
 }

@@ -19,7 +19,10 @@ interface Token {
 /** The request without its paging fields: a token is valid only for the same query. */
 function queryHash(task: Record<string, unknown>): string {
   const { search_after_token: _t, offset: _o, tag: _g, ...rest } = task;
-  return createHash('sha256').update(JSON.stringify(rest, Object.keys(rest).sort())).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify(rest, Object.keys(rest).sort()))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function encodeToken(t: Token): string {
@@ -54,7 +57,8 @@ export function handleOnPageRead(ctx: HandlerContext): HandlerReply {
     const q = o.task;
     const crawl = ctx.store.get(String(q.id), ctx.caller.key);
     if (!crawl || crawl.base !== '/v3/on_page') return makeTask({ status: STATUS.taskNotFound, path: ctx.pathSegments, data });
-    if (nowMs - crawl.postedAtMs > RETENTION_MS) return makeTask({ status: { code: 40403, message: 'Results Expired.' }, path: ctx.pathSegments, data });
+    if (nowMs - crawl.postedAtMs > RETENTION_MS)
+      return makeTask({ status: { code: 40403, message: 'Results Expired.' }, path: ctx.pathSegments, data });
     const maxPages = typeof crawl.params.max_crawl_pages === 'number' ? Math.min(crawl.params.max_crawl_pages, 1000) : DEFAULT_CRAWL_PAGES;
     const site = crawlSite(ctx.seed, String(crawl.params.target), maxPages, new Date(crawl.postedAtMs));
     const span = Math.max(1, crawl.readyAtMs - crawl.postedAtMs);
@@ -64,7 +68,10 @@ export function handleOnPageRead(ctx: HandlerContext): HandlerReply {
     const crawledUrls = new Set(crawledPages.map((p) => p.url));
     // relevant_pages_filters select holding pages (the pages endpoint's fields): a resource
     // is listed only when the page it was found on passes them
-    const relevantUrls = q.relevant_pages_filters === undefined ? crawledUrls : new Set(crawledPages.filter((p) => matchesFilter(p, q.relevant_pages_filters)).map((p) => p.url));
+    const relevantUrls =
+      q.relevant_pages_filters === undefined
+        ? crawledUrls
+        : new Set(crawledPages.filter((p) => matchesFilter(p, q.relevant_pages_filters)).map((p) => p.url));
     let items: unknown[] =
       kind === 'pages'
         ? site.pages.slice(0, crawled)
@@ -79,7 +86,13 @@ export function handleOnPageRead(ctx: HandlerContext): HandlerReply {
     if (typeof q.search_after_token === 'string') {
       const token = decodeToken(q.search_after_token);
       if (!token || token.h !== hash) {
-        return makeTask({ status: STATUS.invalidField, message: "Invalid Field: 'search_after_token' does not belong to this request; other parameters must equal those of the previous request.", path: ctx.pathSegments, data });
+        return makeTask({
+          status: STATUS.invalidField,
+          message:
+            "Invalid Field: 'search_after_token' does not belong to this request; other parameters must equal those of the previous request.",
+          path: ctx.pathSegments,
+          data,
+        });
       }
       offset = token.o;
     }
@@ -89,7 +102,13 @@ export function handleOnPageRead(ctx: HandlerContext): HandlerReply {
       crawl_progress: done ? 'finished' : 'in_progress',
       // the spec's five counters; total_items_count and items_count also stay at the top
       // level, where earlier answers had them
-      crawl_status: { max_crawl_pages: maxPages, pages_in_queue: maxPages - crawled, pages_crawled: crawled, total_items_count: items.length, items_count: page.length },
+      crawl_status: {
+        max_crawl_pages: maxPages,
+        pages_in_queue: maxPages - crawled,
+        pages_crawled: crawled,
+        total_items_count: items.length,
+        items_count: page.length,
+      },
       search_after_token: next < items.length && next < DEEP_READ_LIMIT ? encodeToken({ o: next, h: hash }) : null,
       current_offset: offset,
       total_items_count: items.length,

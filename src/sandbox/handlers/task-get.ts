@@ -17,7 +17,10 @@ const SAMPLE_PARAMS: SerpParams = { keyword: 'coffee maker', location_code: 2840
  */
 export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   const id = ctx.taskId ?? '';
-  const frame = ctx.endpoint.api === 'serp' ? { api: 'serp', function: 'task_get', se: ctx.engine, se_type: ctx.type } : { api: ctx.endpoint.api, function: 'task_get' };
+  const frame =
+    ctx.endpoint.api === 'serp'
+      ? { api: 'serp', function: 'task_get', se: ctx.engine, se_type: ctx.type }
+      : { api: ctx.endpoint.api, function: 'task_get' };
   const reply = (task: ReturnType<typeof makeTask>): HandlerReply => ({ http: 200, tasks: [task], chargedUnits: 0, costMicros: 0 });
 
   if (id === SAMPLE_TASK_ID && ctx.endpoint.api === 'serp') {

@@ -36,7 +36,14 @@ export function handleTasksReady(ctx: HandlerContext): HandlerReply {
   const fn = ctx.base.split('/').pop() ?? '';
   const result = ready.map((t) =>
     plain
-      ? { id: t.id, se: t.engine, function: fn, date_posted: formatServiceDate(new Date(t.postedAtMs)), tag: t.tag, endpoint: endpointFor(undefined, t.id) }
+      ? {
+          id: t.id,
+          se: t.engine,
+          function: fn,
+          date_posted: formatServiceDate(new Date(t.postedAtMs)),
+          tag: t.tag,
+          endpoint: endpointFor(undefined, t.id),
+        }
       : {
           id: t.id,
           se: t.engine,
@@ -48,6 +55,9 @@ export function handleTasksReady(ctx: HandlerContext): HandlerReply {
           endpoint_html: endpointFor('html', t.id),
         },
   );
-  const data = ctx.endpoint.api === 'serp' ? { api: 'serp', function: 'tasks_ready', se: ctx.engine, se_type: ctx.type } : { api: ctx.endpoint.api, function: 'tasks_ready' };
+  const data =
+    ctx.endpoint.api === 'serp'
+      ? { api: 'serp', function: 'tasks_ready', se: ctx.engine, se_type: ctx.type }
+      : { api: ctx.endpoint.api, function: 'tasks_ready' };
   return { http: 200, tasks: [makeTask({ status: STATUS.ok, path: ctx.pathSegments, data, result })], chargedUnits: 0, costMicros: 0 };
 }

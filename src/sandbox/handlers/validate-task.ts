@@ -2,9 +2,7 @@ import type { z } from 'zod';
 import { STATUS, type Status } from '../envelope.js';
 
 /** A task that passed the endpoint's schema, or the status and message it fails with. */
-export type TaskCheck =
-  | { ok: true; task: Record<string, unknown> }
-  | { ok: false; status: Status; message: string };
+export type TaskCheck = { ok: true; task: Record<string, unknown> } | { ok: false; status: Status; message: string };
 
 /**
  * Checks one posted task against the catalog's schema for the endpoint, the same one

@@ -19,7 +19,8 @@ export function handleErrors(ctx: RouteContext): HandlerReply {
   const tasks = body.map((q) => {
     const data = { ...q, api, function: 'errors' };
     const unknown = Object.keys(q).filter((k) => !KNOWN.has(k));
-    if (unknown.length > 0) return utilityTaskError(ctx, 'errors', `Unknown Fields: ${unknown.map((k) => `'${k}'`).join(', ')}.`, data, STATUS.unknownFields);
+    if (unknown.length > 0)
+      return utilityTaskError(ctx, 'errors', `Unknown Fields: ${unknown.map((k) => `'${k}'`).join(', ')}.`, data, STATUS.unknownFields);
     const limit = intParam(q, 'limit', 1000, 1, 1000);
     const offset = intParam(q, 'offset', 0, 0, 100_000_000);
     if (typeof limit === 'string') return utilityTaskError(ctx, 'errors', `Invalid Field: ${limit}.`, data);
@@ -32,14 +33,28 @@ export function handleErrors(ctx: RouteContext): HandlerReply {
     let toMs = nowMs;
     if (q.datetime_from !== undefined) {
       const v = parseServiceDateTime(q.datetime_from);
-      if (v === undefined) return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_from' must be 'yyyy-mm-dd hh-mm-ss +00:00' (UTC).", data);
-      if (v < earliest || v > nowMs) return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_from' must be within the last 7 days and not later than now.", data);
+      if (v === undefined)
+        return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_from' must be 'yyyy-mm-dd hh-mm-ss +00:00' (UTC).", data);
+      if (v < earliest || v > nowMs)
+        return utilityTaskError(
+          ctx,
+          'errors',
+          "Invalid Field: 'datetime_from' must be within the last 7 days and not later than now.",
+          data,
+        );
       fromMs = v;
     }
     if (q.datetime_to !== undefined) {
       const v = parseServiceDateTime(q.datetime_to);
-      if (v === undefined) return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be 'yyyy-mm-dd hh-mm-ss +00:00' (UTC).", data);
-      if (v <= fromMs || v > nowMs) return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be later than 'datetime_from' and not later than now.", data);
+      if (v === undefined)
+        return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be 'yyyy-mm-dd hh-mm-ss +00:00' (UTC).", data);
+      if (v <= fromMs || v > nowMs)
+        return utilityTaskError(
+          ctx,
+          'errors',
+          "Invalid Field: 'datetime_to' must be later than 'datetime_from' and not later than now.",
+          data,
+        );
       toMs = v;
     }
     const fn = typeof q.filtered_function === 'string' ? q.filtered_function : undefined;

@@ -29,7 +29,8 @@ export function handleIdList(ctx: RouteContext): HandlerReply {
     const data = { ...q, api, function: 'id_list' };
     const err = (m: string) => utilityTaskError(ctx, 'id_list', `Invalid Field: ${m}.`, data);
     const unknown = Object.keys(q).filter((k) => !KNOWN.has(k));
-    if (unknown.length > 0) return utilityTaskError(ctx, 'id_list', `Unknown Fields: ${unknown.map((k) => `'${k}'`).join(', ')}.`, data, STATUS.unknownFields);
+    if (unknown.length > 0)
+      return utilityTaskError(ctx, 'id_list', `Unknown Fields: ${unknown.map((k) => `'${k}'`).join(', ')}.`, data, STATUS.unknownFields);
     if (q.include_metadata !== undefined && typeof q.include_metadata !== 'boolean') return err("'include_metadata' must be true or false");
     const withMeta = q.include_metadata === true;
     const limit = intParam(q, 'limit', 1000, 1, 1000);
@@ -43,7 +44,8 @@ export function handleIdList(ctx: RouteContext): HandlerReply {
     if (fromMs === undefined) return err("'datetime_from' is required, as 'yyyy-mm-dd hh-mm-ss +00:00' (UTC)");
     if (toMs === undefined) return err("'datetime_to' is required, as 'yyyy-mm-dd hh-mm-ss +00:00' (UTC)");
     const earliest = idListEarliest(nowMs, withMeta);
-    if (fromMs < earliest) return err(`'datetime_from' may be at most ${withMeta ? '1 month' : '6 months'} back${withMeta ? ' with include_metadata' : ''}`);
+    if (fromMs < earliest)
+      return err(`'datetime_from' may be at most ${withMeta ? '1 month' : '6 months'} back${withMeta ? ' with include_metadata' : ''}`);
     if (fromMs > nowMs || toMs > nowMs) return err("'datetime_from' and 'datetime_to' must not be later than now");
     if (toMs <= fromMs) return err("'datetime_to' must be later than 'datetime_from'");
     const rows = [...ctx.world.store.all()]

@@ -27,7 +27,9 @@ export function handleApiStatus(ctx: RouteContext): HandlerReply {
 /** `GET /v3/{api}/endpoints`: paths that create tasks (task_post and live) of that api. Free. */
 export function handleEndpointList(ctx: RouteContext): HandlerReply {
   const api = ctx.params[0] ?? '';
-  const result = ENDPOINTS.filter((e) => e.path.split('/')[2] === api && (e.mode === 'task_post' || e.mode === 'live')).map((e) => ({ path: e.path }));
+  const result = ENDPOINTS.filter((e) => e.path.split('/')[2] === api && (e.mode === 'task_post' || e.mode === 'live')).map((e) => ({
+    path: e.path,
+  }));
   return utilityReply(ctx, 'endpoints', result);
 }
 
@@ -46,7 +48,10 @@ export function locationRecords() {
 export function handleLocations(ctx: RouteContext): HandlerReply {
   const records = locationRecords();
   if (!ctx.ai) return utilityReply(ctx, 'locations', records);
-  const withUrls = records.map((r) => ({ ...r, default_url: `https://www.${(ctx.params[0] ?? 'engA').toLowerCase()}.com/?gl=${r.country_iso_code.toLowerCase()}` }));
+  const withUrls = records.map((r) => ({
+    ...r,
+    default_url: `https://www.${(ctx.params[0] ?? 'engA').toLowerCase()}.com/?gl=${r.country_iso_code.toLowerCase()}`,
+  }));
   return utilityReply(ctx, 'locations', withUrls);
 }
 
@@ -89,7 +94,11 @@ export function handleLocationsAndLanguages(ctx: RouteContext): HandlerReply {
     const codes = [...new Set([c.language, 'en'])];
     return {
       ...locationRecords().find((l) => l.location_code === c.code),
-      available_languages: codes.map((code) => ({ available_sources: ['engA'], language_name: LANGUAGE_NAMES[code] ?? code, language_code: code })),
+      available_languages: codes.map((code) => ({
+        available_sources: ['engA'],
+        language_name: LANGUAGE_NAMES[code] ?? code,
+        language_code: code,
+      })),
     };
   });
   return utilityReply(ctx, 'locations_and_languages', result);
@@ -103,14 +112,37 @@ export function handleLighthouseVersions(ctx: RouteContext): HandlerReply {
 
 /** Status codes and messages (result-shapes.md), for `GET /v3/appendix/errors`. */
 const STATUS_CODES: ReadonlyArray<[number, string]> = [
-  [20000, 'Ok.'], [20100, 'Task Created.'], [40000, 'You can set only one task at a time.'], [40006, 'You can set no more than 100 tasks at a time.'],
-  [40100, 'You are not authorized to access this resource.'], [40101, 'Internal engine error.'], [40102, 'No Search Results.'], [40103, 'Task execution failed. Please, resubmit the task.'],
-  [40200, 'Payment Required.'], [40202, 'Rate Limit Per Minute Exceeded.'], [40203, 'Cost Limit Exceeded.'], [40400, 'Not Found.'], [40401, 'Task Not Found.'],
-  [40402, 'Invalid Path.'], [40403, 'Results Expired.'], [40501, 'Invalid Field.'], [40502, 'POST Data Is Empty.'], [40503, 'POST data is invalid.'],
-  [40506, 'Unknown Fields.'], [40601, 'Task Handed.'], [40602, 'Task In Queue.'], [50000, 'Internal Error.'], [50301, 'Third-party API is unavailable.'], [50401, 'Internal Timeout.'],
+  [20000, 'Ok.'],
+  [20100, 'Task Created.'],
+  [40000, 'You can set only one task at a time.'],
+  [40006, 'You can set no more than 100 tasks at a time.'],
+  [40100, 'You are not authorized to access this resource.'],
+  [40101, 'Internal engine error.'],
+  [40102, 'No Search Results.'],
+  [40103, 'Task execution failed. Please, resubmit the task.'],
+  [40200, 'Payment Required.'],
+  [40202, 'Rate Limit Per Minute Exceeded.'],
+  [40203, 'Cost Limit Exceeded.'],
+  [40400, 'Not Found.'],
+  [40401, 'Task Not Found.'],
+  [40402, 'Invalid Path.'],
+  [40403, 'Results Expired.'],
+  [40501, 'Invalid Field.'],
+  [40502, 'POST Data Is Empty.'],
+  [40503, 'POST data is invalid.'],
+  [40506, 'Unknown Fields.'],
+  [40601, 'Task Handed.'],
+  [40602, 'Task In Queue.'],
+  [50000, 'Internal Error.'],
+  [50301, 'Third-party API is unavailable.'],
+  [50401, 'Internal Timeout.'],
 ];
 
 /** `GET /v3/appendix/errors`: the service's status codes and messages. Free. */
 export function handleStatusCodes(ctx: RouteContext): HandlerReply {
-  return utilityReply(ctx, 'errors', STATUS_CODES.map(([code, message]) => ({ code, message })));
+  return utilityReply(
+    ctx,
+    'errors',
+    STATUS_CODES.map(([code, message]) => ({ code, message })),
+  );
 }

@@ -16,7 +16,9 @@ export function handleTasksFixed(ctx: RouteContext): HandlerReply {
   const [engine = '', type = ''] = ctx.params;
   const fixed = ctx.world.store.fixed(ctx.caller.key, `/v3/serp/${engine}/${type}`, ctx.now.getTime(), TASKS_FIXED_LIMIT);
   const base = `/v3/serp/${engine}/${type}/task_get/`;
-  const getters = new Map(ENDPOINTS.filter((e) => e.mode === 'task_get' && e.format && e.path.startsWith(base)).map((e) => [e.format as ResultFormat, e]));
+  const getters = new Map(
+    ENDPOINTS.filter((e) => e.mode === 'task_get' && e.format && e.path.startsWith(base)).map((e) => [e.format as ResultFormat, e]),
+  );
   const path = (format: ResultFormat, id: string) => {
     const e = getters.get(format);
     return e ? endpointPath(e, id) : null;

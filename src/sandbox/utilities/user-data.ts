@@ -38,7 +38,13 @@ function rates(): Tree {
     const high = usd(taskPriceUnits(e, { priority: 2 }, mode));
     const api = (out[apiOf(e)] ??= {});
     const fn = (api[e.mode] ??= {}) as Record<string, unknown>;
-    fn[funcTypeOf(e)] = { priority_low: normal, priority_normal: normal, priority_high: mode === 'live' ? normal : high, cost_type: 'per_request', cost: normal };
+    fn[funcTypeOf(e)] = {
+      priority_low: normal,
+      priority_normal: normal,
+      priority_high: mode === 'live' ? normal : high,
+      cost_type: 'per_request',
+      cost: normal,
+    };
   }
   return out;
 }

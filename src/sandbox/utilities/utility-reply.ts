@@ -13,14 +13,27 @@ export function utilityReply(ctx: RouteContext, fn: string, result: unknown[] | 
 }
 
 /** A task of a utility POST that failed its rules (40501 by default). */
-export function utilityTaskError(ctx: RouteContext, fn: string, message: string, data: Record<string, unknown> = {}, status: Status = STATUS.invalidField): EnvelopeTask {
+export function utilityTaskError(
+  ctx: RouteContext,
+  fn: string,
+  message: string,
+  data: Record<string, unknown> = {},
+  status: Status = STATUS.invalidField,
+): EnvelopeTask {
   const api = ctx.pathSegments[1] ?? '';
   return makeTask({ status, message, path: ctx.pathSegments, data: { api, function: fn, ...data } });
 }
 
 /** The POST body of a utility as an array of objects, or the 40503/40502 reply. */
 export function utilityBody(ctx: RouteContext): Record<string, unknown>[] | HandlerReply {
-  const none = (status: Status, message?: string): HandlerReply => ({ http: 200, status, ...(message ? { message } : {}), tasks: [], chargedUnits: 0, costMicros: 0 });
+  const none = (status: Status, message?: string): HandlerReply => ({
+    http: 200,
+    status,
+    ...(message ? { message } : {}),
+    tasks: [],
+    chargedUnits: 0,
+    costMicros: 0,
+  });
   if (ctx.badJson) return none(STATUS.postInvalid, 'POST data is invalid: the body is not JSON.');
   if (!Array.isArray(ctx.json)) return none(STATUS.postInvalid, 'POST data is invalid: the body must be a JSON array.');
   if (ctx.json.length === 0) return none(STATUS.postEmpty);

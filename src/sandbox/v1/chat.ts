@@ -19,7 +19,9 @@ const CLOSERS = ['This is a simulated answer from the sandbox.', 'Generated dete
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join(' ');
+    return content
+      .map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : ''))
+      .join(' ');
   }
   return '';
 }
@@ -40,7 +42,10 @@ export function handleChat(ctx: V1Context): HandlerReply {
   const lastUser = [...body.messages].reverse().find((m) => m.role === 'user');
   const question = contentText(lastUser?.content ?? '').trim();
   const rng = createRng(ctx.world.seed, 'chat', model, prompt);
-  const words = question.split(/\s+/).filter(Boolean).slice(0, model.endsWith('terra') ? 24 : 12);
+  const words = question
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, model.endsWith('terra') ? 24 : 12);
   const answer = `${rng.pick(OPENERS)} ${words.join(' ')}${words.length ? '.' : ''} ${rng.pick(CLOSERS)}`.trim();
   const promptTokens = body.messages.reduce((n, m) => n + countTokens(contentText(m.content)) + 4, 0);
   const completionTokens = countTokens(answer);
@@ -52,7 +57,14 @@ export function handleChat(ctx: V1Context): HandlerReply {
     const reply = chargeAndAnswer(ctx, units, null);
     if (reply.http !== 200) return reply;
     const includeUsage = body.stream_options?.include_usage === true;
-    return { ...reply, json: undefined, raw: { contentType: 'text/event-stream; charset=utf-8', text: chatStream({ id, created, model, answer, usage: includeUsage ? usage : undefined }) } };
+    return {
+      ...reply,
+      json: undefined,
+      raw: {
+        contentType: 'text/event-stream; charset=utf-8',
+        text: chatStream({ id, created, model, answer, usage: includeUsage ? usage : undefined }),
+      },
+    };
   }
   return chargeAndAnswer(ctx, units, {
     id,
@@ -74,7 +86,12 @@ export function handleChat(ctx: V1Context): HandlerReply {
 function chatStream(c: { id: string; created: number; model: string; answer: string; usage: Record<string, number> | undefined }): string {
   const chunk = (choices: unknown[], usage?: unknown) =>
     `data: ${JSON.stringify({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices, ...(c.usage ? { usage: usage ?? null } : {}) })}\n\n`;
-  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish });
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: finish,
+  });
   const pieces = c.answer.split(/(?<= )/);
   return [
     chunk([choice({ role: 'assistant', content: '', refusal: null })]),

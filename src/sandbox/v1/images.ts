@@ -26,7 +26,8 @@ interface ImageBody {
  * The answer is a JPEG data URL wrapped in a markdown image.
  */
 export function handleImage(ctx: V1Context): HandlerReply {
-  if (!ctx.caller.live) return v1Error(403, 'sandbox_key_forbidden', 'Image generation is not available with sandbox keys.', 'permission_error');
+  if (!ctx.caller.live)
+    return v1Error(403, 'sandbox_key_forbidden', 'Image generation is not available with sandbox keys.', 'permission_error');
   const parsed = parseV1Body<ImageBody>(ctx);
   if (!parsed.ok) return parsed.reply;
   const body = parsed.body;
@@ -40,7 +41,10 @@ export function handleImage(ctx: V1Context): HandlerReply {
     ctx,
     imageUnits(size.tier, promptTokens, outputTokens),
     {
-      id: `chatcmpl-img-${createHash('sha256').update(`${ctx.world.seed}|${prompt}|${body.size ?? ''}`).digest('hex').slice(0, 20)}`,
+      id: `chatcmpl-img-${createHash('sha256')
+        .update(`${ctx.world.seed}|${prompt}|${body.size ?? ''}`)
+        .digest('hex')
+        .slice(0, 20)}`,
       object: 'chat.completion',
       created: Math.floor(ctx.now.getTime() / 1000),
       model: IMAGE_UPSTREAM_MODEL,

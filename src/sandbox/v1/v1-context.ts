@@ -15,7 +15,13 @@ export interface V1Context {
 }
 
 /** The standard `/v1` error body (`{error: {message, type, code, param}}`), as standard clients read it. */
-export function v1Error(http: number, code: string, message: string, type = 'invalid_request_error', param: string | null = null): HandlerReply {
+export function v1Error(
+  http: number,
+  code: string,
+  message: string,
+  type = 'invalid_request_error',
+  param: string | null = null,
+): HandlerReply {
   return { http, tasks: [], chargedUnits: 0, costMicros: 0, json: { error: { message, type, code, param } } };
 }
 
@@ -28,7 +34,16 @@ export function parseV1Body<T>(ctx: V1Context): { ok: true; body: T } | { ok: fa
   if (parsed.success) return { ok: true, body: parsed.data as T };
   const first = parsed.error.issues[0];
   const message = parsed.error.issues.map((i) => `'${i.path.map(String).join('.') || '(body)'}' ${i.message}`).join('; ');
-  return { ok: false, reply: v1Error(400, 'invalid_request', `Invalid request: ${message}.`, 'invalid_request_error', first?.path.map(String).join('.') || null) };
+  return {
+    ok: false,
+    reply: v1Error(
+      400,
+      'invalid_request',
+      `Invalid request: ${message}.`,
+      'invalid_request_error',
+      first?.path.map(String).join('.') || null,
+    ),
+  };
 }
 
 /**

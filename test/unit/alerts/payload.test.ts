@@ -29,13 +29,24 @@ function stored(i: number): StoredAlert {
 describe('alertPayload', () => {
   it('one alert is one line; a digest counts them, lists 40 in the text and every one in alerts', () => {
     expect(alertPayload('shop', [stored(1)]).text).toBe(':rotating_light: [shop] *a.com* dropped 5 places for "kw 1"');
-    const many = alertPayload('shop', Array.from({ length: 45 }, (_, i) => stored(i)));
+    const many = alertPayload(
+      'shop',
+      Array.from({ length: 45 }, (_, i) => stored(i)),
+    );
     const lines = many.text.split('\n');
     expect(lines[0]).toBe(':rotating_light: [shop] 45 alerts');
     expect(lines).toHaveLength(1 + 40 + 1);
     expect(lines.at(-1)).toBe('…and 5 more (`pipeline alerts` lists them all)');
     expect(many.alerts).toHaveLength(45);
-    expect(many.alerts[3]).toMatchObject({ id: 'id-3', rule: 'rank_drop', keyword: 'kw 3', location_code: 2840, before: '#4', after: '#9', across_gap: false });
+    expect(many.alerts[3]).toMatchObject({
+      id: 'id-3',
+      rule: 'rank_drop',
+      keyword: 'kw 3',
+      location_code: 2840,
+      before: '#4',
+      after: '#9',
+      across_gap: false,
+    });
   });
 });
 

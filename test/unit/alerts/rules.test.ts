@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { alertId, evaluateRankRules, evaluateRunRules, missedNights, scheduledIntervalDays, type RankObservation } from '../../../src/alerts/index.js';
+import {
+  alertId,
+  evaluateRankRules,
+  evaluateRunRules,
+  missedNights,
+  scheduledIntervalDays,
+  type RankObservation,
+} from '../../../src/alerts/index.js';
 
 const ctx = { pipeline: 'shop', runId: 'run-2', intervalDays: 1 };
 
@@ -55,11 +62,15 @@ describe('rank rules', () => {
     // Ranked 40 yesterday; today's check looked 10 deep: absent says nothing about rank 40.
     expect(evaluateRankRules([obs({ rank: null, url: null, previousRank: 40, depth: 10 })], all, ctx)).toEqual([]);
     // Ranked 4, absent from a check 5 deep: lost, but whether it is still in the top 10 is unknown.
-    expect(rulesOf(evaluateRankRules([obs({ rank: null, url: null, previousRank: 4, depth: 5 })], { leaves_top: 10, lost: true }, ctx))).toEqual(['lost']);
+    expect(
+      rulesOf(evaluateRankRules([obs({ rank: null, url: null, previousRank: 4, depth: 5 })], { leaves_top: 10, lost: true }, ctx)),
+    ).toEqual(['lost']);
   });
 
   it('says nothing about a first check or an empty page (a failed check)', () => {
-    expect(evaluateRankRules([obs({ previousCheckDate: null, previousRank: null, daysSincePrevious: null, rank: 1 })], all, ctx)).toEqual([]);
+    expect(evaluateRankRules([obs({ previousCheckDate: null, previousRank: null, daysSincePrevious: null, rank: 1 })], all, ctx)).toEqual(
+      [],
+    );
     expect(evaluateRankRules([obs({ rank: null, url: null, pageRanked: 0 })], all, ctx)).toEqual([]);
   });
 
@@ -88,7 +99,15 @@ describe('rank rules', () => {
 });
 
 describe('run rules', () => {
-  const facts = { pipeline: 'shop', runId: 'r1', runDate: '2026-01-02', state: 'completed' as const, stopReason: null, estimateCny: 2, chargedNetCny: 2.1 };
+  const facts = {
+    pipeline: 'shop',
+    runId: 'r1',
+    runDate: '2026-01-02',
+    state: 'completed' as const,
+    stopReason: null,
+    estimateCny: 2,
+    chargedNetCny: 2.1,
+  };
 
   it('spend over the line and over the estimate factor; a completed run within both makes nothing', () => {
     expect(evaluateRunRules(facts, { spend_over_cny: 5, estimate_exceeded: 1.2, run_not_completed: true })).toEqual([]);
@@ -125,7 +144,9 @@ describe('missed_nights', () => {
     expect(three!.after).toBe('3');
     expect(alertId(three!)).toBe(alertId(two!));
     // A completed run ends the streak.
-    expect(missedNights(p, [...runs, { startedAt: at('2026-01-13T03:00:05Z'), state: 'completed' }], at('2026-01-13T09:00:00Z'))).toBeNull();
+    expect(
+      missedNights(p, [...runs, { startedAt: at('2026-01-13T03:00:05Z'), state: 'completed' }], at('2026-01-13T09:00:00Z')),
+    ).toBeNull();
   });
 
   it('a pipeline that never ran has missed nothing; one that never completed counts from its first run', () => {

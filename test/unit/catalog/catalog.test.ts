@@ -151,7 +151,9 @@ describe('paths', () => {
   });
 
   it('tells image generation from text chat by the model in the body', () => {
-    expect(matchEndpoint('POST', '/v1/chat/completions', { model: 'imgmodel-3.1-flash-image' })?.endpoint.id).toBe('v1.chat.completions.image');
+    expect(matchEndpoint('POST', '/v1/chat/completions', { model: 'imgmodel-3.1-flash-image' })?.endpoint.id).toBe(
+      'v1.chat.completions.image',
+    );
     expect(matchEndpoint('POST', '/v1/chat/completions', { model: 'chat5.6-luna' })?.endpoint.id).toBe('v1.chat.completions');
     expect(matchEndpoint('POST', '/v1/chat/completions')?.endpoint.id).toBe('v1.chat.completions');
     expect(chatEndpointFor('imgmodel-3.1-flash-image').resultKind).toBe('image_generation');

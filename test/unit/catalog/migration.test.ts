@@ -6,7 +6,10 @@ describe('v2 → v3 migration help', () => {
   it('maps every function of the table to catalog endpoints', () => {
     for (const name of Object.keys(V2_FUNCTIONS)) {
       const m = migrateV2(name);
-      expect(m.endpoints.map((e) => e.path), name).toEqual(m.paths);
+      expect(
+        m.endpoints.map((e) => e.path),
+        name,
+      ).toEqual(m.paths);
     }
   });
 

@@ -18,9 +18,15 @@ describe('SERP and events tasks', () => {
   });
 
   it('needs one of three location fields, and a radius in range', () => {
-    expect(fails('serp.engA.maps.task_post', { keyword: 'a' }).join()).toMatch(/location_code: one of location_code, location_name or location_coordinate/);
-    expect(fails('serp.engA.organic.live.advanced', { keyword: 'a', location_coordinate: '52.5,13.4,100' }).join()).toMatch(/radius between 199.9 and 199999/);
-    expect(fails('serp.engA.organic.live.advanced', { keyword: 'a', location_coordinate: '52.12345678,13.4,200' }).join()).toMatch(/7 decimals/);
+    expect(fails('serp.engA.maps.task_post', { keyword: 'a' }).join()).toMatch(
+      /location_code: one of location_code, location_name or location_coordinate/,
+    );
+    expect(fails('serp.engA.organic.live.advanced', { keyword: 'a', location_coordinate: '52.5,13.4,100' }).join()).toMatch(
+      /radius between 199.9 and 199999/,
+    );
+    expect(fails('serp.engA.organic.live.advanced', { keyword: 'a', location_coordinate: '52.12345678,13.4,200' }).join()).toMatch(
+      /7 decimals/,
+    );
   });
 
   it('applies the events table: keyword 700, depth 700, max_crawl_pages 100, os, date_range, postback', () => {
@@ -31,7 +37,9 @@ describe('SERP and events tasks', () => {
     expect(fails('serp.engA.events.task_post', { ...base, max_crawl_pages: 101 }).join()).toMatch(/max_crawl_pages: at most 100/);
     expect(fails('serp.engA.events.task_post', { ...base, os: 'android' }).join()).toMatch(/^os/);
     expect(fails('serp.engA.events.task_post', { ...base, date_range: 'yesterday' }).join()).toMatch(/date_range/);
-    expect(fails('serp.engA.events.task_post', { ...base, postback_url: 'https://cb.example/p?id=$id' }).join()).toMatch(/postback_data: required with postback_url/);
+    expect(fails('serp.engA.events.task_post', { ...base, postback_url: 'https://cb.example/p?id=$id' }).join()).toMatch(
+      /postback_data: required with postback_url/,
+    );
     expect(fails('serp.engA.events.task_post', { ...base, tag: 't'.repeat(256) }).join()).toMatch(/tag: at most 255/);
   });
 
@@ -171,10 +179,16 @@ describe('/v1 bodies', () => {
   });
 
   it('embeddings: dimensions only for text-embedding-3-*, float or base64', () => {
-    expect(fails('v1.embeddings', { model: 'text-embedding-3-small', input: ['a', 'b'], dimensions: 256, encoding_format: 'base64' })).toEqual([]);
-    expect(fails('v1.embeddings', { model: 'text-embedding-ada-002', input: 'a', dimensions: 256 }).join()).toMatch(/dimensions: only text-embedding-3-\*/);
+    expect(
+      fails('v1.embeddings', { model: 'text-embedding-3-small', input: ['a', 'b'], dimensions: 256, encoding_format: 'base64' }),
+    ).toEqual([]);
+    expect(fails('v1.embeddings', { model: 'text-embedding-ada-002', input: 'a', dimensions: 256 }).join()).toMatch(
+      /dimensions: only text-embedding-3-\*/,
+    );
     expect(fails('v1.embeddings', { model: 'text-embedding-3-small', input: 'a', dimensions: 1537 }).join()).toMatch(/at most 1536/);
-    expect(fails('v1.embeddings', { model: 'text-embedding-3-small', input: 'a', encoding_format: 'int8' }).join()).toMatch(/float or base64/);
+    expect(fails('v1.embeddings', { model: 'text-embedding-3-small', input: 'a', encoding_format: 'int8' }).join()).toMatch(
+      /float or base64/,
+    );
     expect(fails('v1.embeddings', { model: 'text-embedding-3-small', input: [] }).join()).toMatch(/input/);
   });
 });

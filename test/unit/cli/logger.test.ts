@@ -9,7 +9,10 @@ describe('log redaction', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) });
     const log = pino({ redact: { paths: REDACT_PATHS, censor: '***' } }, sink);
-    log.info({ apiKey: 'svc_live_secret1', client: { apiKey: 'svc_live_secret2', headers: { authorization: 'Bearer svc_live_secret3' } } }, 'hello');
+    log.info(
+      { apiKey: 'svc_live_secret1', client: { apiKey: 'svc_live_secret2', headers: { authorization: 'Bearer svc_live_secret3' } } },
+      'hello',
+    );
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toMatch(/secret[123]/);
     expect(JSON.parse(lines[0]!).apiKey).toBe('***');

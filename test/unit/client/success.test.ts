@@ -70,8 +70,17 @@ describe('redact', () => {
 
 describe('task ids from the service', () => {
   it('refuses one that is not a UUID: no id, a failed verdict, whatever its status', () => {
-    const o = evaluateEnvelope(200, { status_code: 20000, tasks: [{ id: "=cmd|' /C calc'!A0", status_code: 20100 }, { id: '6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', status_code: 20100 }] });
-    expect(o.tasks.map((t) => [t.id, t.ok])).toEqual([[null, false], ['6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', true]]);
+    const o = evaluateEnvelope(200, {
+      status_code: 20000,
+      tasks: [
+        { id: "=cmd|' /C calc'!A0", status_code: 20100 },
+        { id: '6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', status_code: 20100 },
+      ],
+    });
+    expect(o.tasks.map((t) => [t.id, t.ok])).toEqual([
+      [null, false],
+      ['6f1c2a8e-1d2b-4c3d-8e4f-5a6b7c8d9e0f', true],
+    ]);
     expect(o.ok).toBe(false);
   });
 });

@@ -12,7 +12,13 @@ describe('PostedTasks', () => {
     const recorded: string[][] = [];
     p.onRecorded = (ids) => recorded.push([...ids]);
     p.sending(['t1', 't2'], GET);
-    p.answered(['t1', 't2'], [{ tag: 't1', taskId: A }, { tag: 't2', taskId: null }]);
+    p.answered(
+      ['t1', 't2'],
+      [
+        { tag: 't1', taskId: A },
+        { tag: 't2', taskId: null },
+      ],
+    );
     expect(p.get(A)).toMatchObject({ tag: 't1', recorded: false, settled: false });
     expect(p.size).toBe(1);
     p.recorded([A, B]);

@@ -14,16 +14,15 @@ function issuesOf(text: string, env: Record<string, string | undefined> = {}): C
   throw new Error('expected a ConfigError');
 }
 
-const KINDS = 'serp, search_volume, keywords_for_site, keywords_for_keywords, ad_traffic, trends, labs, backlinks, on_page, ai_volume, llm_responses, embeddings, endpoint';
+const KINDS =
+  'serp, search_volume, keywords_for_site, keywords_for_keywords, ad_traffic, trends, labs, backlinks, on_page, ai_volume, llm_responses, embeddings, endpoint';
 /** A valid job (lines 1-5) followed by `extra` lines from line 6 on. */
 const job = (...extra: string[]) =>
   ['name: shoes', 'jobs:', '  - kind: serp', '    locations: [2840]', '    keywords: [running shoes]', ...extra].join('\n');
 
 describe('parsePipeline reports each problem with file, line, column, field and rule', () => {
   it('depth above 700', () => {
-    expect(issuesOf(job('    depth: 701'))).toEqual([
-      { file: 'p.yaml', line: 6, column: 12, field: 'jobs[0].depth', rule: 'at most 700' },
-    ]);
+    expect(issuesOf(job('    depth: 701'))).toEqual([{ file: 'p.yaml', line: 6, column: 12, field: 'jobs[0].depth', rule: 'at most 700' }]);
   });
 
   it('no locations: points at the job mapping', () => {
@@ -33,9 +32,7 @@ describe('parsePipeline reports each problem with file, line, column, field and 
 
   it('an empty location list', () => {
     const text = ['name: shoes', 'jobs:', '  - kind: serp', '    locations: []', '    keywords: [x]'].join('\n');
-    expect(issuesOf(text)).toEqual([
-      { file: 'p.yaml', line: 4, column: 16, field: 'jobs[0].locations', rule: 'at least one location' },
-    ]);
+    expect(issuesOf(text)).toEqual([{ file: 'p.yaml', line: 4, column: 16, field: 'jobs[0].locations', rule: 'at least one location' }]);
   });
 
   it('unknown engine', () => {

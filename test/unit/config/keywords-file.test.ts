@@ -18,13 +18,19 @@ describe('keywords from a file', () => {
   it('reads a .txt one keyword a line, skipping blank lines and # comments, after the inline ones', async () => {
     const p = await loadPipeline('/p/f.yaml', {
       env: {},
-      readFile: files({ 'f.yaml': pipeline('serp', '    keywords: [inline one]\n    keywords_file: kw/list.txt\n'), 'kw/list.txt': '# seeds\nalpha\n\n  beta  \r\ngamma\n' }),
+      readFile: files({
+        'f.yaml': pipeline('serp', '    keywords: [inline one]\n    keywords_file: kw/list.txt\n'),
+        'kw/list.txt': '# seeds\nalpha\n\n  beta  \r\ngamma\n',
+      }),
     });
     expect((p.jobs[0] as { keywords: string[] }).keywords).toEqual(['inline one', 'alpha', 'beta', 'gamma']);
   });
 
   it('reads the keyword column of a .csv, quoted cells included, or the first column without a header', () => {
-    expect(parseKeywordsFile('volume,keyword\n10,"shoes, red"\n20,"say ""hi"""\n', 'a.csv').map((k) => k.keyword)).toEqual(['shoes, red', 'say "hi"']);
+    expect(parseKeywordsFile('volume,keyword\n10,"shoes, red"\n20,"say ""hi"""\n', 'a.csv').map((k) => k.keyword)).toEqual([
+      'shoes, red',
+      'say "hi"',
+    ]);
     expect(parseKeywordsFile('running shoes,1\ntrail shoes,2\n', 'b.csv').map((k) => k.keyword)).toEqual(['running shoes', 'trail shoes']);
   });
 
@@ -47,6 +53,8 @@ describe('keywords from a file', () => {
 
   it('needs keywords inline or from a file', async () => {
     const err = await loadPipeline('/p/f.yaml', { env: {}, readFile: files({ 'f.yaml': pipeline('serp', '') }) }).catch((e) => e);
-    expect((err as ConfigError).issues.map((i) => [i.field, i.rule])).toEqual([['jobs[0].keywords', 'at least one keyword, or a keywords_file']]);
+    expect((err as ConfigError).issues.map((i) => [i.field, i.rule])).toEqual([
+      ['jobs[0].keywords', 'at least one keyword, or a keywords_file'],
+    ]);
   });
 });

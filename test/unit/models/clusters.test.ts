@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { adjustedRandIndex, chooseClusters, seededRandom, silhouetteScore, similarityMatrix, sphericalKMeans, unit } from '../../../src/models/index.js';
+import {
+  adjustedRandIndex,
+  chooseClusters,
+  seededRandom,
+  silhouetteScore,
+  similarityMatrix,
+  sphericalKMeans,
+  unit,
+} from '../../../src/models/index.js';
 import { localEmbed, TOPIC_KEYWORDS } from '../../fixtures/models/local-embed.js';
 
 /** Points scattered around `groups` random directions in 16 dimensions. */
@@ -54,7 +62,9 @@ describe('silhouette and the choice of k', () => {
   it('gives the same clusters for the same seed', () => {
     const { points } = blobs(4, 10, 0.4, 21);
     const sim = similarityMatrix(points);
-    expect(Array.from(sphericalKMeans(sim, 4, { seed: 9 }).assignment)).toEqual(Array.from(sphericalKMeans(sim, 4, { seed: 9 }).assignment));
+    expect(Array.from(sphericalKMeans(sim, 4, { seed: 9 }).assignment)).toEqual(
+      Array.from(sphericalKMeans(sim, 4, { seed: 9 }).assignment),
+    );
   });
 
   it('recovers keyword topics from the local test-double embeddings with ARI >= 0.9', () => {

@@ -14,7 +14,9 @@ const model = (name: string, dependsOn: string[] = []): Model => ({
 
 describe('orderModels', () => {
   it('puts every model after the models it reads', () => {
-    const order = orderModels([model('mart', ['int_b', 'stg_a']), model('int_b', ['stg_a']), model('stg_a'), model('other')]).map((m) => m.name);
+    const order = orderModels([model('mart', ['int_b', 'stg_a']), model('int_b', ['stg_a']), model('stg_a'), model('other')]).map(
+      (m) => m.name,
+    );
     expect(order.indexOf('stg_a')).toBeLessThan(order.indexOf('int_b'));
     expect(order.indexOf('int_b')).toBeLessThan(order.indexOf('mart'));
     expect(order).toHaveLength(4);

@@ -26,8 +26,25 @@ describe('embedding calls in the plan', () => {
   it('counts the keywords to embed, the calls by batch size and the tokens, priced at the reference rate', () => {
     const [small, large] = planEmbeddings(pipeline, plan.tasks);
     // 'running shoes' 13 chars -> 4 tokens, 'trail shoes' 11 -> 3, 'hiking boots for winter' 23 -> 6
-    expect(small).toEqual({ job: 'vectors', model: 'text-embedding-3-small', dimensions: 256, keywords: 3, cached: 0, calls: 2, tokens: 13, cnyPer1kTokens: 0.00032, cny: (13 / 1000) * 0.00032 });
-    expect(large).toMatchObject({ job: 'large', model: 'text-embedding-3-large', dimensions: 1024, calls: 1, tokens: 13, cny: (13 / 1000) * 0.00208 });
+    expect(small).toEqual({
+      job: 'vectors',
+      model: 'text-embedding-3-small',
+      dimensions: 256,
+      keywords: 3,
+      cached: 0,
+      calls: 2,
+      tokens: 13,
+      cnyPer1kTokens: 0.00032,
+      cny: (13 / 1000) * 0.00032,
+    });
+    expect(large).toMatchObject({
+      job: 'large',
+      model: 'text-embedding-3-large',
+      dimensions: 1024,
+      calls: 1,
+      tokens: 13,
+      cny: (13 / 1000) * 0.00208,
+    });
   });
 
   it('leaves out keywords the cache holds for the same model and dimensions', () => {

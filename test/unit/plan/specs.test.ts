@@ -15,7 +15,9 @@ describe('job kinds become task bodies packed to the service limits', () => {
   });
 
   it('trends keep the written order in groups of 5, one request per group and location', () => {
-    const p = plan(`  - kind: trends\n    function: demography\n    locations: [2840, 2826]\n    keywords: [zeta, alpha, mid, beta, omega, last]\n    date_from: 2026-01-01\n`);
+    const p = plan(
+      `  - kind: trends\n    function: demography\n    locations: [2840, 2826]\n    keywords: [zeta, alpha, mid, beta, omega, last]\n    date_from: 2026-01-01\n`,
+    );
     expect(p.tasks.map((t) => [t.spec.location_code, t.spec.keywords])).toEqual([
       [2840, ['zeta', 'alpha', 'mid', 'beta', 'omega']],
       [2840, ['last']],
@@ -43,7 +45,9 @@ describe('job kinds become task bodies packed to the service limits', () => {
   });
 
   it('labs: one request per keyword (or target) and place; keyword_ideas sends a keywords list', () => {
-    const p = plan(`  - kind: labs\n    function: keyword_ideas\n    keywords: [a, B, b]\n    locations: [2840]\n    languages: [en, de]\n`);
+    const p = plan(
+      `  - kind: labs\n    function: keyword_ideas\n    keywords: [a, B, b]\n    locations: [2840]\n    languages: [en, de]\n`,
+    );
     expect(p.tasks.map((t) => [t.spec.keywords, t.spec.language_code])).toEqual([
       [['a'], 'en'],
       [['b'], 'en'],
@@ -75,7 +79,9 @@ describe('job kinds become task bodies packed to the service limits', () => {
   });
 
   it('a "{keywords}" value becomes keyword lists packed to keywords_per_task', () => {
-    const p = plan(`  - kind: endpoint\n    endpoint: keywords_data.engA.search_volume.task_post\n    params: { keywords: "{keywords}", location_code: 2840 }\n    keywords: [a, b, c, d, e]\n    keywords_per_task: 2\n`);
+    const p = plan(
+      `  - kind: endpoint\n    endpoint: keywords_data.engA.search_volume.task_post\n    params: { keywords: "{keywords}", location_code: 2840 }\n    keywords: [a, b, c, d, e]\n    keywords_per_task: 2\n`,
+    );
     expect(p.tasks.map((t) => t.spec.keywords)).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
     expect(p.batches).toHaveLength(1);
   });

@@ -23,7 +23,10 @@ async function check(dir: string): Promise<{ code: number; out: string }> {
 
 async function tree(dir: string, files: Record<string, string>): Promise<void> {
   await copyFile(join(root, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' }, include: ['src'] }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' }, include: ['src'] }),
+  );
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
@@ -65,7 +68,8 @@ describe('the stage arrows of design.md are checked (.dependency-cruiser.cjs)', 
       'src/catalog/index.ts': 'export const e = 1;\n',
       'src/client/index.ts': "import { e } from '../catalog/index.js';\nexport const call = e;\n",
       'src/warehouse/index.ts': "import { e } from '../catalog/index.js';\nexport const w = e;\n",
-      'src/collect/pull.ts': "import { call } from '../client/index.js';\nimport { w } from '../warehouse/index.js';\nexport const q = call + w;\n",
+      'src/collect/pull.ts':
+        "import { call } from '../client/index.js';\nimport { w } from '../warehouse/index.js';\nexport const q = call + w;\n",
       'src/run/run.ts': "import { q } from '../collect/pull.js';\nexport const r = q;\n",
     });
     const r = await check(dir);

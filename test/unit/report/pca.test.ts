@@ -11,14 +11,21 @@ describe('project2d', () => {
     const v = [1, -1, 1, -1, 0, 0].map((x) => x / 2);
     const offset = [3, -1, 2, 0, 5, 1];
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.double({ min: -10, max: 10, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true })), { minLength: 3, maxLength: 40 }), (ab) => {
-        const points = ab.map(([a, b]) => offset.map((o, i) => o + a * u[i]! + b * v[i]!));
-        const xy = project2d(points);
-        // Variance below 1e-12 of the total is dropped as rounding noise: at most ~1e-4 of distance here.
-        for (let i = 0; i < points.length; i++) {
-          for (let j = i + 1; j < points.length; j++) expect(Math.abs(dist(xy[i]!, xy[j]!) - dist(points[i]!, points[j]!))).toBeLessThan(1e-3);
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.double({ min: -10, max: 10, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true })), {
+          minLength: 3,
+          maxLength: 40,
+        }),
+        (ab) => {
+          const points = ab.map(([a, b]) => offset.map((o, i) => o + a * u[i]! + b * v[i]!));
+          const xy = project2d(points);
+          // Variance below 1e-12 of the total is dropped as rounding noise: at most ~1e-4 of distance here.
+          for (let i = 0; i < points.length; i++) {
+            for (let j = i + 1; j < points.length; j++)
+              expect(Math.abs(dist(xy[i]!, xy[j]!) - dist(points[i]!, points[j]!))).toBeLessThan(1e-3);
+          }
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -34,7 +41,9 @@ describe('project2d', () => {
   });
 
   it('gives the same map for the same vectors, centred on the origin', () => {
-    const points = Array.from({ length: 30 }, (_, i) => Array.from({ length: 16 }, (_, j) => Math.sin(i * 1.7 + j * 0.3) + (j === i % 4 ? 2 : 0)));
+    const points = Array.from({ length: 30 }, (_, i) =>
+      Array.from({ length: 16 }, (_, j) => Math.sin(i * 1.7 + j * 0.3) + (j === i % 4 ? 2 : 0)),
+    );
     const a = project2d(points);
     expect(project2d(points)).toEqual(a);
     expect(Math.abs(a.reduce((s, p) => s + p[0], 0))).toBeLessThan(1e-9);
@@ -44,6 +53,14 @@ describe('project2d', () => {
   it('handles no points, one point and identical points', () => {
     expect(project2d([])).toEqual([]);
     expect(project2d([[1, 2, 3]])).toEqual([[0, 0]]);
-    expect(project2d([[1, 2], [1, 2]])).toEqual([[0, 0], [0, 0]]);
+    expect(
+      project2d([
+        [1, 2],
+        [1, 2],
+      ]),
+    ).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
   });
 });

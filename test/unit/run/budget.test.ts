@@ -14,7 +14,9 @@ describe('budgetStop: a pure function of the budget, the spend so far and the ne
   });
 
   it('before the first charge, prices at what earlier runs paid; never bought before is 0', () => {
-    expect(budgetStop({ budgetCny: 1, spentCny: 0, chargedTasks: 0, next: [{ tasks: 100, knownPerTask: 0.02 }] })).toMatch(/about 2.0000 CNY/);
+    expect(budgetStop({ budgetCny: 1, spentCny: 0, chargedTasks: 0, next: [{ tasks: 100, knownPerTask: 0.02 }] })).toMatch(
+      /about 2.0000 CNY/,
+    );
     expect(budgetStop({ budgetCny: 1, spentCny: 0, chargedTasks: 0, next: [{ tasks: 100 }] })).toBeNull();
   });
 

@@ -3,7 +3,16 @@ import { runExitCode } from '../../../src/run/exit-code.js';
 import { failedOutcome, stopFor } from '../../../src/run/post-step.js';
 import { EtlError } from '../../../src/errors.js';
 
-const models = (ok: boolean) => ({ built: 1, failed: ok ? 0 : 1, tests: 1, testsPassed: ok ? 1 : 0, warned: 0, warnings: '', ok, report: '' });
+const models = (ok: boolean) => ({
+  built: 1,
+  failed: ok ? 0 : 1,
+  tests: 1,
+  testsPassed: ok ? 1 : 0,
+  warned: 0,
+  warnings: '',
+  ok,
+  report: '',
+});
 
 describe('run outcome policy (pure)', () => {
   it('maps a run outcome to the documented exit codes', () => {

@@ -10,12 +10,26 @@ const limits = { windowMs: 60_000, currentLimit: (f: string) => (f === 'tasks_fi
 describe('time left at the rate limit', () => {
   it('is the calls left over the family limit, in windows', () => {
     // 10 POSTs and 1,190 task_gets of the SERP family: 1,200 calls at 60 a minute.
-    expect(timeLeftAtRateMs([{ family: 'serp_keywords_domain', calls: 10 }, { family: 'serp_keywords_domain', calls: 1190 }], limits)).toBe(20 * 60_000);
+    expect(
+      timeLeftAtRateMs(
+        [
+          { family: 'serp_keywords_domain', calls: 10 },
+          { family: 'serp_keywords_domain', calls: 1190 },
+        ],
+        limits,
+      ),
+    ).toBe(20 * 60_000);
     expect(timeLeftAtRateMs([{ family: 'serp_keywords_domain', calls: 30 }], limits)).toBe(30_000);
   });
 
   it('lets families run side by side: the slowest one sets the pace', () => {
-    const ms = timeLeftAtRateMs([{ family: 'serp_keywords_domain', calls: 60 }, { family: 'tasks_fixed', calls: 40 }], limits);
+    const ms = timeLeftAtRateMs(
+      [
+        { family: 'serp_keywords_domain', calls: 60 },
+        { family: 'tasks_fixed', calls: 40 },
+      ],
+      limits,
+    );
     expect(ms).toBe(2 * 60_000); // 40 at 20 a minute, while the 60 SERP calls take one
   });
 
@@ -29,7 +43,9 @@ describe('time left at the rate limit', () => {
   it('follows the limiter: a shorter window (time-scaled emulator), raised limits, a limit lowered after a 429', async () => {
     const scaled = new RateLimiter({ windowMs: 1000 });
     expect(timeLeftAtRateMs([{ family: 'serp_keywords_domain', calls: 180 }], scaled)).toBe(2000);
-    expect(timeLeftAtRateMs([{ family: 'serp_keywords_domain', calls: 4000 }], new RateLimiter({ perMinute: { serp_keywords_domain: 2000 } }))).toBe(60_000);
+    expect(
+      timeLeftAtRateMs([{ family: 'serp_keywords_domain', calls: 4000 }], new RateLimiter({ perMinute: { serp_keywords_domain: 2000 } })),
+    ).toBe(60_000);
     // After a 429 the limiter's own limit drops, and so does the pace of the estimate.
     let t = 0;
     const hit = new RateLimiter({ now: () => t });
@@ -50,7 +66,19 @@ describe('time left at the rate limit', () => {
   });
 
   it('is carried into the collect line with the run counts', () => {
-    const p = collectProgress({ posted: 120, ready: 20, collected: 90, failed: 1, pending: 29, refetched: 0, callsLeft: [{ family: 'serp_keywords_domain', calls: 29 }] }, limits, '0.516');
+    const p = collectProgress(
+      {
+        posted: 120,
+        ready: 20,
+        collected: 90,
+        failed: 1,
+        pending: 29,
+        refetched: 0,
+        callsLeft: [{ family: 'serp_keywords_domain', calls: 29 }],
+      },
+      limits,
+      '0.516',
+    );
     expect(p).toMatchObject({ posted: 120, ready: 20, collected: 90, failed: 1, pending: 29, postsLeft: 0, timeLeftMs: 29_000 });
     expect(progressLine(p)).toBe('posted 120 · ready 20 · collected 90/120 (1 failed) · 0.5160 CNY so far · ~29s left at the rate limit');
     expect(progressLine({ ...p, timeLeftMs: 400 })).toContain('under 1s left at the rate limit');
@@ -73,7 +101,10 @@ const line = (over: Partial<RunProgress>): ProgressEvent => ({
 
 function sink(isTTY: boolean) {
   const chunks: string[] = [];
-  return { isTTY, chunks, write: (s: string) => (chunks.push(s), true) } as unknown as NodeJS.WritableStream & { isTTY: boolean; chunks: string[] };
+  return { isTTY, chunks, write: (s: string) => (chunks.push(s), true) } as unknown as NodeJS.WritableStream & {
+    isTTY: boolean;
+    chunks: string[];
+  };
 }
 
 describe('progress rendering', () => {

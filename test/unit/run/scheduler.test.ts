@@ -22,7 +22,12 @@ describe('Scheduler on a fake clock', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  const p = (schedule: string, timezone = 'UTC', name = 'nightly'): ScheduledPipeline => ({ name, file: `${name}.yaml`, schedule, timezone });
+  const p = (schedule: string, timezone = 'UTC', name = 'nightly'): ScheduledPipeline => ({
+    name,
+    file: `${name}.yaml`,
+    schedule,
+    timezone,
+  });
 
   /** Ticks every minute in [fromIso, toIso), as the real driver would (runs are minutes apart). */
   async function tickRange(s: Scheduler, fromIso: string, toIso: string) {
@@ -73,10 +78,22 @@ describe('Scheduler on a fake clock', () => {
   });
 
   it('runs a run missed while it was down once at start-up, not once per missed day', async () => {
-    await journal.record({ pipeline: 'nightly', scheduledFor: '2026-11-19T03:00:00.000Z', localTime: '', event: 'finished', at: '2026-11-19T03:05:00.000Z' });
+    await journal.record({
+      pipeline: 'nightly',
+      scheduledFor: '2026-11-19T03:00:00.000Z',
+      localTime: '',
+      event: 'finished',
+      at: '2026-11-19T03:05:00.000Z',
+    });
     const ran: string[] = [];
     clock = Date.parse('2026-11-21T10:00:00Z');
-    const s = new Scheduler({ pipelines: [p('0 3 * * *')], now, journal, log, run: async () => (ran.push('x'), { runId: 'r', state: 'completed' }) });
+    const s = new Scheduler({
+      pipelines: [p('0 3 * * *')],
+      now,
+      journal,
+      log,
+      run: async () => (ran.push('x'), { runId: 'r', state: 'completed' }),
+    });
     await s.startUp();
     await s.idle();
     expect(ran).toHaveLength(1);
@@ -85,7 +102,13 @@ describe('Scheduler on a fake clock', () => {
   });
 
   it('runs a run due in the very minute it starts, once', async () => {
-    await journal.record({ pipeline: 'nightly', scheduledFor: '2026-11-20T03:00:00.000Z', localTime: '', event: 'finished', at: '2026-11-20T03:05:00.000Z' });
+    await journal.record({
+      pipeline: 'nightly',
+      scheduledFor: '2026-11-20T03:00:00.000Z',
+      localTime: '',
+      event: 'finished',
+      at: '2026-11-20T03:05:00.000Z',
+    });
     clock = Date.parse('2026-11-21T03:00:30Z');
     const s = new Scheduler({ pipelines: [p('0 3 * * *')], now, journal, log, run: async () => ({ runId: 'r', state: 'completed' }) });
     await s.startUp();
@@ -97,26 +120,50 @@ describe('Scheduler on a fake clock', () => {
   it('does not catch up on the very first start, with no history', async () => {
     const ran: string[] = [];
     clock = Date.parse('2026-11-21T10:00:00Z');
-    const s = new Scheduler({ pipelines: [p('0 3 * * *')], now, journal, log, run: async () => (ran.push('x'), { runId: 'r', state: 'completed' }) });
+    const s = new Scheduler({
+      pipelines: [p('0 3 * * *')],
+      now,
+      journal,
+      log,
+      run: async () => (ran.push('x'), { runId: 'r', state: 'completed' }),
+    });
     await s.startUp();
     await s.idle();
     expect(ran).toHaveLength(0);
   });
 
   it('fires in the pipeline time zone', async () => {
-    const s = new Scheduler({ pipelines: [p('0 3 * * *', 'America/New_York')], now, journal, log, run: async () => ({ runId: 'r', state: 'ok' }) });
+    const s = new Scheduler({
+      pipelines: [p('0 3 * * *', 'America/New_York')],
+      now,
+      journal,
+      log,
+      run: async () => ({ runId: 'r', state: 'ok' }),
+    });
     await tickRange(s, '2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z');
     expect(await started()).toEqual(['2026-11-21T08:00:00.000Z']); // 03:00 EST = 08:00 UTC
   });
 
   it('runs once on the day the clocks go back, though 01:30 happens twice', async () => {
-    const s = new Scheduler({ pipelines: [p('30 1 * * *', 'Europe/London')], now, journal, log, run: async () => ({ runId: 'r', state: 'ok' }) });
+    const s = new Scheduler({
+      pipelines: [p('30 1 * * *', 'Europe/London')],
+      now,
+      journal,
+      log,
+      run: async () => ({ runId: 'r', state: 'ok' }),
+    });
     await tickRange(s, '2026-10-24T23:00:00Z', '2026-10-25T04:00:00Z');
     expect(await started()).toEqual(['2026-10-25T00:30:00.000Z']); // 01:30 BST; 01:30 GMT an hour later is skipped
   });
 
   it('skips a time that does not exist on the day the clocks go forward', async () => {
-    const s = new Scheduler({ pipelines: [p('30 2 * * *', 'America/New_York')], now, journal, log, run: async () => ({ runId: 'r', state: 'ok' }) });
+    const s = new Scheduler({
+      pipelines: [p('30 2 * * *', 'America/New_York')],
+      now,
+      journal,
+      log,
+      run: async () => ({ runId: 'r', state: 'ok' }),
+    });
     await tickRange(s, '2026-03-07T00:00:00Z', '2026-03-10T00:00:00Z');
     // 2026-03-08 02:30 does not exist in New York; the days around it run at 02:30 local.
     expect(await started()).toEqual(['2026-03-07T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
@@ -151,6 +198,9 @@ describe('Scheduler on a fake clock', () => {
 describe('CronClock', () => {
   it('lists the next run times in the time zone', () => {
     const c = new CronClock('0 3 * * 1', 'Europe/London');
-    expect(c.next(new Date('2026-11-21T10:00:00Z'), 2).map((d) => d.toISOString())).toEqual(['2026-11-23T03:00:00.000Z', '2026-11-30T03:00:00.000Z']);
+    expect(c.next(new Date('2026-11-21T10:00:00Z'), 2).map((d) => d.toISOString())).toEqual([
+      '2026-11-23T03:00:00.000Z',
+      '2026-11-30T03:00:00.000Z',
+    ]);
   });
 });

@@ -4,7 +4,12 @@ import { endpoint } from '../../../src/catalog/index.js';
 
 describe('.ai transformation rules (spec, AI-optimized response)', () => {
   it('removes fields whose value is empty, null or false, at every depth', () => {
-    expect(aiTransform({ a: '', b: null, c: false, d: [], e: {}, f: { g: null }, h: 0, i: true, j: 'x', k: [null, '', 1] })).toEqual({ h: 0, i: true, j: 'x', k: [1] });
+    expect(aiTransform({ a: '', b: null, c: false, d: [], e: {}, f: { g: null }, h: 0, i: true, j: 'x', k: [null, '', 1] })).toEqual({
+      h: 0,
+      i: true,
+      j: 'x',
+      k: [1],
+    });
   });
 
   it('keeps at most three decimals on floats and leaves integers alone', () => {
@@ -12,17 +17,25 @@ describe('.ai transformation rules (spec, AI-optimized response)', () => {
   });
 
   it('removes position and xpath', () => {
-    expect(aiTransform({ items: [{ type: 'organic', position: 'left', xpath: '/html/body', rank_group: 1 }] })).toEqual({ items: [{ type: 'organic', rank_group: 1 }] });
+    expect(aiTransform({ items: [{ type: 'organic', position: 'left', xpath: '/html/body', rank_group: 1 }] })).toEqual({
+      items: [{ type: 'organic', rank_group: 1 }],
+    });
   });
 
   it('turns monthly_searches into an object keyed by yyyy-mm with integer values', () => {
-    const monthly = [{ year: 2026, month: 2, search_volume: 1000 }, { year: 2025, month: 12, search_volume: 1234.6 }];
+    const monthly = [
+      { year: 2026, month: 2, search_volume: 1000 },
+      { year: 2025, month: 12, search_volume: 1234.6 },
+    ];
     expect(aiTransform({ monthly_searches: monthly })).toEqual({ monthly_searches: { '2026-02': 1000, '2025-12': 1235 } });
   });
 
   it('defaults depth (SERP and listings) or limit (labs, backlinks) to 10 when omitted, and keeps given values', () => {
     const serp = endpoint('serp.engA.organic.live.advanced');
-    expect(aiRequestDefaults(serp, [{ keyword: 'a' }, { keyword: 'b', depth: 30 }])).toEqual([{ keyword: 'a', depth: 10 }, { keyword: 'b', depth: 30 }]);
+    expect(aiRequestDefaults(serp, [{ keyword: 'a' }, { keyword: 'b', depth: 30 }])).toEqual([
+      { keyword: 'a', depth: 10 },
+      { keyword: 'b', depth: 30 },
+    ]);
     const labs = endpoint('svc_labs.engA.ranked_keywords.live');
     expect(aiRequestDefaults(labs, [{ target: 'x.com' }])).toEqual([{ target: 'x.com', limit: 10 }]);
     const volume = endpoint('keywords_data.engA_ads.search_volume.live');

@@ -3,7 +3,12 @@ import { createRng, firstDrawAfter, hashParts } from '../../../src/sandbox/prng.
 
 describe('the emulator PRNG', () => {
   it('gives with a hashed prefix the same first draw as a generator seeded from all the parts', () => {
-    const prefixes: (string | number)[][] = [[], [1], [7, 'rel', 'running shoes'], [3, 'day-a', 'kw', '2840', 'en', 'engA', 'mobile', '2026-11-21']];
+    const prefixes: (string | number)[][] = [
+      [],
+      [1],
+      [7, 'rel', 'running shoes'],
+      [3, 'day-a', 'kw', '2840', 'en', 'engA', 'mobile', '2026-11-21'],
+    ];
     const rests: (string | number)[][] = [['example.com', 0], ['shop.example.org', 3], [0], ['', '']];
     for (const p of prefixes) {
       const draw = firstDrawAfter(...p);

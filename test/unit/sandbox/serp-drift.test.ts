@@ -4,11 +4,14 @@ import { buildSerpResult } from '../../../src/sandbox/serp-result.js';
 
 const at = new Date('2026-05-04T09:30:00Z');
 const keywords = Array.from({ length: 300 }, (_, i) => `trail shoe model ${i}`);
-const serps = (drift: number, seed = 1) => keywords.map((keyword) => buildSerpResult({ seed, engine: 'engA', params: { keyword, location_code: 2840 }, at, drift }));
+const serps = (drift: number, seed = 1) =>
+  keywords.map((keyword) => buildSerpResult({ seed, engine: 'engA', params: { keyword, location_code: 2840 }, at, drift }));
 const USUAL_STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00$/;
 
 function forms(r: ReturnType<typeof buildSerpResult>) {
-  const stamps = r.items.flatMap((i) => [i.timestamp, ...(Array.isArray(i.items) ? i.items.map((x) => (x as { timestamp?: unknown }).timestamp) : [])]).filter((t): t is string => typeof t === 'string');
+  const stamps = r.items
+    .flatMap((i) => [i.timestamp, ...(Array.isArray(i.items) ? i.items.map((x) => (x as { timestamp?: unknown }).timestamp) : [])])
+    .filter((t): t is string => typeof t === 'string');
   return {
     unseen: r.items.filter((i) => (UNSEEN_ITEM_TYPES as readonly string[]).includes(i.type)),
     stringRanks: r.items.filter((i) => typeof i.rank_absolute === 'string'),
@@ -30,7 +33,9 @@ describe('sandbox SERP drift: forms real bodies have, served now and then', () =
     const results = serps(0.05);
     for (const r of results) {
       // organic ranks stay numbers, and an unseen item carries a domain and its ranks so the marts can place it
-      expect(r.items.filter((i) => i.type === 'organic').every((i) => typeof i.rank_absolute === 'number' && typeof i.rank_group === 'number')).toBe(true);
+      expect(
+        r.items.filter((i) => i.type === 'organic').every((i) => typeof i.rank_absolute === 'number' && typeof i.rank_group === 'number'),
+      ).toBe(true);
       for (const u of forms(r).unseen) expect(u).toMatchObject({ domain: expect.any(String), url: expect.stringMatching(/^https:\/\//) });
       expect(new Set(r.items.map((i) => i.type))).toEqual(new Set(r.item_types));
       expect(r.items.map((i) => Number(i.rank_absolute))).toEqual(r.items.map((_, n) => n + 1));
@@ -42,7 +47,12 @@ describe('sandbox SERP drift: forms real bodies have, served now and then', () =
     const unseenAt = (seed: number) => serps(0.05, seed).flatMap((r, i) => (forms(r).unseen.length ? [i] : []));
     expect(unseenAt(2)).not.toEqual(unseenAt(1));
     const off = serps(0);
-    expect(off.every((r) => { const f = forms(r); return f.unseen.length + f.stringRanks.length + f.otherDates.length === 0; })).toBe(true);
+    expect(
+      off.every((r) => {
+        const f = forms(r);
+        return f.unseen.length + f.stringRanks.length + f.otherDates.length === 0;
+      }),
+    ).toBe(true);
     const on = serps(0.05);
     const organic = (r: ReturnType<typeof buildSerpResult>) => r.items.filter((i) => i.type === 'organic').map((i) => i.url);
     expect(on.map(organic)).toEqual(off.map(organic));

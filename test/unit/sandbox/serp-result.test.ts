@@ -22,7 +22,12 @@ describe('sandbox prng', () => {
 
 describe('sandbox SERP generator', () => {
   it('holds distinct domains on every page of 10, even at depth 700', () => {
-    const r = buildSerpResult({ seed: 3, engine: 'engC', params: { keyword: 'garden tools', location_code: 2826, depth: 700 }, at: at('2026-05-01') });
+    const r = buildSerpResult({
+      seed: 3,
+      engine: 'engC',
+      params: { keyword: 'garden tools', location_code: 2826, depth: 700 },
+      at: at('2026-05-01'),
+    });
     const organic = r.items.filter((i) => i.type === 'organic');
     expect(organic).toHaveLength(700);
     for (let p = 0; p < 70; p++) {
@@ -48,7 +53,12 @@ describe('sandbox SERP generator', () => {
 
   it('is stable within a day and differs by seed and device', () => {
     expect(organicDomains(1, '2026-03-01')).toEqual(
-      buildSerpResult({ seed: 1, engine: 'engA', params: { keyword: 'mortgage rates', location_code: 2840 }, at: new Date('2026-03-01T23:59:59Z') })
+      buildSerpResult({
+        seed: 1,
+        engine: 'engA',
+        params: { keyword: 'mortgage rates', location_code: 2840 },
+        at: new Date('2026-03-01T23:59:59Z'),
+      })
         .items.filter((i) => i.type === 'organic')
         .map((i) => String(i.domain)),
     );
@@ -58,14 +68,27 @@ describe('sandbox SERP generator', () => {
   });
 
   it('favours sites of the keyword’s topic', () => {
-    const top5 = organicDomains(1, '2026-03-01').slice(0, 5).map((d) => d.replace(/^www\./, ''));
+    const top5 = organicDomains(1, '2026-03-01')
+      .slice(0, 5)
+      .map((d) => d.replace(/^www\./, ''));
     const finance = ['investopedia.com', 'nerdwallet.com', 'bankrate.com', 'forbes.com', 'bloomberg.com', 'reuters.com', 'zillow.com'];
     expect(top5.filter((d) => finance.includes(d)).length).toBeGreaterThanOrEqual(3);
   });
 
   it('fills the result header from the task with the service defaults', () => {
-    const r = buildSerpResult({ seed: 1, engine: 'engB', params: { keyword: 'Kaffee Maschine', location_name: 'Germany' }, at: at('2026-03-01') });
-    expect(r).toMatchObject({ keyword: 'Kaffee Maschine', location_code: 2276, language_code: 'de', se_domain: 'engb.com', datetime: '2026-03-01 09:30:00 +00:00' });
+    const r = buildSerpResult({
+      seed: 1,
+      engine: 'engB',
+      params: { keyword: 'Kaffee Maschine', location_name: 'Germany' },
+      at: at('2026-03-01'),
+    });
+    expect(r).toMatchObject({
+      keyword: 'Kaffee Maschine',
+      location_code: 2276,
+      language_code: 'de',
+      se_domain: 'engb.com',
+      datetime: '2026-03-01 09:30:00 +00:00',
+    });
     expect(r.check_url).toContain('q=Kaffee+Maschine');
     expect(r.items.filter((i) => i.type === 'organic')).toHaveLength(10);
   });
