@@ -250,7 +250,7 @@ try {
   const written = await filesUnder(join(history, 'parquet'), startedHistory);
 
   // Publishing: from the summary when the run reports it, else the end-of-run export timed apart.
-  const pub = b.summary.publish as { ms?: number; seconds?: number; files?: number } | undefined;
+  const pub = (b.summary.published ?? b.summary.publish) as { ms?: number; seconds?: number; files?: number } | undefined;
   let publish: string;
   if (pub && (pub.ms !== undefined || pub.seconds !== undefined)) {
     publish = `${(pub.seconds ?? pub.ms! / 1000).toFixed(2)} (${pub.files ?? written} files; from the run's summary)`;
