@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { RawResponse } from '../client/index.js';
-import { landedLine, writeDurably, type LandingContext } from '../warehouse/index.js';
+import { GroupCommit, landedLine, rawFileName, writeDurably, type LandingContext } from '../warehouse/index.js';
 
 /** A callback body on disk: the task it carries, the file, what its task status said, and its raw index row. */
 export interface LandedCallback {
@@ -92,8 +92,7 @@ interface Waiting {
  */
 export class CallbackLanding {
   #seq = 0;
-  #waiting: Waiting[] = [];
-  #writing = false;
+  readonly #groups = new GroupCommit<Waiting>((group) => this.#write(group));
 
   constructor(
     private readonly warehouseDir: string,
@@ -136,24 +135,13 @@ export class CallbackLanding {
     };
     const out = { taskId: input.taskId, callId: raw.callId, ok, ...status, ignored: narrowed.ignored, index };
     return new Promise((resolve, reject) => {
-      this.#waiting.push({
+      this.#groups.push({
         line: landed.line,
         kind: landed.kind,
         day: raw.receivedAt.toISOString().slice(0, 10),
         out,
         done: (file) => (file instanceof Error ? reject(file) : resolve({ ...out, file })),
       });
-      this.#kick();
-    });
-  }
-
-  #kick(): void {
-    if (this.#writing || this.#waiting.length === 0) return;
-    this.#writing = true;
-    const group = this.#waiting.splice(0);
-    this.#write(group).finally(() => {
-      this.#writing = false;
-      this.#kick();
     });
   }
 
@@ -166,13 +154,15 @@ export class CallbackLanding {
     await Promise.all(
       [...files.values()].map(async (members) => {
         const first = members[0]!;
-        const n = String(++this.#seq).padStart(6, '0');
-        const file = join(
-          this.warehouseDir,
-          'raw',
-          first.day,
-          `${first.kind}--${this.ctx.runId}-cb-${n}-${first.out.callId.slice(0, 8)}.ndjson.gz`,
-        );
+        const raw = join(this.warehouseDir, 'raw');
+        const file = rawFileName(raw, {
+          day: first.day,
+          kind: first.kind,
+          runId: this.ctx.runId,
+          seq: ++this.#seq,
+          callId: first.out.callId,
+          callback: true,
+        });
         try {
           await writeDurably(file, gzipSync(members.map((m) => `${m.line}\n`).join('')));
           for (const m of members) m.done(file);

@@ -1,4 +1,4 @@
-import { RunStore, type Warehouse } from '../warehouse/index.js';
+import { GroupCommit, RunStore, type Warehouse } from '../warehouse/index.js';
 import { indexCallbacks } from './index-callbacks.js';
 import type { LandedCallback } from './land-callback.js';
 import { loadTasks } from './load-tasks.js';
@@ -63,11 +63,8 @@ export class TaskLoader {
   readonly #runId: string;
   readonly #opts: TaskLoaderOptions;
   readonly #now: () => Date;
-  #items: Item[] = [];
-  #running: Promise<void> | null = null;
+  readonly #batches: GroupCommit<Item>;
   #listeners: Array<() => void> = [];
-  #linger: NodeJS.Timeout | undefined;
-  #flushing = false;
 
   /** Every task handed over (fetched or failed), loaded or not yet. */
   readonly handed = new Set<string>();
@@ -77,6 +74,13 @@ export class TaskLoader {
     this.#runId = runId;
     this.#now = now;
     this.#opts = opts;
+    this.#batches = new GroupCommit(
+      async (batch) => {
+        await this.#load(batch);
+        this.#notify();
+      },
+      { ready: (i) => this.#ready(i), lingerMs: opts.lingerMs ?? LINGER_MS, minBatch: opts.minBatch ?? MIN_BATCH, maxBatch: BATCH },
+    );
   }
 
   /** A postback landed by the server. */
@@ -99,28 +103,7 @@ export class TaskLoader {
    * wait or the oldest has waited long enough.
    */
   kick(): void {
-    if (this.#running) return;
-    const ready = this.#items.reduce((n, i) => n + (this.#ready(i) ? 1 : 0), 0);
-    if (ready === 0) return;
-    const linger = this.#opts.lingerMs ?? LINGER_MS;
-    if (!this.#flushing && linger > 0 && ready < (this.#opts.minBatch ?? MIN_BATCH)) {
-      this.#linger ??= setTimeout(() => {
-        this.#linger = undefined;
-        this.#start();
-      }, linger);
-      return;
-    }
-    this.#start();
-  }
-
-  #start(): void {
-    clearTimeout(this.#linger);
-    this.#linger = undefined;
-    if (this.#running || !this.#items.some((i) => this.#ready(i))) return;
-    this.#running = this.#drain().finally(() => {
-      this.#running = null;
-      this.kick();
-    });
+    this.#batches.kick();
   }
 
   /** Resolves the next time something is loaded or settled (or after `ms`). */
@@ -139,46 +122,28 @@ export class TaskLoader {
 
   /** Loads at once every item whose task row exists (without lingering), and waits until they are loaded. */
   async idle(): Promise<void> {
-    this.#flushing = true;
-    try {
-      this.#start();
-      while (this.#running) await this.#running;
-    } finally {
-      this.#flushing = false;
-    }
+    await this.#batches.idle();
   }
 
   /** Starts loading what waits now, without waiting for more to come (the collector has nothing more coming). */
   flush(): void {
-    this.#start();
+    this.#batches.flush();
   }
 
   /** Items still waiting (their tasks' rows not committed, or a load under way). */
   get waiting(): number {
-    return this.#items.length;
+    return this.#batches.waiting;
   }
 
   #push(item: Item): void {
     this.handed.add(item.kind === 'landed' ? item.c.taskId : item.taskId);
-    this.#items.push(item);
+    this.#batches.push(item);
     this.#notify();
-    this.kick();
   }
 
   #ready(i: Item): boolean {
     const id = i.kind === 'landed' ? i.c.taskId : i.taskId;
     return this.#opts.ready?.(id) ?? true;
-  }
-
-  /** Loads one batch; what came meanwhile waits for {@link kick}'s rule. */
-  async #drain(): Promise<void> {
-    const batch: Item[] = [];
-    const rest: Item[] = [];
-    for (const i of this.#items) (batch.length < BATCH && this.#ready(i) ? batch : rest).push(i);
-    this.#items = rest;
-    if (batch.length === 0) return;
-    await this.#load(batch);
-    this.#notify();
   }
 
   async #load(batch: Item[]): Promise<void> {

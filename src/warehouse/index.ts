@@ -8,6 +8,8 @@ export * from './ledger.js';
 export * from './load-landed.js';
 export * from './parquet.js';
 export * from './raw-landing.js';
+export * from './raw/group-commit.js';
+export * from './raw/raw-index.js';
 export * from './reindex.js';
 export * from './replay.js';
 export * from './schema-doc.js';

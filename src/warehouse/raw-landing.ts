@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { redactCallbackSecrets } from '../redact.js';
-import { bigints, booleans, integers, runColumns, varchars } from './bulk.js';
 import { CALLS_KIND, kindOfPath } from './kinds/index.js';
 import { FILE_MODE, ownerOnlyDir } from './owner-only.js';
+import { GroupCommit } from './raw/group-commit.js';
+import { rawFileName, rawIndexWriter } from './raw/raw-index.js';
 import { ledgerWriter, type CollectedCost } from './ledger.js';
 
 /** Kind of a body that is not JSON: landed as received, reported, never loaded. */
@@ -169,8 +170,7 @@ const INDEX_EVERY_MS = 1000;
  */
 export class RawLanding {
   private seq = 0;
-  private waiting: Waiting[] = [];
-  private busy = false;
+  private readonly groups = new GroupCommit<Waiting>((group) => this.commit(group));
   /** Landed free reads whose rows wait for the next index flush. */
   private unindexed: Waiting[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -189,8 +189,7 @@ export class RawLanding {
     const landed = landedLine(raw, this.ctx);
     const gz = gzipSync(landed.line + '\n');
     await new Promise<void>((resolve, reject) => {
-      this.waiting.push({ raw, landed, gz, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      this.kick();
+      this.groups.push({ raw, landed, gz, done: (err) => (err === undefined ? resolve() : reject(err)) });
     });
   };
 
@@ -225,29 +224,22 @@ export class RawLanding {
     return this.opts.deferFreeReads === true && w.raw.method === 'GET' && (charge === null || Number(charge) === 0);
   }
 
-  private kick(): void {
-    if (this.busy || this.waiting.length === 0) return;
-    this.busy = true;
-    const group = this.waiting.splice(0);
+  /** Writes a group's files, then indexes what is not deferred; every member is settled. */
+  private async commit(group: Waiting[]): Promise<void> {
     const now = group.filter((w) => !this.deferred(w));
     const later = group.filter((w) => this.deferred(w));
-    this.write(group)
-      .then(() => {
-        // Durable: a deferred read's call may go on; its rows go with the next flush.
-        this.unindexed.push(...later);
-        later.forEach((w) => w.done());
-        if (later.length > 0) this.timer ??= setTimeout(() => void this.flush().catch(() => {}), INDEX_EVERY_MS); // a failed flush keeps its rows for the next
-        return now.length > 0 ? this.index(now) : undefined;
-      })
-      .then(
-        () => now.forEach((w) => w.done()),
-        // A settled deferred read ignores the error; its rows wait in `unindexed`.
-        (err: unknown) => group.forEach((w) => w.done(err ?? new Error('landing failed'))),
-      )
-      .finally(() => {
-        this.busy = false;
-        this.kick();
-      });
+    try {
+      await this.write(group);
+      // Durable: a deferred read's call may go on; its rows go with the next flush.
+      this.unindexed.push(...later);
+      later.forEach((w) => w.done());
+      if (later.length > 0) this.timer ??= setTimeout(() => void this.flush().catch(() => {}), INDEX_EVERY_MS); // a failed flush keeps its rows for the next
+      if (now.length > 0) await this.index(now);
+      now.forEach((w) => w.done());
+    } catch (err) {
+      // A settled deferred read ignores the error; its rows wait in `unindexed`.
+      group.forEach((w) => w.done(err ?? new Error('landing failed')));
+    }
   }
 
   /** One file per day and kind of the group, each response its own gzip member in it. */
@@ -260,8 +252,7 @@ export class RawLanding {
     await Promise.all(
       [...files].map(async ([key, members]) => {
         const [day, kind] = key.split('/') as [string, string];
-        const n = String(++this.seq).padStart(6, '0');
-        const file = join(this.wh.rawDir, day, `${kind}--${this.ctx.runId}-${n}-${members[0]!.raw.callId.slice(0, 8)}.ndjson.gz`);
+        const file = rawFileName(this.wh.rawDir, { day, kind, runId: this.ctx.runId, seq: ++this.seq, callId: members[0]!.raw.callId });
         let offset = 0n;
         for (const m of members) {
           m.file = relative(this.wh.dir, file);
@@ -277,29 +268,25 @@ export class RawLanding {
   private async index(group: Waiting[]): Promise<void> {
     const wh = this.opts.indexOn ?? this.wh;
     await wh.transaction(async () => {
-      await runColumns(
+      await rawIndexWriter.rows(
         wh,
-        `INSERT INTO raw_responses (call_id, run_id, endpoint_id, path, http_status, request_id, file, bytes, received_at, kind, parsed, task_ids, shape, byte_offset)
-         SELECT call_id, $1, endpoint_id, path, http_status, request_id, file, bytes, received_at::TIMESTAMPTZ, kind, parsed, task_ids::JSON::VARCHAR[], shape::JSON::VARCHAR[], byte_offset
-         FROM (SELECT unnest($2::VARCHAR[]) AS call_id, unnest($3::VARCHAR[]) AS endpoint_id, unnest($4::VARCHAR[]) AS path, unnest($5::INTEGER[]) AS http_status,
-                      unnest($6::VARCHAR[]) AS request_id, unnest($7::VARCHAR[]) AS file, unnest($8::BIGINT[]) AS bytes, unnest($9::VARCHAR[]) AS received_at,
-                      unnest($10::VARCHAR[]) AS kind, unnest($11::BOOLEAN[]) AS parsed, unnest($12::VARCHAR[]) AS task_ids, unnest($13::VARCHAR[]) AS shape, unnest($14::BIGINT[]) AS byte_offset)`,
-        [
-          this.ctx.runId,
-          varchars(group.map((w) => w.raw.callId)),
-          varchars(group.map((w) => w.raw.endpointId)),
-          varchars(group.map((w) => w.raw.path)),
-          integers(group.map((w) => w.raw.httpStatus)),
-          varchars(group.map((w) => w.raw.charge.requestId)),
-          varchars(group.map((w) => w.file!)),
-          bigints(group.map((w) => BigInt(w.gz.length))),
-          varchars(group.map((w) => w.raw.receivedAt.toISOString())),
-          varchars(group.map((w) => w.landed.kind)),
-          booleans(group.map((w) => w.landed.parsed)),
-          varchars(group.map((w) => JSON.stringify(w.landed.taskIds))),
-          varchars(group.map((w) => JSON.stringify(w.landed.shape))),
-          bigints(group.map((w) => w.offset!)),
-        ],
+        this.ctx.runId,
+        group.map((w) => ({
+          callId: w.raw.callId,
+          endpointId: w.raw.endpointId,
+          path: w.raw.path,
+          httpStatus: w.raw.httpStatus,
+          requestId: w.raw.charge.requestId,
+          file: w.file!,
+          bytes: BigInt(w.gz.length),
+          receivedAt: w.raw.receivedAt,
+          kind: w.landed.kind,
+          parsed: w.landed.parsed,
+          taskIds: w.landed.taskIds,
+          shape: w.landed.shape,
+          byteOffset: w.offset!,
+        })),
+        { onlyNew: false },
       );
       await ledgerWriter.calls(
         wh,

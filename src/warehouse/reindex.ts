@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { byteBatches } from './byte-batches.js';
 import { ledgerWriter } from './ledger.js';
+import { rawIndexWriter } from './raw/raw-index.js';
 import type { Warehouse } from './warehouse.js';
 
 /**
@@ -74,10 +75,7 @@ async function indexBatch(wh: Warehouse, batch: readonly { f: string }[]): Promi
   try {
     await wh.transaction(async () => {
       // Earlier batches (and the index as it was) win: files are read in name order.
-      await wh.run(`
-        INSERT INTO raw_responses BY NAME
-        SELECT call_id, run_id, endpoint_id, path, http_status, request_id, file, 0 AS bytes, received_at, kind, parsed, task_ids, shape, 0 AS byte_offset
-        FROM _reindexed WHERE call_id NOT IN (SELECT call_id FROM raw_responses WHERE call_id IN (SELECT call_id FROM _reindexed))`);
+      await rawIndexWriter.from(wh, `(SELECT *, 0::BIGINT AS bytes, 0::BIGINT AS byte_offset FROM _reindexed)`);
       await ledgerWriter.reindexedCalls(wh, '_reindexed');
       await ledgerWriter.refundsFrom(wh, `(SELECT c.task_id, c.net_usd, received_at AS seen_at FROM (SELECT unnest(task_costs) AS c, received_at FROM _reindexed))`);
     });
