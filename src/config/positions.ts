@@ -1,4 +1,5 @@
-import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import { readFile } from 'node:fs/promises';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 
 /** A path into the parsed data, as zod reports it: keys and list indexes. */
 export type DataPath = ReadonlyArray<PropertyKey>;
@@ -64,4 +65,18 @@ function resolve(doc: Document, node: unknown): unknown {
 function rangeStart(node: unknown): number | undefined {
   const range = (node as Node | null | undefined)?.range;
   return range ? range[0] : undefined;
+}
+
+/**
+ * Finds data paths in a pipeline file read again (for errors found after parsing, by a check
+ * against the service's lists), when it can be read.
+ */
+export async function positionsIn(file: string): Promise<((path: DataPath) => Position) | undefined> {
+  try {
+    const lines = new LineCounter();
+    const doc = parseDocument(await readFile(file, 'utf8'), { lineCounter: lines });
+    return (path) => locate(doc, lines, path);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,9 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
-import { locate, type Position } from '../config/positions.js';
+import { positionsIn } from '../config/positions.js';
 import { ConfigError } from '../errors.js';
 
 /**
@@ -78,17 +76,6 @@ export async function checkLlmModels(client: ServiceClient, pipeline: Pipeline, 
     }
   }
   if (issues.length === 0) return null;
-  const where = await positions(file);
+  const where = await positionsIn(file);
   throw new ConfigError(issues.map((i) => ({ file, ...(where?.(i.path) ?? { line: 0, column: 0 }), field: i.field, rule: i.rule })));
-}
-
-/** Finds data paths in the pipeline file, when it can be read. */
-async function positions(file: string): Promise<((path: (string | number)[]) => Position) | undefined> {
-  try {
-    const lines = new LineCounter();
-    const doc = parseDocument(await readFile(file, 'utf8'), { lineCounter: lines });
-    return (path) => locate(doc, lines, path);
-  } catch {
-    return undefined;
-  }
 }

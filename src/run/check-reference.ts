@@ -1,9 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { endpoint, ENDPOINTS } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
-import { locate } from '../config/positions.js';
+import { positionsIn } from '../config/positions.js';
 import { ConfigError } from '../errors.js';
 
 /** The AI keyword data endpoint whose locations and languages come from its own list (spec). */
@@ -133,7 +131,7 @@ export async function checkReferenceData(ref: ReferenceData, pipeline: Pipeline,
     }
   }
   if (issues.length === 0) return;
-  const where = await positions(file);
+  const where = await positionsIn(file);
   throw new ConfigError(issues.map((x) => ({ file, ...(where?.(x.path) ?? { line: 0, column: 0 }), field: x.field, rule: x.rule })));
 }
 
@@ -173,14 +171,4 @@ async function checkPlaces(ref: ReferenceData, issues: Issue[], sets: readonly P
 
 function fieldName(path: Path): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-}
-
-async function positions(file: string): Promise<((path: Path) => { line: number; column: number }) | undefined> {
-  try {
-    const lines = new LineCounter();
-    const doc = parseDocument(await readFile(file, 'utf8'), { lineCounter: lines });
-    return (path) => locate(doc, lines, path);
-  } catch {
-    return undefined;
-  }
 }
