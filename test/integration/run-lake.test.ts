@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPipeline } from '../../src/config/index.js';
+import { runPipeline } from '../../src/run/index.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { deadPort, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
+import { movingClock, silentLogger, tempDir } from './helpers.js';
+
+const FILE = 'pipelines/keywords.yaml';
+
+describe('a run publishes to the lake (real s3rver on loopback), and a bad lake stops it before anything is bought', () => {
+  let sandbox: SandboxHandle;
+  let s3: LocalS3;
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  const now = movingClock('2026-11-20T03:00:00Z');
+
+  beforeAll(async () => {
+    tmp = await tempDir('run-lake-');
+    s3 = await startS3(join(tmp.dir, 's3'));
+    sandbox = await startSandbox({ seed: 8, now, readyAfterMs: 50 });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await s3.close();
+    await tmp.cleanup();
+  });
+
+  const run = async (lake: string, env: Record<string, string>) =>
+    runPipeline({
+      pipeline: await loadPipeline(FILE),
+      file: FILE,
+      warehouseDir: join(tmp.dir, 'wh'),
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_lakerun1',
+      logger: silentLogger,
+      pollIntervalMs: 50,
+      now,
+      lake,
+      env: { ...process.env, ...env },
+    });
+
+  it('refuses a lake nobody answers at, or with refused credentials, before any call to the service', async () => {
+    const calls = sandbox.log.length;
+    const dead = `http://127.0.0.1:${await deadPort()}`;
+    await expect(run(`s3://${s3.bucket}/nightly`, { ...s3.env, AWS_ENDPOINT_URL: dead })).rejects.toMatchObject({
+      code: 'ETL_LAKE_UNREACHABLE',
+    });
+    await expect(run(`s3://${s3.bucket}/nightly`, { ...s3.env, AWS_ACCESS_KEY_ID: 'NOBODY' })).rejects.toMatchObject({
+      code: 'ETL_LAKE_REFUSED',
+    });
+    expect(sandbox.log.length).toBe(calls);
+  });
+
+  it('mirrors the published tables and marts, and the serving catalog, to the lake after the run', async () => {
+    const out = await run(`s3://${s3.bucket}/nightly`, s3.env);
+    expect(out.state).toBe('completed');
+    expect(out.lake && 'uploaded' in out.lake ? out.lake.failed : ['no outcome']).toEqual([]);
+    const keys = await listKeys(s3, 'nightly/');
+    for (const table of ['serp_items', 'ledger', 'rank_history', 'spend_daily']) {
+      expect(keys.some((k) => k.startsWith(`nightly/parquet/${table}/date=`) && k.endsWith('.parquet'))).toBe(true);
+    }
+    expect(keys).toContain('nightly/serving.duckdb');
+    expect(keys.some((k) => k.includes('warehouse.duckdb') || k.includes('/raw/'))).toBe(false);
+  });
+});
