@@ -271,8 +271,12 @@ try {
   console.log(
     `  history: ${h!.nights} nights, ${h!.items.toLocaleString('en-US')} serp_items rows; marts ${marts.join(', ') || 'none'}; published tables ${published.join(', ')} (set up in ${setupS.toFixed(0)} s)`,
   );
-  console.log(`  empty warehouse        ${fmt(a)}`);
-  console.log(`  on ${String(NIGHTS).padStart(3)} nights of history ${fmt(b)}`);
+  const steps = (m: { summary: Record<string, unknown> }) =>
+    Object.entries((m.summary.stepsMs ?? {}) as Record<string, number>)
+      .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
+      .join(', ');
+  console.log(`  empty warehouse        ${fmt(a)}  (steps s: ${steps(a)})`);
+  console.log(`  on ${String(NIGHTS).padStart(3)} nights of history ${fmt(b)}  (steps s: ${steps(b)})`);
   console.log(`warehouse.night_growth_ratio ${(b.secs / a.secs).toFixed(2)} (cpu ${(b.cpuSecs / a.cpuSecs).toFixed(2)})`);
   console.log(`warehouse.night_rss_ratio ${(b.rssMb / a.rssMb).toFixed(2)}`);
   console.log(`warehouse.publish_s ${publish}`);

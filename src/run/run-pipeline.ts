@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { alertStep, type AlertOutcome } from '../alerts/index.js';
 import { withWarehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
@@ -17,6 +18,8 @@ export interface RunOutcome extends RunSummary {
   /** Alerts evaluated and delivered (absent when the pipeline has no `alerts:` block). */
   alerts?: AlertOutcome;
   published?: PublishedSummary;
+  /** Wall milliseconds of each step that ran (ingest, models, clusters, alerts, publish, lake). */
+  stepsMs?: Record<string, number>;
   /** What the lake step uploaded, or why it could not (the data is loaded and published locally either way). */
   lake?: Awaited<ReturnType<typeof lakeStep>>;
 }
@@ -41,32 +44,45 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   const sleep = o.sleep ?? abortableSleep(o.signal);
   const env = o.env ?? process.env;
   await lakePreflight(o.lake, env);
+  // Wall time of each step, in the outcome and the log: what a night spends where.
+  const stepsMs: Record<string, number> = {};
+  const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await fn();
+    } finally {
+      stepsMs[step] = Math.round(performance.now() - t0);
+      o.logger.info({ step, ms: stepsMs[step] }, 'step done');
+    }
+  };
   const outcome = await withWarehouse(o.warehouseDir, async (wh): Promise<RunOutcome> => {
     const indexOn = await wh.sibling();
     try {
-      const ingest = await ingestStep(o, wh, indexOn, now, sleep);
+      const ingest = await timed('ingest', () => ingestStep(o, wh, indexOn, now, sleep));
       const { ctx } = ingest;
       const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
-      const models = o.models !== false && collected ? await modelsStep(ctx) : undefined;
-      const clusters = ingest.embedded ? await clustersStep(ctx, ingest.plan.tasks) : undefined;
+      const models = o.models !== false && collected ? await timed('models', () => modelsStep(ctx)) : undefined;
+      const clusters = ingest.embedded ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
       // Alerts speak only of data whose models are built and tested; they are published with the rest.
       const alerts =
         o.pipeline.alerts && o.alerts !== false
-          ? await alertStep({
-              wh,
-              pipeline: o.pipeline,
-              runId: ctx.runId,
-              runState: ingest.state,
-              stopReason: ingest.stop?.reason ?? null,
-              estimateCny: ingest.estimateCny,
-              now,
-              logger: o.logger,
-              dispatcher: o.dispatcher,
-              env: o.env,
-            })
+          ? await timed('alerts', () =>
+              alertStep({
+                wh,
+                pipeline: o.pipeline,
+                runId: ctx.runId,
+                runState: ingest.state,
+                stopReason: ingest.stop?.reason ?? null,
+                estimateCny: ingest.estimateCny,
+                now,
+                logger: o.logger,
+                dispatcher: o.dispatcher,
+                env: o.env,
+              }),
+            )
           : undefined;
       await wh.flushIndex();
-      const published = await publishStep(wh, now);
+      const published = await timed('publish', () => publishStep(wh, now));
       const summary = await summarize(wh, {
         runId: ctx.runId,
         pipeline: o.pipeline.name,
@@ -84,6 +100,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
         ...(clusters ? { clusters } : {}),
         ...(alerts ? { alerts } : {}),
         published,
+        stepsMs,
       };
     } finally {
       // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
@@ -98,7 +115,9 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       indexOn.close();
     }
   });
-  return o.lake ? { ...outcome, lake: await lakeStep(o.warehouseDir, o.lake, env) } : outcome;
+  if (!o.lake) return outcome;
+  const lake = await timed('lake', () => lakeStep(o.warehouseDir, o.lake!, env));
+  return { ...outcome, lake, stepsMs };
 }
 
 /**
