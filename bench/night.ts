@@ -274,7 +274,10 @@ try {
   const steps = (m: { summary: Record<string, unknown> }) =>
     Object.entries((m.summary.stepsMs ?? {}) as Record<string, number>)
       .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
-      .join(', ');
+      .join(', ') +
+    `; slowest models ${((m.summary.models as { slowest?: { name: string; mode: string; ms: number }[] } | undefined)?.slowest ?? [])
+      .map((x) => `${x.name} ${x.mode} ${(x.ms / 1000).toFixed(2)}`)
+      .join(', ')}`;
   console.log(`  empty warehouse        ${fmt(a)}  (steps s: ${steps(a)})`);
   console.log(`  on ${String(NIGHTS).padStart(3)} nights of history ${fmt(b)}  (steps s: ${steps(b)})`);
   console.log(`warehouse.night_growth_ratio ${(b.secs / a.secs).toFixed(2)} (cpu ${(b.cpuSecs / a.cpuSecs).toFixed(2)})`);

@@ -26,6 +26,8 @@ export interface ModelsOutcome {
   ok: boolean;
   /** The failed builds and tests, formatted for people; empty when ok. */
   report: string;
+  /** The three slowest builds (name, how it was built, milliseconds): where a night's model time goes. */
+  slowest: { name: string; mode: string; ms: number }[];
 }
 
 /**
@@ -49,6 +51,10 @@ export async function modelsStep(c: RunContext): Promise<ModelsOutcome> {
     warnings: warned.length ? formatTests(warned) : '',
     ok: r.ok,
     report,
+    slowest: [...r.builds]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 3)
+      .map((b) => ({ name: b.name, mode: b.mode ?? b.materialized, ms: b.ms })),
   };
   c.log.info(
     { built: outcome.built, failed: outcome.failed, tests: outcome.tests, testsPassed: outcome.testsPassed, warned: outcome.warned },

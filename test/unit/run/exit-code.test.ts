@@ -12,6 +12,7 @@ const models = (ok: boolean) => ({
   warnings: '',
   ok,
   report: '',
+  slowest: [],
 });
 
 describe('run outcome policy (pure)', () => {
