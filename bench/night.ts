@@ -275,6 +275,9 @@ try {
     Object.entries((m.summary.stepsMs ?? {}) as Record<string, number>)
       .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
       .join(', ') +
+    `; peak MB after ${Object.entries((m.summary.stepsPeakMb ?? {}) as Record<string, number>)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}` +
     `; slowest models ${((m.summary.models as { slowest?: { name: string; mode: string; ms: number }[] } | undefined)?.slowest ?? [])
       .map((x) => `${x.name} ${x.mode} ${(x.ms / 1000).toFixed(2)}`)
       .join(', ')}`;

@@ -2,8 +2,9 @@
 -- engine): rank_history reads a returning domain's first-seen date here instead of
 -- scanning its own history every night. Checks are the series' daily checks
 -- (int_serp__daily_checks), as in rank_history.
--- Incremental on first_seen_date: the rows from the last built date on are rebuilt from
--- the checks since then, leaving out the domains already seen before it.
+-- Incremental on first_seen_date, from the watermark: the rows from the last check date
+-- the previous build read on are rebuilt from the checks since then, leaving out the
+-- domains already seen before it.
 with
 
 daily_checks as (

@@ -1,6 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { Warehouse } from '../warehouse/index.js';
-import { currentFingerprint, fullRefreshReason, saveFingerprint, storedFingerprint, type FingerprintCache } from './build-state.js';
+import {
+  currentFingerprint,
+  fullRefreshReason,
+  saveFingerprint,
+  storedFingerprint,
+  storedWatermark,
+  type FingerprintCache,
+} from './build-state.js';
 import type { Model } from './model.js';
 import { orderModels } from './order-models.js';
 import { ident, listRelations, relationColumns } from './relation-info.js';
@@ -89,10 +96,18 @@ async function materialize(
       // A table built from other SQL or other full_refresh_on inputs is rebuilt in full.
       const fingerprint = await currentFingerprint(wh, m, cache);
       const reason = existing === 'table' && !fullRefresh ? fullRefreshReason(await storedFingerprint(wh, m.name), fingerprint) : undefined;
-      const since = existing === 'table' && !fullRefresh && !reason ? await lastBuiltLiteral(wh, m.name, key) : undefined;
+      const mark = m.sidecar.incremental!.watermark;
+      // Where the rebuild starts: the watermark of the last build when the model has one (its
+      // key is not the date its inputs arrive by), else the largest key value in the table.
+      const since =
+        existing === 'table' && !fullRefresh && !reason
+          ? ((mark ? await storedWatermark(wh, m.name) : undefined) ?? (await lastBuiltLiteral(wh, m.name, key)))
+          : undefined;
+      // Read after the build, in its transaction: the largest value the build's inputs held.
+      const watermarkNow = async () => (mark ? lastBuiltLiteral(wh, mark.relation, mark.column) : undefined);
       if (since === undefined) {
         await wh.run(`create or replace table ${name} as\n${renderTemplate(m.sql, { self: m.name, isIncremental: false })}`);
-        await saveFingerprint(wh, m.name, fingerprint);
+        await saveFingerprint(wh, m.name, fingerprint, await watermarkNow());
         return { mode: 'full', rows: await countRows(wh, m.name), ...(reason ? { message: reason } : {}) };
       }
       const sql = renderTemplate(m.sql, { self: m.name, isIncremental: true, incrementalSince: since });
@@ -103,7 +118,7 @@ async function materialize(
         await wh.run(`insert into ${name} by name select * from ${temp}`);
         const rows = await countRows(wh, `__new_${m.name}`);
         await wh.run(`drop table ${temp}`);
-        await saveFingerprint(wh, m.name, fingerprint);
+        await saveFingerprint(wh, m.name, fingerprint, await watermarkNow());
         return { mode: 'incremental' as const, rows, since };
       });
     }

@@ -38,8 +38,10 @@ export async function currentFingerprint(wh: Warehouse, m: Model, cache: Fingerp
   return { sql: createHash('sha256').update(m.sql).digest('hex').slice(0, 16), inputs };
 }
 
-function ensureState(wh: Warehouse): Promise<void> {
-  return wh.run(`create table if not exists ${STATE} (model varchar primary key, fingerprint json, built_at timestamptz)`);
+async function ensureState(wh: Warehouse): Promise<void> {
+  await wh.run(`create table if not exists ${STATE} (model varchar primary key, fingerprint json, built_at timestamptz)`);
+  // Added later: warehouses built before it get the column on their next build.
+  await wh.run(`alter table ${STATE} add column if not exists watermark varchar`);
 }
 
 /** The fingerprint of the model's last build, if this warehouse recorded one. */
@@ -49,9 +51,24 @@ export async function storedFingerprint(wh: Warehouse, model: string): Promise<B
   return row ? (JSON.parse(row.f) as BuildFingerprint) : undefined;
 }
 
-export async function saveFingerprint(wh: Warehouse, model: string, fp: BuildFingerprint): Promise<void> {
+/**
+ * Records a build: its fingerprint and, for a model with an `incremental.watermark`, the SQL
+ * literal of the largest watermark value its inputs held (where the next build starts).
+ */
+export async function saveFingerprint(wh: Warehouse, model: string, fp: BuildFingerprint, watermark?: string): Promise<void> {
   await ensureState(wh);
-  await wh.run(`insert or replace into ${STATE} values (?, ?::json, now())`, [model, JSON.stringify(fp)]);
+  await wh.run(`insert or replace into ${STATE} (model, fingerprint, built_at, watermark) values (?, ?::json, now(), ?)`, [
+    model,
+    JSON.stringify(fp),
+    watermark ?? null,
+  ]);
+}
+
+/** The watermark the model's last build recorded (a SQL literal), if any. */
+export async function storedWatermark(wh: Warehouse, model: string): Promise<string | undefined> {
+  await ensureState(wh);
+  const [row] = await wh.all<{ w: string | null }>(`select watermark as w from ${STATE} where model = ?`, [model]);
+  return row?.w ?? undefined;
 }
 
 /** Why a model must be rebuilt in full rather than incrementally, or undefined when it need not be. */

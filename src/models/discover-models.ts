@@ -88,6 +88,14 @@ export async function discoverModels(sqlDir: string): Promise<Model[]> {
         );
       }
     }
+    const mark = m.sidecar.incremental?.watermark;
+    if (mark && !ids.has(mark.relation.toLowerCase())) {
+      throw new EtlError(
+        'ETL_CONFIG_INVALID',
+        `sidecar of ${m.name} takes its incremental.watermark from ${mark.relation}, but ${m.file} never reads it`,
+        { context: { stage: 'models', path: m.file } },
+      );
+    }
     if (m.materialized === 'incremental' && !m.sidecar.incremental) {
       throw new EtlError('ETL_CONFIG_INVALID', `model ${m.name} is incremental but its sidecar has no incremental.key`, {
         context: { stage: 'models', path: m.file },

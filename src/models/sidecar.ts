@@ -56,6 +56,13 @@ export const sidecarSchema = z
           .describe(
             'relations the model reads whose change (any row) rebuilds it in full, e.g. a list of tracked domains that flags every row',
           ),
+        watermark: z
+          .object({ relation: z.string().min(1), column: z.string().min(1) })
+          .strict()
+          .optional()
+          .describe(
+            'where the next build starts when the key is not the date the inputs arrive by: the largest `column` of `relation` when the last build ran (kept in model_state), instead of the largest key in the table. E.g. first-seen dates, which stop moving once no new domain appears, watermarked by the check dates read',
+          ),
       })
       .strict()
       .optional(),

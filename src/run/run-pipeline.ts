@@ -20,6 +20,8 @@ export interface RunOutcome extends RunSummary {
   published?: PublishedSummary;
   /** Wall milliseconds of each step that ran (ingest, models, clusters, alerts, publish, lake). */
   stepsMs?: Record<string, number>;
+  /** The process's peak RSS in MB when each step ended (a high-water mark: the first step that raises it is where memory goes). */
+  stepsPeakMb?: Record<string, number>;
   /** What the lake step uploaded, or why it could not (the data is loaded and published locally either way). */
   lake?: Awaited<ReturnType<typeof lakeStep>>;
 }
@@ -46,13 +48,15 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   await lakePreflight(o.lake, env);
   // Wall time of each step, in the outcome and the log: what a night spends where.
   const stepsMs: Record<string, number> = {};
+  const stepsPeakMb: Record<string, number> = {};
   const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
     try {
       return await fn();
     } finally {
       stepsMs[step] = Math.round(performance.now() - t0);
-      o.logger.info({ step, ms: stepsMs[step] }, 'step done');
+      stepsPeakMb[step] = Math.round(process.resourceUsage().maxRSS / 1024);
+      o.logger.info({ step, ms: stepsMs[step], peakMb: stepsPeakMb[step] }, 'step done');
     }
   };
   const outcome = await withWarehouse(o.warehouseDir, async (wh): Promise<RunOutcome> => {
@@ -83,16 +87,18 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
           : undefined;
       await wh.flushIndex();
       const published = await timed('publish', () => publishStep(wh, now));
-      const summary = await summarize(wh, {
-        runId: ctx.runId,
-        pipeline: o.pipeline.name,
-        state: ingest.state,
-        stopReason: ingest.stop?.reason ?? null,
-        stopKind: ingest.stop?.kind ?? null,
-        started: ingest.started,
-        finished: now(),
-        warehouseDir: wh.dir,
-      });
+      const summary = await timed('summary', () =>
+        summarize(wh, {
+          runId: ctx.runId,
+          pipeline: o.pipeline.name,
+          state: ingest.state,
+          stopReason: ingest.stop?.reason ?? null,
+          stopKind: ingest.stop?.kind ?? null,
+          started: ingest.started,
+          finished: now(),
+          warehouseDir: wh.dir,
+        }),
+      );
       return {
         ...summary,
         resumed: ingest.resumed,
@@ -101,6 +107,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
         ...(alerts ? { alerts } : {}),
         published,
         stepsMs,
+        stepsPeakMb,
       };
     } finally {
       // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
@@ -117,7 +124,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   });
   if (!o.lake) return outcome;
   const lake = await timed('lake', () => lakeStep(o.warehouseDir, o.lake!, env));
-  return { ...outcome, lake, stepsMs };
+  return { ...outcome, lake, stepsMs, stepsPeakMb };
 }
 
 /**

@@ -54,6 +54,12 @@ describe('model tests of a nightly build (real DuckDB)', () => {
       wh.run(`update serp_items set rank_absolute = 0 where check_date = date '2025-01-08' and item_index = 0 and task_id = 't7-0'`),
     );
     const bad = await runModels({ warehouseDir: dir, test: true });
+    // Incremental first-seen dates equal the ones a full rebuild gives.
+    const firstSeen = `select keyword, location_code, language_code, device, engine, domain, first_seen_date::varchar as d from int_serp__first_seen order by all`;
+    const incremental = await withWarehouse(dir, (wh) => wh.all(firstSeen));
+    await runModels({ warehouseDir: dir, select: ['int_serp__first_seen'], fullRefresh: true });
+    expect(await withWarehouse(dir, (wh) => wh.all(firstSeen))).toEqual(incremental);
+    expect(incremental.length).toBeGreaterThan(0);
     expect(bad.ok).toBe(false);
     expect(bad.tests.filter((t) => t.status === 'failed').map((t) => t.model)).toContain('int_serp__domain_placements');
 
@@ -61,5 +67,44 @@ describe('model tests of a nightly build (real DuckDB)', () => {
     const again = await runModels({ warehouseDir: dir, test: true, fullRefresh: true });
     expect(again.tests.filter((t) => t.test.includes(' since cast('))).toEqual([]);
     expect(again.tests.find((t) => t.model === 'rank_history' && t.test.startsWith('unique('))?.status).toBe('passed');
+  });
+
+  it('a night with no new domain rebuilds and tests first-seen dates from the last check read, not from the newest first-seen date', async () => {
+    const dir = tmp.dir;
+    await withWarehouse(dir, (wh) => writeSyntheticHistory(wh, { ...shape, days: 3 }));
+    expect((await runModels({ warehouseDir: dir, test: true })).ok).toBe(true);
+    // A stable market: the next nights serve the same pages as the last one, so no domain is new.
+    const sameNightAgain = (from: string, to: string) =>
+      withWarehouse(dir, async (wh) => {
+        const id = `'-' || '${to}'`;
+        await wh.run(`insert into serp_results by name select * replace (task_id || ${id} as task_id, date '${to}' as check_date,
+          checked_at + (date '${to}' - date '${from}') * interval 1 day as checked_at) from serp_results where check_date = date '${from}'`);
+        await wh.run(`insert into serp_items by name select * replace (task_id || ${id} as task_id, date '${to}' as check_date)
+          from serp_items where check_date = date '${from}'`);
+        await wh.run(`insert into tasks by name select * replace (task_id || ${id} as task_id, tag || ${id} as tag)
+          from tasks where task_id in (select task_id from serp_results where check_date = date '${from}')`);
+      });
+    await sameNightAgain('2025-01-03', '2025-01-04');
+    expect((await runModels({ warehouseDir: dir, test: true })).ok).toBe(true);
+    await sameNightAgain('2025-01-04', '2025-01-05');
+    const night = await runModels({ warehouseDir: dir, test: true });
+    expect(night.ok).toBe(true);
+    const newest = await withWarehouse(dir, (wh) =>
+      wh.all<{ d: string }>(`select max(first_seen_date)::varchar as d from int_serp__first_seen`),
+    );
+    expect(newest[0]!.d < '2025-01-04').toBe(true);
+    expect(night.builds.find((b) => b.name === 'int_serp__first_seen')).toMatchObject({
+      mode: 'incremental',
+      since: `cast('2025-01-04' as DATE)`,
+    });
+    // The night's tests of the views over the loads start there too (the least of the rebuilt dates).
+    expect(night.tests.filter((t) => t.model === 'stg_serp__items').map((t) => t.test.replace(/^.* since /, ''))).toEqual(
+      Array(3).fill(`cast('2025-01-04' as DATE)`),
+    );
+    // And the first-seen dates equal a full rebuild's.
+    const firstSeen = `select keyword, domain, first_seen_date::varchar as d from int_serp__first_seen order by all`;
+    const incremental = await withWarehouse(dir, (wh) => wh.all(firstSeen));
+    await runModels({ warehouseDir: dir, select: ['int_serp__first_seen'], fullRefresh: true });
+    expect(await withWarehouse(dir, (wh) => wh.all(firstSeen))).toEqual(incremental);
   });
 });
