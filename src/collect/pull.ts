@@ -154,9 +154,8 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
     }
   }
   for (;;) {
-    const pending = new Set(await o.store.pendingTaskIds());
     // Fetched and handed to the loader, not yet marked collected: not to be fetched again.
-    for (const id of o.loader.handed) pending.delete(id);
+    const pending = new Set((await o.store.pendingTaskIds()).filter((id) => !o.loader.inFlight.isHanded(id)));
     res.pending = pending.size;
     ready = 0;
     await progress();

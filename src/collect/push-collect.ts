@@ -5,7 +5,7 @@ import type { ResolvedCollection } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { TaskLoader } from './task-loader.js';
-import { PostedTasks, type PostedTask } from './posted-tasks.js';
+import { InFlight } from './in-flight.js';
 import { CallbackServer } from './push.js';
 import { failedCallbacks, resendCallbacks } from './recover-callbacks.js';
 
@@ -64,25 +64,22 @@ const LOOP_EVERY_MS = 25;
 
 /**
  * Push collection for one run process: a {@link CallbackServer} with a fresh secret, the
- * registry of the tasks this process posts (the only ids the server accepts), and a
- * {@link TaskLoader} that loads landed bodies on a second database connection while
- * the run keeps posting. After posting, {@link collect} waits for the callbacks; failed
+ * registry of the tasks in flight ({@link InFlight}: the ids this process posts are the only
+ * ones the server accepts; pinged tasks wait there as `fetch_due`, landed ones as `landed`
+ * until the loader settles them), and a {@link TaskLoader} that loads landed bodies on a
+ * second database connection while the run keeps posting. After posting, {@link collect} waits for the callbacks; failed
  * ones (listed by `{api}/errors`) are resent with `webhook_resend` (free) or, after
  * {@link MAX_RESENDS} or when our side refused them, fetched with `task_get`. Whatever has
  * not come when the wait ends is left to pull.
  */
 export class PushCollector {
-  readonly posted: PostedTasks;
+  readonly inFlight: InFlight;
   readonly #o: PushStartOptions;
   readonly #server: CallbackServer;
   readonly #loader: TaskLoader;
   readonly #sibling: Warehouse;
   readonly #secret: string;
   readonly #startedAt: Date;
-  /** Failures of each task already acted on (resent or queued for a fetch). */
-  readonly #handled = new Map<string, number>();
-  readonly #resends = new Map<string, number>();
-  readonly #toFetch: Map<string, PostedTask>;
   #wakers: Array<() => void> = [];
   #fetchDue = false;
   #resent = 0;
@@ -92,8 +89,7 @@ export class PushCollector {
   private constructor(
     o: PushStartOptions,
     parts: {
-      posted: PostedTasks;
-      toFetch: Map<string, PostedTask>;
+      inFlight: InFlight;
       server: CallbackServer;
       loader: TaskLoader;
       sibling: Warehouse;
@@ -101,8 +97,7 @@ export class PushCollector {
     },
   ) {
     this.#o = o;
-    this.posted = parts.posted;
-    this.#toFetch = parts.toFetch;
+    this.inFlight = parts.inFlight;
     this.#server = parts.server;
     this.#loader = parts.loader;
     this.#sibling = parts.sibling;
@@ -116,16 +111,9 @@ export class PushCollector {
     if (!/^[A-Za-z0-9_-]{16,}$/.test(secret)) throw new Error('a callback secret is at least 16 characters of A-Z, a-z, 0-9, _ and -');
     const sibling = await o.wh.sibling();
     try {
-      const posted = new PostedTasks();
-      const toFetch = new Map<string, PostedTask>();
-      const loader = new TaskLoader(sibling, o.runId, o.now, {
-        ready: (id) => posted.get(id)?.recorded ?? false,
-        onSettled: (id) => {
-          const t = posted.get(id);
-          if (t) t.settled = true;
-        },
-      });
-      posted.onRecorded = () => loader.kick();
+      const inFlight = new InFlight();
+      const loader = new TaskLoader(sibling, o.runId, o.now, { inFlight });
+      inFlight.onRecorded = () => loader.kick();
       let wake = () => {};
       const server = await CallbackServer.start({
         host: o.host,
@@ -136,17 +124,17 @@ export class PushCollector {
         pipeline: o.pipeline,
         maxBodyBytes: o.maxBodyBytes,
         maxUnzippedBytes: o.maxUnzippedBytes,
-        posted,
+        inFlight,
         callback: o.callback,
         ...(o.onIgnored ? { onIgnored: o.onIgnored } : {}),
         onLanded: (c) => loader.landed(c),
         onPinged: (t) => {
-          toFetch.set(t.taskId, t);
+          if (t.state === 'posted' || t.state === 'fetch_due') inFlight.move(t.taskId, 'fetch_due');
           wake();
         },
         now: o.now,
       });
-      const collector = new PushCollector(o, { posted, toFetch, server, loader, sibling, secret });
+      const collector = new PushCollector(o, { inFlight, server, loader, sibling, secret });
       wake = () => collector.#wake();
       return collector;
     } catch (err) {
@@ -187,12 +175,12 @@ export class PushCollector {
   /** A POST of these tags is about to be sent. */
   sending(ep: Endpoint, tags: readonly string[]): void {
     const fn = taskFunctionOf(ep);
-    if (ep.callbacks && fn) this.posted.sending(tags, fn.get);
+    if (ep.callbacks && fn) this.inFlight.sending(tags, fn.get);
   }
 
   /** The POST answered (before its ids are recorded); `ok` rows got a task id. */
   answered(tags: readonly string[], rows: readonly { tag: string; taskId: string | null; ok: boolean }[]): void {
-    this.posted.answered(
+    this.inFlight.answered(
       tags,
       rows.filter((r) => r.ok),
     );
@@ -200,12 +188,12 @@ export class PushCollector {
 
   /** The POST's task ids are committed in the tasks table. */
   recorded(ids: readonly (string | null)[]): void {
-    this.posted.recorded(ids.filter((id): id is string => id !== null));
+    this.inFlight.recorded(ids.filter((id): id is string => id !== null));
   }
 
   /** The POST failed without an answer. */
   abandoned(tags: readonly string[]): void {
-    this.posted.abandoned(tags);
+    this.inFlight.abandoned(tags);
   }
 
   /**
@@ -222,18 +210,23 @@ export class PushCollector {
     let ended: PushEnd;
     for (;;) {
       const out = this.#outstanding();
-      const seen = this.#loader.settled.size + this.#server.counts.landed + this.#server.counts.pinged + this.#fetched;
+      const seen =
+        this.inFlight.count('collected') +
+        this.inFlight.count('failed') +
+        this.#server.counts.landed +
+        this.#server.counts.pinged +
+        this.#fetched;
       if (seen !== activity) {
         activity = seen;
         lastActivity = now();
       }
       o.onProgress?.({ collected: this.#loader.totals.collected, failed: this.#loader.totals.failed, pending: out.length });
       if (out.length === 0) {
-        ended = this.#loader.abandoned.size > 0 ? 'load_failed' : 'all';
+        ended = this.inFlight.count('load_failed') > 0 ? 'load_failed' : 'all';
         break;
       }
       // Nothing more to come: load what waits now rather than after the loader's linger.
-      if (out.every((id) => this.#loader.handed.has(id))) this.#loader.flush();
+      if (out.every((t) => t.state === 'landed')) this.#loader.flush();
       if (o.signal?.aborted) {
         ended = 'interrupted';
         break;
@@ -244,8 +237,11 @@ export class PushCollector {
       }
       if (this.#fetchDue) await this.#fetchQueued(o.client);
       if (now() - lastCheck >= o.checkEveryMs) {
-        await this.#recover(o.client, out);
-        if (this.#toFetch.size > 0) this.#fetchDue = true;
+        await this.#recover(
+          o.client,
+          out.map((t) => t.taskId),
+        );
+        if (this.inFlight.count('fetch_due') > 0) this.#fetchDue = true;
         lastCheck = now();
       }
       if (now() - lastActivity >= this.#o.callbackWaitMs) {
@@ -307,47 +303,47 @@ export class PushCollector {
   }
 
   /** Tasks posted by this process, recorded, and neither loaded, failed nor given up by the loader. */
-  #outstanding(): string[] {
-    return this.posted.recordedIds().filter((id) => !this.#loader.settled.has(id) && !this.#loader.abandoned.has(id));
+  #outstanding() {
+    return this.inFlight.outstanding();
   }
 
   /** Looks up failed callbacks of outstanding tasks; resends them, or queues a fetch when resending will not help. */
   async #recover(client: ServiceClient, out: readonly string[]): Promise<void> {
-    const apis = [...new Set(out.map((id) => this.posted.get(id)!.get.api))];
+    const apis = [...new Set(out.map((id) => this.inFlight.get(id)!.get!.api))];
     const failures = await failedCallbacks(client, apis, new Set(out), { from: this.#startedAt, now: this.#o.now() });
     const resend: string[] = [];
     for (const [id, f] of failures) {
-      if (f.count <= (this.#handled.get(id) ?? 0)) continue;
-      this.#handled.set(id, f.count);
-      const sent = this.#resends.get(id) ?? 0;
+      const t = this.inFlight.get(id)!;
+      if (f.count <= t.callbackFailures) continue;
+      t.callbackFailures = f.count;
       // A 413 is our own limit: sending the same body again cannot pass it.
-      if (f.lastHttpCode === 413 || sent >= MAX_RESENDS) this.#queueFetch(id);
+      if (f.lastHttpCode === 413 || t.resends >= MAX_RESENDS) this.#queueFetch(id);
       else resend.push(id);
     }
     if (resend.length === 0) return;
     const r = await resendCallbacks(client, resend);
-    for (const id of r.resent) this.#resends.set(id, (this.#resends.get(id) ?? 0) + 1);
+    for (const id of r.resent) this.inFlight.get(id)!.resends++;
     this.#resent += r.resent.length;
     for (const x of r.refused) this.#queueFetch(x.taskId);
   }
 
+  /** A task still to come is fetched at the next turn (one already landed is left to the loader). */
   #queueFetch(id: string): void {
-    this.#toFetch.set(id, this.posted.get(id)!);
+    const t = this.inFlight.get(id);
+    if (t && (t.state === 'posted' || t.state === 'fetch_due')) this.inFlight.move(id, 'fetch_due');
     this.#fetchDue = true;
   }
 
   /** Fetches queued tasks (pinged, or whose callbacks keep failing) with task_get; the loader loads them. */
   async #fetchQueued(client: ServiceClient): Promise<void> {
     this.#fetchDue = false; // tasks not done yet are tried again at the next check
-    for (const [id, t] of [...this.#toFetch]) {
-      if (t.settled) {
-        this.#toFetch.delete(id);
-        continue;
-      }
-      const call = await client.call(t.get, { taskId: id });
+    for (const t of this.inFlight.inState('fetch_due')) {
+      const id = t.taskId;
+      const call = await client.call(t.get!, { taskId: id });
       const verdict = call.outcome.tasks[0];
       if (!verdict || NOT_READY.has(verdict.statusCode)) continue;
-      this.#toFetch.delete(id);
+      // A postback may have landed it while the call was out: the loader has it already.
+      if (this.inFlight.get(id)!.state !== 'fetch_due') continue;
       this.#fetched++;
       if (verdict.ok) this.#loader.fetched(id);
       else this.#loader.failed(id, verdict.statusCode, verdict.message);

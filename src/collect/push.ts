@@ -2,9 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { endpointPath } from '../catalog/index.js';
+import { endpointPath, type Endpoint } from '../catalog/index.js';
 import { CallbackBodyError, CallbackLanding, type LandedCallback } from './land-callback.js';
-import type { PostedTask, PostedTasks } from './posted-tasks.js';
+import type { InFlight, InFlightTask } from './in-flight.js';
 
 export interface CallbackServerOptions {
   host: string;
@@ -19,8 +19,8 @@ export interface CallbackServerOptions {
   /** Largest body accepted as sent, and after gunzip; larger ones get 413 and land nothing. */
   maxBodyBytes: number;
   maxUnzippedBytes: number;
-  /** Tasks this process posted: the only ids accepted. */
-  posted: PostedTasks;
+  /** The collection's tasks in flight: the ids this process posted are the only ones accepted. */
+  inFlight: InFlight;
   /** The kind of callback this process's URLs were given for; the other kind is refused (404). */
   callback: 'postback' | 'pingback';
   /** Longest a client may take to send its request headers; default 5 s. */
@@ -36,7 +36,7 @@ export interface CallbackServerOptions {
   /** A postback body also held other tasks: they were dropped, never landed (for the log). */
   onIgnored?: (taskId: string, ignored: readonly string[]) => void;
   /** A pingback: the task is done, its result still has to be fetched. */
-  onPinged: (task: PostedTask) => void;
+  onPinged: (task: InFlightTask) => void;
   now: () => Date;
 }
 
@@ -171,9 +171,12 @@ export class CallbackServer {
       }
       const id = url.searchParams.get('id') ?? '';
       if (!UUID.test(id)) throw new Refusal(400, 'id is not a task id');
-      const task = await this.#o.posted.find(id, url.searchParams.get('tag'), this.#o.idWaitMs ?? 3_000);
-      if (!task) throw new Refusal(404, 'not a task this run posted');
-      if (task.settled) {
+      const task = await this.#o.inFlight.find(id, url.searchParams.get('tag'), this.#o.idWaitMs ?? 3_000);
+      // Only tasks this process posted with a callback URL (they carry their task_get); a task
+      // pull handles in the same registry never takes a callback.
+      const get = task?.get;
+      if (!task || !get) throw new Refusal(404, 'not a task this run posted');
+      if (this.#o.inFlight.isSettled(task.taskId)) {
         req.resume();
         answer(res, 200, 'ok (already collected)');
         return;
@@ -188,7 +191,7 @@ export class CallbackServer {
       // The body is read before taking a landing slot, so slow senders cannot hold the slots;
       // the bytes being read by all requests together stay under a budget instead.
       const sent = await this.#readBody(req);
-      const landed = await this.#withSlot(() => this.#landPostback(req, sent, task));
+      const landed = await this.#withSlot(() => this.#landPostback(req, sent, task.taskId, get));
       answer(res, 200, 'ok');
       this.counts.landed++;
       if (landed.ignored.length > 0) {
@@ -246,14 +249,14 @@ export class CallbackServer {
     }
   }
 
-  async #landPostback(req: IncomingMessage, sent: Buffer, task: PostedTask): Promise<LandedCallback> {
+  async #landPostback(req: IncomingMessage, sent: Buffer, taskId: string, get: Endpoint): Promise<LandedCallback> {
     const gzipped = req.headers['content-encoding'] === 'gzip' || (sent[0] === 0x1f && sent[1] === 0x8b);
     const text = (gzipped ? gunzipCapped(sent, this.#o.maxUnzippedBytes) : sent).toString('utf8');
     try {
       return await this.#landing.land({
-        taskId: task.taskId,
-        path: endpointPath(task.get, task.taskId),
-        endpointId: task.get.id,
+        taskId,
+        path: endpointPath(get, taskId),
+        endpointId: get.id,
         body: text,
         receivedAt: this.#o.now(),
       });

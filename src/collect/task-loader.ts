@@ -1,4 +1,5 @@
 import { GroupCommit, RunStore, type Warehouse } from '../warehouse/index.js';
+import { InFlight } from './in-flight.js';
 import { indexCallbacks } from './index-callbacks.js';
 import type { LandedCallback } from './land-callback.js';
 import { loadTasks } from './load-tasks.js';
@@ -31,10 +32,8 @@ const MIN_BATCH = 500;
 const LINGER_MS = 3000;
 
 export interface TaskLoaderOptions {
-  /** Whether a task's row in the tasks table is committed yet; until then its items wait. Default: always. */
-  ready?: (taskId: string) => boolean;
-  /** Called for each task loaded or marked failed. */
-  onSettled?: (taskId: string) => void;
+  /** The collection's registry of tasks in flight, where the loader moves what it is handed and loads; a new one by default. */
+  inFlight?: InFlight;
   /** Tasks that start a load at once (default 500); fewer wait up to `lingerMs` for company. */
   minBatch?: number;
   /** Longest a task waits for a load to start (default 3 s); 0 loads each arrival at once. */
@@ -55,25 +54,19 @@ export interface TaskLoaderOptions {
  */
 export class TaskLoader {
   readonly totals: LoaderTotals = { collected: 0, failed: 0, rowsLoaded: 0, tables: new Set(), errors: [] };
-  /** Tasks loaded or recorded as failed. */
-  readonly settled = new Set<string>();
-  /** Tasks whose load failed: left for pull. */
-  readonly abandoned = new Set<string>();
+  /** Where each task handed over is: `landed` until its load commits, then `collected` or `failed`, or `load_failed`. */
+  readonly inFlight: InFlight;
   readonly #wh: Warehouse;
   readonly #runId: string;
-  readonly #opts: TaskLoaderOptions;
   readonly #now: () => Date;
   readonly #batches: GroupCommit<Item>;
   #listeners: Array<() => void> = [];
 
-  /** Every task handed over (fetched or failed), loaded or not yet. */
-  readonly handed = new Set<string>();
-
   constructor(wh: Warehouse, runId: string, now: () => Date, opts: TaskLoaderOptions = {}) {
+    this.inFlight = opts.inFlight ?? new InFlight();
     this.#wh = wh;
     this.#runId = runId;
     this.#now = now;
-    this.#opts = opts;
     this.#batches = new GroupCommit(
       async (batch) => {
         await this.#load(batch);
@@ -136,14 +129,18 @@ export class TaskLoader {
   }
 
   #push(item: Item): void {
-    this.handed.add(item.kind === 'landed' ? item.c.taskId : item.taskId);
+    const id = item.kind === 'landed' ? item.c.taskId : item.taskId;
+    // A body that comes after the task is settled (two postbacks racing) is still indexed and
+    // re-loaded (a legal re-load), without moving the task back.
+    if (!this.inFlight.isSettled(id)) this.inFlight.move(id, 'landed');
     this.#batches.push(item);
     this.#notify();
   }
 
+  /** A task's items wait until its row in the tasks table is committed, so its collected mark finds it. */
   #ready(i: Item): boolean {
     const id = i.kind === 'landed' ? i.c.taskId : i.taskId;
-    return this.#opts.ready?.(id) ?? true;
+    return this.inFlight.get(id)?.recorded ?? true;
   }
 
   async #load(batch: Item[]): Promise<void> {
@@ -168,16 +165,17 @@ export class TaskLoader {
       this.totals.rowsLoaded += load.rowsLoaded;
       for (const t of load.tables) this.totals.tables.add(t);
       this.totals.failed += failed.length;
-      for (const id of [...toLoad, ...failed.map((f) => f.taskId)]) this.#settle(id);
+      for (const id of toLoad) this.#settle(id, 'collected');
+      for (const f of failed) this.#settle(f.taskId, 'failed');
     } catch (err) {
       this.totals.errors.push((err as Error).message.split('\n')[0]!);
-      for (const id of [...toLoad, ...failed.map((f) => f.taskId)]) this.abandoned.add(id);
+      for (const id of [...toLoad, ...failed.map((f) => f.taskId)]) this.#settle(id, 'load_failed');
     }
   }
 
-  #settle(id: string): void {
-    this.settled.add(id);
-    this.#opts.onSettled?.(id);
+  #settle(id: string, to: 'collected' | 'failed' | 'load_failed'): void {
+    // Already settled by an earlier batch: this was a re-load of a late duplicate.
+    if (this.inFlight.get(id)?.state === 'landed') this.inFlight.move(id, to);
   }
 
   #notify(): void {

@@ -1,5 +1,14 @@
 import { endpoint } from '../catalog/index.js';
-import { collectByPull, collectOnPage, loadLandedLeftovers, TaskLoader } from '../collect/index.js';
+import {
+  collectAll,
+  crawlCollector,
+  InFlight,
+  loadLandedLeftovers,
+  pullCollector,
+  pushCollector,
+  type Collector,
+  type CollectRun,
+} from '../collect/index.js';
 import { EtlError } from '../errors.js';
 import { crawlReadsOf, CRAWL_POST_ENDPOINTS } from '../jobs/index.js';
 import { postingLine, type RunContext, type Stop } from './context.js';
@@ -9,9 +18,10 @@ import { collectProgress } from './progress.js';
 
 /**
  * Collects what the run posted: first what is already landed but not loaded (costs no
- * call), then, when this process posted with callbacks, the push wait, then pull for the
- * rest, and crawls by watching them. Collection errors end the run as partial (the tasks
- * stay posted in state), never as a crash.
+ * call), then the collectors in order (`collect/collectors.ts`): push when this process
+ * posted with callbacks (it falls back to pull: what it left is swept), pull for the rest,
+ * and crawl watching. Collection errors end the run as partial (the tasks stay posted in
+ * state), never as a crash.
  */
 export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeoutMs?: number }): Promise<{ stop: Stop | null }> {
   // The functions to poll come from state, so tasks of a job since removed from the file are still collected.
@@ -28,88 +38,35 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
   if (postEndpoints.length === 0) return { stop: null };
   // Crawls (on-page) have no ready list: they are watched and read by their own collector.
   const pullEndpoints = postEndpoints.filter((e) => !CRAWL_POST_ENDPOINTS.has(e.id));
-  const crawls = pullEndpoints.length < postEndpoints.length;
-  const started = c.now().getTime();
-  const timeoutMs = opts.timeoutMs ?? c.collection.deadlineMs;
-  const pollIntervalMs = c.o.pollIntervalMs ?? 30_000;
-  const onProgress = (p: Parameters<typeof collectProgress>[0]) =>
-    c.o.onProgress?.({ kind: 'collect', ...collectProgress(p, c.client.limiter, fromMicros(c.charged.micros)) });
-  const pushProgress = (p: { collected: number; failed: number; pending: number }) =>
-    onProgress({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [] });
+  const collectors: Collector[] = [
+    ...(c.push ? [pushCollector(c.push)] : []),
+    ...(pullEndpoints.length > 0 ? [pullCollector(pullEndpoints)] : []),
+    ...(pullEndpoints.length < postEndpoints.length ? [crawlCollector((job) => crawlReadsOf(c.o.pipeline.jobs, job))] : []),
+  ];
+  const run: CollectRun = {
+    client: c.client,
+    wh: c.wh,
+    store: c.store,
+    now: c.now,
+    sleep: c.sleep,
+    ...(c.o.signal ? { signal: c.o.signal } : {}),
+    pollIntervalMs: c.o.pollIntervalMs ?? 30_000,
+    deadlineAt: c.now().getTime() + (opts.timeoutMs ?? c.collection.deadlineMs),
+    // One registry for the whole collection: push's, when this process posted with callbacks.
+    inFlight: c.push?.inFlight ?? new InFlight(),
+    onProgress: (p) => c.o.onProgress?.({ kind: 'collect', ...collectProgress(p, c.client.limiter, fromMicros(c.charged.micros)) }),
+    onNote: (text) => c.note(text),
+  };
   try {
-    let sweep = opts.sweep;
+    const sweep = opts.sweep ?? false;
     if (sweep) {
       const left = await loadLandedLeftovers(c.wh, c.runId, c.now());
       if (left.collected > 0)
         c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
       if (left.error) c.log.warn(left.error);
     }
-    if (c.push && !sweep) {
-      const pushed = await c.push.collect({
-        client: c.client,
-        deadlineAt: started + timeoutMs,
-        checkEveryMs: pollIntervalMs,
-        signal: c.o.signal,
-        onProgress: pushProgress,
-      });
-      await c.push.close();
-      const refused = Object.entries(pushed.refused)
-        .map(([code, n]) => `${n}x${code}`)
-        .join(', ');
-      c.note(
-        `push: ${pushed.landed} postback(s) and ${pushed.pinged} pingback(s) taken, ${pushed.resent} resent, ${pushed.fetched} fetched${refused ? `, refused ${refused}` : ''}; ${pushed.pending} left (${pushed.ended})`,
-      );
-      if (pushed.ended === 'deadline' || pushed.ended === 'interrupted') return { stop: await leftStop(c, 0) };
-      // Callbacks that stopped coming, or bodies that would not load, are fetched directly.
-      sweep = pushed.ended === 'stalled' || pushed.ended === 'load_failed';
-    }
-    let pending = 0;
-    if (pullEndpoints.length > 0) {
-      // Fetched tasks load on a second connection while the next ones are fetched.
-      const sibling = await c.wh.sibling();
-      try {
-        const pull = await collectByPull({
-          client: c.client,
-          wh: c.wh,
-          store: c.store,
-          postEndpoints: pullEndpoints,
-          sweep,
-          pollIntervalMs,
-          timeoutMs: Math.max(0, timeoutMs - (c.now().getTime() - started)),
-          signal: c.o.signal,
-          now: c.now,
-          sleep: c.sleep,
-          onProgress,
-          loader: new TaskLoader(sibling, c.runId, c.now),
-        });
-        pending += pull.pending;
-      } finally {
-        sibling.close();
-      }
-    }
-    if (crawls) {
-      const pages = await collectOnPage({
-        client: c.client,
-        wh: c.wh,
-        store: c.store,
-        readsOf: (job) => crawlReadsOf(c.o.pipeline.jobs, job),
-        pollIntervalMs,
-        timeoutMs: Math.max(0, timeoutMs - (c.now().getTime() - started)),
-        signal: c.o.signal,
-        now: c.now,
-        sleep: c.sleep,
-        // A crawl is read with a handful of on-page calls once finished: counted as one call left per crawl.
-        onProgress: (p) =>
-          onProgress({
-            ...p,
-            posted: p.collected + p.failed + p.pending,
-            ready: 0,
-            refetched: 0,
-            callsLeft: [{ family: endpoint('on_page.pages').family, calls: p.pending }],
-          }),
-      });
-      pending += pages.pending;
-    }
+    const { pending, stopped } = await collectAll(collectors, run, { sweep });
+    if (stopped) return { stop: await leftStop(c, 0) };
     await postingLine(c, []); // the last line counts what the loader committed after the last poll
     return { stop: await leftStop(c, pending) };
   } catch (err) {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { endpoint } from '../../src/catalog/index.js';
-import { CallbackServer, PostedTasks } from '../../src/collect/index.js';
+import { CallbackServer, InFlight } from '../../src/collect/index.js';
 import { expectEachCollectedOnce, pushPipeline, pushWorld } from './push-helpers.js';
 
 const SECRET = 'crash-test-secret-0123';
@@ -33,7 +33,7 @@ describe('a callback acknowledged but never loaded (the process died in between)
     // callbacks (so the service counts them delivered and keeps them off the ready list),
     // then dies before loading anything.
     const ids = await w.db((wh) => wh.all<{ tag: string; task_id: string }>(`SELECT tag, task_id FROM tasks`));
-    const posted = new PostedTasks();
+    const posted = new InFlight();
     posted.sending(
       ids.map((r) => r.tag),
       endpoint('serp.engA.organic.task_get.advanced'),
@@ -53,7 +53,7 @@ describe('a callback acknowledged but never loaded (the process died in between)
       pipeline: pipeline.name,
       maxBodyBytes: 1 << 20,
       maxUnzippedBytes: 1 << 24,
-      posted,
+      inFlight: posted,
       callback: 'postback',
       onLanded: (c) => landed.push(c.taskId),
       onPinged: () => {},

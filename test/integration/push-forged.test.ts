@@ -5,7 +5,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { endpoint, endpointPath } from '../../src/catalog/index.js';
-import { CallbackServer, PostedTasks } from '../../src/collect/index.js';
+import { CallbackServer, InFlight } from '../../src/collect/index.js';
 import { parsePipeline } from '../../src/config/index.js';
 import { landedLine, replay, writeDurably, type Warehouse } from '../../src/warehouse/index.js';
 import { pushPipeline, pushWorld } from './push-helpers.js';
@@ -144,7 +144,7 @@ describe('a forged postback naming a task of this run', () => {
     );
 
     // The run's process, back only to take callbacks (as push-crash.test.ts), then gone.
-    const posted = new PostedTasks();
+    const posted = new InFlight();
     posted.sending(
       own.map((r) => r.tag),
       GET,
@@ -164,7 +164,7 @@ describe('a forged postback naming a task of this run', () => {
       pipeline: pipeline.name,
       maxBodyBytes: 1 << 20,
       maxUnzippedBytes: 1 << 24,
-      posted,
+      inFlight: posted,
       callback: 'postback',
       onLanded: () => {},
       onIgnored: (_id, ids) => ignored.push([...ids]),

@@ -5,7 +5,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endpoint } from '../../src/catalog/index.js';
-import { CallbackServer, PostedTasks, type CallbackServerOptions, type LandedCallback } from '../../src/collect/index.js';
+import { CallbackServer, InFlight, type CallbackServerOptions, type LandedCallback } from '../../src/collect/index.js';
 import { tempDir } from './helpers.js';
 
 // Attacks on the callback server over loopback: each shows what is refused, that nothing
@@ -71,7 +71,7 @@ const gz = (v: unknown) => gzipSync(JSON.stringify(v));
 
 async function server(extra: Partial<CallbackServerOptions> = {}) {
   const wh = await tempDir('pipeline-push-hostile-');
-  const posted = new PostedTasks();
+  const posted = new InFlight();
   const tags = IDS.map((_, i) => `t${i}`);
   posted.sending(tags, GET);
   posted.answered(
@@ -91,7 +91,7 @@ async function server(extra: Partial<CallbackServerOptions> = {}) {
     pipeline: 'p',
     maxBodyBytes: 1024 * 1024,
     maxUnzippedBytes: 4 * 1024 * 1024,
-    posted,
+    inFlight: posted,
     callback: 'postback',
     idWaitMs: 500,
     onLanded: (c) => landed.push(c),

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endpoint } from '../../src/catalog/index.js';
-import { CallbackServer, PostedTasks, type LandedCallback } from '../../src/collect/index.js';
+import { CallbackServer, InFlight, type LandedCallback } from '../../src/collect/index.js';
 import { tempDir } from './helpers.js';
 
 const SECRET = 'test-secret-0123456789';
@@ -73,7 +73,7 @@ async function server(
   opts: { maxBodyBytes?: number; maxUnzippedBytes?: number; tags?: string[]; callback?: 'postback' | 'pingback' } = {},
 ) {
   const wh = await tempDir('pipeline-push-server-');
-  const posted = new PostedTasks();
+  const posted = new InFlight();
   posted.sending(['t1'], GET);
   posted.answered(['t1'], [{ tag: 't1', taskId: ID }]);
   posted.recorded([ID]);
@@ -88,7 +88,7 @@ async function server(
     pipeline: 'p',
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     maxUnzippedBytes: opts.maxUnzippedBytes ?? 4 * 1024 * 1024,
-    posted,
+    inFlight: posted,
     callback: opts.callback ?? 'postback',
     idWaitMs: 2_000,
     onLanded: (c) => landed.push(c),
@@ -122,7 +122,8 @@ describe('callback server', () => {
     expect(x.landed).toHaveLength(1);
     expect(x.landed[0]).toMatchObject({ taskId: ID, ok: true, statusCode: 20000 });
     expect(await x.rawFiles()).toHaveLength(1);
-    x.posted.get(ID)!.settled = true; // the loader loaded it
+    x.posted.move(ID, 'landed');
+    x.posted.move(ID, 'collected'); // the loader loaded it
     expect((await x.post(`/${SECRET}/postback?id=${ID}&tag=t1`, gz(envelope(ID)))).status).toBe(200);
     expect(await x.rawFiles()).toHaveLength(1);
   });
