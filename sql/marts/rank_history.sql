@@ -15,15 +15,40 @@
 -- domain in check order gives the previous and next check the domain ranked on. That is
 -- one sort of the placements (which spills to disk) where self-joins of the whole history
 -- with itself outgrew the warehouse's 4 GB memory limit at 1,000 keywords x 365 nights.
--- Incremental: only checks from the last built date on are rebuilt; the previous check's
+-- Incremental: only checks from the last built date on are rebuilt, numbered with each
+-- series' last check before them (not the whole history); the previous check's
 -- ranks are read back from this table, and the first-seen dates before that from
 -- int_serp__first_seen (a row per series and domain, not per check: reading them from this
 -- table scanned its whole history every night). A change of
 -- the tracked domains rebuilds the table in full (full_refresh_on in the sidecar).
 with
 
+{% if is_incremental %}
+last_built_checks as (
+    -- each series' last check before the rebuilt ones: the context the first rebuilt check is compared with
+    select keyword, location_code, language_code, device, engine, max(check_date) as check_date,
+    from int_serp__daily_checks
+    where check_date < {{ incremental_since }}
+    group by all
+),
+{% endif %}
+
 daily_checks as (
-    select * from int_serp__daily_checks
+    -- incremental: the rebuilt checks and each series' last one before them, not the whole
+    -- history (the checks are numbered below; only consecutive numbers matter)
+    select d.* from int_serp__daily_checks as d
+    {% if is_incremental %}
+    where d.check_date >= {{ incremental_since }}
+    union all by name
+    select d.* from int_serp__daily_checks as d
+    semi join last_built_checks as l
+        on l.keyword = d.keyword
+        and l.location_code = d.location_code
+        and l.language_code = d.language_code
+        and l.device = d.device
+        and l.engine = d.engine
+        and l.check_date = d.check_date
+    {% endif %}
 ),
 
 tracked_domains as (

@@ -14,7 +14,17 @@ export {
   type AnyJob,
   type JobKindName,
 } from './registry.js';
-export { defineJobKind, type JobKind, type Named, type CrawlReads, type CrawlCollection } from './job-kind.js';
+export {
+  defineJobKind,
+  type JobKind,
+  type Named,
+  type CrawlReads,
+  type CrawlCollection,
+  type FieldPath,
+  type PreflightIssue,
+  type PreflightResult,
+  type ReadReference,
+} from './job-kind.js';
 export { normalizeKeyword, placeFields, functionEndpoint, type Spec, type JobSpecs } from './expand.js';
 export { fillTemplate, JOB_ENDPOINTS, PLACEHOLDERS } from './endpoint-template.js';
 export * from './base-fields.js';

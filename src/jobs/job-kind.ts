@@ -25,6 +25,27 @@ export interface CrawlCollection<J> {
   defaultReads: CrawlReads;
 }
 
+/** A place in the pipeline file: the path of a field under the file's root (`['jobs', 2, 'models', 0]`). */
+export type FieldPath = (string | number)[];
+
+/** A job field the service's reference lists refuse, and the rule, for a config error with file and line. */
+export interface PreflightIssue {
+  path: FieldPath;
+  rule: string;
+}
+
+/**
+ * Reads a free reference list of the service (an endpoint of the catalog, by id) and gives
+ * its result items; each list is read once per run, and only when a job asks for it.
+ */
+export type ReadReference = (endpointId: string) => Promise<unknown[]>;
+
+/** What a kind's preflight found: fields to refuse (nothing is bought then), and warnings (the service decides). */
+export interface PreflightResult {
+  issues: PreflightIssue[];
+  warnings: string[];
+}
+
 /**
  * One job kind, whole: its schema (the source of the config union, the JSON Schema and the
  * field docs), its expansion into task bodies, and how it is collected when special. The
@@ -37,6 +58,12 @@ export interface JobKind<K extends string = string, S extends z.ZodObject = z.Zo
   expand(job: Named<z.output<S>>): JobSpecs;
   /** Set when the kind's tasks are crawls, watched and read rather than pulled. */
   crawl?: CrawlCollection<Named<z.output<S>>>;
+  /**
+   * Checks the kind's jobs (each with its index in the file's `jobs`) against the service's
+   * free reference lists before anything is bought: what the service would refuse only after
+   * the other tasks were paid for (a model it does not offer, a location its list lacks).
+   */
+  preflight?(jobs: readonly { at: number; job: Named<z.output<S>> }[], read: ReadReference): Promise<PreflightResult>;
 }
 
 /** Declares a job kind; the identity function that gives `expand` its job type. */

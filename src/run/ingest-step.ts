@@ -4,8 +4,7 @@ import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
 import { packBatches, planPipeline, type Plan } from '../plan/index.js';
 import { compactRaw, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
-import { checkLlmModels } from './check-models.js';
-import { checkReferenceData, ReferenceData } from './check-reference.js';
+import { preflightJobs } from './preflight.js';
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
 import { embedJobs } from './embed-jobs.js';
@@ -74,11 +73,9 @@ export async function ingestStep(
   const estimateCny = await planEstimateCny(wh, plan);
   const { store, log, note } = ctx;
   if (!resume) {
-    // A model the service does not offer would be refused with 40501 after the others were paid for.
-    const warning = await checkLlmModels(ctx.client, o.pipeline, o.file);
-    if (warning) log.warn(warning);
-    // So would an AI keyword data location or language, or a lighthouse version, it does not list.
-    await checkReferenceData(new ReferenceData(ctx.client), o.pipeline, o.file);
+    // What the service's reference lists refuse (a model, a location, a lighthouse version)
+    // would be refused only after the other tasks were paid for: each job kind's preflight.
+    for (const warning of await preflightJobs(ctx.client, o.pipeline, o.file)) log.warn(warning);
   }
   if (resume) {
     await store.reopenRun();

@@ -6,7 +6,7 @@ import { forbidBoth, tagField } from './common.js';
  * rules of reasoning models (`max_output_tokens` at least 1024, no `temperature`) are not
  * checked here: whether a model reasons is known only from the models list's own
  * `reasoning` flag, never from its name, so the run checks them against that list before
- * anything is bought (run/check-models.ts).
+ * anything is bought (the llm_responses job preflight, src/jobs/kinds/llm-responses.ts).
  */
 export const llmResponseTaskSchema = z
   .object({

@@ -3,6 +3,7 @@ import { endpoint } from '../../catalog/index.js';
 import { jobBase, liveOnlyModeSchema } from '../base-fields.js';
 import { packed, places } from '../expand.js';
 import { defineJobKind } from '../job-kind.js';
+import { checkAiPlaces } from '../reference.js';
 import { keywordList, keywordsFileOutsideSchema, keywordsFileSchema, requireKeywords } from '../keyword-fields.js';
 import { languagesField, locationsField } from '../place-fields.js';
 
@@ -24,5 +25,13 @@ export const aiVolumeJob = defineJobKind({
   expand(job) {
     const ep = endpoint('ai_optimization.ai_keyword_data.keywords_search_volume.live');
     return packed(ep, job.keywords, ep.maxKeywordsPerTask ?? 1000, places(job.locations, job.languages), {});
+  },
+  // A location or language the service's own list lacks would be refused after the other tasks were paid for.
+  async preflight(jobs, read) {
+    const issues = await checkAiPlaces(
+      read,
+      jobs.map(({ at, job }) => ({ locations: job.locations, languages: job.languages, at: ['jobs', at] })),
+    );
+    return { issues, warnings: [] };
   },
 });

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { encodeServiceKeyword, endpoint } from '../../catalog/index.js';
+import { encodeServiceKeyword, endpoint, ENDPOINTS } from '../../catalog/index.js';
 import { jobBase, prioritySchema } from '../base-fields.js';
 import { closestEndpoints, fillTemplate, JOB_ENDPOINTS } from '../endpoint-template.js';
 import { chunks, distinct, places, type Spec } from '../expand.js';
-import { defineJobKind } from '../job-kind.js';
+import { defineJobKind, type FieldPath, type PreflightIssue, type ReadReference } from '../job-kind.js';
+import { checkAiPlaces, lighthouseVersions, type PlaceSet } from '../reference.js';
 import { keywordsFileOutsideSchema, keywordsFileSchema } from '../keyword-fields.js';
 import { languageSchema, locationSchema, targetSchema } from '../place-fields.js';
 
@@ -157,5 +158,59 @@ function expandEndpointJob(job: EndpointJob): { specs: Spec[]; repeatsDropped: n
   return { specs, repeatsDropped };
 }
 
+/** The AI keyword data endpoint whose locations and languages come from its own list (spec). */
+const AI_VOLUME = 'ai_optimization.ai_keyword_data.keywords_search_volume.live';
+
+/**
+ * What the service's lists refuse in a generic job: for the AI keyword data endpoint, its
+ * locations and languages (the job's lists and each task body's fields); for a lighthouse
+ * endpoint, a `version` that `on_page/lighthouse/versions` does not list.
+ */
+async function preflightEndpointJob(at: number, job: EndpointJob, read: ReadReference): Promise<PreflightIssue[]> {
+  const ep = ENDPOINTS.find((e) => e.id === job.endpoint);
+  const issues: PreflightIssue[] = [];
+  const bodies = [job.params, ...job.tasks].map((body, k) => ({
+    body,
+    at: (k === 0 ? ['jobs', at, 'params'] : ['jobs', at, 'tasks', k - 1]) as FieldPath,
+  }));
+  if (ep?.id === AI_VOLUME) {
+    const sets: PlaceSet[] = [{ locations: job.locations, languages: job.languages, at: ['jobs', at] }];
+    for (const { body, at: where } of bodies) {
+      const loc = body.location_code ?? body.location_name;
+      const lang = body.language_code ?? body.language_name;
+      if (typeof loc === 'number' || typeof loc === 'string' || typeof lang === 'string') {
+        sets.push({
+          locations: typeof loc === 'number' || typeof loc === 'string' ? [loc] : [],
+          languages: typeof lang === 'string' ? [lang] : [],
+          at: where,
+          fields: true,
+        });
+      }
+    }
+    issues.push(...(await checkAiPlaces(read, sets)));
+  }
+  if (ep?.resultKind === 'lighthouse') {
+    for (const { body, at: where } of bodies) {
+      if (body.version === undefined) continue;
+      const versions = await lighthouseVersions(read);
+      if (versions.length === 0 || versions.includes(String(body.version))) continue;
+      issues.push({
+        path: [...where, 'version'],
+        rule: `lighthouse version '${String(body.version)}' is not offered (on_page/lighthouse/versions lists ${versions.join(', ')}); nothing was posted`,
+      });
+    }
+  }
+  return issues;
+}
+
 /** The generic job: any task or live endpoint of the catalog, by template or explicit tasks. */
-export const endpointJob = defineJobKind({ kind: 'endpoint', schema: endpointJobSchema, expand: expandEndpointJob });
+export const endpointJob = defineJobKind({
+  kind: 'endpoint',
+  schema: endpointJobSchema,
+  expand: expandEndpointJob,
+  async preflight(jobs, read) {
+    const issues: PreflightIssue[] = [];
+    for (const { at, job } of jobs) issues.push(...(await preflightEndpointJob(at, job, read)));
+    return { issues, warnings: [] };
+  },
+});

@@ -87,7 +87,7 @@ describe('LLM responses', () => {
 
   it('refuses temperature with top_p; reasoning-model rules are left to the models list, not guessed from a name', () => {
     expect(fails(id, { ...base, temperature: 1, top_p: 0.5 }).join()).toMatch(/top_p: cannot be combined with temperature/);
-    // 'o3-mini' may or may not reason: only llm_responses/models says (run/check-models.ts).
+    // 'o3-mini' may or may not reason: only llm_responses/models says (the llm_responses job preflight, src/jobs/kinds/llm-responses.ts).
     const named = { ...base, model_name: 'o3-mini' };
     expect(fails(id, { ...named, max_output_tokens: 512 })).toEqual([]);
     expect(fails(id, { ...named, temperature: 0.5 })).toEqual([]);
