@@ -1,10 +1,16 @@
 -- One successful organic check per series (keyword, location, language, device, engine)
 -- and day. When a series was checked twice on a day, the later check wins. A failed task
 -- has no result, so a failed or missing check is simply absent here.
+-- Incremental on check_date (the day is part of the "latest of the day" partition, so the
+-- days from the last built one on are rebuilt whole): a table of a row per series and day,
+-- read by the marts' incremental builds without a window over a year of results each night.
 with
 
 results as (
     select * from stg_serp__results
+    {% if is_incremental %}
+    where check_date >= {{ incremental_since }}
+    {% endif %}
 ),
 
 organic as (
