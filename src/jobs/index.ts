@@ -10,6 +10,7 @@ export {
   jobKindOf,
   expandJob,
   crawlReadsOf,
+  embeddingJobs,
   CRAWL_POST_ENDPOINTS,
   type AnyJob,
   type JobKindName,
@@ -24,6 +25,7 @@ export {
   type PreflightIssue,
   type PreflightResult,
   type ReadReference,
+  type EmbedSpec,
 } from './job-kind.js';
 export { normalizeKeyword, placeFields, functionEndpoint, type Spec, type JobSpecs } from './expand.js';
 export { fillTemplate, JOB_ENDPOINTS, PLACEHOLDERS } from './endpoint-template.js';

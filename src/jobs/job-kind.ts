@@ -47,6 +47,17 @@ export interface PreflightResult {
 }
 
 /**
+ * What a job that embeds keywords asks for: the model, the vector size its cache is keyed by,
+ * the size asked of the service, and the keywords per call.
+ */
+export interface EmbedSpec {
+  model: string;
+  dimensions: number;
+  requestDimensions: number;
+  batchSize: number;
+}
+
+/**
  * One job kind, whole: its schema (the source of the config union, the JSON Schema and the
  * field docs), its expansion into task bodies, and how it is collected when special. The
  * registry (`registry.ts`) builds the union and the planner's dispatch from these.
@@ -64,6 +75,12 @@ export interface JobKind<K extends string = string, S extends z.ZodObject = z.Zo
    * the other tasks were paid for (a model it does not offer, a location its list lacks).
    */
   preflight?(jobs: readonly { at: number; job: Named<z.output<S>> }[], read: ReadReference): Promise<PreflightResult>;
+  /**
+   * Set when the kind's jobs buy no task of their own but embed the keywords the other jobs
+   * collected, after collection, and cluster them: the run's embed and cluster steps, and the
+   * plan's price, take their jobs from this.
+   */
+  embeds?(job: Named<z.output<S>>): EmbedSpec;
 }
 
 /** Declares a job kind; the identity function that gives `expand` its job type. */

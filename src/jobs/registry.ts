@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JobSpecs } from './expand.js';
-import type { CrawlReads, JobKind, Named } from './job-kind.js';
+import type { CrawlReads, EmbedSpec, JobKind, Named } from './job-kind.js';
 import { adTrafficJob } from './kinds/ad-traffic.js';
 import { aiVolumeJob } from './kinds/ai-volume.js';
 import { backlinksJob } from './kinds/backlinks.js';
@@ -78,4 +78,12 @@ export function crawlReadsOf(jobs: readonly AnyJob[], name: string): CrawlReads 
   const crawl = job && jobKindOf(job.kind).crawl;
   if (job && crawl) return crawl.reads(job as never);
   return ON_PAGE_DEFAULT_READS;
+}
+
+/** The pipeline's jobs that embed keywords after collection (their kind's `embeds`), with what each asks for. */
+export function embeddingJobs(jobs: readonly AnyJob[]): (EmbedSpec & { name: string })[] {
+  return jobs.flatMap((job) => {
+    const spec = jobKindOf(job.kind).embeds?.(job as never);
+    return spec ? [{ name: job.name, ...spec }] : [];
+  });
 }

@@ -1,6 +1,6 @@
 import { EMBEDDING_MODELS } from '../catalog/index.js';
 import type { Pipeline } from '../config/index.js';
-import { embeddingDimensions } from '../jobs/index.js';
+import { embeddingJobs } from '../jobs/index.js';
 import type { PlannedTask } from './plan.js';
 
 /** The distinct keywords a plan's tasks ask about (`keyword`, or each of `keywords`): what an `embeddings` job embeds. */
@@ -40,9 +40,8 @@ export function planEmbeddings(
   cached: (model: string, dimensions: number) => ReadonlySet<string> = () => new Set(),
 ): EmbeddingsPlan[] {
   const keywords = plannedKeywords(tasks);
-  return pipeline.jobs.flatMap((job) => {
-    if (job.kind !== 'embeddings') return [];
-    const dimensions = embeddingDimensions(job);
+  return embeddingJobs(pipeline.jobs).flatMap((job) => {
+    const dimensions = job.dimensions;
     const have = cached(job.model, dimensions);
     const toBuy = keywords.filter((k) => !have.has(k));
     const tokens = toBuy.reduce((n, k) => n + Math.max(1, Math.ceil(k.length / 4)), 0);
@@ -54,7 +53,7 @@ export function planEmbeddings(
         dimensions,
         keywords: keywords.length,
         cached: keywords.length - toBuy.length,
-        calls: Math.ceil(toBuy.length / job.batch_size),
+        calls: Math.ceil(toBuy.length / job.batchSize),
         tokens,
         cnyPer1kTokens: rate,
         cny: (tokens / 1000) * rate,

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import type { ServiceClient } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
-import { embeddingDimensions } from '../jobs/index.js';
+import { embeddingJobs } from '../jobs/index.js';
 import { embedWithCache } from '../models/index.js';
 import { serviceEmbed } from './service-fns.js';
 import { plannedKeywords, type PlannedTask } from '../plan/index.js';
 import type { Warehouse } from '../warehouse/index.js';
 
 /**
- * Runs the pipeline's `embeddings` jobs: every keyword the run's tasks asked about is
+ * Runs the pipeline's jobs that embed (an `embeddings` job, by its kind's `embeds`): every keyword the run's tasks asked about is
  * embedded with `/v1/embeddings` unless the cache (`keyword_embeddings`, keyed by model,
  * dimensions and text) has it, so a keyword is bought once. Each call is landed and in the
  * ledger like any other. Returns whether any job ran.
@@ -17,15 +17,15 @@ export async function embedJobs(
   c: { o: { pipeline: Pipeline }; wh: Warehouse; client: ServiceClient; log: Logger; note: (t: string) => void },
   tasks: readonly PlannedTask[],
 ): Promise<boolean> {
-  const jobs = c.o.pipeline.jobs.filter((j) => j.kind === 'embeddings');
+  const jobs = embeddingJobs(c.o.pipeline.jobs);
   if (jobs.length === 0) return false;
   const keywords = plannedKeywords(tasks);
   for (const job of jobs) {
     const r = await embedWithCache(c.wh, keywords, {
       model: job.model,
-      dimensions: embeddingDimensions(job),
-      embed: serviceEmbed(c.client, job.model, job.dimensions),
-      batchSize: job.batch_size,
+      dimensions: job.dimensions,
+      embed: serviceEmbed(c.client, job.model, job.requestDimensions),
+      batchSize: job.batchSize,
     });
     c.log.info({ job: job.name, cached: r.cached, embedded: r.embedded, calls: r.calls }, 'embeddings');
     c.note(`${job.name}: ${keywords.length} keyword(s), ${r.embedded} embedded now in ${r.calls} call(s), ${r.cached} from the cache`);

@@ -1,4 +1,4 @@
-import { embeddingDimensions } from '../jobs/index.js';
+import { embeddingJobs } from '../jobs/index.js';
 import {
   buildAndTestModels,
   clusterKeywords,
@@ -73,15 +73,14 @@ export type ClustersOutcome = ClusterKeywordsResult & { job: string };
  * cluster` does; every call is landed and in the ledger under the run's id.
  */
 export async function clustersStep(c: RunContext, tasks: readonly PlannedTask[]): Promise<ClustersOutcome[]> {
-  const jobs = c.o.pipeline.jobs.filter((j) => j.kind === 'embeddings');
+  const jobs = embeddingJobs(c.o.pipeline.jobs);
   const keywords = plannedKeywords(tasks);
   const out: ClustersOutcome[] = [];
   for (const job of jobs) {
-    const dimensions = embeddingDimensions(job);
     const r = await clusterKeywords(c.wh, {
       model: job.model,
-      dimensions,
-      embed: serviceEmbed(c.client, job.model, job.dimensions),
+      dimensions: job.dimensions,
+      embed: serviceEmbed(c.client, job.model, job.requestDimensions),
       label: serviceLabel(c.client),
       keywords,
       now: c.now,

@@ -4,6 +4,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { endpoint } from '../../catalog/index.js';
 import { ServiceClient } from '../../client/index.js';
 import { loadPipeline } from '../../config/index.js';
+import { embeddingJobs } from '../../jobs/index.js';
 import {
   planEmbeddings,
   planPipeline,
@@ -49,7 +50,7 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       : { byPipeline: new Map(), byEndpoint: new Map(), cnyPerUsd: null };
     // Keywords the warehouse has embedded already are not bought again, so not priced.
     const cache =
-      hasWarehouse && pipeline.jobs.some((j) => j.kind === 'embeddings')
+      hasWarehouse && embeddingJobs(pipeline.jobs).length > 0
         ? await withWarehouse(args.warehouse, cachedEmbeddingKeys)
         : new Map<string, Set<string>>();
     const embeddings = planEmbeddings(pipeline, plan.tasks, (model, dims) => cache.get(`${model}\0${dims}`) ?? new Set());

@@ -3,9 +3,9 @@ import { jobBase } from '../base-fields.js';
 import { defineJobKind } from '../job-kind.js';
 
 /**
- * `/v1/embeddings` vectors of the keywords the other jobs collected: no task of its own;
- * the run embeds after collection (`run/embed-jobs.ts`) and clusters (`run/models-step.ts`),
- * and `pipeline plan` prices it (`plan/embeddings.ts`).
+ * `/v1/embeddings` vectors of the keywords the other jobs collected: no task of its own; its
+ * `embeds` tells the run what to embed after collection (`run/embed-jobs.ts`) and cluster
+ * (`run/models-step.ts`), and `pipeline plan` what to price (`plan/embeddings.ts`).
  */
 export const embeddingsJob = defineJobKind({
   kind: 'embeddings',
@@ -33,6 +33,12 @@ export const embeddingsJob = defineJobKind({
       'Embeddings of every keyword of this pipeline, after its other jobs are collected; cached by model, dimensions and text, so each keyword is bought once.',
     ),
   expand: () => ({ specs: [], repeatsDropped: 0 }),
+  embeds: (job) => ({
+    model: job.model,
+    dimensions: embeddingDimensions(job),
+    requestDimensions: job.dimensions,
+    batchSize: job.batch_size,
+  }),
 });
 
 /** The vector size an embeddings job gets: ada-002 has 1536 whatever the file says. */
