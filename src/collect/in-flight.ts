@@ -66,16 +66,10 @@ export class InFlight {
   readonly #counts = new Map<InFlightState, number>();
   #waiters: Array<() => void> = [];
   #onRecorded: (ids: readonly string[]) => void = () => {};
-  #onChange: () => void = () => {};
 
   /** Called with the ids whose task rows now exist (the loader may load them). */
   set onRecorded(fn: (ids: readonly string[]) => void) {
     this.#onRecorded = fn;
-  }
-
-  /** Called after any move (the collectors' loops wake on it). */
-  set onChange(fn: () => void) {
-    this.#onChange = fn;
   }
 
   /** Tags of a POST about to be sent (with `get`, the task_get endpoint of their function). */
@@ -123,7 +117,6 @@ export class InFlight {
     this.#count(t.state, -1);
     t.state = to;
     this.#count(to, 1);
-    this.#onChange();
     return t;
   }
 
