@@ -42,12 +42,7 @@ daily_checks as (
     union all by name
     select d.* from int_serp__daily_checks as d
     semi join last_built_checks as l
-        on l.keyword = d.keyword
-        and l.location_code = d.location_code
-        and l.language_code = d.language_code
-        and l.device = d.device
-        and l.engine = d.engine
-        and l.check_date = d.check_date
+        using (keyword, location_code, language_code, device, engine, check_date)
     {% endif %}
 ),
 

@@ -31,10 +31,10 @@ export interface CollectRun {
 }
 
 /**
- * How a collector ended: the tasks of its kind still out, and what comes next. `sweep`: the
- * collectors after it fetch every waiting task directly before polling (callbacks stopped
- * coming, or their loads failed); `stop`: collection ends here (the deadline passed, or the
- * run was interrupted).
+ * How a collector ended: the tasks it leaves for the next run (push leaves none: what it did
+ * not get, pull takes next), and what comes next. `sweep`: the collectors after it fetch every
+ * waiting task directly before polling (callbacks stopped coming, or their loads failed);
+ * `stop`: collection ends here (the deadline passed, or the run was interrupted).
  */
 export interface CollectorEnd {
   pending: number;
@@ -55,7 +55,9 @@ export interface Collector {
 export function pushCollector(push: PushCollector): Collector {
   return {
     kind: 'push',
-    async collect(run) {
+    async collect(run, { sweep }) {
+      // A sweep fetches every waiting task directly: nothing to wait for.
+      if (sweep) return { pending: 0, then: 'next' };
       const pushed = await push.collect({
         client: run.client,
         deadlineAt: run.deadlineAt,
@@ -72,8 +74,7 @@ export function pushCollector(push: PushCollector): Collector {
       );
       if (pushed.ended === 'deadline' || pushed.ended === 'interrupted') return { pending: pushed.pending, then: 'stop' };
       // Callbacks that stopped coming, or bodies that would not load, are fetched directly.
-      const sweep = pushed.ended === 'stalled' || pushed.ended === 'load_failed';
-      return { pending: pushed.pending, then: sweep ? 'sweep' : 'next' };
+      return { pending: 0, then: pushed.ended === 'stalled' || pushed.ended === 'load_failed' ? 'sweep' : 'next' };
     },
   };
 }
@@ -149,11 +150,9 @@ export async function collectAll(
   let sweep = opts.sweep;
   let pending = 0;
   for (const c of collectors) {
-    // Push runs only in the process that posted with callbacks, and never on a sweep (its tasks are fetched instead).
-    if (c.kind === 'push' && sweep) continue;
     const end = await c.collect(run, { sweep });
     if (end.then === 'stop') return { pending: end.pending, stopped: true };
-    if (c.kind !== 'push') pending += end.pending;
+    pending += end.pending;
     sweep = sweep || end.then === 'sweep';
   }
   return { pending, stopped: false };

@@ -1,13 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Warehouse } from '../warehouse/index.js';
-import {
-  currentFingerprint,
-  fullRefreshReason,
-  saveFingerprint,
-  storedFingerprint,
-  storedWatermark,
-  type FingerprintCache,
-} from './build-state.js';
+import { currentFingerprint, fullRefreshReason, saveFingerprint, storedBuild, type FingerprintCache } from './build-state.js';
 import type { Model } from './model.js';
 import { orderModels } from './order-models.js';
 import { ident, listRelations, relationColumns } from './relation-info.js';
@@ -95,13 +88,14 @@ async function materialize(
       const key = m.sidecar.incremental!.key;
       // A table built from other SQL or other full_refresh_on inputs is rebuilt in full.
       const fingerprint = await currentFingerprint(wh, m, cache);
-      const reason = existing === 'table' && !fullRefresh ? fullRefreshReason(await storedFingerprint(wh, m.name), fingerprint) : undefined;
+      const stored = existing === 'table' && !fullRefresh ? await storedBuild(wh, m.name) : undefined;
+      const reason = existing === 'table' && !fullRefresh ? fullRefreshReason(stored?.fingerprint, fingerprint) : undefined;
       const mark = m.sidecar.incremental!.watermark;
       // Where the rebuild starts: the watermark of the last build when the model has one (its
       // key is not the date its inputs arrive by), else the largest key value in the table.
       const since =
         existing === 'table' && !fullRefresh && !reason
-          ? ((mark ? await storedWatermark(wh, m.name) : undefined) ?? (await lastBuiltLiteral(wh, m.name, key)))
+          ? ((mark ? stored?.watermark : undefined) ?? (await lastBuiltLiteral(wh, m.name, key)))
           : undefined;
       // Read after the build, in its transaction: the largest value the build's inputs held.
       const watermarkNow = async () => (mark ? lastBuiltLiteral(wh, mark.relation, mark.column) : undefined);

@@ -38,17 +38,32 @@ export async function currentFingerprint(wh: Warehouse, m: Model, cache: Fingerp
   return { sql: createHash('sha256').update(m.sql).digest('hex').slice(0, 16), inputs };
 }
 
+/** Warehouses whose state table is known to exist with every column (checked once per open warehouse). */
+const ensured = new WeakSet<Warehouse>();
+
 async function ensureState(wh: Warehouse): Promise<void> {
+  if (ensured.has(wh)) return;
   await wh.run(`create table if not exists ${STATE} (model varchar primary key, fingerprint json, built_at timestamptz)`);
   // Added later: warehouses built before it get the column on their next build.
   await wh.run(`alter table ${STATE} add column if not exists watermark varchar`);
+  ensured.add(wh);
 }
 
-/** The fingerprint of the model's last build, if this warehouse recorded one. */
-export async function storedFingerprint(wh: Warehouse, model: string): Promise<BuildFingerprint | undefined> {
+/**
+ * What the model's last build recorded, if this warehouse has it: its fingerprint, and its
+ * watermark (a SQL literal) when the model has an `incremental.watermark`.
+ */
+export async function storedBuild(
+  wh: Warehouse,
+  model: string,
+): Promise<{ fingerprint: BuildFingerprint; watermark?: string } | undefined> {
   await ensureState(wh);
-  const [row] = await wh.all<{ f: string }>(`select fingerprint::varchar as f from ${STATE} where model = ?`, [model]);
-  return row ? (JSON.parse(row.f) as BuildFingerprint) : undefined;
+  const [row] = await wh.all<{ f: string; w: string | null }>(
+    `select fingerprint::varchar as f, watermark as w from ${STATE} where model = ?`,
+    [model],
+  );
+  if (!row) return undefined;
+  return { fingerprint: JSON.parse(row.f) as BuildFingerprint, ...(row.w !== null ? { watermark: row.w } : {}) };
 }
 
 /**
@@ -62,13 +77,6 @@ export async function saveFingerprint(wh: Warehouse, model: string, fp: BuildFin
     JSON.stringify(fp),
     watermark ?? null,
   ]);
-}
-
-/** The watermark the model's last build recorded (a SQL literal), if any. */
-export async function storedWatermark(wh: Warehouse, model: string): Promise<string | undefined> {
-  await ensureState(wh);
-  const [row] = await wh.all<{ w: string | null }>(`select watermark as w from ${STATE} where model = ?`, [model]);
-  return row?.w ?? undefined;
 }
 
 /** Why a model must be rebuilt in full rather than incrementally, or undefined when it need not be. */

@@ -5,6 +5,7 @@ import { closestEndpoints, fillTemplate, JOB_ENDPOINTS } from '../endpoint-templ
 import { chunks, distinct, places, type Spec } from '../expand.js';
 import { defineJobKind, type FieldPath, type PreflightIssue, type ReadReference } from '../job-kind.js';
 import { checkAiPlaces, lighthouseVersions, type PlaceSet } from '../reference.js';
+import { AI_VOLUME_ENDPOINT } from './ai-volume.js';
 import { keywordsFileOutsideSchema, keywordsFileSchema } from '../keyword-fields.js';
 import { languageSchema, locationSchema, targetSchema } from '../place-fields.js';
 
@@ -158,9 +159,6 @@ function expandEndpointJob(job: EndpointJob): { specs: Spec[]; repeatsDropped: n
   return { specs, repeatsDropped };
 }
 
-/** The AI keyword data endpoint whose locations and languages come from its own list (spec). */
-const AI_VOLUME = 'ai_optimization.ai_keyword_data.keywords_search_volume.live';
-
 /**
  * What the service's lists refuse in a generic job: for the AI keyword data endpoint, its
  * locations and languages (the job's lists and each task body's fields); for a lighthouse
@@ -173,7 +171,7 @@ async function preflightEndpointJob(at: number, job: EndpointJob, read: ReadRefe
     body,
     at: (k === 0 ? ['jobs', at, 'params'] : ['jobs', at, 'tasks', k - 1]) as FieldPath,
   }));
-  if (ep?.id === AI_VOLUME) {
+  if (ep?.id === AI_VOLUME_ENDPOINT) {
     const sets: PlaceSet[] = [{ locations: job.locations, languages: job.languages, at: ['jobs', at] }];
     for (const { body, at: where } of bodies) {
       const loc = body.location_code ?? body.location_name;
@@ -190,9 +188,10 @@ async function preflightEndpointJob(at: number, job: EndpointJob, read: ReadRefe
     issues.push(...(await checkAiPlaces(read, sets)));
   }
   if (ep?.resultKind === 'lighthouse') {
+    let versions: string[] | undefined;
     for (const { body, at: where } of bodies) {
       if (body.version === undefined) continue;
-      const versions = await lighthouseVersions(read);
+      versions ??= await lighthouseVersions(read);
       if (versions.length === 0 || versions.includes(String(body.version))) continue;
       issues.push({
         path: [...where, 'version'],

@@ -67,7 +67,9 @@ export async function publishServing(dir: string, seq: number, files: readonly {
       const flat = `${table}/${rest.join(FLAT)}`;
       await linkOrCopy(join(dir, 'parquet', f.file), join(dir, snapshot, flat));
       const parts = rest.slice(0, -1).map((seg) => seg.split('=', 2) as [string, string]);
-      byTable.set(f.table, [...(byTable.get(f.table) ?? []), { path: `${snapshot}/${flat}`, parts }]);
+      const entries = byTable.get(f.table) ?? [];
+      entries.push({ path: `${snapshot}/${flat}`, parts });
+      byTable.set(f.table, entries);
     }),
   );
   const tmp = join(dir, `${SERVING_FILE}.tmp-${seq}`);
