@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { EtlError } from '../../errors.js';
 import type { Warehouse } from '../warehouse.js';
 import { publishServing, type ServingKeep } from './serving-catalog.js';
+import { fileColumns } from './stage-files.js';
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -45,7 +46,13 @@ export async function finishJournal(wh: Warehouse, keep: ServingKeep): Promise<J
     await rmdir(dirname(target)).catch(() => undefined); // the partition's folder, once empty
     moves.removed.push(join('parquet', r.file));
   }
-  const files = await wh.all<{ table: string; file: string }>(`SELECT table_name AS "table", file FROM publish_files ORDER BY table_name, part, file`);
+  // Files published before their columns were kept: read once, so the catalog can read each schema's files together.
+  for (const { file } of await wh.all<{ file: string }>(`SELECT file FROM publish_files WHERE columns IS NULL`)) {
+    await wh.run(`UPDATE publish_files SET columns = $2 WHERE file = $1`, [file, await fileColumns(wh, join(wh.parquetDir, file))]);
+  }
+  const files = await wh.all<{ table: string; file: string; columns: string | null }>(
+    `SELECT table_name AS "table", file, columns FROM publish_files ORDER BY table_name, part, file`,
+  );
   await publishServing(wh.dir, seq, files, keep);
   await wh.run(`DELETE FROM publish_journal WHERE seq = $1`, [seq]);
   await rm(join(wh.dir, '.publish', String(seq)), { recursive: true, force: true });

@@ -134,7 +134,7 @@ export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<Pu
       for (const f of await filesOf(wh.parquetDir, table)) if (!known.has(f) && !named.has(f)) await wh.run(`INSERT INTO publish_journal VALUES ($1, 'remove', $2, NULL)`, [seq, f]);
     }
     for (const f of staged.files) {
-      await wh.run(`INSERT INTO publish_files VALUES ($1, $2::DATE, $3, $4, $5)`, [f.table, f.part, f.file, f.rows, seq]);
+      await wh.run(`INSERT INTO publish_files (table_name, part, file, rows, seq, columns) VALUES ($1, $2::DATE, $3, $4, $5, $6)`, [f.table, f.part, f.file, f.rows, seq, f.columns]);
       await wh.run(`INSERT INTO publish_journal VALUES ($1, 'add', $2, $3)`, [seq, f.file, f.staged]);
     }
     for (const c of changes) {

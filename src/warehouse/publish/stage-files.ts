@@ -13,6 +13,8 @@ export interface StagedFile {
   file: string;
   staged: string;
   rows: number;
+  /** The columns the file was written with (`fileColumns`). */
+  columns: string;
 }
 
 /** What a staged publish does: new files, and the partitions whose old files go. */
@@ -45,6 +47,15 @@ async function fsyncFile(path: string): Promise<void> {
  * layout, so the later rename is atomic), fsynced. An append whose partition already holds
  * `compactAt` files becomes a rewrite of the partition into one file (compaction).
  */
+/**
+ * The columns of a Parquet file as DuckDB reads them back, names and types in order (one
+ * footer read): files with the same value have the same schema.
+ */
+export async function fileColumns(wh: Warehouse, path: string): Promise<string> {
+  const rows = await wh.all<{ c: string }>(`SELECT column_name || ' ' || column_type AS c FROM (DESCRIBE SELECT * FROM read_parquet(${quote(path)}))`);
+  return rows.map((r) => r.c).join(', ');
+}
+
 export async function stageFiles(wh: Warehouse, tables: ReadonlyMap<string, PublishedTable>, changes: readonly PartChange[], seq: number, stagingDir: string, compactAt: number): Promise<StagedPublish> {
   const out: StagedPublish = { files: [], replaced: [] };
   for (const c of changes) {
@@ -71,7 +82,7 @@ export async function stageFiles(wh: Warehouse, tables: ReadonlyMap<string, Publ
       continue;
     }
     await fsyncFile(staged);
-    out.files.push({ table: c.table, part: c.part, file, staged, rows });
+    out.files.push({ table: c.table, part: c.part, file, staged, rows, columns: await fileColumns(wh, staged) });
   }
   return out;
 }
