@@ -268,10 +268,13 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
     }
     // A warehouse published before the columns were kept has them read once, at its next publish.
     const before = await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir);
+    const schemas = `SELECT count(DISTINCT columns)::INT AS n FROM publish_files WHERE table_name = 'serp_items'`;
     await withWarehouse(wh.dir, async (w) => {
+      expect(await w.all(schemas)).toEqual([{ n: 2 }]);
       await w.run(`UPDATE publish_files SET columns = NULL`);
       await publish(w, { now: clock.now });
       expect(await w.all(`SELECT count(*)::INT AS n FROM publish_files WHERE columns IS NULL`)).toEqual([{ n: 0 }]);
+      expect(await w.all(schemas)).toEqual([{ n: 2 }]);
     });
     expect((await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir)).items).toBe(before.items);
   });

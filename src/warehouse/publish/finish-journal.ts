@@ -47,8 +47,14 @@ export async function finishJournal(wh: Warehouse, keep: ServingKeep): Promise<J
     moves.removed.push(join('parquet', r.file));
   }
   // Files published before their columns were kept: read once, so the catalog can read each schema's files together.
-  for (const { file } of await wh.all<{ file: string }>(`SELECT file FROM publish_files WHERE columns IS NULL`)) {
-    await wh.run(`UPDATE publish_files SET columns = $2 WHERE file = $1`, [file, await fileColumns(wh, join(wh.parquetDir, file))]);
+  const unknown = (await wh.all<{ file: string }>(`SELECT file FROM publish_files WHERE columns IS NULL`)).map((r) => r.file);
+  if (unknown.length > 0) {
+    const columns: string[] = [];
+    for (const file of unknown) columns.push(await fileColumns(wh, join(wh.parquetDir, file)));
+    await wh.run(
+      `UPDATE publish_files SET columns = v.c FROM (SELECT unnest($1::JSON::VARCHAR[]) AS f, unnest($2::JSON::VARCHAR[]) AS c) AS v WHERE publish_files.file = v.f`,
+      [JSON.stringify(unknown), JSON.stringify(columns)],
+    );
   }
   const files = await wh.all<{ table: string; file: string; columns: string | null }>(
     `SELECT table_name AS "table", file, columns FROM publish_files ORDER BY table_name, part, file`,

@@ -43,11 +43,6 @@ async function fsyncFile(path: string): Promise<void> {
 }
 
 /**
- * Writes the Parquet file of each change into `stagingDir` (same file system as the
- * layout, so the later rename is atomic), fsynced. An append whose partition already holds
- * `compactAt` files becomes a rewrite of the partition into one file (compaction).
- */
-/**
  * The columns of a Parquet file as DuckDB reads them back, names and types in order (one
  * footer read): files with the same value have the same schema.
  */
@@ -56,6 +51,11 @@ export async function fileColumns(wh: Warehouse, path: string): Promise<string> 
   return rows.map((r) => r.c).join(', ');
 }
 
+/**
+ * Writes the Parquet file of each change into `stagingDir` (same file system as the
+ * layout, so the later rename is atomic), fsynced. An append whose partition already holds
+ * `compactAt` files becomes a rewrite of the partition into one file (compaction).
+ */
 export async function stageFiles(wh: Warehouse, tables: ReadonlyMap<string, PublishedTable>, changes: readonly PartChange[], seq: number, stagingDir: string, compactAt: number): Promise<StagedPublish> {
   const out: StagedPublish = { files: [], replaced: [] };
   for (const c of changes) {
