@@ -56,7 +56,8 @@ export async function loadLanded(
   await wh.flushIndex();
   await clearScratch(wh.dir);
   await selectCalls(wh, sel);
-  const scope = `call_id IN (SELECT call_id FROM _sel) AND kind <> '${CALLS_KIND}'`;
+  const selected = `call_id IN (SELECT call_id FROM _sel)${await receivedWithin(wh, 'call_id IN (SELECT call_id FROM _sel)')}`;
+  const scope = `${selected} AND kind <> '${CALLS_KIND}'`;
   report.unparsed = (await wh.all<{ call_id: string }>(`SELECT call_id FROM raw_responses WHERE ${scope} AND NOT parsed ORDER BY received_at, call_id`)).map((r) => r.call_id);
   // One row per kind, aggregated in DuckDB: a large load does not carry each call through JavaScript.
   const byKind = await wh.all<Landed>(
@@ -67,15 +68,15 @@ export async function loadLanded(
   for (const { kind, files, calls, envelope } of byKind) {
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
     // files, so a compacted segment's other bodies must fit the explicit types too.
-    const shape = mergeShapes(
-      (await wh.all<{ s: string }>(`SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[])) AND parsed`)).map((r) => r.s),
-    );
+    const inFiles = `file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`;
+    const shapes = await wh.all<{ s: string }>(`SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE ${inFiles} AND parsed${await receivedWithin(wh, inFiles)}`);
+    const shape = mergeShapes(shapes.map((r) => r.s));
     const stored = await wh.all<StoredColumn>(`SELECT table_name, column_name, result_kind, spec::VARCHAR AS spec FROM schema_columns WHERE result_kind = $1 ORDER BY table_name, position`, [kind]);
     const plan = planKind(kindSpec(kind, envelope), stored, shape);
-    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`)) as [{ n: number }];
+    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE ${inFiles}`)) as [{ n: number }];
     work.push({ plan, files, filter: n > calls });
   }
-  await pickNewest(wh);
+  await pickNewest(wh, selected);
   try {
     await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction, o.batchBytes ?? LOAD_BATCH_BYTES);
   } catch (err) {
@@ -167,6 +168,22 @@ function listOf(xs: readonly string[]) {
   return `[${xs.map((x) => `'${x.replaceAll("'", "''")}'`).join(',')}]`;
 }
 
+/**
+ * `AND received_at BETWEEN …` bounding the raw index rows `where` matches: implied by
+ * `where`, so it changes no result, but DuckDB then skips the row groups of other nights by
+ * their zone maps instead of reading a year of the index's list columns (a load's selection
+ * read 40 MB and 0.57 s of `raw_responses` at 1,000 keywords x 365 nights; 1 MB and 0.04 s
+ * with it). Empty when some matched row has no `received_at`.
+ */
+async function receivedWithin(wh: Warehouse, where: string): Promise<string> {
+  const [b] = await wh.all<{ lo: string | null; hi: string | null; n: number }>(
+    `SELECT min(received_at)::VARCHAR AS lo, max(received_at)::VARCHAR AS hi, count(*) FILTER (WHERE received_at IS NULL)::INT AS n FROM raw_responses WHERE ${where}`,
+  );
+  if (!b || b.lo === null || b.hi === null || b.n > 0) return '';
+  const at = (v: string) => `'${v.replaceAll("'", "''")}'::TIMESTAMPTZ`;
+  return ` AND received_at BETWEEN ${at(b.lo)} - INTERVAL 1 SECOND AND ${at(b.hi)} + INTERVAL 1 SECOND`;
+}
+
 async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
   if ('taskIds' in sel) {
     // A hash join on the index's unnested task ids: list_has_any against each of a year's rows
@@ -189,10 +206,10 @@ async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
  * callback is indexed with the one task it was accepted for, whatever else its body says),
  * and never from an older response.
  */
-async function pickNewest(wh: Warehouse): Promise<void> {
+async function pickNewest(wh: Warehouse, selected: string): Promise<void> {
   await wh.run(`CREATE OR REPLACE TEMP TABLE _pick AS
     SELECT call_id, task_id FROM (
-      SELECT call_id, unnest(task_ids) AS task_id, received_at FROM raw_responses WHERE call_id IN (SELECT call_id FROM _sel) AND parsed
+      SELECT call_id, unnest(task_ids) AS task_id, received_at FROM raw_responses WHERE ${selected} AND parsed
     ) QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY received_at DESC, call_id DESC) = 1`);
 }
 
