@@ -97,7 +97,11 @@ export async function publishServing(
         // reads every footer (0.7 s a night for a year of daily files). Files without a
         // recorded schema (published before it was kept) are read by name as before.
         const groups = new Map<string | null, string[]>();
-        for (const e of entries) groups.set(e.columns, [...(groups.get(e.columns) ?? []), e.path]);
+        for (const e of entries) {
+          const paths = groups.get(e.columns) ?? [];
+          paths.push(e.path);
+          groups.set(e.columns, paths);
+        }
         const reads = [...groups]
           .map(([columns, paths]) => ({ columns, paths: paths.sort() }))
           .sort((a, b) => a.paths[0]!.localeCompare(b.paths[0]!))
