@@ -1,6 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, exportParquet, loadLanded, replay, tableBatches, type Warehouse } from '../../../src/warehouse/index.js';
 import { compactFixture, fixture, land, response, tempWarehouse } from './helpers.js';
@@ -122,6 +122,22 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     const report = await loadLanded(wh, { callIds: [...good, ...bad] });
     expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
     expect(await wh.all(`SELECT DISTINCT task_id FROM backlinks`)).toEqual([{ task_id: '22222222-0000-4000-8000-000000000006' }]);
+  });
+
+  it("leaves DuckDB's optimizer settings as it found them, after a load and after one whose insert fails", async () => {
+    // The load turns one optimizer off around its inserts (the setting is global to the instance).
+    const setting = async () => ((await wh.all<{ v: string }>(`SELECT current_setting('disabled_optimizers') AS v`))[0]!.v);
+    await wh.run(`SET disabled_optimizers = 'top_n'`);
+    await loadLanded(wh, { callIds: await land(wh, response(SERP, await serpBody())) });
+    expect(await setting()).toBe('top_n');
+    await wh.run(`RESET disabled_optimizers`);
+    const bad = await land(wh, response('/v3/backlinks/backlinks/live', await compactFixture('backlinks.backlinks.live.basic.json')));
+    const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [bad[0]!])) as [{ file: string }];
+    // Whole gzip, so it inflates, but no NDJSON: the insert itself fails.
+    await writeFile(join(dir, file), gzipSync('{"call_id": "x", "body": [1, 2\n'));
+    const report = await loadLanded(wh, { callIds: bad });
+    expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
+    expect(await setting()).toBe('');
   });
 
   it('keeps a malformed body as received, reports it and never loads it', async () => {
