@@ -44,13 +44,14 @@ interface Landed {
  * old rows are replaced, so loading the same body twice changes nothing; when a task was
  * fetched more than once, its newest response wins. A kind's files are read
  * `o.batchBytes` of gzip at a time (default 128 MiB; one larger file alone), so scratch
- * space and memory are bounded by a batch, not by the selection.
+ * space and memory are bounded by a batch, not by the selection; a batch of less than
+ * `o.readDirectBelow` bytes (default 8 MiB) is read from the landed files without a scratch file.
  */
 export async function loadLanded(
   wh: Warehouse,
   sel: LoadSelection,
   alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
-  o: { batchBytes?: number } = {},
+  o: { batchBytes?: number; readDirectBelow?: number } = {},
 ): Promise<LoadReport> {
   const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [] };
   await wh.flushIndex();
@@ -80,8 +81,9 @@ export async function loadLanded(
   }
   await pickNewest(wh, selected);
   const opt = await insertOptimizers(wh);
+  const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW };
   try {
-    await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction, o.batchBytes ?? LOAD_BATCH_BYTES, opt);
+    await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction, batches, opt);
   } catch (err) {
     // A raw file the load cannot read (torn gzip, bytes that are not NDJSON) fails the whole
     // batch: find such files, report them, and load the others.
@@ -92,7 +94,7 @@ export async function loadLanded(
     report.perTask.clear();
     report.added.length = 0;
     const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
-    await commit(wh, good, 'taskIds' in sel, report, alsoInTransaction, o.batchBytes ?? LOAD_BATCH_BYTES, opt);
+    await commit(wh, good, 'taskIds' in sel, report, alsoInTransaction, batches, opt);
   } finally {
     // An insert that failed left its transaction aborted, with the setting still changed; the
     // transaction is rolled back by now, so the setting can be put back.
@@ -107,7 +109,7 @@ async function commit(
   countPerTask: boolean,
   report: LoadReport,
   alsoInTransaction: (report: LoadReport) => Promise<void>,
-  batchBytes: number,
+  batches: { bytes: number; readDirectBelow: number },
   opt: Optimizers,
 ): Promise<void> {
   await wh.transaction(async () => {
@@ -131,19 +133,21 @@ async function commit(
       }
       // The kind's files are read a batch at a time (LOAD_BATCH_BYTES of gzip, or one larger
       // file alone), so scratch space and memory are bounded by a batch however many nights
-      // the selection spans (a replay reads the whole history). Each batch is inflated once
-      // (inflate.ts) into a plain NDJSON scratch file that each table then reads with only
-      // the fields it needs: one gunzip instead of one per table, and a file DuckDB splits
-      // across its threads. Why, and what was measured and rejected: docs/warehouse.md,
-      // "Load path, and why".
+      // the selection spans (a replay reads the whole history). A batch of READ_DIRECT_BELOW
+      // or more is inflated once (inflate.ts) into a plain NDJSON scratch file that each table
+      // then reads with only the fields it needs: one gunzip instead of one per table, and a
+      // file DuckDB splits across its threads; a smaller one is read from the landed files.
+      // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
       const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
-      for (const batch of byteBatches(sized, batchBytes)) {
+      for (const batch of byteBatches(sized, batches.bytes)) {
         const plain = scratchFile(wh.dir);
+        const landed = batch.map(({ f }) => join(wh.dir, f));
+        const direct = batch.reduce((s, { size }) => s + size, 0) < batches.readDirectBelow;
         try {
-          await inflate(batch.map(({ f }) => join(wh.dir, f)), plain);
+          if (!direct) await inflate(landed, plain);
           for (const t of deepestFirst) {
             const bodyType = envelopeType([t]).replaceAll("'", "''");
-            const source = `read_json(${listOf([plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited')`;
+            const source = `read_json(${listOf(direct ? landed : [plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${direct ? 'gzip' : 'uncompressed'}')`;
             const n = await insertRows(wh, t, source, filter, opt);
             report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
           }
@@ -167,6 +171,15 @@ async function commit(
 
 /** Gzip bytes of landed files inflated and read together by a load (about 1.5 GB of plain SERP NDJSON). */
 const LOAD_BATCH_BYTES = 128 << 20;
+
+/**
+ * A batch of less gzip than this (a night's load of 250 to 500 SERP tasks is about 4 MB) is
+ * read by DuckDB straight from the landed files, which each table then inflates again. At
+ * 50,000 SERP items that took no more time or CPU than inflating once into a scratch file,
+ * and about 30 MB less peak RSS: Node's inflate leaves the plain text behind as buffers for
+ * the garbage collector. Larger batches are inflated once, on several threads (inflate.ts).
+ */
+const READ_DIRECT_BELOW = 8 << 20;
 
 function depth(rows: string): number {
   return rows.split('[]').length - 1;

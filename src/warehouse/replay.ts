@@ -15,7 +15,10 @@ import type { Warehouse } from './warehouse.js';
  * the files a batch at a time (`o.batchBytes` of gzip; see `reindexRaw` and `loadLanded`),
  * so a replay of a year needs the memory and scratch space of a batch, not of the year.
  */
-export async function replay(wh: Warehouse, o: { table?: string; batchBytes?: number } = {}): Promise<LoadReport & { kinds: string[]; reindexed: number }> {
+export async function replay(
+  wh: Warehouse,
+  o: { table?: string; batchBytes?: number; readDirectBelow?: number } = {},
+): Promise<LoadReport & { kinds: string[]; reindexed: number }> {
   const batch = o.batchBytes === undefined ? {} : { batchBytes: o.batchBytes };
   const reindexed = await reindexRaw(wh, undefined, batch);
   const landedKinds = (await wh.all<{ kind: string }>(`SELECT DISTINCT kind FROM raw_responses WHERE kind NOT IN ('${CALLS_KIND}', '${MALFORMED_KIND}') ORDER BY kind`)).map((r) => r.kind);
@@ -28,7 +31,7 @@ export async function replay(wh: Warehouse, o: { table?: string; batchBytes?: nu
   for (const kind of kinds) {
     for (const t of await tablesOfKind(wh, kind)) await wh.run(`DELETE FROM ${ident(t)}`);
   }
-  const report = await loadLanded(wh, { all: true, kinds }, undefined, batch);
+  const report = await loadLanded(wh, { all: true, kinds }, undefined, { ...batch, ...(o.readDirectBelow === undefined ? {} : { readDirectBelow: o.readDirectBelow }) });
   return { ...report, kinds, reindexed };
 }
 

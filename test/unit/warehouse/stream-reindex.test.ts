@@ -68,11 +68,14 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
     await night(wh, 12);
     const before = await state(wh);
     expect((before.items as unknown[]).length).toBe(36);
-    for (const batchBytes of [1, 4000, 1 << 30]) {
-      await loseDatabase(wh);
-      const report = await replay(wh, { batchBytes });
-      expect(report.reindexed).toBe(15);
-      expect(await state(wh)).toEqual(before);
+    // Each batch read from the landed files or from one inflated scratch file.
+    for (const readDirectBelow of [0, 1 << 30]) {
+      for (const batchBytes of [1, 4000, 1 << 30]) {
+        await loseDatabase(wh);
+        const report = await replay(wh, { batchBytes, readDirectBelow });
+        expect(report.reindexed).toBe(15);
+        expect(await state(wh)).toEqual(before);
+      }
     }
   });
 
@@ -107,9 +110,9 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
     expect(small).toHaveLength(4);
     const bytes = await Promise.all(small.map((f) => readFile(join(day, f))));
     await writeFile(join(day, 'serp--run-1.seg-00000000.ndjson.gz'), Buffer.concat(bytes));
-    for (const batchBytes of [1, 1 << 30]) {
+    for (const [batchBytes, readDirectBelow] of [[1, 0], [1 << 30, 0], [1, 1 << 30], [1 << 30, 1 << 30]] as const) {
       await loseDatabase(wh);
-      await replay(wh, { batchBytes });
+      await replay(wh, { batchBytes, readDirectBelow });
       const after = await state(wh);
       // Each body counts once: the same calls, ledger rows and typed rows; the index names the first file by name.
       expect((after.index as { call_id: string }[]).map((r) => r.call_id)).toEqual((before.index as { call_id: string }[]).map((r) => r.call_id));
