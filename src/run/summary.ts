@@ -49,10 +49,19 @@ export async function summarize(
      FROM tasks WHERE run_id = $1`,
     [r.runId],
   );
+  // An item's check_date is its result's (both are the result's datetime), so the run's range of
+  // check dates bounds the items it can join: DuckDB then reads the row groups of those nights
+  // only, not a year of serp_items (0.25 s at 1,000 keywords x 365 nights). No bound when a
+  // result has no date.
+  const [span] = await wh.all<{ lo: string | null; hi: string | null; undated: number }>(
+    `SELECT min(check_date)::VARCHAR AS lo, max(check_date)::VARCHAR AS hi, count(*) FILTER (WHERE check_date IS NULL)::INT AS undated FROM serp_results WHERE run_id = $1`,
+    [r.runId],
+  );
+  const dated = span?.lo && span.hi && span.undated === 0 ? ` AND i.check_date BETWEEN $2::DATE AND $3::DATE` : '';
   const [rows] = await wh.all<Record<string, number>>(
     `SELECT (SELECT count(*) FROM serp_results WHERE run_id = $1)::INT AS serp_results,
-            (SELECT count(*) FROM serp_items i JOIN serp_results s USING (task_id, result_index) WHERE s.run_id = $1)::INT AS serp_items`,
-    [r.runId],
+            (SELECT count(*) FROM serp_items i JOIN serp_results s USING (task_id, result_index) WHERE s.run_id = $1${dated})::INT AS serp_items`,
+    dated ? [r.runId, span!.lo, span!.hi] : [r.runId],
   );
   const [money] = await wh.all<{ calls: number; charged: string; refunded: string }>(
     `SELECT count(*) FILTER (WHERE task_id IS NULL)::INT AS calls, coalesce(sum(charge_cny), 0)::VARCHAR AS charged,
