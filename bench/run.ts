@@ -1,6 +1,8 @@
 // `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, 3 pairs; `--rows 1000000` for the issue's
 // figures). Each path runs in its own fresh process on a fresh copy, so its time and peak RSS are its own:
-//   target   landed raw files → loadLanded (inflate once, DuckDB read_json with explicit types + unnest) → committed rows
+//   target   landed raw files → loadLanded (DuckDB read_json with explicit types + unnest) → committed rows, from one
+//            compacted segment (as a replay finds them); `files` figures: the same rows from one file per response,
+//            as a night's loads find them before compaction
 //   baseline DuckDB's own read_json with explicit columns over the same rows as flat NDJSON (gzip, as landed)
 //   generic  the same for an endpoint with no declared schema (tables and columns from the bodies' shapes)
 //   parquet  exportParquet of the loaded SERP items, after the load in the same process (its peak RSS is reported
@@ -102,8 +104,11 @@ function genericBody(i: number): { path: string; body: string; items: number } {
   };
 }
 
-/** Lands `rows` item rows as the landing writes them, compacted into one segment per kind. */
-async function landAll(root: string, rows: number, make: (i: number) => { path: string; body: string; items: number }): Promise<number> {
+/**
+ * Lands `rows` item rows as the landing writes them: compacted into one segment per kind, or
+ * (`perResponse`) one file per response, as a night's loads find them before compaction.
+ */
+async function landAll(root: string, rows: number, make: (i: number) => { path: string; body: string; items: number }, perResponse = false): Promise<number> {
   const wh = await Warehouse.open(root);
   try {
     let items = 0;
@@ -126,7 +131,7 @@ async function landAll(root: string, rows: number, make: (i: number) => { path: 
       );
       const dir = join(root, 'raw', '2026-11-20');
       mkdirSync(dir, { recursive: true });
-      const file = join(dir, `${landed.kind}--bench.seg-00000000.ndjson.gz`);
+      const file = join(dir, perResponse ? `${landed.kind}--bench-${i}.ndjson.gz` : `${landed.kind}--bench.seg-00000000.ndjson.gz`);
       appendFileSync(file, gzipSync(landed.line + '\n'));
       files.add(file);
       items += b.items;
@@ -234,11 +239,12 @@ async function pairs(
   rows: number,
   table: string,
   make: (i: number) => { path: string; body: string; items: number },
+  perResponse = false,
 ): Promise<Pair[]> {
   const a = join(root, `${name}-landed`);
   const b = join(root, `${name}-flat`);
   mkdirSync(b, { recursive: true });
-  await landAll(a, rows, make);
+  await landAll(a, rows, make, perResponse);
   // One untimed load gives the table (a generic one exists only after it) and its rows.
   cpSync(a, `${a}-prep`, { recursive: true });
   child('load', `${a}-prep`, table);
@@ -270,6 +276,7 @@ if (argv[0] === '--child') {
   try {
     const serp = await pairs(root, 'serp', rows, 'serp_items', serpBody);
     const gen = await pairs(root, 'generic', rows, 'backlinks_anchors__items', genericBody);
+    const files = await pairs(root, 'serp-files', rows, 'serp_items', serpBody, true);
     const rate = (x: ChildOut) => x.rows / x.secs;
     const fmt = (x: ChildOut) =>
       `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(1).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
@@ -283,6 +290,10 @@ if (argv[0] === '--child') {
         `  pair ${i + 1}  landed raw → serp_results + serp_items (target path)         ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}  parquet ${p.load.exportSecs!.toFixed(2)} s (peak RSS with it ${Math.round(p.load.exportRssMb!)} MB)`,
       );
     });
+    files.forEach((p, i) => {
+      console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (serp_items)    ${fmt(p.base)}`);
+      console.log(`  pair ${i + 1}  landed raw, one file per response → serp tables              ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}`);
+    });
     gen.forEach((p, i) => {
       console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (generic items) ${fmt(p.base)}`);
       console.log(
@@ -291,6 +302,8 @@ if (argv[0] === '--child') {
     });
     console.log(`warehouse.load_ratio ${spread(serp.map((p) => p.ratio))}`);
     console.log(`warehouse.rss_ratio ${spread(serp.map((p) => p.rss))}`);
+    console.log(`warehouse.files_load_ratio ${spread(files.map((p) => p.ratio))}`);
+    console.log(`warehouse.files_rss_ratio ${spread(files.map((p) => p.rss))}`);
     console.log(`warehouse.generic_load_ratio ${spread(gen.map((p) => p.ratio))}`);
     console.log(`warehouse.parquet_export_s ${spread(serp.map((p) => p.load.exportSecs!))}`);
   } finally {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -157,7 +157,7 @@ async function members(file: string, size: number): Promise<Member[] | null> {
     const b = carry.length > 0 ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
     const from = Math.max(0, carry.length - 9);
     for (let i = b.indexOf(0x1f, from); i >= 0 && i + 10 <= b.length; i = b.indexOf(0x1f, i + 1)) {
-      if (b[i + 1] !== 0x8b || b[i + 2] !== 0x08 || b[i + 3] !== 0x00 || (b[i + 8] !== 0 && b[i + 8] !== 2 && b[i + 8] !== 4)) continue;
+      if (!memberHeaderAt(b, i)) continue;
       const abs = base + i;
       if (abs === starts.at(-1)) continue;
       if (abs > 0) {
@@ -174,9 +174,105 @@ async function members(file: string, size: number): Promise<Member[] | null> {
   return starts.map((start, i) => ({ file, start, end: starts[i + 1] ?? size, isize: isizes[i]! }));
 }
 
+/** Whether a gzip member header as Node's zlib writes it starts at `b[i]` (10 bytes must follow). */
+function memberHeaderAt(b: Buffer, i: number): boolean {
+  return b[i] === 0x1f && b[i + 1] === 0x8b && b[i + 2] === 0x08 && b[i + 3] === 0x00 && (b[i + 8] === 0 || b[i + 8] === 2 || b[i + 8] === 4);
+}
+
+/**
+ * `members` of a file held whole in memory, or null when they cannot be trusted: a member must
+ * be longer than its header and trailer, and inflate to no more than deflate's 1,032 to 1 (a
+ * header-like run of bytes inside a member gives sizes read from the middle of its data).
+ */
+function membersIn(b: Buffer): { start: number; end: number; isize: number }[] | null {
+  const starts: number[] = [];
+  for (let i = b.indexOf(0x1f); i >= 0 && i + 10 <= b.length; i = b.indexOf(0x1f, i + 1)) if (memberHeaderAt(b, i)) starts.push(i);
+  if (starts[0] !== 0) return null;
+  const out: { start: number; end: number; isize: number }[] = [];
+  for (const [k, start] of starts.entries()) {
+    const end = starts[k + 1] ?? b.length;
+    if (end - start < 20) return null;
+    const isize = b.readUInt32LE(end - 4);
+    if (isize > 1032 * (end - start)) return null;
+    out.push({ start, end, isize });
+  }
+  return out;
+}
+
 async function writeAt(fh: FileHandle, b: Buffer, position: number): Promise<number> {
   for (let off = 0; off < b.length; ) off += (await fh.write(b, off, b.length - off, position + off)).bytesWritten;
   return b.length;
+}
+
+/** Inflated bytes of a piece of `splitLarge`: about 10 SERP bodies of depth 100. */
+const PIECE_BYTES = 1 << 20;
+
+/**
+ * The files of a small load batch as DuckDB should read them, gzip as landed: a file of more than
+ * `target` inflated bytes (a compacted segment: hundreds of bodies) is cut at its gzip members
+ * into scratch files of about `target` each, byte for byte; a smaller file (a night's one body
+ * per response) is read in place. DuckDB keeps a 32 MB read buffer per file and parses every
+ * body in it at once: a segment of 500 SERP bodies cost about 110 MB more peak RSS read whole
+ * than in pieces of 1 MB (docs/warehouse.md, "Load path, and why"). A file whose members
+ * cannot be found, or whose sizes do not look like a deflate stream's, is read whole. Returns
+ * the files to read and, apart, the scratch files among them, for the caller to remove; on an
+ * error, removes its own.
+ */
+export async function splitLarge(
+  files: readonly { file: string; size: number }[],
+  warehouseDir: string,
+  target: number = PIECE_BYTES,
+): Promise<{ read: string[]; scratch: string[] }> {
+  const read: string[] = [];
+  const scratch: string[] = [];
+  try {
+    for (const { file, size } of files) {
+      // A file of less than an eighth of the target in gzip is read in place unopened (a
+      // landed response: SERP JSON deflates about 11 to 1).
+      if (size * 8 <= target) {
+        read.push(file);
+        continue;
+      }
+      // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load-landed.ts).
+      const bytes = await readFile(file);
+      const ms = membersIn(bytes);
+      if (!ms || ms.reduce((s, m) => s + m.isize, 0) <= target) {
+        read.push(file);
+        continue;
+      }
+      let piece: Buffer[] = [];
+      let inflated = 0;
+      const flush = async () => {
+        const out = `${scratchFile(warehouseDir)}.gz`;
+        scratch.push(out);
+        read.push(out);
+        await writeWhole(Buffer.concat(piece), out);
+        piece = [];
+        inflated = 0;
+      };
+      await mkdir(scratchDir(warehouseDir), { recursive: true, mode: 0o700 });
+      for (const m of ms) {
+        if (piece.length > 0 && inflated + m.isize > target) await flush();
+        piece.push(bytes.subarray(m.start, m.end));
+        inflated += m.isize;
+      }
+      await flush();
+    }
+    return { read, scratch };
+  } catch (err) {
+    for (const f of scratch) await rm(f, { force: true });
+    throw err;
+  }
+}
+
+/** Writes `b` into `out`, owner-only. */
+async function writeWhole(b: Buffer, out: string): Promise<void> {
+  const fh = await open(out, 'w', 0o600);
+  try {
+    await writeAt(fh, b, 0);
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Removes the scratch file `out` of `inflate`. */

@@ -4,7 +4,7 @@ import { byteBatches } from './byte-batches.js';
 import { ident, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
-import { clearScratch, inflate, removeInflated, scratchFile } from './inflate.js';
+import { clearScratch, inflate, splitLarge, removeInflated, scratchFile } from './inflate.js';
 import { insertMarked, markReplaced } from './publish/mark-loaded.js';
 import { mergeShapes } from './shape.js';
 import { envelopeType, selectRows } from './sql-build.js';
@@ -45,13 +45,14 @@ interface Landed {
  * fetched more than once, its newest response wins. A kind's files are read
  * `o.batchBytes` of gzip at a time (default 128 MiB; one larger file alone), so scratch
  * space and memory are bounded by a batch, not by the selection; a batch of less than
- * `o.readDirectBelow` bytes (default 8 MiB) is read from the landed files without a scratch file.
+ * `o.readDirectBelow` bytes (default 8 MiB) is read from the landed files without a scratch
+ * file, its large files cut into pieces of `o.pieceBytes` of bodies (default 1 MiB; inflate.ts).
  */
 export async function loadLanded(
   wh: Warehouse,
   sel: LoadSelection,
   alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
-  o: { batchBytes?: number; readDirectBelow?: number } = {},
+  o: { batchBytes?: number; readDirectBelow?: number; pieceBytes?: number } = {},
 ): Promise<LoadReport> {
   const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [] };
   await wh.flushIndex();
@@ -81,7 +82,7 @@ export async function loadLanded(
   }
   await pickNewest(wh, selected);
   const opt = await insertOptimizers(wh);
-  const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW };
+  const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   try {
     await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction, batches, opt);
   } catch (err) {
@@ -109,7 +110,7 @@ async function commit(
   countPerTask: boolean,
   report: LoadReport,
   alsoInTransaction: (report: LoadReport) => Promise<void>,
-  batches: { bytes: number; readDirectBelow: number },
+  batches: { bytes: number; readDirectBelow: number; pieceBytes: number | undefined },
   opt: Optimizers,
 ): Promise<void> {
   await wh.transaction(async () => {
@@ -136,23 +137,27 @@ async function commit(
       // the selection spans (a replay reads the whole history). A batch of READ_DIRECT_BELOW
       // or more is inflated once (inflate.ts) into a plain NDJSON scratch file that each table
       // then reads with only the fields it needs: one gunzip instead of one per table, and a
-      // file DuckDB splits across its threads; a smaller one is read from the landed files.
+      // file DuckDB splits across its threads; a smaller one is read as gzip from the landed
+      // files, a compacted segment among them in pieces (splitLarge).
       // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
       const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
       for (const batch of byteBatches(sized, batches.bytes)) {
         const plain = scratchFile(wh.dir);
         const landed = batch.map(({ f }) => join(wh.dir, f));
         const direct = batch.reduce((s, { size }) => s + size, 0) < batches.readDirectBelow;
+        let pieces: { read: string[]; scratch: string[] } | undefined;
         try {
-          if (!direct) await inflate(landed, plain);
+          if (direct) pieces = await splitLarge(batch.map(({ f, size }) => ({ file: join(wh.dir, f), size })), wh.dir, batches.pieceBytes);
+          else await inflate(landed, plain);
           for (const t of deepestFirst) {
             const bodyType = envelopeType([t]).replaceAll("'", "''");
-            const source = `read_json(${listOf(direct ? landed : [plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${direct ? 'gzip' : 'uncompressed'}')`;
+            const source = `read_json(${listOf(pieces ? pieces.read : [plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${pieces ? 'gzip' : 'uncompressed'}')`;
             const n = await insertRows(wh, t, source, filter, opt);
             report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
           }
         } finally {
           await removeInflated(plain);
+          for (const f of pieces?.scratch ?? []) await removeInflated(f);
         }
       }
       if (countPerTask) {
@@ -174,10 +179,11 @@ const LOAD_BATCH_BYTES = 128 << 20;
 
 /**
  * A batch of less gzip than this (a night's load of 250 to 500 SERP tasks is about 4 MB) is
- * read by DuckDB straight from the landed files, which each table then inflates again. At
- * 50,000 SERP items that took no more time or CPU than inflating once into a scratch file,
- * and about 30 MB less peak RSS: Node's inflate leaves the plain text behind as buffers for
- * the garbage collector. Larger batches are inflated once, on several threads (inflate.ts).
+ * read by DuckDB straight from the landed files, which each table then inflates again, a
+ * compacted segment in pieces (splitLarge). At 50,000 SERP items that took no more time than
+ * inflating once into a scratch file, and 300 MB peak RSS against 430 to 450: DuckDB parses a
+ * file's read buffer of bodies at once, and Node's inflate leaves the plain text behind as
+ * buffers for the garbage collector. Larger batches are inflated once, on several threads.
  */
 const READ_DIRECT_BELOW = 8 << 20;
 

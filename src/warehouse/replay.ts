@@ -17,7 +17,7 @@ import type { Warehouse } from './warehouse.js';
  */
 export async function replay(
   wh: Warehouse,
-  o: { table?: string; batchBytes?: number; readDirectBelow?: number } = {},
+  o: { table?: string; batchBytes?: number; readDirectBelow?: number; pieceBytes?: number } = {},
 ): Promise<LoadReport & { kinds: string[]; reindexed: number }> {
   const batch = o.batchBytes === undefined ? {} : { batchBytes: o.batchBytes };
   const reindexed = await reindexRaw(wh, undefined, batch);
@@ -31,7 +31,11 @@ export async function replay(
   for (const kind of kinds) {
     for (const t of await tablesOfKind(wh, kind)) await wh.run(`DELETE FROM ${ident(t)}`);
   }
-  const report = await loadLanded(wh, { all: true, kinds }, undefined, { ...batch, ...(o.readDirectBelow === undefined ? {} : { readDirectBelow: o.readDirectBelow }) });
+  const report = await loadLanded(wh, { all: true, kinds }, undefined, {
+    ...batch,
+    ...(o.readDirectBelow === undefined ? {} : { readDirectBelow: o.readDirectBelow }),
+    ...(o.pieceBytes === undefined ? {} : { pieceBytes: o.pieceBytes }),
+  });
   return { ...report, kinds, reindexed };
 }
 

@@ -1,9 +1,9 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clearScratch, inflate, removeInflated, scratchDir, scratchFile } from '../../../src/warehouse/inflate.js';
+import { clearScratch, inflate, removeInflated, scratchDir, scratchFile, splitLarge } from '../../../src/warehouse/inflate.js';
 
 /** Pseudo-random text that gzip cannot shrink much, so a segment passes the split size quickly. */
 function lines(n: number, seed: number, words = 400): string[] {
@@ -51,6 +51,35 @@ describe('inflating landed gzip files for a load', () => {
     const out = join(dir, 'tmp', 'load-b.ndjson');
     await inflate([join(dir, 'odd.ndjson.gz')], out);
     expect((await readFile(out)).equals(line)).toBe(true);
+  });
+
+  it('cuts a large segment at its members into pieces of about the target, and reads small or odd files in place', async () => {
+    const seg = lines(40, 4, 200);
+    const segBytes = segment(seg);
+    await writeFile(join(dir, 'seg.ndjson.gz'), segBytes);
+    const one = gzipSync(`${lines(1, 5)[0]}\n`);
+    await writeFile(join(dir, 'one.ndjson.gz'), one);
+    const header = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03]);
+    const odd = Buffer.concat([gzipSync('{"a":1}\n'), gzipSync(Buffer.concat([header, Buffer.alloc(100, 'x'), Buffer.from('\n')]), { level: 0 })]);
+    await writeFile(join(dir, 'odd.ndjson.gz'), odd);
+    const target = 3 * (Buffer.byteLength(seg[0]!) + 1);
+    const files = [
+      { file: join(dir, 'seg.ndjson.gz'), size: segBytes.length },
+      { file: join(dir, 'one.ndjson.gz'), size: one.length },
+      { file: join(dir, 'odd.ndjson.gz'), size: odd.length },
+    ];
+    const out = await splitLarge(files, dir, target);
+    // The segment becomes pieces of three or fewer lines each, in order; the small file and the
+    // file with a header-like run inside a member (sizes that cannot be a member's) are read in place.
+    expect(out.read.slice(-2)).toEqual([join(dir, 'one.ndjson.gz'), join(dir, 'odd.ndjson.gz')]);
+    expect(out.scratch).toEqual(out.read.slice(0, -2));
+    expect(out.scratch.length).toBeGreaterThanOrEqual(14);
+    const texts = await Promise.all(out.scratch.map(async (f) => gunzipSync(await readFile(f)).toString('utf8')));
+    expect(texts.every((t) => Buffer.byteLength(t) <= target)).toBe(true);
+    expect(texts.join('')).toBe(seg.map((l) => `${l}\n`).join(''));
+    expect(out.scratch.every((f) => f.startsWith(scratchDir(dir)))).toBe(true);
+    // With a target above the segment's size, nothing is cut.
+    expect(await splitLarge(files, dir, 1 << 30)).toEqual({ read: files.map((f) => f.file), scratch: [] });
   });
 
   it('rejects a torn gzip file', async () => {

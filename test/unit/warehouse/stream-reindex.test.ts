@@ -110,9 +110,10 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
     expect(small).toHaveLength(4);
     const bytes = await Promise.all(small.map((f) => readFile(join(day, f))));
     await writeFile(join(day, 'serp--run-1.seg-00000000.ndjson.gz'), Buffer.concat(bytes));
-    for (const [batchBytes, readDirectBelow] of [[1, 0], [1 << 30, 0], [1, 1 << 30], [1 << 30, 1 << 30]] as const) {
+    // Read inflated, as gzip in place, and as gzip with the segment cut into one piece per body.
+    for (const [batchBytes, readDirectBelow, pieceBytes] of [[1, 0, undefined], [1 << 30, 0, undefined], [1, 1 << 30, undefined], [1 << 30, 1 << 30, undefined], [1 << 30, 1 << 30, 1]] as const) {
       await loseDatabase(wh);
-      await replay(wh, { batchBytes, readDirectBelow });
+      await replay(wh, { batchBytes, readDirectBelow, pieceBytes });
       const after = await state(wh);
       // Each body counts once: the same calls, ledger rows and typed rows; the index names the first file by name.
       expect((after.index as { call_id: string }[]).map((r) => r.call_id)).toEqual((before.index as { call_id: string }[]).map((r) => r.call_id));
