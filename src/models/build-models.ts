@@ -105,6 +105,16 @@ async function materialize(
         return { mode: 'full', rows: await countRows(wh, m.name), ...(reason ? { message: reason } : {}) };
       }
       const sql = renderTemplate(m.sql, { self: m.name, isIncremental: true, incrementalSince: since });
+      if (m.sidecar.incremental!.strategy === 'delete_insert') {
+        // No copy of the new rows: they were held twice (the temp table, and the insert's
+        // uncommitted rows), 60 MB of peak RSS for rank_history at 1,000 keywords x 365 nights.
+        return wh.transaction(async () => {
+          await wh.run(`delete from ${name} where ${ident(key)} >= ${since}`);
+          const rows = Number((await wh.db.run(`insert into ${name} by name\n${sql}`)).rowsChanged);
+          await saveFingerprint(wh, m.name, fingerprint, await watermarkNow());
+          return { mode: 'incremental' as const, rows, since };
+        });
+      }
       const temp = ident(`__new_${m.name}`);
       return wh.transaction(async () => {
         await wh.run(`create or replace temp table ${temp} as\n${sql}`);

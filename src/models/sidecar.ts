@@ -56,6 +56,12 @@ export const sidecarSchema = z
           .describe(
             'relations the model reads whose change (any row) rebuilds it in full, e.g. a list of tracked domains that flags every row',
           ),
+        strategy: z
+          .enum(['temp', 'delete_insert'])
+          .optional()
+          .describe(
+            "how the rebuilt rows replace the old: 'temp' (default) builds them into a temp table, then deletes the rows from the rebuild's start and inserts the temp table; 'delete_insert' deletes first and inserts straight from the model's SELECT, without the copy, for a model that reads its own table ({{ this }}) only before the rebuild's start, or not at all",
+          ),
         watermark: z
           .object({ relation: z.string().min(1), column: z.string().min(1) })
           .strict()
