@@ -108,7 +108,12 @@ function genericBody(i: number): { path: string; body: string; items: number } {
  * Lands `rows` item rows as the landing writes them: compacted into one segment per kind, or
  * (`perResponse`) one file per response, as a night's loads find them before compaction.
  */
-async function landAll(root: string, rows: number, make: (i: number) => { path: string; body: string; items: number }, perResponse = false): Promise<number> {
+async function landAll(
+  root: string,
+  rows: number,
+  make: (i: number) => { path: string; body: string; items: number },
+  perResponse = false,
+): Promise<number> {
   const wh = await Warehouse.open(root);
   try {
     let items = 0;
@@ -292,7 +297,9 @@ if (argv[0] === '--child') {
     });
     files.forEach((p, i) => {
       console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (serp_items)    ${fmt(p.base)}`);
-      console.log(`  pair ${i + 1}  landed raw, one file per response → serp tables              ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}`);
+      console.log(
+        `  pair ${i + 1}  landed raw, one file per response → serp tables              ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}`,
+      );
     });
     gen.forEach((p, i) => {
       console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (generic items) ${fmt(p.base)}`);

@@ -4,7 +4,7 @@ import { byteBatches } from './byte-batches.js';
 import { ident, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
-import { clearScratch, inflate, splitLarge, removeInflated, scratchFile } from './inflate.js';
+import { clearScratch, inflate, removeInflated, scratchFile, splitLarge } from './inflate.js';
 import { insertMarked, markReplaced } from './publish/mark-loaded.js';
 import { mergeShapes } from './shape.js';
 import { envelopeType, selectRows } from './sql-build.js';
@@ -143,12 +143,12 @@ async function commit(
       const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
       for (const batch of byteBatches(sized, batches.bytes)) {
         const plain = scratchFile(wh.dir);
-        const landed = batch.map(({ f }) => join(wh.dir, f));
+        const landed = batch.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
         const direct = batch.reduce((s, { size }) => s + size, 0) < batches.readDirectBelow;
         let pieces: { read: string[]; scratch: string[] } | undefined;
         try {
-          if (direct) pieces = await splitLarge(batch.map(({ f, size }) => ({ file: join(wh.dir, f), size })), wh.dir, batches.pieceBytes);
-          else await inflate(landed, plain);
+          if (direct) pieces = await splitLarge(landed, wh.dir, batches.pieceBytes);
+          else await inflate(landed.map((l) => l.file), plain);
           for (const t of deepestFirst) {
             const bodyType = envelopeType([t]).replaceAll("'", "''");
             const source = `read_json(${listOf(pieces ? pieces.read : [plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${pieces ? 'gzip' : 'uncompressed'}')`;
@@ -330,7 +330,6 @@ async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: b
     throw new EtlError('ETL_WAREHOUSE', `loading ${t.name} from the raw files failed: ${(err as Error).message}. The raw files are untouched; \`pipeline replay\` can load them again.`, { cause: err, context: { stage: 'warehouse' } });
   }
 }
-
 
 /** DuckDB's `disabled_optimizers` during a load's inserts, and as it was before (and is put back after each). */
 interface Optimizers {

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import yargs from 'yargs';
@@ -82,5 +84,56 @@ describe('model runner on a small project', () => {
     expect(process.exitCode).toBe(1);
     expect(out).toMatch(/FAILED\s+colour_counts: one thing per colour\s+\(1 offending rows\)\n\s+\{"colour":"red","things":2\}/);
     expect(out).toMatch(/PASSED\s+colour_counts: unique\(colour\)/);
+  });
+});
+
+describe('an incremental model with strategy delete_insert', () => {
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  beforeEach(async () => {
+    tmp = await tempDir('pipeline-models-delete-insert-');
+  });
+  afterEach(async () => tmp.cleanup());
+
+  async function project(strategy: string): Promise<string> {
+    const dir = join(tmp.dir, 'sql');
+    await mkdir(join(dir, 'marts'), { recursive: true });
+    await writeFile(
+      join(dir, 'marts', 'daily.sql'),
+      'select d, sum(v) as total, count(*) as n from facts\n{% if is_incremental %}where d >= {{ incremental_since }}{% endif %}\ngroup by d\n',
+    );
+    await writeFile(
+      join(dir, 'marts', 'daily.yml'),
+      `grain: one row per day\nmaterialized: incremental\nincremental:\n  key: d\n  strategy: ${strategy}\n`,
+    );
+    return dir;
+  }
+
+  it('deletes from the last built day and inserts the rebuilt days, as a full build would have them', async () => {
+    const models = await discoverModels(await project('delete_insert'));
+    expect(models[0]!.sidecar.incremental).toEqual({ key: 'd', strategy: 'delete_insert' });
+    const wh = join(tmp.dir, 'wh');
+    await withWarehouse(wh, async (w) => {
+      await w.run(`create table facts (d date, v integer)`);
+      await w.run(`insert into facts values ('2026-01-01', 1), ('2026-01-02', 2), ('2026-01-03', 3)`);
+      expect(await buildModels(w, models)).toMatchObject([{ status: 'built', mode: 'full', rows: 3 }]);
+      // A later row of the last built day, and a new day: the build starts at the last built day.
+      await w.run(`insert into facts values ('2026-01-03', 30), ('2026-01-04', 4)`);
+      const [inc] = await buildModels(w, models);
+      expect(inc).toMatchObject({ status: 'built', mode: 'incremental', rows: 2 });
+      expect(inc!.since).toContain('2026-01-03');
+      const after = await w.all(`select d::varchar as d, total::int as total, n::int as n from daily order by d`);
+      await buildModels(w, models, { fullRefresh: true });
+      expect(await w.all(`select d::varchar as d, total::int as total, n::int as n from daily order by d`)).toEqual(after);
+      expect(after).toEqual([
+        { d: '2026-01-01', total: 1, n: 1 },
+        { d: '2026-01-02', total: 2, n: 1 },
+        { d: '2026-01-03', total: 33, n: 2 },
+        { d: '2026-01-04', total: 4, n: 1 },
+      ]);
+    });
+  });
+
+  it('refuses a strategy it does not know, naming the field', async () => {
+    await expect(discoverModels(await project('merge'))).rejects.toThrow(/incremental\.strategy/);
   });
 });
