@@ -81,10 +81,9 @@ export async function loadLanded(
     work.push({ plan, files, filter: n > calls });
   }
   await pickNewest(wh, selected);
-  const opt = await insertOptimizers(wh);
   const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   try {
-    await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction, batches, opt);
+    await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction, batches);
   } catch (err) {
     // A raw file the load cannot read (torn gzip, bytes that are not NDJSON) fails the whole
     // batch: find such files, report them, and load the others.
@@ -95,11 +94,7 @@ export async function loadLanded(
     report.perTask.clear();
     report.added.length = 0;
     const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
-    await commit(wh, good, 'taskIds' in sel, report, alsoInTransaction, batches, opt);
-  } finally {
-    // An insert that failed left its transaction aborted, with the setting still changed; the
-    // transaction is rolled back by now, so the setting can be put back.
-    await setOptimizersOff(wh, opt.after);
+    await commit(wh, good, 'taskIds' in sel, report, alsoInTransaction, batches);
   }
   return report;
 }
@@ -111,7 +106,6 @@ async function commit(
   report: LoadReport,
   alsoInTransaction: (report: LoadReport) => Promise<void>,
   batches: { bytes: number; readDirectBelow: number; pieceBytes: number | undefined },
-  opt: Optimizers,
 ): Promise<void> {
   await wh.transaction(async () => {
     for (const { plan, files, filter } of work) {
@@ -152,7 +146,7 @@ async function commit(
           for (const t of deepestFirst) {
             const bodyType = envelopeType([t]).replaceAll("'", "''");
             const source = `read_json(${listOf(pieces ? pieces.read : [plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${pieces ? 'gzip' : 'uncompressed'}')`;
-            const n = await insertRows(wh, t, source, filter, opt);
+            const n = await insertRows(wh, t, source, filter);
             report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
           }
         } finally {
@@ -319,41 +313,19 @@ async function clearReplaced(wh: Warehouse, t: TablePlan): Promise<void> {
   }
 }
 
-async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: boolean, opt: Optimizers): Promise<number> {
+/**
+ * The inserts of a load run with DuckDB's `build_side_probe_side` optimizer off
+ * (`Warehouse.withOptimizerOff`). Their rows are unnested from lists whose lengths DuckDB cannot
+ * estimate, so it took the unnested rows (every column of every item) for the hash table of the
+ * semi-join on `_pick`, and probed it with the picks: at 50,000 SERP items that join took 0.14 s,
+ * a third of the insert, and about 40 MB of peak RSS (bench/run.ts). Off, each join builds on
+ * its right side as written, `_pick` or `_sel`, which is never larger than the rows it filters.
+ */
+async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: boolean): Promise<number> {
   const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' });
   try {
-    await setOptimizersOff(wh, opt.during);
-    const n = await insertMarked(wh, t, sql);
-    await setOptimizersOff(wh, opt.after);
-    return n;
+    return await wh.withOptimizerOff('build_side_probe_side', () => insertMarked(wh, t, sql));
   } catch (err) {
     throw new EtlError('ETL_WAREHOUSE', `loading ${t.name} from the raw files failed: ${(err as Error).message}. The raw files are untouched; \`pipeline replay\` can load them again.`, { cause: err, context: { stage: 'warehouse' } });
   }
-}
-
-/** DuckDB's `disabled_optimizers` during a load's inserts, and as it was before (and is put back after each). */
-interface Optimizers {
-  during: string;
-  after: string;
-}
-
-/**
- * The inserts of a load run with DuckDB's `build_side_probe_side` optimizer off. Their rows are
- * unnested from lists whose lengths DuckDB cannot estimate, so it took the unnested rows (every
- * column of every item) for the hash table of the semi-join on `_pick`, and probed it with the
- * picks: at 50,000 SERP items that join took 0.14 s, a third of the insert, and about 40 MB
- * of peak RSS (bench/run.ts). Off, each join builds on its right side as written, `_pick` or
- * `_sel`, which is never larger than the rows it filters. The setting is global to the DuckDB
- * instance, so it is changed around each insert only and put back after: a statement of
- * another connection meanwhile at worst gets the other build side, never another result.
- */
-async function insertOptimizers(wh: Warehouse): Promise<Optimizers> {
-  const [row] = await wh.all<{ v: string }>(`SELECT current_setting('disabled_optimizers') AS v`);
-  const after = row?.v ?? '';
-  const names = after.split(',').map((x) => x.trim()).filter(Boolean);
-  return { during: names.includes('build_side_probe_side') ? after : [...names, 'build_side_probe_side'].join(','), after };
-}
-
-async function setOptimizersOff(wh: Warehouse, value: string): Promise<void> {
-  await wh.run(value ? `SET disabled_optimizers = '${value.replaceAll("'", "''")}'` : `RESET disabled_optimizers`);
 }

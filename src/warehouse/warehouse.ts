@@ -32,7 +32,40 @@ export class Warehouse {
     private readonly ownsInstance = true,
     /** Shared with siblings: every connection sees the same landing's pending rows. */
     private readonly flushers: Set<() => Promise<void>> = new Set(),
+    /** Shared with siblings: DuckDB's optimizer setting is global to the instance (`withOptimizerOff`). */
+    private readonly optimizers: OptimizerHolds = { holds: 0, before: '', chain: Promise.resolve() },
   ) {}
+
+  /**
+   * Runs `fn` with DuckDB's optimizer `name` (one of `disabled_optimizers`) off. The setting is
+   * global to the DuckDB instance, so the connections of one instance count their holds
+   * together: the first to take it off keeps the setting as it was, the last to finish puts it
+   * back. The changes run in order on a connection of their own, which a failed statement of
+   * `fn` (an aborted transaction) cannot refuse. Another connection's statements meanwhile may
+   * get another plan, never another result.
+   */
+  async withOptimizerOff<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const s = this.optimizers;
+    const step = (op: (c: DuckDBConnection) => Promise<void>) =>
+      (s.chain = s.chain.then(async () => op((s.conn ??= await this.instance.connect()))).catch(() => {}));
+    await (s.holds++ === 0
+      ? step(async (c) => {
+          const rows = (await c.runAndReadAll(`SELECT current_setting('disabled_optimizers') AS v`)).getRowObjectsJS() as { v: string }[];
+          s.before = rows[0]?.v ?? '';
+          const names = s.before.split(',').map((x) => x.trim()).filter(Boolean);
+          if (!names.includes(name)) await c.run(`SET disabled_optimizers = '${[...names, name].join(',')}'`);
+        })
+      : s.chain);
+    try {
+      return await fn();
+    } finally {
+      if (--s.holds === 0) {
+        await step(async (c) => {
+          await c.run(s.before ? `SET disabled_optimizers = '${s.before.replaceAll("'", "''")}'` : `RESET disabled_optimizers`);
+        });
+      }
+    }
+  }
 
   /** Registers a landing whose index rows may wait (see `RawLanding`'s `deferFreeReads`). */
   onFlushIndex(flush: () => Promise<void>): void {
@@ -148,13 +181,27 @@ export class Warehouse {
   async sibling(): Promise<Warehouse> {
     const db = await this.instance.connect();
     await db.run(`SET TimeZone = 'UTC'`);
-    return new Warehouse(this.dir, this.instance, db, false, this.flushers);
+    return new Warehouse(this.dir, this.instance, db, false, this.flushers, this.optimizers);
   }
 
   close(): void {
     this.db.closeSync();
-    if (this.ownsInstance) this.instance.closeSync();
+    if (this.ownsInstance) {
+      this.optimizers.conn?.closeSync();
+      this.instance.closeSync();
+    }
   }
+}
+
+/** Holds on DuckDB's optimizer setting of one instance (`Warehouse.withOptimizerOff`). */
+interface OptimizerHolds {
+  holds: number;
+  /** The setting before the first hold. */
+  before: string;
+  /** The setting's changes, in order. */
+  chain: Promise<void>;
+  /** The connection they run on. */
+  conn?: DuckDBConnection;
 }
 
 /** Opens the warehouse, runs `fn`, and closes it whatever happens (kysely-ctl's `usingKysely`). */

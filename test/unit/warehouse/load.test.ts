@@ -140,6 +140,30 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect(await setting()).toBe('');
   });
 
+  it('puts the optimizer setting back once loads on two connections of one warehouse are both done', async () => {
+    const setting = async () => ((await wh.all<{ v: string }>(`SELECT current_setting('disabled_optimizers') AS v`))[0]!.v);
+    const other = async (n: string) =>
+      land(wh, response(SERP.replace('555555555555', n), await serpBody((e) => (e.tasks[0].id = `11111111-2222-4333-8444-${n}`))));
+    // A first load creates the tables: two loads adding the same columns at once would conflict.
+    await loadLanded(wh, { callIds: await land(wh, response(SERP, await serpBody())) });
+    await wh.run(`SET disabled_optimizers = 'top_n'`);
+    const a = await other('777777777777');
+    const b = await other('999999999999');
+    const sibling = await wh.sibling();
+    try {
+      // The second load starts while the first holds the setting: it must not take "off" for the setting to put back.
+      await Promise.all([loadLanded(wh, { callIds: a }), loadLanded(sibling, { callIds: b })]);
+    } finally {
+      sibling.close();
+    }
+    expect(await setting()).toBe('top_n');
+    expect(await wh.all(`SELECT DISTINCT task_id FROM serp_items ORDER BY 1`)).toEqual([
+      { task_id: '11111111-2222-4333-8444-555555555555' },
+      { task_id: '11111111-2222-4333-8444-777777777777' },
+      { task_id: '11111111-2222-4333-8444-999999999999' },
+    ]);
+  });
+
   it('keeps a malformed body as received, reports it and never loads it', async () => {
     const ids = await land(wh, response(SERP, '{"status_code": 20000, "tasks": [ oops'));
     const report = await loadLanded(wh, { callIds: ids });
