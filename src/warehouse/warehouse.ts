@@ -42,7 +42,8 @@ export class Warehouse {
    * together: the first to take it off keeps the setting as it was, the last to finish puts it
    * back. The changes run in order on a connection of their own, which a failed statement of
    * `fn` (an aborted transaction) cannot refuse. Another connection's statements meanwhile may
-   * get another plan, never another result.
+   * get another plan, never another result. The holds are counted for one optimizer (the
+   * loads' `build_side_probe_side`): another name asked for while it is held is not applied.
    */
   async withOptimizerOff<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const s = this.optimizers;
