@@ -53,14 +53,14 @@ export async function summarize(
   // check dates bounds the items it can join: DuckDB then reads the row groups of those nights
   // only, not a year of serp_items (0.25 s at 1,000 keywords x 365 nights). No bound when a
   // result has no date.
-  const [span] = await wh.all<{ lo: string | null; hi: string | null; undated: number }>(
-    `SELECT min(check_date)::VARCHAR AS lo, max(check_date)::VARCHAR AS hi, count(*) FILTER (WHERE check_date IS NULL)::INT AS undated FROM serp_results WHERE run_id = $1`,
+  const [span] = await wh.all<{ n: number; lo: string | null; hi: string | null; undated: number }>(
+    `SELECT count(*)::INT AS n, min(check_date)::VARCHAR AS lo, max(check_date)::VARCHAR AS hi, count(*) FILTER (WHERE check_date IS NULL)::INT AS undated
+     FROM serp_results WHERE run_id = $1`,
     [r.runId],
   );
   const dated = span?.lo && span.hi && span.undated === 0 ? ` AND i.check_date BETWEEN $2::DATE AND $3::DATE` : '';
-  const [rows] = await wh.all<Record<string, number>>(
-    `SELECT (SELECT count(*) FROM serp_results WHERE run_id = $1)::INT AS serp_results,
-            (SELECT count(*) FROM serp_items i JOIN serp_results s USING (task_id, result_index) WHERE s.run_id = $1${dated})::INT AS serp_items`,
+  const [items] = await wh.all<{ n: number }>(
+    `SELECT count(*)::INT AS n FROM serp_items i JOIN serp_results s USING (task_id, result_index) WHERE s.run_id = $1${dated}`,
     dated ? [r.runId, span!.lo, span!.hi] : [r.runId],
   );
   const [money] = await wh.all<{ calls: number; charged: string; refunded: string }>(
@@ -82,7 +82,7 @@ export async function summarize(
       collected: t?.collected ?? 0,
       pending: t?.pending ?? 0,
     },
-    rowsLoaded: { total: t?.rows_total ?? 0, serp_results: rows?.serp_results ?? 0, serp_items: rows?.serp_items ?? 0 },
+    rowsLoaded: { total: t?.rows_total ?? 0, serp_results: span?.n ?? 0, serp_items: items?.n ?? 0 },
     calls: money?.calls ?? 0,
     chargedCny: money?.charged ?? '0',
     refundedCny: money?.refunded ?? '0',
