@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ident } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
+import { ROW_GROUP_BYTES } from './publish/stage-files.js';
 import { ALL_TABLES } from './tables.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -37,7 +38,7 @@ export async function exportParquet(wh: Warehouse, o: { tables?: readonly string
     const date = t.partitionBy ? `CAST(${ident(t.partitionBy)} AS DATE)` : 'current_date';
     await wh.run(
       `COPY (SELECT *, ${date} AS date FROM ${ident(t.name)}) TO ${sqlString(dir)}
-       (FORMAT parquet, PARTITION_BY (date), OVERWRITE, FILENAME_PATTERN 'part-{i}')`,
+       (FORMAT parquet, ROW_GROUP_SIZE_BYTES ${ROW_GROUP_BYTES}, PARTITION_BY (date), OVERWRITE, FILENAME_PATTERN 'part-{i}')`,
     );
     written.push({ table: t.name, rows: n, dir });
   }

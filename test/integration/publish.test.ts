@@ -232,6 +232,32 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
     expect(await differences(wh.dir)).toEqual([]);
   });
 
+  it("a partition's file is written in row groups bounded by bytes (the memory of writing it), and holds the same rows", async () => {
+    const bound = 256 << 10;
+    const groups = await withWarehouse(wh.dir, async (w) => {
+      await publish(w, { now: clock.now, rebuild: ['serp_items'], rowGroupBytes: bound });
+      const files = await w.all<{ f: string; rows: number }>(
+        `SELECT file AS f, rows FROM publish_files WHERE table_name = 'serp_items' ORDER BY 1`,
+      );
+      const out: { rows: number; groups: number; most: number }[] = [];
+      for (const { f, rows } of files) {
+        const [g] = await w.all<{ groups: number; most: number }>(
+          `SELECT count(*)::INT AS groups, max(n)::INT AS most FROM (SELECT DISTINCT row_group_id, row_group_num_rows AS n FROM parquet_metadata('${join(w.parquetDir, f)}'))`,
+        );
+        out.push({ rows, ...g! });
+      }
+      return out;
+    });
+    expect(groups.length).toBe(2);
+    for (const g of groups) {
+      // a day of the emulator's SERP items is more than 256 KB in memory: several row groups,
+      // each far below DuckDB's default of 122,880 rows
+      expect(g.groups).toBeGreaterThan(1);
+      expect(g.most).toBeLessThan(g.rows);
+    }
+    expect(await differences(wh.dir)).toEqual([]);
+  });
+
   it('a column new to a table (a field never seen) reads in the serving catalog from every partition: null in the files written before it', async () => {
     const task = await withWarehouse(wh.dir, async (w) => {
       await w.run(`ALTER TABLE serp_items ADD COLUMN never_seen_feature VARCHAR`);

@@ -16,6 +16,8 @@ export interface PublishOptions {
   rebuild?: readonly string[] | 'all';
   /** Files a partition may hold before the next append compacts it into one (default 8, `PIPELINE_PUBLISH_COMPACT_FILES`). */
   compactAt?: number;
+  /** The bound on a Parquet row group's bytes in memory (default 16 MiB, `ROW_GROUP_BYTES`): the memory of writing a file. */
+  rowGroupBytes?: number;
   /** How long serving snapshots stay for readers holding an older catalog (default: 2 publishes and 24 hours, `PIPELINE_SERVING_KEEP_HOURS`). */
   keepServing?: ServingKeep;
   /**
@@ -118,7 +120,7 @@ export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<Pu
   const [last] = await wh.all<{ v: string }>(`SELECT value AS v FROM publish_meta WHERE key = 'seq'`);
   const seq = Number(last?.v ?? 0) + 1;
   const stagingDir = join(wh.dir, '.publish', String(seq));
-  const staged = await stageFiles(wh, byName, changes, seq, stagingDir, o.compactAt ?? compactAtDefault());
+  const staged = await stageFiles(wh, byName, changes, seq, stagingDir, o.compactAt ?? compactAtDefault(), o.rowGroupBytes);
   await o.onStep?.('staged');
 
   await wh.transaction(async () => {

@@ -5,6 +5,15 @@ import type { Warehouse } from '../warehouse.js';
 import type { PartChange } from './plan-changes.js';
 import type { PublishedTable } from './published-tables.js';
 
+/**
+ * The bound on a Parquet row group, as DuckDB estimates its bytes in memory: the writer holds
+ * a row group until it is full, so this bounds the memory of writing a file. At the default
+ * of 122,880 rows, one night of 1,000 SERP keywords at depth 100 (100,000 `serp_items` rows,
+ * one row group) raised peak RSS by 190 MB; at 16 MiB, by 75 MB, in row groups of 16,384
+ * rows (about 6 MB uncompressed each) and a file 2% larger.
+ */
+export const ROW_GROUP_BYTES = 16 << 20;
+
 /** A new file written under the staging folder, to be renamed into `parquet/` once committed. */
 export interface StagedFile {
   table: string;
@@ -56,7 +65,15 @@ export async function fileColumns(wh: Warehouse, path: string): Promise<string> 
  * layout, so the later rename is atomic), fsynced. An append whose partition already holds
  * `compactAt` files becomes a rewrite of the partition into one file (compaction).
  */
-export async function stageFiles(wh: Warehouse, tables: ReadonlyMap<string, PublishedTable>, changes: readonly PartChange[], seq: number, stagingDir: string, compactAt: number): Promise<StagedPublish> {
+export async function stageFiles(
+  wh: Warehouse,
+  tables: ReadonlyMap<string, PublishedTable>,
+  changes: readonly PartChange[],
+  seq: number,
+  stagingDir: string,
+  compactAt: number,
+  rowGroupBytes: number = ROW_GROUP_BYTES,
+): Promise<StagedPublish> {
   const out: StagedPublish = { files: [], replaced: [] };
   for (const c of changes) {
     const t = tables.get(c.table)!;
@@ -74,7 +91,7 @@ export async function stageFiles(wh: Warehouse, tables: ReadonlyMap<string, Publ
     const file = fileName(c.table, c.part, seq);
     const staged = join(stagingDir, file);
     await mkdir(dirname(staged), { recursive: true });
-    const r = await wh.db.run(`COPY (SELECT t.* FROM ${ident(c.table)} AS t WHERE ${where}) TO ${quote(staged)} (FORMAT parquet)`);
+    const r = await wh.db.run(`COPY (SELECT t.* FROM ${ident(c.table)} AS t WHERE ${where}) TO ${quote(staged)} (FORMAT parquet, ROW_GROUP_SIZE_BYTES ${Math.floor(rowGroupBytes)})`);
     const rows = Number(r.rowsChanged);
     if (mode === 'rewrite') out.replaced.push({ table: c.table, part: c.part });
     if (rows === 0) {
