@@ -65,7 +65,15 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       const ingest = await timed('ingest', () => ingestStep(o, wh, indexOn, now, sleep));
       const { ctx } = ingest;
       const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
-      const models = o.models !== false && collected ? await timed('models', () => modelsStep(ctx)) : undefined;
+      // Each later step starts without what the one before left in DuckDB's memory (the night's
+      // uncheckpointed rows, a year's cached blocks): Warehouse.releaseMemory.
+      const models =
+        o.models !== false && collected
+          ? await timed('models', async () => {
+              await wh.releaseMemory();
+              return modelsStep(ctx);
+            })
+          : undefined;
       const clusters = ingest.embedded ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
       // Alerts speak only of data whose models are built and tested; they are published with the rest.
       const alerts =
@@ -86,7 +94,10 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
             )
           : undefined;
       await wh.flushIndex();
-      const published = await timed('publish', () => publishStep(wh, now));
+      const published = await timed('publish', async () => {
+        await wh.releaseMemory();
+        return publishStep(wh, now);
+      });
       const summary = await timed('summary', () =>
         summarize(wh, {
           runId: ctx.runId,

@@ -20,6 +20,9 @@ import { openWaiting } from './wait-for-lock.js';
  */
 export const CHECKPOINT_THRESHOLD = '1GB';
 
+/** DuckDB's memory limit unless `PIPELINE_DUCKDB_MEMORY` says otherwise (DuckDB's own default is 80% of RAM). */
+const DEFAULT_MEMORY_LIMIT = '4GB';
+
 /**
  * The warehouse folder: `warehouse.duckdb` (state, raw index, typed tables, ledger),
  * `raw/` (landed bodies) and `parquet/` (Hive-partitioned copies for BI tools).
@@ -34,7 +37,46 @@ export class Warehouse {
     private readonly flushers: Set<() => Promise<void>> = new Set(),
     /** Shared with siblings: DuckDB's optimizer setting is global to the instance (`withOptimizerOff`). */
     private readonly optimizers: OptimizerHolds = { holds: 0, before: '', chain: Promise.resolve() },
+    /** DuckDB's `memory_limit` as the warehouse was opened with it (`releaseMemory` puts it back). */
+    private readonly memoryLimit = DEFAULT_MEMORY_LIMIT,
   ) {}
+
+  /**
+   * Runs `op` on the instance's own connection, after the changes queued before it: settings
+   * are global to the DuckDB instance, and this connection is never in a transaction that a
+   * failed statement could have aborted.
+   */
+  private onOwnConnection(op: (c: DuckDBConnection) => Promise<void>): Promise<void> {
+    const s = this.optimizers;
+    const turn = s.chain.then(async () => op((s.conn ??= await this.instance.connect())));
+    s.chain = turn.catch(() => {});
+    return turn;
+  }
+
+  /**
+   * Hands back the memory DuckDB holds from the step before, so the next step starts from the
+   * night's own needs and not from what the step before read or wrote. DuckDB keeps the blocks
+   * of tables it has read cached up to its memory limit, and the rows committed since the last
+   * checkpoint uncompressed in memory (the warehouse checkpoints once a run, CHECKPOINT_THRESHOLD):
+   * after a night's loads, 100 to 165 MB (100,000 SERP items), and 40 to 100 MB of a year's
+   * blocks on the 365th night, under each model and the publish that followed. Lowering the
+   * limit makes DuckDB drop the cached blocks and write those rows to its temp folder (they stay
+   * in the write-ahead log, as durable as before) until nothing more can go, then refuse the
+   * limit; the limit is then put back. 40 to 110 ms on the 365th night of bench/night.ts.
+   * Call it between statements, with no query of this instance running: one that asked for
+   * memory in between could be refused.
+   */
+  async releaseMemory(): Promise<void> {
+    await this.onOwnConnection(async (c) => {
+      try {
+        await c.run(`SET memory_limit = '1MB'`);
+      } catch {
+        // Expected: DuckDB evicts what it can, then refuses a limit below what stays pinned.
+      } finally {
+        await c.run(`SET memory_limit = '${this.memoryLimit.replaceAll("'", "''")}'`);
+      }
+    });
+  }
 
   /**
    * Runs `fn` with DuckDB's optimizer `name` (one of `disabled_optimizers`) off. The setting is
@@ -47,8 +89,7 @@ export class Warehouse {
    */
   async withOptimizerOff<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const s = this.optimizers;
-    const step = (op: (c: DuckDBConnection) => Promise<void>) =>
-      (s.chain = s.chain.then(async () => op((s.conn ??= await this.instance.connect()))).catch(() => {}));
+    const step = (op: (c: DuckDBConnection) => Promise<void>) => this.onOwnConnection(op).catch(() => {});
     await (s.holds++ === 0
       ? step(async (c) => {
           const rows = (await c.runAndReadAll(`SELECT current_setting('disabled_optimizers') AS v`)).getRowObjectsJS() as { v: string }[];
@@ -93,17 +134,18 @@ export class Warehouse {
       for (const d of [root, join(root, 'raw'), join(root, 'parquet')]) await ownerOnlyDir(d);
       // DuckDB takes 80% of RAM by default; a nightly job shares the machine, so the cap is
       // explicit (PIPELINE_DUCKDB_MEMORY, e.g. '8GB', raises it; spills go to a temp folder).
+      const memoryLimit = process.env.PIPELINE_DUCKDB_MEMORY ?? DEFAULT_MEMORY_LIMIT;
       const instance = await openWaiting(
         () =>
           DuckDBInstance.create(join(root, 'warehouse.duckdb'), {
-            memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? '4GB',
+            memory_limit: memoryLimit,
             checkpoint_threshold: CHECKPOINT_THRESHOLD,
           }),
         { file: join(root, 'warehouse.duckdb'), onWait: o.onWait },
       );
       for (const f of ['warehouse.duckdb', 'warehouse.duckdb.wal']) await ownerOnlyFile(join(root, f));
       const db = await instance.connect();
-      const wh = new Warehouse(root, instance, db);
+      const wh = new Warehouse(root, instance, db, true, undefined, undefined, memoryLimit);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.
       await db.run(`SET TimeZone = 'UTC'`);
       // Rows are keyed, never positional: letting DuckDB insert in parallel out of order made
@@ -182,7 +224,7 @@ export class Warehouse {
   async sibling(): Promise<Warehouse> {
     const db = await this.instance.connect();
     await db.run(`SET TimeZone = 'UTC'`);
-    return new Warehouse(this.dir, this.instance, db, false, this.flushers, this.optimizers);
+    return new Warehouse(this.dir, this.instance, db, false, this.flushers, this.optimizers, this.memoryLimit);
   }
 
   close(): void {
@@ -194,7 +236,10 @@ export class Warehouse {
   }
 }
 
-/** Holds on DuckDB's optimizer setting of one instance (`Warehouse.withOptimizerOff`). */
+/**
+ * Holds on DuckDB's optimizer setting of one instance (`Warehouse.withOptimizerOff`), and the
+ * connection that changes its global settings (`releaseMemory` too), in order.
+ */
 interface OptimizerHolds {
   holds: number;
   /** The setting before the first hold. */

@@ -1,0 +1,93 @@
+import { rm } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Warehouse } from '../../../src/warehouse/index.js';
+import { tempWarehouse } from './helpers.js';
+
+/** MB of DuckDB's buffer memory by tag (duckdb_memory()). */
+async function memory(wh: Warehouse): Promise<Record<string, number>> {
+  const rows = await wh.all<{ tag: string; mb: number }>(`SELECT tag, memory_usage_bytes / 2**20 AS mb FROM duckdb_memory()`);
+  return Object.fromEntries(rows.map((r) => [r.tag, r.mb]));
+}
+
+const limit = async (wh: Warehouse) => (await wh.all<{ v: string }>(`SELECT current_setting('memory_limit') AS v`))[0]!.v;
+
+const N = 200000;
+/**
+ * N rows of about 200 characters, in inserts of 10,000 as a night's loads commit them: about 40
+ * MB that DuckDB holds uncompressed until a checkpoint (one large insert would write full row
+ * groups to the file at once).
+ */
+async function fill(wh: Warehouse, from = 0): Promise<void> {
+  for (let k = from; k < from + N; k += 10000)
+    await wh.run(`INSERT INTO t SELECT i, repeat(chr(65 + (i % 26)::INT), 200) || i::VARCHAR FROM range(${k}, ${k + 10000}) AS r(i)`);
+}
+const CHECK = `SELECT count(*)::INT AS n, sum(length(s))::DOUBLE AS chars, sum(i)::DOUBLE AS ids FROM t`;
+
+describe('Warehouse.releaseMemory (real DuckDB)', () => {
+  let wh: Warehouse;
+  let dir: string;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, dir, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  it('hands back the rows committed since the last checkpoint and the cached blocks; the rows still read, and the limit is as before', async () => {
+    const before = await limit(wh);
+    await wh.run(`CREATE TABLE t (i BIGINT, s VARCHAR)`);
+    await fill(wh);
+    const expected = await wh.all(CHECK);
+    const held = await memory(wh);
+    expect(held.IN_MEMORY_TABLE ?? 0).toBeGreaterThan(20);
+
+    await wh.releaseMemory();
+    const after = await memory(wh);
+    expect((after.IN_MEMORY_TABLE ?? 0) + (after.BASE_TABLE ?? 0)).toBeLessThan(2);
+    expect(await limit(wh)).toBe(before);
+    // The rows come back from DuckDB's temp folder, and the table takes more.
+    expect(await wh.all(CHECK)).toEqual(expected);
+    await fill(wh, N);
+    expect((await wh.all<{ n: number }>(CHECK))[0]!.n).toBe(2 * N);
+  });
+
+  it('leaves a transaction open on another connection whole, and puts back a limit the user set', async () => {
+    wh.close();
+    await rm(dir, { recursive: true, force: true });
+    process.env.PIPELINE_DUCKDB_MEMORY = '2GB';
+    try {
+      wh = await Warehouse.open(dir);
+    } finally {
+      delete process.env.PIPELINE_DUCKDB_MEMORY;
+    }
+    const before = await limit(wh);
+    expect(before).not.toBe(await limitOfDefault());
+    await wh.run(`CREATE TABLE t (i BIGINT, s VARCHAR)`);
+    const sibling = await wh.sibling();
+    try {
+      // Uncommitted rows of an open transaction, while another connection releases the memory.
+      await sibling.run('BEGIN TRANSACTION');
+      await fill(sibling);
+      await wh.releaseMemory();
+      await sibling.run('COMMIT');
+    } finally {
+      sibling.close();
+    }
+    expect(await limit(wh)).toBe(before);
+    expect(await wh.all(CHECK)).toEqual([{ n: N, chars: N * 200 + digits(N), ids: ((N - 1) * N) / 2 }]);
+  });
+});
+
+/** The memory limit of a warehouse opened without PIPELINE_DUCKDB_MEMORY, as DuckDB prints it. */
+async function limitOfDefault(): Promise<string> {
+  const { wh, done } = await tempWarehouse();
+  try {
+    return await limit(wh);
+  } finally {
+    await done();
+  }
+}
+
+/** Characters of the decimal numbers below `n`. */
+function digits(n: number): number {
+  let c = 0;
+  for (let i = 0; i < n; i++) c += String(i).length;
+  return c;
+}
