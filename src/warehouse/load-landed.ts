@@ -136,22 +136,29 @@ async function commit(
       // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
       const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
       for (const batch of byteBatches(sized, batches.bytes)) {
-        const plain = scratchFile(wh.dir);
         const landed = batch.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
         const direct = batch.reduce((s, { size }) => s + size, 0) < batches.readDirectBelow;
-        let pieces: { read: string[]; scratch: string[] } | undefined;
+        // Read as gzip from the landed files (and pieces cut from them), or from one plain scratch file.
+        const read: { files: string[]; scratch: string[]; gzip: boolean } = { files: [], scratch: [], gzip: direct };
         try {
-          if (direct) pieces = await splitLarge(landed, wh.dir, batches.pieceBytes);
-          else await inflate(landed.map((l) => l.file), plain);
+          if (direct) {
+            const pieces = await splitLarge(landed, wh.dir, batches.pieceBytes);
+            read.files = pieces.read;
+            read.scratch = pieces.scratch;
+          } else {
+            const plain = scratchFile(wh.dir);
+            read.files = [plain];
+            read.scratch = [plain];
+            await inflate(landed.map((l) => l.file), plain);
+          }
           for (const t of deepestFirst) {
             const bodyType = envelopeType([t]).replaceAll("'", "''");
-            const source = `read_json(${listOf(pieces ? pieces.read : [plain])}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${pieces ? 'gzip' : 'uncompressed'}')`;
+            const source = `read_json(${listOf(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
             const n = await insertRows(wh, t, source, filter);
             report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
           }
         } finally {
-          await removeInflated(plain);
-          for (const f of pieces?.scratch ?? []) await removeInflated(f);
+          for (const f of read.scratch) await removeInflated(f);
         }
       }
       if (countPerTask) {
