@@ -66,11 +66,12 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       const { ctx } = ingest;
       const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
       // Each later step starts without what the one before left in DuckDB's memory (the night's
-      // uncheckpointed rows, a year's cached blocks): Warehouse.releaseMemory.
+      // uncheckpointed rows, a year's cached blocks): Warehouse.releaseMemory. The loads' rows
+      // are checkpointed here, once, rather than read back at close.
       const models =
         o.models !== false && collected
           ? await timed('models', async () => {
-              await wh.releaseMemory();
+              await wh.releaseMemory({ checkpoint: true });
               return modelsStep(ctx);
             })
           : undefined;
