@@ -66,12 +66,11 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       const { ctx } = ingest;
       const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
       // Each later step starts without what the one before left in DuckDB's memory (the night's
-      // uncheckpointed rows, a year's cached blocks): Warehouse.releaseMemory. The loads' rows
-      // are checkpointed here, once, rather than read back at close.
+      // uncheckpointed rows, a year's cached blocks): Warehouse.releaseMemory.
       const models =
         o.models !== false && collected
           ? await timed('models', async () => {
-              await wh.releaseMemory({ checkpoint: true });
+              await wh.releaseMemory();
               return modelsStep(ctx);
             })
           : undefined;

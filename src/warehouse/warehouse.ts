@@ -13,10 +13,10 @@ import { openWaiting } from './wait-for-lock.js';
  * The write-ahead log a commit may leave before DuckDB checkpoints it into the database file
  * (DuckDB's default is 16 MB). With a year of history a checkpoint cost 0.6 to 2.1 s, and a
  * 1,000-keyword night made four or five of them, at the commits of its loads and of its
- * models; on an empty warehouse they are cheap. With 1 GB a run checkpoints when its loads
- * are done (`releaseMemory`) and when it closes the warehouse (docs/warehouse.md,
- * "Checkpoints"). Committed rows are as durable either way (the log is written at each
- * commit); a crash leaves at most this much log to replay at the next open.
+ * models; on an empty warehouse they are cheap. With 1 GB a night checkpoints once, when the
+ * run closes the warehouse (docs/warehouse.md, "Checkpoints"). Committed rows are as durable
+ * either way (the log is written at each commit); a crash leaves at most this much log to
+ * replay at the next open.
  */
 export const CHECKPOINT_THRESHOLD = '1GB';
 
@@ -57,22 +57,17 @@ export class Warehouse {
    * Hands back the memory DuckDB holds from the step before, so the next step starts from the
    * night's own needs and not from what the step before read or wrote. DuckDB keeps the blocks
    * of tables it has read cached up to its memory limit, and the rows committed since the last
-   * checkpoint uncompressed in memory (CHECKPOINT_THRESHOLD): after a night's loads, 100 to 165
-   * MB (100,000 SERP items), and 40 to 100 MB of a year's blocks on the 365th night, under each
-   * model and the publish that followed. Lowering the limit makes DuckDB drop the cached blocks
-   * and write the uncheckpointed rows to its temp folder (they stay in the write-ahead log, as
-   * durable as before) until nothing more can go, then refuse the limit; the limit is then put
-   * back. `checkpoint` first writes those rows to the database file, compressed: the checkpoint
-   * at close would otherwise read them back from the temp folder, which once raised the 365th
-   * night's peak from 601 to 792 MB. Call it between statements, with no query of this
-   * instance running: one that asked for memory in between could be refused.
+   * checkpoint uncompressed in memory (the warehouse checkpoints once a run, CHECKPOINT_THRESHOLD):
+   * after a night's loads, 100 to 165 MB (100,000 SERP items), and 40 to 100 MB of a year's
+   * blocks on the 365th night, under each model and the publish that followed. Lowering the
+   * limit makes DuckDB drop the cached blocks and write those rows to its temp folder (they stay
+   * in the write-ahead log, as durable as before) until nothing more can go, then refuse the
+   * limit; the limit is then put back. 40 to 110 ms on the 365th night of bench/night.ts.
+   * Call it between statements, with no query of this instance running: one that asked for
+   * memory in between could be refused.
    */
-  async releaseMemory(o: { checkpoint?: boolean } = {}): Promise<void> {
+  async releaseMemory(): Promise<void> {
     await this.onOwnConnection(async (c) => {
-      if (o.checkpoint) {
-        // Refused while another connection has a write open: then the rows go to the temp folder.
-        await c.run('CHECKPOINT').catch(() => {});
-      }
       try {
         await c.run(`SET memory_limit = '1MB'`);
       } catch {

@@ -1,5 +1,4 @@
-import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../../src/warehouse/index.js';
 import { tempWarehouse } from './helpers.js';
@@ -47,21 +46,6 @@ describe('Warehouse.releaseMemory (real DuckDB)', () => {
     expect(await wh.all(CHECK)).toEqual(expected);
     await fill(wh, N);
     expect((await wh.all<{ n: number }>(CHECK))[0]!.n).toBe(2 * N);
-  });
-
-  it('with checkpoint, writes the rows to the database file (the log is emptied) instead of to the temp folder', async () => {
-    await wh.run(`CREATE TABLE t (i BIGINT, s VARCHAR)`);
-    await fill(wh);
-    const expected = await wh.all(CHECK);
-    const size = async (f: string) => (await stat(join(dir, f)).catch(() => ({ size: 0 }))).size;
-    expect(await size('warehouse.duckdb.wal')).toBeGreaterThan(10 << 20);
-    await wh.releaseMemory({ checkpoint: true });
-    expect(await size('warehouse.duckdb.wal')).toBeLessThan(1 << 20);
-    const tempFiles = (await readdir(join(dir, 'warehouse.duckdb.tmp')).catch(() => [] as string[])).length;
-    expect(tempFiles).toBe(0);
-    const after = await memory(wh);
-    expect((after.IN_MEMORY_TABLE ?? 0) + (after.BASE_TABLE ?? 0)).toBeLessThan(2);
-    expect(await wh.all(CHECK)).toEqual(expected);
   });
 
   it('leaves a transaction open on another connection whole, and puts back a limit the user set', async () => {
