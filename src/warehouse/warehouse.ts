@@ -35,8 +35,8 @@ export class Warehouse {
     private readonly ownsInstance = true,
     /** Shared with siblings: every connection sees the same landing's pending rows. */
     private readonly flushers: Set<() => Promise<void>> = new Set(),
-    /** Shared with siblings: DuckDB's optimizer setting is global to the instance (`withOptimizerOff`). */
-    private readonly optimizers: OptimizerHolds = { holds: 0, before: '', chain: Promise.resolve() },
+    /** Shared with siblings: DuckDB's settings are global to the instance (`withOptimizerOff`, `releaseMemory`). */
+    private readonly settings: InstanceSettings = { holds: 0, before: '', chain: Promise.resolve() },
     /** DuckDB's `memory_limit` as the warehouse was opened with it (`releaseMemory` puts it back). */
     private readonly memoryLimit = DEFAULT_MEMORY_LIMIT,
   ) {}
@@ -47,7 +47,7 @@ export class Warehouse {
    * failed statement could have aborted.
    */
   private onOwnConnection(op: (c: DuckDBConnection) => Promise<void>): Promise<void> {
-    const s = this.optimizers;
+    const s = this.settings;
     const turn = s.chain.then(async () => op((s.conn ??= await this.instance.connect())));
     s.chain = turn.catch(() => {});
     return turn;
@@ -62,7 +62,7 @@ export class Warehouse {
    * blocks on the 365th night, under each model and the publish that followed. Lowering the
    * limit makes DuckDB drop the cached blocks and write those rows to its temp folder (they stay
    * in the write-ahead log, as durable as before) until nothing more can go, then refuse the
-   * limit; the limit is then put back. 40 to 110 ms on the 365th night of bench/night.ts.
+   * limit; the limit is then put back. 43 to 114 ms on the 365th night of bench/night.ts.
    * Call it between statements, with no query of this instance running: one that asked for
    * memory in between could be refused.
    */
@@ -88,7 +88,7 @@ export class Warehouse {
    * loads' `build_side_probe_side`): another name asked for while it is held is not applied.
    */
   async withOptimizerOff<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    const s = this.optimizers;
+    const s = this.settings;
     const step = (op: (c: DuckDBConnection) => Promise<void>) => this.onOwnConnection(op).catch(() => {});
     await (s.holds++ === 0
       ? step(async (c) => {
@@ -224,27 +224,29 @@ export class Warehouse {
   async sibling(): Promise<Warehouse> {
     const db = await this.instance.connect();
     await db.run(`SET TimeZone = 'UTC'`);
-    return new Warehouse(this.dir, this.instance, db, false, this.flushers, this.optimizers, this.memoryLimit);
+    return new Warehouse(this.dir, this.instance, db, false, this.flushers, this.settings, this.memoryLimit);
   }
 
   close(): void {
     this.db.closeSync();
     if (this.ownsInstance) {
-      this.optimizers.conn?.closeSync();
+      this.settings.conn?.closeSync();
       this.instance.closeSync();
     }
   }
 }
 
 /**
- * Holds on DuckDB's optimizer setting of one instance (`Warehouse.withOptimizerOff`), and the
- * connection that changes its global settings (`releaseMemory` too), in order.
+ * The global settings of one DuckDB instance as its connections change them: the holds on the
+ * optimizer setting (`Warehouse.withOptimizerOff`), and the changes of any setting
+ * (`releaseMemory` too), made in order on a connection of their own.
  */
-interface OptimizerHolds {
+interface InstanceSettings {
+  /** Holds on the optimizer setting. */
   holds: number;
-  /** The setting before the first hold. */
+  /** The optimizer setting before the first hold. */
   before: string;
-  /** The setting's changes, in order. */
+  /** The changes, in order. */
   chain: Promise<void>;
   /** The connection they run on. */
   conn?: DuckDBConnection;
