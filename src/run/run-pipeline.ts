@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { collectGarbage } from './collect-garbage.js';
 import { alertStep, type AlertOutcome } from '../alerts/index.js';
 import { withWarehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
@@ -65,12 +66,17 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       const ingest = await timed('ingest', () => ingestStep(o, wh, indexOn, now, sleep));
       const { ctx } = ingest;
       const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
-      // Each later step starts without what the one before left in DuckDB's memory (the night's
-      // uncheckpointed rows, a year's cached blocks): Warehouse.releaseMemory.
+      // Each later step starts without what the one before left in memory: in DuckDB's (the
+      // night's uncheckpointed rows, a year's cached blocks: Warehouse.releaseMemory) and in the
+      // JavaScript heap (collectGarbage).
+      const handBack = async () => {
+        await wh.releaseMemory();
+        collectGarbage();
+      };
       const models =
         o.models !== false && collected
           ? await timed('models', async () => {
-              await wh.releaseMemory();
+              await handBack();
               return modelsStep(ctx);
             })
           : undefined;
@@ -95,7 +101,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
           : undefined;
       await wh.flushIndex();
       const published = await timed('publish', async () => {
-        await wh.releaseMemory();
+        await handBack();
         return publishStep(wh, now);
       });
       const summary = await timed('summary', () =>
@@ -110,6 +116,9 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
           warehouseDir: wh.dir,
         }),
       );
+      // The warehouse checkpoints when it closes, reading the night's rows back: without the
+      // steps' garbage under it.
+      collectGarbage();
       return {
         ...summary,
         resumed: ingest.resumed,
