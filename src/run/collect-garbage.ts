@@ -8,13 +8,14 @@ let gc: (() => void) | undefined;
  * is garbage once it returns (the ingest's response bodies, parsed envelopes, plans), but V8
  * collects it only when the heap next grows past its limit, which after a night's ingest is
  * far off: on a 1,000-keyword night the heap held 150 to 250 MB, nearly all of it garbage (a
- * heap snapshot then kept about 30 MB). That garbage stayed under the models, the publish and
- * the closing checkpoint, whose DuckDB memory comes on top of it. Collected between the steps,
- * the 365th night of bench/night.ts no longer set its peak after the ingest (docs/warehouse.md).
+ * heap snapshot then, which collects first, was 33 MB). That garbage stayed under the models,
+ * the publish and the closing checkpoint, whose DuckDB memory comes on top of it. Collected
+ * between the steps, the 365th night of bench/night.ts set its peak after the ingest in one
+ * run of seven, against five of seven before (docs/warehouse.md, "Checkpoints").
  *
  * Node exposes `gc` only under `--expose-gc`; setting the flag at run time and taking the
- * function from a fresh context is how jest's leak detector does it. A collection takes tens of
- * milliseconds.
+ * function from a fresh context is how jest's leak detector does it. A collection took 26 to
+ * 32 ms on the 365th night.
  */
 export function collectGarbage(): void {
   if (!gc) {
