@@ -116,9 +116,20 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
           warehouseDir: wh.dir,
         }),
       );
-      // The warehouse checkpoints when it closes, reading the night's rows back: without the
-      // steps' garbage under it.
-      collectGarbage();
+      // The night's rows go into the database file last (CHECKPOINT_THRESHOLD: once a run), with
+      // everything handed back first: the checkpoint reads the rows back from DuckDB's temp folder
+      // as it writes them, and would otherwise run on top of all of them (and of the steps'
+      // garbage). Should it fail (durability does not need it: the rows are in the log), the
+      // close checkpoints instead.
+      await timed('checkpoint', async () => {
+        await wh.flushIndex();
+        await handBack();
+        await wh
+          .checkpoint()
+          .catch((err: unknown) =>
+            o.logger.warn({ err: (err as Error).message }, 'checkpoint before closing the warehouse failed; the close checkpoints instead'),
+          );
+      });
       return {
         ...summary,
         resumed: ingest.resumed,

@@ -79,6 +79,18 @@ export class Warehouse {
   }
 
   /**
+   * Writes what the write-ahead log holds into the database file now, rather than when the
+   * warehouse closes. A run calls it last, after `releaseMemory`: the checkpoint of a night's rows
+   * into year-long tables took 250 to 340 MB above what the process held when it started, so
+   * it should start from as little as possible (docs/warehouse.md, "Checkpoints").
+   */
+  async checkpoint(): Promise<void> {
+    await this.onOwnConnection(async (c) => {
+      await c.run('CHECKPOINT');
+    });
+  }
+
+  /**
    * Runs `fn` with DuckDB's optimizer `name` (one of `disabled_optimizers`) off. The setting is
    * global to the DuckDB instance, so the connections of one instance count their holds
    * together: the first to take it off keeps the setting as it was, the last to finish puts it

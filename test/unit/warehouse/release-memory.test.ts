@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../../src/warehouse/index.js';
 import { tempWarehouse } from './helpers.js';
@@ -72,6 +73,32 @@ describe('Warehouse.releaseMemory (real DuckDB)', () => {
     }
     expect(await limit(wh)).toBe(before);
     expect(await wh.all(CHECK)).toEqual([{ n: N, chars: N * 200 + digits(N), ids: ((N - 1) * N) / 2 }]);
+  });
+});
+
+describe('Warehouse.checkpoint (real DuckDB)', () => {
+  let wh: Warehouse;
+  let dir: string;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, dir, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  const walBytes = async () => (await stat(join(dir, 'warehouse.duckdb.wal')).catch(() => ({ size: 0 }))).size;
+
+  it('writes the rows of the log into the database file while the warehouse stays open, after a release too', async () => {
+    await wh.run(`CREATE TABLE t (i BIGINT, s VARCHAR)`);
+    await fill(wh);
+    const expected = await wh.all(CHECK);
+    const file = (await stat(join(dir, 'warehouse.duckdb'))).size;
+    // Below the warehouse's checkpoint threshold, the rows are in the log only.
+    expect(await walBytes()).toBeGreaterThan(20 * 2 ** 20);
+    await wh.releaseMemory();
+    await wh.checkpoint();
+    expect(await walBytes()).toBe(0);
+    expect((await stat(join(dir, 'warehouse.duckdb'))).size).toBeGreaterThan(file);
+    // DuckDB no longer holds them uncompressed, and they read the same.
+    expect((await memory(wh)).IN_MEMORY_TABLE ?? 0).toBeLessThan(2);
+    expect(await wh.all(CHECK)).toEqual(expected);
   });
 });
 
