@@ -9,9 +9,9 @@ let gc: (() => void) | undefined;
  * collects it only when the heap next grows past its limit, which after a night's ingest is
  * far off: on a 1,000-keyword night the heap held 150 to 250 MB, nearly all of it garbage (a
  * heap snapshot then, which collects first, was 33 MB). That garbage stayed under the models,
- * the publish and the closing checkpoint, whose DuckDB memory comes on top of it. Collected
- * between the steps, the 365th night of bench/night.ts set its peak after the ingest in one
- * run of seven, against five of seven before (docs/warehouse.md, "Checkpoints").
+ * the publish and the checkpoint, whose DuckDB memory comes on top of it. With it collected
+ * (and DuckDB's memory handed back), the 365th night of bench/night.ts set its peak after the
+ * ingest in one pair of five, below the other pairs' peaks (docs/warehouse.md, "Checkpoints").
  *
  * Node exposes `gc` only under `--expose-gc`; setting the flag at run time and taking the
  * function from a fresh context is how jest's leak detector does it. A collection took 26 to

@@ -19,7 +19,7 @@ export interface RunOutcome extends RunSummary {
   /** Alerts evaluated and delivered (absent when the pipeline has no `alerts:` block). */
   alerts?: AlertOutcome;
   published?: PublishedSummary;
-  /** Wall milliseconds of each step that ran (ingest, models, clusters, alerts, publish, lake). */
+  /** Wall milliseconds of each step that ran (ingest, models, clusters, alerts, publish, summary, checkpoint, lake). */
   stepsMs?: Record<string, number>;
   /** The process's peak RSS in MB when each step ended (a high-water mark: the first step that raises it is where memory goes). */
   stepsPeakMb?: Record<string, number>;
@@ -37,7 +37,9 @@ export interface RunOutcome extends RunSummary {
  * 3. clusters: when the pipeline has an `embeddings` job that ran, cluster and label its keywords;
  * 4. alerts: evaluate the pipeline's `alerts:` rules and deliver what is pending;
  * 5. publish: Parquet of what changed, marts included, and a fresh `serving.duckdb` for readers;
- * 6. lake: the published files mirrored to object storage, when one is set.
+ * 6. summary, then checkpoint: the night's rows written into the database file, with the memory
+ *    of the steps before handed back first;
+ * 7. lake: the published files mirrored to object storage, when one is set.
  *
  * The data is loaded and the run's state recorded before the models are built, so a model
  * that fails costs no paid result: the outcome says so and the CLI exits 1.

@@ -13,10 +13,10 @@ import { openWaiting } from './wait-for-lock.js';
  * The write-ahead log a commit may leave before DuckDB checkpoints it into the database file
  * (DuckDB's default is 16 MB). With a year of history a checkpoint cost 0.6 to 2.1 s, and a
  * 1,000-keyword night made four or five of them, at the commits of its loads and of its
- * models; on an empty warehouse they are cheap. With 1 GB a night checkpoints once, when the
- * run closes the warehouse (docs/warehouse.md, "Checkpoints"). Committed rows are as durable
- * either way (the log is written at each commit); a crash leaves at most this much log to
- * replay at the next open.
+ * models; on an empty warehouse they are cheap. With 1 GB a night checkpoints once, as the
+ * run's last step (`checkpoint`), or when the warehouse closes (docs/warehouse.md,
+ * "Checkpoints"). Committed rows are as durable either way (the log is written at each
+ * commit); a crash leaves at most this much log to replay at the next open.
  */
 export const CHECKPOINT_THRESHOLD = '1GB';
 
