@@ -26,7 +26,7 @@ describe('the run checkpoints as its last step', () => {
       file: 'ck.yaml',
       warehouseDir: tmp.dir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_checkpointtest',
+      apiKey: 'svc_live_test_ck',
       logger: silentLogger,
       pollIntervalMs: 5,
     });
