@@ -81,7 +81,7 @@ export class Warehouse {
   /**
    * Writes what the write-ahead log holds into the database file now, rather than when the
    * warehouse closes. A run calls it last, after `releaseMemory`: the checkpoint of a night's rows
-   * into year-long tables took 250 to 340 MB above what the process held when it started, so
+   * into year-long tables took 160 to 340 MB above what the process held when it started, so
    * it should start from as little as possible (docs/warehouse.md, "Checkpoints").
    */
   async checkpoint(): Promise<void> {
