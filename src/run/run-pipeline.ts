@@ -124,7 +124,6 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       // garbage). Should it fail (durability does not need it: the rows are in the log), the
       // close checkpoints instead.
       await timed('checkpoint', async () => {
-        await wh.flushIndex();
         await handBack();
         await wh
           .checkpoint()

@@ -24,7 +24,7 @@ async function fill(wh: Warehouse, from = 0): Promise<void> {
 }
 const CHECK = `SELECT count(*)::INT AS n, sum(length(s))::DOUBLE AS chars, sum(i)::DOUBLE AS ids FROM t`;
 
-describe('Warehouse.releaseMemory (real DuckDB)', () => {
+describe('Warehouse.releaseMemory and Warehouse.checkpoint (real DuckDB)', () => {
   let wh: Warehouse;
   let dir: string;
   let done: () => Promise<void>;
@@ -74,14 +74,6 @@ describe('Warehouse.releaseMemory (real DuckDB)', () => {
     expect(await limit(wh)).toBe(before);
     expect(await wh.all(CHECK)).toEqual([{ n: N, chars: N * 200 + digits(N), ids: ((N - 1) * N) / 2 }]);
   });
-});
-
-describe('Warehouse.checkpoint (real DuckDB)', () => {
-  let wh: Warehouse;
-  let dir: string;
-  let done: () => Promise<void>;
-  beforeEach(async () => ({ wh, dir, done } = await tempWarehouse()));
-  afterEach(async () => done());
 
   const walBytes = async () => (await stat(join(dir, 'warehouse.duckdb.wal')).catch(() => ({ size: 0 }))).size;
 
