@@ -158,7 +158,7 @@ async function commit(
             report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + n);
           }
         } finally {
-          for (const f of read.scratch) await removeInflated(f);
+          await Promise.all(read.scratch.map((f) => removeInflated(f)));
         }
       }
       if (countPerTask) {
