@@ -60,6 +60,31 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect(report.rows).toEqual(new Map([['serp_results', 1], ['serp_items', 3]]));
   });
 
+  it('looks for the responses of planned tasks from a day before their plan, and for unplanned ones in the whole index', async () => {
+    const task = '11111111-2222-4333-8444-555555555555';
+    const at = (iso: string) => ({ receivedAt: new Date(iso) });
+    const looked = async () => (await wh.all<{ call_id: string }>(`SELECT call_id FROM _sel ORDER BY received_at`)).map((r) => r.call_id);
+    // Planned at 12:00 on the 20th: a response from 3 hours before (a clock set back) and one three
+    // days after are the task's; one two days before cannot be (no id existed yet), and is not looked at.
+    await wh.run(`INSERT INTO tasks (tag, run_id, state, task_id, planned_at) VALUES ('tag-1', 'run-1', 'posted', $1, '2026-11-20 12:00:00+00')`, [task]);
+    const [early] = await land(wh, response(SERP, await serpBody(), at('2026-11-18T12:00:00Z')));
+    const [setBack] = await land(wh, response(SERP, await serpBody((e) => (e.tasks[0].result[0].items = e.tasks[0].result[0].items.slice(0, 2))), at('2026-11-20T09:00:00Z')));
+    // The task's rows and its collected mark commit together, as the collector does it.
+    await loadLanded(wh, { taskIds: [task] }, () => wh.run(`UPDATE tasks SET state = 'collected'`));
+    expect(await looked()).toEqual([setBack]);
+    expect(await wh.all(`SELECT call_id FROM serp_results`)).toEqual([{ call_id: setBack }]);
+    const [later] = await land(wh, response(SERP, await serpBody((e) => (e.tasks[0].result[0].items = e.tasks[0].result[0].items.slice(0, 1))), at('2026-11-23T12:00:00Z')));
+    await loadLanded(wh, { taskIds: [task] });
+    expect(await looked()).toEqual([setBack, later]);
+    expect(await wh.all(`SELECT call_id FROM serp_results`)).toEqual([{ call_id: later }]);
+    expect((await wh.all(`SELECT count(*)::INT AS n FROM serp_items`))[0]).toEqual({ n: 1 });
+    // Without a plan time (raw files loaded without their run's state) the whole index is looked at.
+    await wh.run(`DELETE FROM tasks`);
+    await loadLanded(wh, { taskIds: [task] });
+    expect(await looked()).toEqual([early, setBack, later]);
+    expect(await wh.all(`SELECT call_id FROM serp_results`)).toEqual([{ call_id: later }]);
+  });
+
   it('adds a column for a new field and a variant column for a type change, dropping nothing', async () => {
     await loadLanded(wh, { callIds: await land(wh, response(SERP, await serpBody())) });
     const changed = await serpBody((e) => {
