@@ -53,7 +53,7 @@ describe('inflating landed gzip files for a load', () => {
     expect((await readFile(out)).equals(line)).toBe(true);
   });
 
-  it('cuts a large segment at its members into pieces of about the target, and reads small or odd files in place', async () => {
+  it('cuts a large segment at its members into pieces of about the target, and reads odd files in place', async () => {
     const seg = lines(40, 4, 200);
     const segBytes = segment(seg);
     await writeFile(join(dir, 'seg.ndjson.gz'), segBytes);
@@ -78,8 +78,35 @@ describe('inflating landed gzip files for a load', () => {
     expect(texts.every((t) => Buffer.byteLength(t) <= target)).toBe(true);
     expect(texts.join('')).toBe(seg.map((l) => `${l}\n`).join(''));
     expect(out.scratch.every((f) => f.startsWith(scratchDir(dir)))).toBe(true);
-    // With a target above the segment's size, nothing is cut.
-    expect(await splitLarge(files, dir, 1 << 30)).toEqual({ read: files.map((f) => f.file), scratch: [] });
+    // With a target above the segment's size, nothing is cut: the segment and the small file
+    // are joined into one piece (a newline after each), the odd file is read in place.
+    const whole = await splitLarge(files, dir, 1 << 30);
+    expect(whole.read).toEqual([whole.scratch[0], join(dir, 'odd.ndjson.gz')]);
+    expect(whole.scratch).toHaveLength(1);
+    expect(gunzipSync(await readFile(whole.scratch[0]!)).toString('utf8')).toBe(`${seg.map((l) => `${l}\n`).join('')}\n${lines(1, 5)[0]}\n\n`);
+  });
+
+  it('joins small files in a row into pieces of about the target, so a line without its newline stays apart', async () => {
+    const ls = lines(10, 6, 50);
+    const files = await Promise.all(
+      ls.map(async (l, i) => {
+        const file = join(dir, `r${i}.ndjson.gz`);
+        // The fourth file's line has no newline at its end: joined, it must not run into the fifth's.
+        const bytes = gzipSync(i === 3 ? l : `${l}\n`);
+        await writeFile(file, bytes);
+        return { file, size: bytes.length };
+      }),
+    );
+    const target = 3 * (Buffer.byteLength(ls[0]!) + 1);
+    const out = await splitLarge(files, dir, target);
+    // Three lines a piece; the tenth file, alone in its piece, is read in place.
+    expect(out.scratch).toHaveLength(3);
+    expect(out.read).toEqual([...out.scratch, files[9]!.file]);
+    const texts = await Promise.all(out.read.map(async (f) => gunzipSync(await readFile(f)).toString('utf8')));
+    expect(texts.every((t) => Buffer.byteLength(t.replaceAll('\n\n', '\n')) <= target)).toBe(true);
+    expect(texts.join('').split('\n').filter((l) => l !== '')).toEqual(ls);
+    // A small file alone is read in place.
+    expect(await splitLarge(files.slice(0, 1), dir, target)).toEqual({ read: [files[0]!.file], scratch: [] });
   });
 
   it('rejects a torn gzip file', async () => {
