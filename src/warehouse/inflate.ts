@@ -204,7 +204,7 @@ async function writeAt(fh: FileHandle, b: Buffer, position: number): Promise<num
   return b.length;
 }
 
-/** Inflated bytes of a piece of `splitLarge`: about 10 SERP bodies of depth 100. */
+/** Inflated bytes of a piece of `intoPieces`: about 10 SERP bodies of depth 100. */
 const PIECE_BYTES = 1 << 20;
 
 /**
@@ -225,7 +225,7 @@ const PIECE_BYTES = 1 << 20;
  * read whole. Returns the files to read and, apart, the scratch files among them, for the caller
  * to remove; on an error, removes its own.
  */
-export async function splitLarge(
+export async function intoPieces(
   files: readonly { file: string; size: number }[],
   warehouseDir: string,
   target: number = PIECE_BYTES,
@@ -298,7 +298,7 @@ export async function splitLarge(
   return { read, scratch };
 }
 
-/** A gzip member of one newline, put after each file that `splitLarge` joins with others. */
+/** A gzip member of one newline, put after each file that `intoPieces` joins with others. */
 const NEWLINE_MEMBER = gzipSync('\n');
 
 /** Writes `b` into `out`, owner-only. */

@@ -4,7 +4,7 @@ import { byteBatches } from './byte-batches.js';
 import { ident, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
-import { clearScratch, inflate, removeInflated, scratchFile, splitLarge } from './inflate.js';
+import { clearScratch, inflate, removeInflated, scratchFile, intoPieces } from './inflate.js';
 import { insertMarked, markReplaced } from './publish/mark-loaded.js';
 import { mergeShapes } from './shape.js';
 import { envelopeType, selectRows } from './sql-build.js';
@@ -46,7 +46,7 @@ interface Landed {
  * `o.batchBytes` of gzip at a time (default 128 MiB; one larger file alone), so scratch
  * space and memory are bounded by a batch, not by the selection; a batch of less than
  * `o.readDirectBelow` bytes (default 8 MiB) is read from the landed files without a scratch
- * file, its large files cut into pieces of `o.pieceBytes` of bodies (default 1 MiB; inflate.ts).
+ * file, in pieces of `o.pieceBytes` of bodies (default 1 MiB; large files cut, small ones joined; inflate.ts).
  */
 export async function loadLanded(
   wh: Warehouse,
@@ -132,7 +132,8 @@ async function commit(
       // or more is inflated once (inflate.ts) into a plain NDJSON scratch file that each table
       // then reads with only the fields it needs: one gunzip instead of one per table, and a
       // file DuckDB splits across its threads; a smaller one is read as gzip from the landed
-      // files, a compacted segment among them in pieces (splitLarge).
+      // files in pieces of about 1 MiB of bodies (intoPieces: a compacted segment cut, a
+      // night's one-body files joined).
       // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
       const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
       for (const batch of byteBatches(sized, batches.bytes)) {
@@ -142,7 +143,7 @@ async function commit(
         const read: { files: string[]; scratch: string[]; gzip: boolean } = { files: [], scratch: [], gzip: direct };
         try {
           if (direct) {
-            const pieces = await splitLarge(landed, wh.dir, batches.pieceBytes);
+            const pieces = await intoPieces(landed, wh.dir, batches.pieceBytes);
             read.files = pieces.read;
             read.scratch = pieces.scratch;
           } else {
@@ -180,8 +181,8 @@ const LOAD_BATCH_BYTES = 128 << 20;
 
 /**
  * A batch of less gzip than this (a night's load of 250 to 500 SERP tasks is about 4 MB) is
- * read by DuckDB straight from the landed files, which each table then inflates again, a
- * compacted segment in pieces (splitLarge). At 50,000 SERP items that took no more time than
+ * read by DuckDB straight from the landed files, which each table then inflates again, in
+ * pieces of about 1 MiB of bodies (intoPieces). At 50,000 SERP items that took no more time than
  * inflating once into a scratch file, and 300 MB peak RSS against 430 to 450: DuckDB parses a
  * file's read buffer of bodies at once, and Node's inflate leaves the plain text behind as
  * buffers for the garbage collector. Larger batches are inflated once, on several threads.

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clearScratch, inflate, removeInflated, scratchDir, scratchFile, splitLarge } from '../../../src/warehouse/inflate.js';
+import { clearScratch, inflate, removeInflated, scratchDir, scratchFile, intoPieces } from '../../../src/warehouse/inflate.js';
 
 /** Pseudo-random text that gzip cannot shrink much, so a segment passes the split size quickly. */
 function lines(n: number, seed: number, words = 400): string[] {
@@ -68,7 +68,7 @@ describe('inflating landed gzip files for a load', () => {
       { file: join(dir, 'one.ndjson.gz'), size: one.length },
       { file: join(dir, 'odd.ndjson.gz'), size: odd.length },
     ];
-    const out = await splitLarge(files, dir, target);
+    const out = await intoPieces(files, dir, target);
     // The segment becomes pieces of three or fewer lines each, in order; the small file and the
     // file with a header-like run inside a member (sizes that cannot be a member's) are read in place.
     expect(out.read.slice(-2)).toEqual([join(dir, 'one.ndjson.gz'), join(dir, 'odd.ndjson.gz')]);
@@ -80,7 +80,7 @@ describe('inflating landed gzip files for a load', () => {
     expect(out.scratch.every((f) => f.startsWith(scratchDir(dir)))).toBe(true);
     // With a target above the segment's size, nothing is cut: the segment and the small file
     // are joined into one piece (a newline after each), the odd file is read in place.
-    const whole = await splitLarge(files, dir, 1 << 30);
+    const whole = await intoPieces(files, dir, 1 << 30);
     expect(whole.read).toEqual([whole.scratch[0], join(dir, 'odd.ndjson.gz')]);
     expect(whole.scratch).toHaveLength(1);
     expect(gunzipSync(await readFile(whole.scratch[0]!)).toString('utf8')).toBe(`${seg.map((l) => `${l}\n`).join('')}\n${lines(1, 5)[0]}\n\n`);
@@ -98,7 +98,7 @@ describe('inflating landed gzip files for a load', () => {
       }),
     );
     const target = 3 * (Buffer.byteLength(ls[0]!) + 1);
-    const out = await splitLarge(files, dir, target);
+    const out = await intoPieces(files, dir, target);
     // Three lines a piece; the tenth file, alone in its piece, is read in place.
     expect(out.scratch).toHaveLength(3);
     expect(out.read).toEqual([...out.scratch, files[9]!.file]);
@@ -106,7 +106,7 @@ describe('inflating landed gzip files for a load', () => {
     expect(texts.every((t) => Buffer.byteLength(t.replaceAll('\n\n', '\n')) <= target)).toBe(true);
     expect(texts.join('').split('\n').filter((l) => l !== '')).toEqual(ls);
     // A small file alone is read in place.
-    expect(await splitLarge(files.slice(0, 1), dir, target)).toEqual({ read: [files[0]!.file], scratch: [] });
+    expect(await intoPieces(files.slice(0, 1), dir, target)).toEqual({ read: [files[0]!.file], scratch: [] });
   });
 
   it('rejects a torn gzip file', async () => {
