@@ -248,8 +248,8 @@ export async function intoPieces(
   for (const [i, { file }] of files.entries()) {
     const bytes = contents[i]!;
     const ms = membersIn(bytes);
-    const inflated = ms?.reduce((s, m) => s + m.isize, 0);
-    if (!ms || inflated === undefined) {
+    const inflated = ms ? ms.reduce((s, m) => s + m.isize, 0) : Number.NaN;
+    if (!ms) {
       endJoin();
       plan.push({ file });
     } else if (inflated <= target) {
