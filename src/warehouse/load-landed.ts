@@ -239,8 +239,9 @@ async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
  * then skips the index's row groups of older nights by their zone maps, instead of unnesting
  * the task ids of a year of responses at each load. At 1,000 keywords x 365 nights that look
  * read 21 MB of the index and took 35 to 70 ms; bounded, 2 MB and 7 ms, after 20 to 30 ms and
- * 6 MB for the plan times (cold; the load reads the tasks' ids anyway). The night's peak RSS on
- * that history fell from 576 to 649 MB to 562 to 606 (bench/night.ts). Empty, so every row is read,
+ * 6 MB for the plan times (cold; the load reads the tasks' ids anyway). The night's peak RSS
+ * did not move measurably (bench/night.ts: 543 to 647 MB in 14 runs after, 576 to 649 in 8
+ * before): the ingest's garbage varies by more than that. Empty, so every row is read,
  * when some task is not in the tasks table with a plan time (raw files loaded without their
  * run's state) or some index row has no \`received_at\`.
  */
