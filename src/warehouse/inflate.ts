@@ -248,11 +248,13 @@ export async function intoPieces(
   for (const [i, { file }] of files.entries()) {
     const bytes = contents[i]!;
     const ms = membersIn(bytes);
-    const inflated = ms ? ms.reduce((s, m) => s + m.isize, 0) : Number.NaN;
     if (!ms) {
       endJoin();
       plan.push({ file });
-    } else if (inflated <= target) {
+      continue;
+    }
+    const inflated = ms.reduce((s, m) => s + m.isize, 0);
+    if (inflated <= target) {
       if (joined.length > 0 && joinedBytes + inflated > target) endJoin();
       joined.push({ file, bytes });
       joinedBytes += inflated;
