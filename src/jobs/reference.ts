@@ -113,3 +113,57 @@ export async function checkAiPlaces(read: ReadReference, sets: readonly PlaceSet
   }
   return issues;
 }
+
+/**
+ * SERP places: each location of a set must be in `serp/engA/locations` (by `location_code`, or
+ * by `location_name` in any case), and each language in `serp/engA/languages` (by code or name).
+ * The service answers a task for a place it does not know with an error or, as the emulator
+ * does, with another place's results: either way after the job's other tasks were paid for. A
+ * list that names nothing leaves its half of the check to the service (a warning).
+ */
+export async function checkSerpPlaces(
+  read: ReadReference,
+  sets: readonly PlaceSet[],
+): Promise<{ issues: PreflightIssue[]; warnings: string[] }> {
+  const issues: PreflightIssue[] = [];
+  const warnings: string[] = [];
+  if (sets.some((s) => s.locations.length > 0)) {
+    const codes = new Set<number>();
+    const names = new Set<string>();
+    for (const item of await read('serp.engA.locations')) {
+      const l = item as { location_code?: unknown; location_name?: unknown } | null;
+      if (typeof l?.location_code === 'number') codes.add(l.location_code);
+      if (typeof l?.location_name === 'string') names.add(l.location_name.toLowerCase());
+    }
+    if (codes.size === 0 && names.size === 0)
+      warnings.push('the serp/engA/locations list named no location; SERP locations are left to the service to check');
+    else
+      for (const s of sets)
+        for (const [k, l] of s.locations.entries()) {
+          if (typeof l === 'number' ? codes.has(l) : names.has(l.toLowerCase())) continue;
+          issues.push({
+            path: [...s.at, 'locations', k],
+            rule: `location ${JSON.stringify(l)} is not in serp/engA/locations (a location_code, or a location_name such as 'United States' or 'London,England,United Kingdom'); nothing was posted`,
+          });
+        }
+  }
+  if (sets.some((s) => s.languages.length > 0)) {
+    const known = new Set<string>();
+    for (const item of await read('serp.engA.languages')) {
+      const g = item as { language_code?: unknown; language_name?: unknown } | null;
+      if (typeof g?.language_code === 'string') known.add(g.language_code.toLowerCase());
+      if (typeof g?.language_name === 'string') known.add(g.language_name.toLowerCase());
+    }
+    if (known.size === 0) warnings.push('the serp/engA/languages list named no language; SERP languages are left to the service to check');
+    else
+      for (const s of sets)
+        for (const [k, g] of s.languages.entries()) {
+          if (known.has(g.toLowerCase())) continue;
+          issues.push({
+            path: [...s.at, 'languages', k],
+            rule: `language '${g}' is not in serp/engA/languages (a code like 'en' or a name like 'English'); nothing was posted`,
+          });
+        }
+  }
+  return { issues, warnings };
+}

@@ -72,10 +72,11 @@ export async function ingestStep(
   const ctx = makeContext(world, runId);
   const estimateCny = await planEstimateCny(wh, plan);
   const { store, log, note } = ctx;
-  if (!resume) {
+  if (!resume && !o.signal?.aborted) {
     // What the service's reference lists refuse (a model, a location, a lighthouse version)
     // would be refused only after the other tasks were paid for: each job kind's preflight.
-    for (const warning of await preflightJobs(ctx.client, o.pipeline, o.file)) log.warn(warning);
+    // (A run stopped before it started posts nothing, and asks nothing either.)
+    for (const warning of await preflightJobs(ctx.client, o.pipeline, o.file, { wh, now })) log.warn(warning);
   }
   if (resume) {
     await store.reopenRun();

@@ -4,22 +4,25 @@ import type { Pipeline } from '../config/index.js';
 import { positionsIn } from '../config/positions.js';
 import { ConfigError } from '../errors.js';
 import { JOB_KINDS, type AnyJob, type PreflightIssue, type ReadReference } from '../jobs/index.js';
+import type { Warehouse } from '../warehouse/index.js';
 
 /**
  * Runs the preflight of every job kind the pipeline uses (`preflight` of its module in
  * `src/jobs/kinds/`) before anything is bought: a model the service does not offer, an AI
  * keyword data location or language its list lacks, a lighthouse version it does not list
  * would each be refused only after the other tasks were paid for. The reference lists are
- * free calls, each read once and only when a job needs it. Throws one `ConfigError` with
+ * free calls, each read once and only when a job needs it, and kept in the warehouse
+ * (`reference_lists`) for REFERENCE_FRESH_DAYS: a nightly run does not fetch them again each
+ * night (the service's SERP locations list is tens of thousands of places). Throws one `ConfigError` with
  * every problem (file, line, field, rule), in file order; returns the warnings (a list that
  * named nothing leaves the check to the service).
  */
-export async function preflightJobs(client: ServiceClient, pipeline: Pipeline, file: string): Promise<string[]> {
+export async function preflightJobs(client: ServiceClient, pipeline: Pipeline, file: string, cache?: ReferenceCache): Promise<string[]> {
   const lists = new Map<string, Promise<unknown[]>>();
   const read: ReadReference = (id) => {
     let items = lists.get(id);
     if (!items) {
-      items = client.call(endpoint(id)).then((call) => (call.envelope.tasks ?? []).flatMap((t) => t.result ?? []));
+      items = readList(client, id, cache);
       lists.set(id, items);
     }
     return items;
@@ -45,4 +48,42 @@ export async function preflightJobs(client: ServiceClient, pipeline: Pipeline, f
 
 function fieldName(path: readonly (string | number)[]): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** Where read reference lists are kept, and the run's clock. */
+export interface ReferenceCache {
+  wh: Warehouse;
+  now: () => Date;
+}
+
+/** Days a reference list read from the service is used before it is read again. */
+export const REFERENCE_FRESH_DAYS = 7;
+
+/** The items of a reference list: from the warehouse's copy while it is fresh, else from the service (and kept). */
+async function readList(client: ServiceClient, id: string, cache: ReferenceCache | undefined): Promise<unknown[]> {
+  if (cache) {
+    await cache.wh.run(
+      `CREATE TABLE IF NOT EXISTS reference_lists (endpoint_id VARCHAR NOT NULL, fetched_at TIMESTAMPTZ NOT NULL, items JSON NOT NULL)`,
+    );
+    const since = new Date(cache.now().getTime() - REFERENCE_FRESH_DAYS * 86_400_000).toISOString();
+    const [kept] = await cache.wh.all<{ items: string }>(
+      `SELECT items::VARCHAR AS items FROM reference_lists WHERE endpoint_id = $1 AND fetched_at > $2::TIMESTAMPTZ ORDER BY fetched_at DESC LIMIT 1`,
+      [id, since],
+    );
+    if (kept) return JSON.parse(kept.items) as unknown[];
+  }
+  const call = await client.call(endpoint(id));
+  const items = (call.envelope.tasks ?? []).flatMap((t) => t.result ?? []);
+  // An empty list is not kept: the checks then leave the field to the service, and the next run asks again.
+  if (cache && items.length > 0) {
+    await cache.wh.transaction(async () => {
+      await cache.wh.run(`DELETE FROM reference_lists WHERE endpoint_id = $1`, [id]);
+      await cache.wh.run(`INSERT INTO reference_lists VALUES ($1, $2::TIMESTAMPTZ, $3::JSON)`, [
+        id,
+        cache.now().toISOString(),
+        JSON.stringify(items),
+      ]);
+    });
+  }
+  return items;
 }

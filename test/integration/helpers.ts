@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Agent, type Dispatcher } from 'undici';
+import { ServiceClient } from '../../src/client/index.js';
+import type { Pipeline } from '../../src/config/index.js';
 import { fromMicros, toMicros } from '../../src/run/money.js';
+import { preflightJobs } from '../../src/run/preflight.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { withWarehouse } from '../../src/warehouse/index.js';
 
 /** A fresh warehouse folder per test, removed afterwards. */
 export async function tempDir(prefix = 'pipeline-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
@@ -32,5 +37,20 @@ export class ShortTimeouts extends Agent {
   }
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     return super.dispatch({ ...opts, headersTimeout: this.ms, bodyTimeout: this.ms }, handler);
+  }
+}
+
+/**
+ * Reads the reference lists a pipeline's preflight needs (SERP locations and languages, ...)
+ * from a sandbox of its own into the warehouse's copy (`reference_lists`), as an earlier run
+ * would have: a test that puts a faulty service behind a run then sees only the calls it is about.
+ */
+export async function warmReferenceLists(warehouseDir: string, pipeline: Pipeline, file: string, now: () => Date): Promise<void> {
+  const sandbox = await startSandbox({ now });
+  try {
+    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_warmlists', land: async () => {} });
+    await withWarehouse(warehouseDir, (wh) => preflightJobs(client, pipeline, file, { wh, now }));
+  } finally {
+    await sandbox.close();
   }
 }

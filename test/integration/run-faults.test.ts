@@ -130,7 +130,7 @@ describe('runs against a faulty service: every task created once, every result s
   }, 120_000);
 
   it('5xx before processing: free reads repeated, a refused POST looked up by tag at once and posted again once', async () => {
-    await start({ seed: 3, faults: { error5xx: 0.15 } });
+    await start({ seed: 4, faults: { error5xx: 0.15 } });
     const runs = await runUntilComplete(() => opts());
     const s = await expectExactlyOnce(0);
     expect(Object.keys(s.faults_injected).some((k) => k.startsWith('http5'))).toBe(true);
@@ -166,7 +166,7 @@ describe('runs against a faulty service: every task created once, every result s
   }, 120_000);
 
   it('malformed bodies: kept raw, a charged POST looked up by tag, a free read asked again', async () => {
-    await start({ seed: 3, faults: { malformed: 0.2 } });
+    await start({ seed: 4, faults: { malformed: 0.2 } });
     const runs = await runUntilComplete(() => opts());
     const s = await expectExactlyOnce(0);
     expect(s.faults_injected.malformed).toBeGreaterThan(2);

@@ -39,6 +39,18 @@ jobs:
       version: "12.4.0"
 `;
 
+const serpPlaces = `name: serp-places
+jobs:
+  - kind: serp
+    locations: [2840, Atlantis, 99999999, "new york,united states"]
+    languages: [en, xx, English]
+    keywords: [running shoes]
+  - kind: serp
+    engines: [engB]
+    locations: [Atlantis]
+    keywords: [running shoes]
+`;
+
 describe('AI keyword data places and lighthouse versions are checked against the service lists before anything is bought (issue 16, point 12)', () => {
   let sandbox: SandboxHandle;
   let tmp: { dir: string; cleanup: () => Promise<void> };
@@ -114,5 +126,66 @@ describe('AI keyword data places and lighthouse versions are checked against the
     expect(s.tasks.collected).toBe(s.tasks.planned);
     expect(sandbox.log.filter((l) => l.path.endsWith('/locations_and_languages'))).toHaveLength(1);
     expect(sandbox.log.filter((l) => l.path.endsWith('/lighthouse/versions'))).toHaveLength(1);
+  });
+
+  it('refuses a SERP location or language the service lists do not hold (codes, names in any case, cities), before anything is bought', async () => {
+    const file = join(tmp.dir, 'serp.yaml');
+    await writeFile(file, serpPlaces);
+    const err = await runPipeline({
+      pipeline: await loadPipeline(file),
+      file,
+      warehouseDir: join(tmp.dir, 'wh'),
+      baseUrl: sandbox.url,
+      apiKey: 'svc_live_refcheck',
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    // The engB job is not checked (the lists are engA's); the city passes by its name in lower case.
+    expect((err as ConfigError).issues.map((i) => ({ line: i.line, field: i.field, rule: i.rule }))).toEqual([
+      { line: 4, field: 'jobs[0].locations[1]', rule: expect.stringContaining('location "Atlantis" is not in serp/engA/locations') },
+      { line: 4, field: 'jobs[0].locations[2]', rule: expect.stringContaining('location 99999999 is not in serp/engA/locations') },
+      { line: 5, field: 'jobs[0].languages[1]', rule: expect.stringContaining("language 'xx' is not in serp/engA/languages") },
+    ]);
+    expect(sandbox.log.filter((l) => l.method === 'POST')).toEqual([]);
+    expect(sandbox.log.filter((l) => l.path === '/v3/serp/engA/locations')).toHaveLength(1);
+    expect(sandbox.log.filter((l) => l.path === '/v3/serp/engA/languages')).toHaveLength(1);
+    expect(sandbox.balanceCny()).toBe('1000.0000');
+  });
+
+  it('keeps the lists it read for a week: the next night asks for none, a night eight days on reads them again', async () => {
+    let t = Date.parse('2026-11-20T03:00:00Z');
+    const now = () => new Date(t);
+    const file = join(tmp.dir, 'serp-ok.yaml');
+    await writeFile(
+      file,
+      'name: serp-ok\njobs:\n  - kind: serp\n    locations: [2840, "seattle,united states"]\n    keywords: [running shoes]\n',
+    );
+    const night = async () => {
+      const s = await runPipeline({
+        pipeline: await loadPipeline(file),
+        file,
+        warehouseDir: join(tmp.dir, 'wh'),
+        baseUrl: sandbox.url,
+        apiKey: 'svc_live_refcheck',
+        logger: silentLogger,
+        pollIntervalMs: 5,
+        models: false,
+        now,
+      });
+      expect(s.state).toBe('completed');
+    };
+    const reads = () => sandbox.log.filter((l) => l.path === '/v3/serp/engA/locations' || l.path === '/v3/serp/engA/languages').length;
+    await night();
+    expect(reads()).toBe(2);
+    t += 86_400_000;
+    await night();
+    expect(reads()).toBe(2);
+    t += 8 * 86_400_000;
+    await night();
+    expect(reads()).toBe(4);
   });
 });

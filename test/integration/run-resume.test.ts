@@ -6,7 +6,7 @@ import { parsePipeline, type Pipeline } from '../../src/config/index.js';
 import { runPipeline, type RunOptions } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { silentLogger, tempDir } from './helpers.js';
+import { silentLogger, tempDir, warmReferenceLists } from './helpers.js';
 
 const pipeline: Pipeline = parsePipeline(
   `name: resume
@@ -34,6 +34,8 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
 
   beforeEach(async () => {
     wh = await tempDir('pipeline-resume-');
+    // The SERP places were checked by an earlier night: the faults below hit the run's own calls.
+    await warmReferenceLists(wh.dir, pipeline, 'resume.yaml', clock.now);
   });
   afterEach(async () => {
     await sandbox?.close();

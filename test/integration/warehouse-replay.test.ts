@@ -70,13 +70,24 @@ describe('pipeline replay and export on emulator bodies (loopback)', () => {
       await db.run('DELETE FROM search_volume_monthly');
     });
     const out = JSON.parse(await cli(['replay', '--warehouse', wh.dir, '--json']));
-    expect(out.kinds).toEqual(['search_volume', 'serp']); // the two job kinds of keywords.yaml
+    // The two job kinds of keywords.yaml, and the SERP places lists its preflight read (landed as every answer is).
+    expect(out.kinds).toEqual(['search_volume', 'serp', 'serp_eng_a_languages', 'serp_eng_a_locations']);
     expect(out.skippedFiles).toEqual([]);
     expect(await rows(wh.dir)).toEqual(before);
     expect(sandbox.log.length).toBe(calls);
-    // replay compacted the one-response files into one segment per kind and day
+    // replay compacted the one-response files into one segment per kind and day (a kind of one file stays as it is)
     const day = (await readdir(join(wh.dir, 'raw')))[0]!;
-    expect((await readdir(join(wh.dir, 'raw', day))).every((f) => f.includes('.seg-'))).toBe(true);
+    const files = await readdir(join(wh.dir, 'raw', day));
+    const kinds = [...new Set(files.map((f) => f.split('--')[0]!))];
+    for (const k of kinds) {
+      const of = files.filter((f) => f.startsWith(`${k}--`));
+      if (of.length > 1 || k === 'serp' || k === 'search_volume')
+        expect(
+          of.every((f) => f.includes('.seg-')),
+          k,
+        ).toBe(true);
+    }
+    expect(files.filter((f) => f.startsWith('serp--')).length).toBe(1);
   });
 
   it('export rewrites Parquet so each folder equals its table, readable with hive partitioning', async () => {

@@ -5,6 +5,7 @@ import { functionEndpoint, normalizeKeyword, places, type Spec } from '../expand
 import { defineJobKind } from '../job-kind.js';
 import { keywordSchema, keywordsFileOutsideSchema, keywordsFileSchema, requireKeywords } from '../keyword-fields.js';
 import { languageSchema, locationSchema } from '../place-fields.js';
+import { checkSerpPlaces } from '../reference.js';
 
 /** Which OS values fit which device; the service rejects any other pair. */
 export const OS_BY_DEVICE = {
@@ -175,5 +176,13 @@ export const serpJob = defineJobKind({
       }
     }
     return { specs, repeatsDropped: 0 };
+  },
+  // A place the service does not know would be answered after the job's other tasks were paid for. The lists are
+  // engA's (the spec shows no other engine's), so jobs that ask engA are checked; events have a list of their own.
+  async preflight(jobs, read) {
+    const sets = jobs
+      .filter(({ job }) => job.engines.includes('engA') && job.type !== 'events')
+      .map(({ at, job }) => ({ locations: job.locations, languages: job.languages, at: ['jobs', at] }));
+    return sets.length === 0 ? { issues: [], warnings: [] } : checkSerpPlaces(read, sets);
   },
 });

@@ -44,11 +44,13 @@ export function locationRecords() {
   }));
 }
 
-/** `GET /v3/serp/{engine}/locations` and `.../events/locations`. Free. */
+/**
+ * `GET /v3/serp/{engine}/locations` and `.../events/locations`: every country and city, as the
+ * service's list holds both; `locations.ai` lists the countries with their default URLs. Free.
+ */
 export function handleLocations(ctx: RouteContext): HandlerReply {
-  const records = locationRecords();
-  if (!ctx.ai) return utilityReply(ctx, 'locations', records);
-  const withUrls = records.map((r) => ({
+  if (!ctx.ai) return utilityReply(ctx, 'locations', [...locationRecords(), ...COUNTRIES.flatMap((c) => cityRecords(c.gl))]);
+  const withUrls = locationRecords().map((r) => ({
     ...r,
     default_url: `https://www.${(ctx.params[0] ?? 'engA').toLowerCase()}.com/?gl=${r.country_iso_code.toLowerCase()}`,
   }));
@@ -70,16 +72,19 @@ const CITIES: Readonly<Record<string, readonly string[]>> = {
  * form; the countries list (`locations.ai`) carries each country's default URL.
  */
 export function handleCountryLocations(ctx: RouteContext): HandlerReply {
-  const cc = (ctx.params[1] ?? '').toLowerCase();
+  return utilityReply(ctx, 'locations', cityRecords((ctx.params[1] ?? '').toLowerCase()));
+}
+
+/** The gazetteer's cities of the country `cc` (lower case), as location records. */
+function cityRecords(cc: string) {
   const country = COUNTRIES.find((c) => c.gl === cc);
-  const result = (CITIES[cc] ?? []).map((name, i) => ({
+  return (CITIES[cc] ?? []).map((name, i) => ({
     location_code: (country?.code ?? 0) * 1000 + i + 1,
     location_name: `${name},${country?.name ?? cc.toUpperCase()}`,
     location_code_parent: country?.code ?? null,
     country_iso_code: cc.toUpperCase(),
     location_type: 'City',
   }));
-  return utilityReply(ctx, 'locations', result);
 }
 
 /** `GET /v3/serp/{engine}/languages`. Free. */
