@@ -10,10 +10,17 @@ export function formatSummary(s: RunSummary): string {
   const lines = [
     `run ${s.runId}  pipeline ${s.pipeline}  ${s.state}  (${(s.durationMs / 1000).toFixed(1)} s)`,
     `  tasks      planned ${n(s.tasks.planned)}  posted ${n(s.tasks.posted)}  collected ${n(s.tasks.collected)}  failed ${n(s.tasks.failed)}  waiting ${n(s.tasks.pending)}`,
-    `  rows       ${n(s.rowsLoaded.total)} loaded${s.rowsLoaded.serp_items ? ` (serp_results ${n(s.rowsLoaded.serp_results)}, serp_items ${n(s.rowsLoaded.serp_items)})` : ''}`,
+    `  rows       ${n(s.rowsLoaded.total)} loaded${serpRows(s.rowsLoaded)}`,
     `  charged    ${s.chargedCny} CNY net over ${n(s.calls)} calls (ledger)${Number(s.refundedCny) > 0 ? `, after ${s.refundedCny} CNY refunded for unused depth` : ''}`,
     `  warehouse  ${wh}/warehouse.duckdb, Parquet under ${wh}/parquet/`,
   ];
   if (s.stopReason) lines.push(`  stopped    ${s.stopReason}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The SERP tables' part of the rows, and the other tables' rest (search volumes, labs, ...). */
+function serpRows(r: RunSummary['rowsLoaded']): string {
+  if (!r.serp_items && !r.serp_results) return '';
+  const rest = r.total - r.serp_results - r.serp_items;
+  return ` (serp_results ${n(r.serp_results)}, serp_items ${n(r.serp_items)}${rest > 0 ? `, other tables ${n(rest)}` : ''})`;
 }

@@ -63,3 +63,10 @@ export function checkOptions(rules: Record<string, OptionRule>): (args: Record<s
     return true;
   };
 }
+
+/** Whether `s` is a calendar day written yyyy-mm-dd (2026-02-30 and 2026-13-45 are not). */
+export function isCalendarDay(s: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}

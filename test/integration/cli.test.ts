@@ -105,11 +105,42 @@ describe('pipeline CLI', () => {
     expect(Number(summary.chargedCny)).toBe(0); // sandbox keys are never charged
   });
 
-  it('documents commands, environment and exit codes in --help', async () => {
+  it('export refuses a table name it does not publish (exit 2, naming the tables) instead of rewriting nothing; a known one is rewritten', async () => {
+    const wh = join(tmp.dir, 'wh-ok'); // the sandbox run above
+    const bad = await cli(['export', '--warehouse', wh, '--table', 'serp_items', '--table', 'nosuch']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("no published table named 'nosuch'");
+    expect(bad.stderr).toMatch(/the published tables are .*serp_items/);
+    const ok = await cli(['export', '--warehouse', wh, '--table', 'serp_items', '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual([expect.objectContaining({ table: 'serp_items', rows: expect.any(Number) })]);
+  });
+
+  it('documents commands, environment and exit codes in --help, and the environment and exit codes in run --help', async () => {
     const out = await cli(['--help']);
     expect(out.code).toBe(0);
-    for (const s of ['run <file>', 'sandbox', 'SVC_API_KEY', 'SVC_BASE_URL', 'Exit codes', '4 stopped at the budget or balance']) {
+    for (const s of [
+      'run <file>',
+      'sandbox',
+      'SVC_API_KEY',
+      'SVC_BASE_URL',
+      'Exit codes',
+      '4 stopped at the budget or balance',
+      '130 a second Ctrl-C',
+    ]) {
       expect(out.stdout).toContain(s);
+    }
+    const run = await cli(['run', '--help']);
+    expect(run.code).toBe(0);
+    for (const s of [
+      '--collect-timeout',
+      'SVC_API_KEY',
+      'PIPELINE_LAKE',
+      'Exit codes',
+      'models failed to build or test',
+      '130 a second Ctrl-C',
+    ]) {
+      expect(run.stdout).toContain(s);
     }
   });
 

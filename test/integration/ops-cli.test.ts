@@ -94,11 +94,30 @@ describe('status and ledger commands over a real warehouse', () => {
 
     const file = join(tmp.dir, 'ledger.parquet');
     expect((await cli(['ledger', '--warehouse', wh, '--format', 'parquet', '--out', file])).code).toBe(0);
+    const byDay = join(tmp.dir, 'ledger-days.parquet');
+    expect((await cli(['ledger', '--warehouse', wh, '--by', 'day', '--format', 'parquet', '--out', byDay])).code).toBe(0);
     await withWarehouse(wh, async (db) => {
+      // Money and times in their own types, as finance's tools read them: sum() works with no cast.
       const [r] = await db.all<{ n: number; s: string }>(
-        `SELECT count(*)::INT AS n, sum(charge_cny::DECIMAL(18,6))::VARCHAR AS s FROM read_parquet('${file}')`,
+        `SELECT count(*)::INT AS n, sum(charge_cny)::VARCHAR AS s FROM read_parquet('${file}')`,
       );
       expect(r).toEqual({ n: sandbox.log.length, s: charged });
+      const types = await db.all<{ c: string; t: string }>(
+        `SELECT column_name AS c, column_type AS t FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`,
+      );
+      expect(Object.fromEntries(types.map((x) => [x.c, x.t]))).toMatchObject({
+        called_at: 'TIMESTAMP WITH TIME ZONE',
+        charge_cny: 'DECIMAL(18,6)',
+        cost_usd: 'DECIMAL(18,6)',
+        balance_cny: 'DECIMAL(18,6)',
+        refund_cny: 'DECIMAL(18,6)',
+      });
+      const days = await db.all<{ c: string; t: string }>(
+        `SELECT column_name AS c, column_type AS t FROM (DESCRIBE SELECT * FROM read_parquet('${byDay}'))`,
+      );
+      expect(Object.fromEntries(days.map((x) => [x.c, x.t]))).toMatchObject({ day: 'DATE', charge_cny: 'DECIMAL(18,6)' });
+      const [d] = await db.all<{ s: string }>(`SELECT sum(charge_cny)::VARCHAR AS s FROM read_parquet('${byDay}')`);
+      expect(d!.s).toBe(charged);
     });
   });
 
@@ -107,7 +126,12 @@ describe('status and ledger commands over a real warehouse', () => {
     expect(future).toEqual([]);
     const bad = await cli(['ledger', '--warehouse', wh, '--from', 'yesterday']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("--from must be a day like 2026-11-21; got 'yesterday'");
+    expect(bad.stderr).toContain("--from must be a calendar day written yyyy-mm-dd, like 2026-11-21; got 'yesterday'");
+    // The right shape but no such day: refused the same way, not a SQL conversion error.
+    const month13 = await cli(['ledger', '--warehouse', wh, '--to', '2026-13-45']);
+    expect(month13.code).toBe(2);
+    expect(month13.stderr).toContain("--to must be a calendar day written yyyy-mm-dd, like 2026-11-21; got '2026-13-45'");
+    expect(month13.stderr).not.toMatch(/Conversion Error|unexpected error/);
   });
 
   it('says there is no warehouse rather than creating one', async () => {

@@ -4,6 +4,7 @@ import { loadPipeline } from '../../config/index.js';
 import { EtlError } from '../../errors.js';
 import { withWarehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
+import { isCalendarDay } from '../option-checks.js';
 
 interface AlertsArgs {
   action?: string;
@@ -13,8 +14,6 @@ interface AlertsArgs {
   pipeline?: string;
   json: boolean;
 }
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** `pipeline alerts`: the alerts made by runs and whether each was delivered; `alerts test FILE` sends a sample. */
 export const alertsCommand: CommandModule<object, AlertsArgs> = {
@@ -41,8 +40,8 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
       );
       return;
     }
-    if (args.since !== undefined && !DAY.test(args.since))
-      throw new EtlError('ETL_CONFIG_INVALID', `--since must be a day like 2026-11-21; got '${args.since}'`);
+    if (args.since !== undefined && !isCalendarDay(args.since))
+      throw new EtlError('ETL_CONFIG_INVALID', `--since must be a calendar day written yyyy-mm-dd, like 2026-11-21; got '${args.since}'`);
     requireWarehouse(args.warehouse);
     const alerts = await withWarehouse(args.warehouse, (wh) => new AlertStore(wh).list({ since: args.since, pipeline: args.pipeline }));
     process.stdout.write(args.json ? `${JSON.stringify(alerts, null, 2)}\n` : formatAlerts(alerts));

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { publish, withWarehouse } from '../../warehouse/index.js';
+import { EtlError } from '../../errors.js';
+import { publish, publishedTables, withWarehouse } from '../../warehouse/index.js';
+import { requireWarehouse } from './status.js';
 
 interface ExportArgs {
   warehouse: string;
@@ -21,7 +23,18 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       .option('table', { type: 'string', array: true, describe: 'only these tables' })
       .option('json', { type: 'boolean', default: false, describe: 'print what was written as JSON on stdout' }) as Argv<ExportArgs>,
   handler: async (args: ArgumentsCamelCase<ExportArgs>) => {
-    const out = await withWarehouse(args.warehouse, (wh) => publish(wh, { rebuild: args.table ?? 'all' }));
+    requireWarehouse(args.warehouse);
+    const out = await withWarehouse(args.warehouse, async (wh) => {
+      // A name that is not a published table would rewrite nothing and look like success.
+      const known = (await publishedTables(wh, new Date().toISOString().slice(0, 10))).map((t) => t.name);
+      const unknown = (args.table ?? []).filter((t) => !known.includes(t));
+      if (unknown.length > 0)
+        throw new EtlError(
+          'ETL_CONFIG_INVALID',
+          `no published table named ${unknown.map((t) => `'${t}'`).join(', ')}; the published tables are ${known.join(', ')}`,
+        );
+      return publish(wh, { rebuild: args.table ?? 'all' });
+    });
     const written = out.tables
       .filter((t) => t.files > 0)
       .map((t) => ({ table: t.table, rows: t.rows, files: t.files, dir: join(args.warehouse, 'parquet', t.table) }));

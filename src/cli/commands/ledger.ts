@@ -4,6 +4,7 @@ import { ledgerReport, ledgerToParquet, type LedgerGrouping } from '../../run/le
 import { withWarehouse } from '../../warehouse/index.js';
 import { render } from '../render.js';
 import { requireWarehouse } from './status.js';
+import { isCalendarDay } from '../option-checks.js';
 
 interface LedgerArgs {
   warehouse: string;
@@ -13,8 +14,6 @@ interface LedgerArgs {
   format: 'table' | 'csv' | 'json' | 'parquet';
   out?: string;
 }
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** `pipeline ledger`: every call and what it cost, for finance. */
 export const ledgerCommand: CommandModule<object, LedgerArgs> = {
@@ -33,7 +32,8 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
       ['--from', args.from],
       ['--to', args.to],
     ] as const) {
-      if (v !== undefined && !DAY.test(v)) throw new EtlError('ETL_CONFIG_INVALID', `${name} must be a day like 2026-11-21; got '${v}'`);
+      if (v !== undefined && !isCalendarDay(v))
+        throw new EtlError('ETL_CONFIG_INVALID', `${name} must be a calendar day written yyyy-mm-dd, like 2026-11-21; got '${v}'`);
     }
     if (args.format === 'parquet' && !args.out) throw new EtlError('ETL_CONFIG_INVALID', '--format parquet needs --out FILE');
     requireWarehouse(args.warehouse);

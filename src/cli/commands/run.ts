@@ -1,6 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline, resolveLake } from '../../config/index.js';
 import { runExitCode, runPipeline, type RunOutcome } from '../../run/index.js';
+import { EPILOG } from '../epilog.js';
 import { makeLogger } from '../logger.js';
 import { makeProgress } from '../progress.js';
 import { formatSummary } from '../format-summary.js';
@@ -84,7 +85,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
           'poll-interval': num({ min: 0 }),
           'collect-timeout': num({ min: 0 }),
         }),
-      ) as Argv<RunArgs>,
+      )
+      .epilog(EPILOG) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     const pipeline = await loadPipeline(args.file);
     const say = (line: string) => process.stderr.write(`${line}\n`);

@@ -3,3 +3,4 @@ export * from './mark-loaded.js';
 export * from './partitioning.js';
 export * from './publish.js';
 export * from './serving-catalog.js';
+export { publishedTables } from './published-tables.js';
