@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +80,13 @@ describe('model runner on a small project', () => {
     expect(out).toMatch(/built\s+colour_counts\s+table\s+4 rows/);
     expect(out).toMatch(/skipped\s+stg_shop__absent/);
     expect(out).toMatch(/FAILED\s+colour_counts: accepted_values\(colour\)/);
+    // What it built is published for BI tools, as a run's last step does.
+    expect(out).toMatch(/published \d+ files \(0 replaced or removed\); serving.duckdb is publish 1\n/);
+    expect(existsSync(join(tmp.dir, 'serving.duckdb'))).toBe(true);
+    out = '';
+    await yargs(['models', 'run', '--no-publish', '--warehouse', tmp.dir, '--sql', PROJECT]).command(modelsCommand).strict().parseAsync();
+    expect(out).toMatch(/built\s+colour_counts/);
+    expect(out).not.toMatch(/published/);
     out = '';
     await yargs(['models', 'test', '--warehouse', tmp.dir, '--sql', PROJECT]).command(modelsCommand).strict().parseAsync();
     expect(process.exitCode).toBe(1);

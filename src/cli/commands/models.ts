@@ -2,6 +2,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { runClusters } from '../../run/cluster-run.js';
 import { formatBuild, formatTests, runModels, testWarehouseModels } from '../../models/index.js';
+import { publish, withWarehouse } from '../../warehouse/index.js';
 import { resolveTarget } from '../service-target.js';
 import { checkOptions, num } from '../option-checks.js';
 
@@ -13,11 +14,12 @@ interface ModelsArgs {
   'full-refresh': boolean;
   test: boolean;
   json: boolean;
+  publish: boolean;
   model: string;
   dimensions: number;
 }
 
-/** `pipeline models run|test`: build the SQL models in dependency order, or run their sidecar tests. */
+/** `pipeline models run|test|cluster`: build the SQL models in dependency order, run their sidecar tests, or cluster the keywords; run and cluster publish what they changed. */
 export const modelsCommand: CommandModule<object, ModelsArgs> = {
   command: 'models <action>',
   describe: 'Build the SQL models (run), check their sidecar tests (test), or cluster the keywords (cluster)',
@@ -41,6 +43,12 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
         default: true,
         describe: 'after run, run the sidecar tests of the built models (--no-test to skip)',
       })
+      .option('publish', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'after run or cluster, publish what changed to parquet/ and serving.duckdb, as a run does, so BI tools see it (--no-publish to skip; the lake gets it with `pipeline lake sync` or the next run)',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' })
       .check(checkOptions({ dimensions: num({ integer: true, min: 1 }) })) as Argv<ModelsArgs>,
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
@@ -55,12 +63,17 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
           model: args.model,
           dimensions: args.dimensions,
         });
+        // The calls are in the ledger now: spend_daily is rebuilt from it, as a run's models step would.
+        const spend = await runModels({ warehouseDir: args.warehouse, select: ['spend_daily'], test: false });
+        const published = args.publish ? await publishNow(args.warehouse) : null;
         process.stdout.write(
           args.json
-            ? json(r)
+            ? json({ ...r, spendDailyRebuilt: spend.ok, published })
             : `${r.keywords} keywords in ${r.clusters} clusters (silhouette ${r.silhouette.toFixed(3)}); embedded ${r.embeddedNow} now, ${r.fromCache} from the cache; ${r.embedCalls} embedding and ${r.labelCalls} label calls (ledger run ${r.runId})\n` +
-                'tables: keyword_clusters, keyword_cluster_summary\n',
+                `tables: keyword_clusters, keyword_cluster_summary; spend_daily ${spend.ok ? 'rebuilt' : 'FAILED to rebuild: run `pipeline models run`'}\n` +
+                publishedLine(published),
         );
+        if (!spend.ok) process.exitCode = ExitCode.failure;
       } finally {
         await target.sandbox?.close();
       }
@@ -75,8 +88,12 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
         test: args.test,
         onModel: args.json ? undefined : (r) => process.stdout.write(`${formatBuild(r)}\n`),
       });
-      if (args.json) process.stdout.write(json(res));
-      else if (args.test) process.stdout.write(formatTests(res.tests));
+      const published = args.publish ? await publishNow(args.warehouse) : null;
+      if (args.json) process.stdout.write(json({ ...res, published }));
+      else {
+        if (args.test) process.stdout.write(formatTests(res.tests));
+        process.stdout.write(publishedLine(published));
+      }
       process.exitCode = res.ok ? ExitCode.ok : ExitCode.failure;
       return;
     }
@@ -85,3 +102,13 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
     process.exitCode = tests.every((t) => t.status !== 'failed' && t.status !== 'error') ? ExitCode.ok : ExitCode.failure;
   },
 };
+
+/** Publishes what the command changed (marts, clusters, spend), as the last step of a run does. */
+async function publishNow(warehouse: string): Promise<{ seq: number; files: number; removed: number }> {
+  const p = await withWarehouse(warehouse, (wh) => publish(wh));
+  return { seq: p.seq, files: p.written.length, removed: p.removed.length };
+}
+
+function publishedLine(p: { seq: number; files: number; removed: number } | null): string {
+  return p ? `published ${p.files} files (${p.removed} replaced or removed); serving.duckdb is publish ${p.seq}\n` : '';
+}
