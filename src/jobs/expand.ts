@@ -19,7 +19,8 @@ const LANGUAGE_CODE = /^[a-z]{2,3}(-[a-z]{2,4})?$/i;
 
 /** Lower-cases and collapses whitespace, as the service does, so duplicates are found before paying. */
 export function normalizeKeyword(k: string): string {
-  return k.trim().replace(/\s+/g, ' ').toLowerCase();
+  // NFC first: 'café' typed and 'cafe' + a combining accent pasted are one keyword, bought once.
+  return k.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
 /** The request fields of one place: `location_code` or `location_name`, `language_code` or `language_name`. */

@@ -25,6 +25,14 @@ describe('planPipeline', () => {
     expect(plan.tasks.every((t) => t.spec.language_code === 'en' && t.spec.depth === 10)).toBe(true); // the spec's default depth
   });
 
+  it('drops a keyword that is a repeat in another Unicode form (NFC), and sends the composed form', () => {
+    const p = parsePipeline(yaml(['café', 'cafe\u0301', 'CAFE\u0301 ']), 'p.yaml', {});
+    const plan = planPipeline(p, 'run-1');
+    expect(plan.tasks).toHaveLength(2); // one keyword x two locations
+    expect(plan.duplicatesDropped).toBe(4);
+    expect(new Set(plan.tasks.map((t) => t.spec.keyword))).toEqual(new Set(['caf\u00e9']));
+  });
+
   it('packs at most 100 tasks per POST', () => {
     const kws = Array.from({ length: 125 }, (_, i) => `kw ${i}`);
     const plan = planPipeline(parsePipeline(yaml(kws), 'p.yaml', {}), 'run-1');
