@@ -114,8 +114,8 @@ export async function faultyProxy(
 
 /**
  * A published layout made by real DuckDB, as the run makes it: tables copied with
- * `COPY ... PARTITION_BY (date)` to `parquet/<table>/date=<d>/part-<i>.parquet`, and a
- * `serving.duckdb` of views over them.
+ * `COPY ... PARTITION_BY (date)` to `parquet/<table>/date=<d>/part-<i>.parquet`, and the
+ * lake's catalog `serving/lake.duckdb` of views over them (uploaded as `serving.duckdb`).
  */
 export async function writeLayout(dir: string, o: { serpRows?: number; seed?: number; tables?: string[] } = {}): Promise<void> {
   await mkdir(join(dir, 'parquet'), { recursive: true });
@@ -144,7 +144,8 @@ export async function writeLayout(dir: string, o: { serpRows?: number; seed?: nu
     con.closeSync();
     db.closeSync();
   }
-  const serving = await DuckDBInstance.create(join(dir, 'serving.duckdb'));
+  await mkdir(join(dir, 'serving'), { recursive: true });
+  const serving = await DuckDBInstance.create(join(dir, 'serving', 'lake.duckdb'));
   const sc = await serving.connect();
   try {
     // Relative paths in the views (so the folder can be mounted anywhere); resolved here against the folder.

@@ -98,7 +98,7 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
     // A re-parse rewrites serp_items with other ranks (same partitions, new bytes); the
     // ledger is gone from the published set (e.g. compacted away or no longer published).
     await rm(join(wh, 'parquet'), { recursive: true });
-    await rm(join(wh, 'serving.duckdb'));
+    await rm(join(wh, 'serving', 'lake.duckdb'));
     await writeLayout(wh, { seed: 2, tables: ['serp_items'] });
     const before = s3.requests.length;
     const out = await syncLake(wh, URL_, { env: s3.env });

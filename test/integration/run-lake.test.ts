@@ -1,9 +1,11 @@
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { deadPort, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
+import { deadPort, getBytes, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
 import { movingClock, silentLogger, tempDir } from './helpers.js';
 
 const FILE = 'pipelines/keywords.yaml';
@@ -60,6 +62,31 @@ describe('a run publishes to the lake (real s3rver on loopback), and a bad lake 
       expect(keys.some((k) => k.startsWith(`nightly/parquet/${table}/date=`) && k.endsWith('.parquet'))).toBe(true);
     }
     expect(keys).toContain('nightly/serving.duckdb');
-    expect(keys.some((k) => k.includes('warehouse.duckdb') || k.includes('/raw/'))).toBe(false);
+    expect(keys.some((k) => k.includes('warehouse.duckdb') || k.includes('/raw/') || k.includes('serving/'))).toBe(false);
+
+    // The lake's copy, copied down as docs/lake.md says, answers every view as the warehouse's tables.
+    const copy = join(tmp.dir, 'lake-copy');
+    for (const k of keys) {
+      await mkdir(dirname(join(copy, k.slice('nightly/'.length))), { recursive: true });
+      await writeFile(join(copy, k.slice('nightly/'.length)), await getBytes(s3, k));
+    }
+    const tables = ['serp_items', 'serp_results', 'ledger', 'rank_history', 'spend_daily'];
+    const counts = async (file: string, search?: string) => {
+      const db = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+      const con = await db.connect();
+      try {
+        if (search) await con.run(`SET file_search_path = '${search}'`);
+        const out: Record<string, number> = {};
+        for (const t of tables) out[t] = Number((await con.runAndReadAll(`SELECT count(*) FROM ${t}`)).getRows()[0]![0]);
+        return out;
+      } finally {
+        con.closeSync();
+        db.closeSync();
+      }
+    };
+    const lake = await counts(join(copy, 'serving.duckdb'), copy);
+    const home = await counts(join(tmp.dir, 'wh', 'warehouse.duckdb'));
+    expect(lake).toEqual(home);
+    expect(lake.serp_items).toBeGreaterThan(0);
   });
 });

@@ -10,8 +10,12 @@ export interface LocalFile {
   mtimeMs: number;
 }
 
-/** The published layout the lake mirrors: the Parquet tree and the serving catalog. */
-export const LAYOUT = { parquetDir: 'parquet', servingFile: 'serving.duckdb' } as const;
+/**
+ * The published layout the lake mirrors: the Parquet tree and the serving catalog. The lake's
+ * `serving.duckdb` is the warehouse's `serving/lake.duckdb`: the local `serving.duckdb` reads
+ * snapshots under `serving/<seq>-<id>/` that stay on this machine, the lake's reads `parquet/`.
+ */
+export const LAYOUT = { parquetDir: 'parquet', servingFile: 'serving.duckdb', lakeCatalog: 'serving/lake.duckdb' } as const;
 
 /** True for keys the lake owns (and so may delete when they are gone locally). */
 export function isLayoutKey(rel: string): boolean {
@@ -29,7 +33,7 @@ function isPublished(name: string): boolean {
 
 /**
  * Lists the published layout under a warehouse folder, sorted by key: every file under
- * `parquet/` and `serving.duckdb` when present. The run's own `warehouse.duckdb` and
+ * `parquet/`, and the lake's catalog as `serving.duckdb` when present. The run's own `warehouse.duckdb` and
  * `raw/` are private working state and never leave the machine.
  */
 export async function listLocalLayout(warehouseDir: string): Promise<LocalFile[]> {
@@ -55,7 +59,7 @@ export async function listLocalLayout(warehouseDir: string): Promise<LocalFile[]
   };
   await walk(join(warehouseDir, LAYOUT.parquetDir), LAYOUT.parquetDir);
   try {
-    const path = join(warehouseDir, LAYOUT.servingFile);
+    const path = join(warehouseDir, LAYOUT.lakeCatalog);
     const s = await stat(path);
     if (s.isFile()) out.push({ rel: LAYOUT.servingFile, path, size: s.size, mtimeMs: s.mtimeMs });
   } catch (err) {

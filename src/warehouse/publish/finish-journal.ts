@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { access, mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { EtlError } from '../../errors.js';
@@ -59,8 +60,20 @@ export async function finishJournal(wh: Warehouse, keep: ServingKeep): Promise<J
   const files = await wh.all<{ table: string; file: string; columns: string | null }>(
     `SELECT table_name AS "table", file, columns FROM publish_files ORDER BY table_name, part, file`,
   );
-  await publishServing(wh.dir, seq, files, keep);
+  await publishServing(wh.dir, seq, files, keep, await servingId(wh));
   await wh.run(`DELETE FROM publish_journal WHERE seq = $1`, [seq]);
   await rm(join(wh.dir, '.publish', String(seq)), { recursive: true, force: true });
   return moves;
+}
+
+/**
+ * The warehouse's serving id, made at its first publish (publishServing names its snapshots by
+ * it, so no other warehouse's files match their relative paths).
+ */
+async function servingId(wh: Warehouse): Promise<string> {
+  const [r] = await wh.all<{ v: string | null }>(`SELECT value AS v FROM publish_meta WHERE key = 'serving_id'`);
+  if (r?.v) return r.v;
+  const id = randomBytes(6).toString('hex');
+  await wh.run(`INSERT INTO publish_meta VALUES ('serving_id', $1)`, [id]);
+  return id;
 }

@@ -43,23 +43,28 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
 /**
  * Publishes `serving.duckdb`: one view per table over an explicit list of its published
  * files, so a reader sees exactly one publish, never half of the next. The files are
- * hard links under `serving/<seq>/` (a copy where the file system has no links): a publish
+ * hard links under `serving/<seq>-<id>/` (a copy where the file system has no links): a publish
  * that removes files from `parquet/` (a rewrite, a compaction) leaves them there for
  * readers still holding an older catalog. A snapshot goes once it is `keep.generations`
  * publishes old and was made more than `keep.hours` ago (a reader may hold the catalog for
  * a whole night).
  * Paths are relative to the warehouse folder, so the catalog works wherever the folder is
- * mounted: readers set `file_search_path` to the folder (or start in it). The catalog is
- * written to a temp file and renamed over the old one, which readers keep open unharmed.
+ * mounted: readers set `file_search_path` to the folder (or start in it). DuckDB looks for a
+ * relative path in the reader's working folder first, so `id` (the warehouse's own, from
+ * its first publish) keeps a reader started in another warehouse's folder from reading that
+ * warehouse's snapshot of the same number: it reads this one, or fails, never the wrong data.
+ * The catalog is written to a temp file and renamed over the old one, which readers keep open
+ * unharmed. `serving/lake.duckdb` (LAKE_CATALOG) is the same catalog over `parquet/`, for the lake.
  */
 export async function publishServing(
   dir: string,
   seq: number,
   files: readonly { table: string; file: string; columns?: string | null }[],
   keep: ServingKeep,
+  id = '',
 ): Promise<string> {
-  const snapshot = join('serving', String(seq));
-  const byTable = new Map<string, { path: string; parts: [string, string][]; columns: string | null }[]>();
+  const snapshot = join('serving', id ? `${seq}-${id}` : String(seq));
+  const byTable = new Map<string, Entry[]>();
   // A snapshot is flat, a folder per table: `rank_history/date=2025-02-22/part-3.parquet` is
   // linked as `rank_history/date=2025-02-22__part-3.parquet`. A folder per partition made a
   // year of daily partitions cost 3,700 mkdirs a night (1.2 s); the partition values are
@@ -73,11 +78,42 @@ export async function publishServing(
       await linkOrCopy(join(dir, 'parquet', f.file), join(dir, snapshot, flat));
       const parts = rest.slice(0, -1).map((seg) => seg.split('=', 2) as [string, string]);
       const entries = byTable.get(f.table) ?? [];
-      entries.push({ path: `${snapshot}/${flat}`, parts, columns: f.columns ?? null });
+      entries.push({ path: `${snapshot}/${flat}`, lakePath: `parquet/${f.file}`, parts, columns: f.columns ?? null });
       byTable.set(f.table, entries);
     }),
   );
   const tmp = join(dir, `${SERVING_FILE}.tmp-${seq}`);
+  await writeCatalog(tmp, dir, seq, byTable, (e) => e.path);
+  // The lake's catalog (lake/local-layout.ts uploads it as serving.duckdb): the same views over the
+  // lake's own keys, parquet/..., since the snapshots stay on this machine.
+  await mkdir(join(dir, 'serving'), { recursive: true });
+  const lakeTmp = join(dir, 'serving', `${LAKE_CATALOG}.tmp-${seq}`);
+  await writeCatalog(lakeTmp, dir, seq, byTable, (e) => e.lakePath);
+  await rename(lakeTmp, join(dir, 'serving', LAKE_CATALOG));
+  const target = join(dir, SERVING_FILE);
+  await rename(tmp, target);
+  for (const name of await readdir(join(dir, 'serving')).catch(() => [] as string[])) {
+    const n = /^\d+(-[0-9a-f]+)?$/.test(name) ? Number(name.split('-')[0]) : Number.NaN;
+    if (!Number.isInteger(n) || n > seq - keep.generations) continue;
+    const made = (await stat(join(dir, 'serving', name))).mtimeMs;
+    if (Date.now() - made > keep.hours * 3_600_000) await rm(join(dir, 'serving', name), { recursive: true, force: true });
+  }
+  return target;
+}
+
+/** A published file in the catalogs: its snapshot path, its key in the lake, its partition values and schema. */
+interface Entry {
+  path: string;
+  lakePath: string;
+  parts: [string, string][];
+  columns: string | null;
+}
+
+/** The lake's catalog, under `serving/` (not a snapshot: no number), uploaded as the lake's `serving.duckdb`. */
+export const LAKE_CATALOG = 'lake.duckdb';
+
+/** Writes a catalog at `tmp`: one view per table over the files at `pathOf` (relative to the folder), and `published`. */
+async function writeCatalog(tmp: string, dir: string, seq: number, byTable: ReadonlyMap<string, Entry[]>, pathOf: (e: Entry) => string): Promise<void> {
   await rm(tmp, { force: true });
   await rm(`${tmp}.wal`, { force: true });
   const instance = await DuckDBInstance.create(tmp);
@@ -89,7 +125,8 @@ export async function publishServing(
         const keys = [...new Set(entries.flatMap((e) => e.parts.map(([k]) => k)))];
         const cols = keys.map((k) => {
           const values = entries.flatMap((e) => e.parts.filter(([x]) => x === k).map(([, v]) => v));
-          const value = `regexp_extract(${FILE_COLUMN}, ${quote(`${k}=([^/]*?)${FLAT}`)}, 1)`;
+          // `k=v__` in a snapshot's flat name, `k=v/` in the lake's folders.
+          const value = `regexp_extract(${FILE_COLUMN}, ${quote(`${k}=([^/]*?)(?:${FLAT}|/)`)}, 1)`;
           return `${values.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v)) ? `CAST(${value} AS DATE)` : value} AS ${ident(k)}`;
         });
         // One read per schema the files were written with, joined by name: a read of files
@@ -99,7 +136,7 @@ export async function publishServing(
         const groups = new Map<string | null, string[]>();
         for (const e of entries) {
           const paths = groups.get(e.columns) ?? [];
-          paths.push(e.path);
+          paths.push(pathOf(e));
           groups.set(e.columns, paths);
         }
         const reads = [...groups]
@@ -108,7 +145,7 @@ export async function publishServing(
           .map(({ columns, paths }) => {
             const byName = columns === null ? ', union_by_name = true' : '';
             return `SELECT * EXCLUDE (${FILE_COLUMN})${cols.map((c) => `, ${c}`).join('')}
-           FROM read_parquet([${paths.map(quote).join(', ')}], filename = '${FILE_COLUMN}'${byName})`;
+           FROM read_parquet([${paths.map(quote).join(', ')}], filename = '${FILE_COLUMN}', hive_partitioning = false${byName})`;
           });
         await db.run(`CREATE VIEW ${ident(table)} AS ${reads.join('\n           UNION ALL BY NAME ')}`);
       }
@@ -120,13 +157,4 @@ export async function publishServing(
   } finally {
     instance.closeSync();
   }
-  const target = join(dir, SERVING_FILE);
-  await rename(tmp, target);
-  for (const name of await readdir(join(dir, 'serving')).catch(() => [] as string[])) {
-    const n = Number(name);
-    if (!Number.isInteger(n) || n > seq - keep.generations) continue;
-    const made = (await stat(join(dir, 'serving', name))).mtimeMs;
-    if (Date.now() - made > keep.hours * 3_600_000) await rm(join(dir, 'serving', name), { recursive: true, force: true });
-  }
-  return target;
 }
