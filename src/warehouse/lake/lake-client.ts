@@ -58,6 +58,10 @@ export function openLakeClient(env: LakeEnv, o: LakeClientOptions = {}): LakeCli
     config.credentials = { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
   }
   const secrets = [secretAccessKey, sessionToken, accessKeyId].filter((s): s is string => !!s);
+  // The SDK warns on every Node below 22 that its releases after January 2027 will need 22: a
+  // dozen lines in each nightly log and in doctor's one-line checks. package-lock.json pins a
+  // release that runs on our Node 20; the SDK's own switch silences it, unless the user set it.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return { s3: new S3Client(config), endpoint, region, secrets };
 }
 
