@@ -3,6 +3,11 @@ import { loadLanded, reindexRaw, RunStore, type Warehouse } from '../warehouse/i
 /** What a load of landed task bodies did. */
 export interface TaskLoad {
   collected: number;
+  /**
+   * Tasks handed over whose answer the raw index does not hold (none landed, or not parsed):
+   * left posted, not marked collected with no rows, so that they are fetched again.
+   */
+  unloaded: string[];
   rowsLoaded: number;
   /** Tables that received rows, so only they need a new Parquet copy. */
   tables: Set<string>;
@@ -16,17 +21,22 @@ const CHUNK = 500;
  * in one transaction per chunk (loads are idempotent: a task's old rows are replaced).
  */
 export async function loadTasks(wh: Warehouse, runId: string, taskIds: readonly string[], at: Date): Promise<TaskLoad> {
-  const out: TaskLoad = { collected: 0, rowsLoaded: 0, tables: new Set() };
+  const out: TaskLoad = { collected: 0, unloaded: [], rowsLoaded: 0, tables: new Set() };
   for (let i = 0; i < taskIds.length; i += CHUNK) {
     const ids = taskIds.slice(i, i + CHUNK);
+    let marked: string[] = [];
     const report = await loadLanded(wh, { taskIds: ids }, async (r) => {
-      await new RunStore(wh, runId).markCollected(new Map(ids.map((id) => [id, r.perTask.get(id) ?? 0])), at);
+      // Only a task whose answer this load read is collected: one marked collected without its
+      // answer would never be fetched again, a paid result lost.
+      marked = ids.filter((id) => r.picked.has(id));
+      await new RunStore(wh, runId).markCollected(new Map(marked.map((id) => [id, r.perTask.get(id) ?? 0])), at);
     });
     for (const [table, n] of report.rows) {
       out.rowsLoaded += n;
       if (n > 0) out.tables.add(table);
     }
-    out.collected += ids.length;
+    out.collected += marked.length;
+    out.unloaded.push(...ids.filter((id) => !report.picked.has(id)));
   }
   return out;
 }

@@ -165,7 +165,11 @@ export class TaskLoader {
       this.totals.rowsLoaded += load.rowsLoaded;
       for (const t of load.tables) this.totals.tables.add(t);
       this.totals.failed += failed.length;
-      for (const id of toLoad) this.#settle(id, 'collected');
+      // A task whose answer the load did not find is left posted, for pull to fetch again.
+      const unloaded = new Set(load.unloaded);
+      if (unloaded.size > 0)
+        this.totals.errors.push(`${unloaded.size} fetched tasks had no landed answer in the raw index; they are fetched again`);
+      for (const id of toLoad) this.#settle(id, unloaded.has(id) ? 'load_failed' : 'collected');
       for (const f of failed) this.#settle(f.taskId, 'failed');
     } catch (err) {
       this.totals.errors.push((err as Error).message.split('\n')[0]!);

@@ -25,6 +25,11 @@ export interface LoadReport {
   unparsed: string[];
   /** Columns and tables this load added. */
   added: { table: string; column: string; kind: string }[];
+  /**
+   * For a selection by task ids: the ids with a landed, parsed answer to load (the rest have
+   * none indexed: their rows cannot be in this load, and they must not be marked collected).
+   */
+  picked: Set<string>;
 }
 
 /** The selected, parsed responses of one kind. */
@@ -54,7 +59,7 @@ export async function loadLanded(
   alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
   o: { batchBytes?: number; readDirectBelow?: number; pieceBytes?: number } = {},
 ): Promise<LoadReport> {
-  const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [] };
+  const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [], picked: new Set() };
   await wh.flushIndex();
   await clearScratch(wh.dir);
   await selectCalls(wh, sel);
@@ -81,6 +86,7 @@ export async function loadLanded(
     work.push({ plan, files, filter: n > calls });
   }
   await pickNewest(wh, selected);
+  if ('taskIds' in sel) for (const r of await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM _pick`)) report.picked.add(r.t);
   const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   try {
     await commit(wh, work, 'taskIds' in sel, report, alsoInTransaction, batches);

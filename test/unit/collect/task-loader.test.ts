@@ -50,4 +50,16 @@ describe('TaskLoader batching (real DuckDB)', () => {
     while (loader.totals.collected < 1 && Date.now() < until) await loader.changed(1000);
     expect(loader.totals.collected).toBe(1);
   });
+
+  it('leaves a task whose answer is not in the raw index uncollected (load_failed, for pull to fetch again), and collects the rest', async () => {
+    await landTasks(wh, IDS.slice(0, 1)); // the second task's answer never landed
+    const loader = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 2, lingerMs: 60_000 });
+    for (const id of IDS) loader.fetched(id);
+    await loader.idle();
+    expect(loader.totals.collected).toBe(1);
+    expect(loader.inFlight.get(IDS[0]!)?.state).toBe('collected');
+    expect(loader.inFlight.get(IDS[1]!)?.state).toBe('load_failed');
+    expect(loader.totals.errors).toEqual(['1 fetched tasks had no landed answer in the raw index; they are fetched again']);
+    expect(await resultRows(wh)).toBe(1);
+  });
 });
