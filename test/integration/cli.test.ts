@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { tempDir } from './helpers.js';
@@ -114,6 +115,30 @@ describe('pipeline CLI', () => {
     const ok = await cli(['export', '--warehouse', wh, '--table', 'serp_items', '--json']);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual([expect.objectContaining({ table: 'serp_items', rows: expect.any(Number) })]);
+  });
+
+  it('models cluster publishes the clusters and the spend it charged, so the serving catalog agrees with the ledger', async () => {
+    const wh = join(tmp.dir, 'wh-ok'); // the sandbox run above
+    const out = await cli(['models', 'cluster', '--warehouse', wh], { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: sandbox.url });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('spend_daily rebuilt');
+    expect(out.stdout).toMatch(/published [1-9]\d* files .*serving\.duckdb is publish \d+/);
+    const db = await DuckDBInstance.create(join(wh, 'serving.duckdb'), { access_mode: 'READ_ONLY' });
+    try {
+      const c = await db.connect();
+      await c.run(`SET file_search_path = '${wh}'`);
+      const r = await c.runAndReadAll(
+        `SELECT (SELECT count(*) FROM keyword_clusters)::INT AS clustered, (SELECT sum(charge_cny)::VARCHAR FROM ledger) AS ledger,
+                (SELECT sum(charge_cny)::VARCHAR FROM spend_daily) AS spend`,
+      );
+      const row = r.getRowObjectsJS()[0] as { clustered: number; ledger: string; spend: string };
+      c.closeSync();
+      expect(row.clustered).toBeGreaterThan(0);
+      expect(Number(row.ledger)).toBeGreaterThan(0); // the embedding and label calls were charged
+      expect(row.spend).toBe(row.ledger);
+    } finally {
+      db.closeSync();
+    }
   });
 
   it('documents commands, environment and exit codes in --help, and the environment and exit codes in run --help', async () => {
