@@ -62,9 +62,6 @@ export const REFERENCE_FRESH_DAYS = 7;
 /** The items of a reference list: from the warehouse's copy while it is fresh, else from the service (and kept). */
 async function readList(client: ServiceClient, id: string, cache: ReferenceCache | undefined): Promise<unknown[]> {
   if (cache) {
-    await cache.wh.run(
-      `CREATE TABLE IF NOT EXISTS reference_lists (endpoint_id VARCHAR NOT NULL, fetched_at TIMESTAMPTZ NOT NULL, items JSON NOT NULL)`,
-    );
     const since = new Date(cache.now().getTime() - REFERENCE_FRESH_DAYS * 86_400_000).toISOString();
     const [kept] = await cache.wh.all<{ items: string }>(
       `SELECT items::VARCHAR AS items FROM reference_lists WHERE endpoint_id = $1 AND fetched_at > $2::TIMESTAMPTZ ORDER BY fetched_at DESC LIMIT 1`,

@@ -155,6 +155,21 @@ export const schemaColumnsTable: TableSpec = {
   ],
 };
 
+/**
+ * The service's free reference lists that job preflights read (SERP locations and languages, AI
+ * keyword data places, LLM models, lighthouse versions), kept for a week (src/run/preflight.ts).
+ * Working state of the runs: not published.
+ */
+export const referenceListsTable: TableSpec = {
+  name: 'reference_lists',
+  grain: 'one row per reference list (the newest read)',
+  columns: [
+    { name: 'endpoint_id', kind: 'varchar', key: true, doc: "the list's endpoint, e.g. serp.engA.locations" },
+    { name: 'fetched_at', kind: 'timestamptz', doc: 'when the run read it; a run reads it again a week later' },
+    { name: 'items', kind: 'json', doc: "the list's result items as the service sent them" },
+  ],
+};
+
 export const ALL_TABLES: readonly TableSpec[] = [
   runsTable,
   tasksTable,
@@ -165,4 +180,5 @@ export const ALL_TABLES: readonly TableSpec[] = [
   schemaColumnsTable,
   trackedDomainsTable,
   alertsTable,
+  referenceListsTable,
 ];
