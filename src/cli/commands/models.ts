@@ -2,7 +2,8 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
 import { runClusters } from '../../run/cluster-run.js';
 import { formatBuild, formatTests, runModels, testWarehouseModels } from '../../models/index.js';
-import { publish, withWarehouse } from '../../warehouse/index.js';
+import { publishStep } from '../../run/publish-step.js';
+import { withWarehouse } from '../../warehouse/index.js';
 import { resolveTarget } from '../service-target.js';
 import { checkOptions, num } from '../option-checks.js';
 
@@ -103,10 +104,9 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
   },
 };
 
-/** Publishes what the command changed (marts, clusters, spend), as the last step of a run does. */
+/** Publishes what the command changed (marts, clusters, spend): the run's own last step. */
 async function publishNow(warehouse: string): Promise<{ seq: number; files: number; removed: number }> {
-  const p = await withWarehouse(warehouse, (wh) => publish(wh));
-  return { seq: p.seq, files: p.written.length, removed: p.removed.length };
+  return withWarehouse(warehouse, (wh) => publishStep(wh, () => new Date()));
 }
 
 function publishedLine(p: { seq: number; files: number; removed: number } | null): string {
