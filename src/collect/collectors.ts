@@ -3,6 +3,7 @@ import type { ServiceClient } from '../client/index.js';
 import type { RunStore, Warehouse } from '../warehouse/index.js';
 import type { CollectCounts } from './collect-counts.js';
 import { InFlight } from './in-flight.js';
+import { rereadNote } from './load-tasks.js';
 import { collectOnPage, type OnPageRead } from './on-page.js';
 import { collectByPull } from './pull.js';
 import type { PushCollector } from './push-collect.js';
@@ -66,6 +67,7 @@ export function pushCollector(push: PushCollector): Collector {
         onProgress: (p) => run.onProgress?.({ ...p, posted: p.collected + p.failed + p.pending, ready: 0, refetched: 0, callsLeft: [] }),
       });
       await push.close();
+      if (pushed.rereadPlain.length > 0) run.onNote?.(rereadNote(pushed.rereadPlain));
       const refused = Object.entries(pushed.refused)
         .map(([code, n]) => `${n}x${code}`)
         .join(', ');
@@ -100,6 +102,7 @@ export function pullCollector(postEndpoints: readonly Endpoint[]): Collector {
           ...(run.onProgress ? { onProgress: run.onProgress } : {}),
           loader: new TaskLoader(sibling, run.store.runId, run.now, { inFlight: run.inFlight }),
         });
+        if (pull.rereadPlain.length > 0) run.onNote?.(rereadNote(pull.rereadPlain));
         return { pending: pull.pending, then: 'next' };
       } finally {
         sibling.close();

@@ -11,6 +11,14 @@ export interface TaskLoad {
   rowsLoaded: number;
   /** Tables that received rows, so only they need a new Parquet copy. */
   tables: Set<string>;
+  /** Landed files DuckDB read short as gzip, loaded again from plain text (LoadReport.rereadPlain). */
+  rereadPlain: string[];
+}
+
+/** The run's note for landed files DuckDB read short and the load read again; '' for none. */
+export function rereadNote(files: readonly string[]): string {
+  if (files.length === 0) return '';
+  return `DuckDB read ${files.length} landed file(s) short as gzip, without an error (first: ${files[0]}); they were loaded again from plain text and every row is in. Keep the files: they show a DuckDB bug worth reporting`;
 }
 
 /** Tasks loaded together: one transaction, one read of their files. */
@@ -21,7 +29,7 @@ const CHUNK = 500;
  * in one transaction per chunk (loads are idempotent: a task's old rows are replaced).
  */
 export async function loadTasks(wh: Warehouse, runId: string, taskIds: readonly string[], at: Date): Promise<TaskLoad> {
-  const out: TaskLoad = { collected: 0, unloaded: [], rowsLoaded: 0, tables: new Set() };
+  const out: TaskLoad = { collected: 0, unloaded: [], rowsLoaded: 0, tables: new Set(), rereadPlain: [] };
   for (let i = 0; i < taskIds.length; i += CHUNK) {
     const ids = taskIds.slice(i, i + CHUNK);
     let marked: string[] = [];
@@ -37,6 +45,7 @@ export async function loadTasks(wh: Warehouse, runId: string, taskIds: readonly 
     }
     out.collected += marked.length;
     out.unloaded.push(...ids.filter((id) => !report.picked.has(id)));
+    out.rereadPlain.push(...report.rereadPlain);
   }
   return out;
 }

@@ -49,6 +49,8 @@ export interface PullResult {
   tables: Set<string>;
   /** Tasks still waiting when the timeout came. */
   pending: number;
+  /** Landed files DuckDB read short as gzip, loaded again from plain text. */
+  rereadPlain: string[];
 }
 
 /**
@@ -70,7 +72,7 @@ const PROGRESS_EVERY_MS = 1000;
  * the re-parsed tasks `tasks_fixed` lists are fetched again (see {@link refetchFixed}).
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
-  const res: PullResult = { collected: 0, failed: 0, refetched: 0, rowsLoaded: 0, pending: 0, tables: new Set() };
+  const res: PullResult = { collected: 0, failed: 0, refetched: 0, rowsLoaded: 0, pending: 0, tables: new Set(), rereadPlain: [] };
   try {
     await pullLoop(o, res);
   } finally {
@@ -97,6 +99,7 @@ async function settleLoader(loader: TaskLoader, res: PullResult): Promise<void> 
   res.failed += loader.totals.failed;
   res.rowsLoaded += loader.totals.rowsLoaded;
   for (const t of loader.totals.tables) res.tables.add(t);
+  res.rereadPlain.push(...loader.totals.rereadPlain);
   if (loader.totals.errors.length > 0) {
     throw new EtlError(
       'ETL_WAREHOUSE',

@@ -52,6 +52,8 @@ export interface PushResult {
   fetched: number;
   /** Tasks of this process still out when the wait ended: pulled next, or by the next run. */
   pending: number;
+  /** Landed files DuckDB read short as gzip, loaded again from plain text. */
+  rereadPlain: string[];
 }
 
 /** Resends per task before its result is fetched with task_get instead. */
@@ -265,6 +267,7 @@ export class PushCollector {
       resent: this.#resent,
       fetched: this.#fetched,
       pending: this.#outstanding().length,
+      rereadPlain: [...t.rereadPlain],
     };
   }
 

@@ -12,6 +12,8 @@ export interface LoaderTotals {
   tables: Set<string>;
   /** Loads that failed: their tasks stay posted and are pulled instead. */
   errors: string[];
+  /** Landed files DuckDB read short as gzip, loaded again from plain text. */
+  rereadPlain: string[];
 }
 
 type Item =
@@ -53,7 +55,7 @@ export interface TaskLoaderOptions {
  * tasks posted, for pull (or the next run) to fetch again.
  */
 export class TaskLoader {
-  readonly totals: LoaderTotals = { collected: 0, failed: 0, rowsLoaded: 0, tables: new Set(), errors: [] };
+  readonly totals: LoaderTotals = { collected: 0, failed: 0, rowsLoaded: 0, tables: new Set(), errors: [], rereadPlain: [] };
   /** Where each task handed over is: `landed` until its load commits, then `collected` or `failed`, or `load_failed`. */
   readonly inFlight: InFlight;
   readonly #wh: Warehouse;
@@ -164,6 +166,7 @@ export class TaskLoader {
       this.totals.collected += load.collected;
       this.totals.rowsLoaded += load.rowsLoaded;
       for (const t of load.tables) this.totals.tables.add(t);
+      this.totals.rereadPlain.push(...load.rereadPlain);
       this.totals.failed += failed.length;
       // A task whose answer the load did not find is left posted, for pull to fetch again.
       const unloaded = new Set(load.unloaded);

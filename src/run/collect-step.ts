@@ -6,6 +6,7 @@ import {
   loadLandedLeftovers,
   pullCollector,
   pushCollector,
+  rereadNote,
   type Collector,
   type CollectRun,
 } from '../collect/index.js';
@@ -64,6 +65,7 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
       if (left.collected > 0)
         c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
       if (left.error) c.log.warn(left.error);
+      if (left.rereadPlain.length > 0) c.note(rereadNote(left.rereadPlain));
     }
     const { pending, stopped } = await collectAll(collectors, run, { sweep });
     if (stopped) return { stop: await leftStop(c, 0) };

@@ -31,18 +31,19 @@ export async function markReplaced(wh: Warehouse, t: MarkedTable, keyFilter: str
  * the night's rows and never the history. The new rows are found by their row ids (rows
  * appended get ids past every row the table held, committed or appended earlier in this
  * transaction), so they are read back from the rows just written and never copied through
- * a temp table (which doubled the load's writes and memory: bench/run.ts). Returns the rows added.
+ * a temp table (which doubled the load's writes and memory: bench/run.ts). Returns the rows added,
+ * and the row id from which they were appended.
  */
-export async function insertMarked(wh: Warehouse, t: MarkedTable, select: string): Promise<number> {
+export async function insertMarked(wh: Warehouse, t: MarkedTable, select: string): Promise<{ rows: number; firstRowId: number }> {
   const p = partitioningOf({ partitionBy: t.partitionBy, columns: t.columns.map((c) => c.name) });
-  if (!p) return Number((await wh.db.run(`INSERT INTO ${ident(t.name)} BY NAME ${select}`)).rowsChanged);
-  const [first] = await wh.all<{ next: bigint }>(`SELECT coalesce(max(rowid), -1) + 1 AS next FROM ${ident(t.name)}`);
+  const [first] = await wh.all<{ next: number }>(`SELECT (coalesce(max(rowid), -1) + 1)::DOUBLE AS next FROM ${ident(t.name)}`);
+  const firstRowId = Number(first?.next ?? 0);
   const n = Number((await wh.db.run(`INSERT INTO ${ident(t.name)} BY NAME ${select}`)).rowsChanged);
-  if (n > 0) {
+  if (p && n > 0) {
     await wh.run(
       `INSERT INTO publish_dirty SELECT DISTINCT ${quote(t.name)}, ${p.expr}, false, t.${ident(t.replaceKey)}::VARCHAR
-       FROM ${ident(t.name)} AS t WHERE rowid >= ${String(first?.next ?? 0)}`,
+       FROM ${ident(t.name)} AS t WHERE rowid >= ${firstRowId}`,
     );
   }
-  return n;
+  return { rows: n, firstRowId };
 }
