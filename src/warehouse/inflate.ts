@@ -174,6 +174,25 @@ async function members(file: string, size: number): Promise<Member[] | null> {
   return starts.map((start, i) => ({ file, start, end: starts[i + 1] ?? size, isize: isizes[i]! }));
 }
 
+/**
+ * How many lines a landed file holds, as far as its bytes tell without inflating it: one per
+ * gzip member (the landing gzips each answer alone, and compaction joins members whole). Null
+ * when its members cannot be told apart. Callbacks landed together share one member: their
+ * files need {@link linesOf}.
+ */
+export function membersOf(file: string): number | null {
+  return membersIn(readFileSync(file))?.length ?? null;
+}
+
+/** The lines of a gzip NDJSON file, inflated in Node: its newlines (every landed line ends in one). */
+export async function linesOf(file: string): Promise<number> {
+  let n = 0;
+  await pipeline(createReadStream(file), createGunzip(), async (src: AsyncIterable<Buffer>) => {
+    for await (const b of src) for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) n++;
+  });
+  return n;
+}
+
 /** Whether a gzip member header as Node's zlib writes it starts at `b[i]` (10 bytes must follow). */
 function memberHeaderAt(b: Buffer, i: number): boolean {
   return b[i] === 0x1f && b[i + 1] === 0x8b && b[i + 2] === 0x08 && b[i + 3] === 0x00 && (b[i + 8] === 0 || b[i + 8] === 2 || b[i + 8] === 4);

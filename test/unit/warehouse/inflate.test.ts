@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { clearScratch, inflate, removeInflated, scratchDir, scratchFile, intoPieces } from '../../../src/warehouse/inflate.js';
+import { clearScratch, inflate, intoPieces, linesOf, membersOf, removeInflated, scratchDir, scratchFile } from '../../../src/warehouse/inflate.js';
 
 /** Pseudo-random text that gzip cannot shrink much, so a segment passes the split size quickly. */
 function lines(n: number, seed: number, words = 400): string[] {
@@ -148,6 +148,23 @@ describe('inflating landed gzip files for a load', () => {
       db.closeSync();
     }
     expect(short).toEqual([]);
+  });
+
+  it('counts the members of a landed file, and its lines in Node, one answer or several to a member', async () => {
+    const ls = lines(7, 3);
+    const one = join(dir, 'one.ndjson.gz');
+    await writeFile(one, Buffer.concat(ls.map((l) => gzipSync(`${l}\n`))));
+    expect(membersOf(one)).toBe(7);
+    expect(await linesOf(one)).toBe(7);
+    // Callbacks landed together share a member.
+    const shared = join(dir, 'shared.ndjson.gz');
+    await writeFile(shared, Buffer.concat([gzipSync(ls.slice(0, 4).map((l) => `${l}\n`).join('')), gzipSync(ls.slice(4).map((l) => `${l}\n`).join(''))]));
+    expect(membersOf(shared)).toBe(2);
+    expect(await linesOf(shared)).toBe(7);
+    // Bytes that are not gzip members.
+    const plain = join(dir, 'plain.ndjson.gz');
+    await writeFile(plain, `${ls[0]}\n`);
+    expect(membersOf(plain)).toBeNull();
   });
 
   it('rejects a torn gzip file', async () => {

@@ -18,6 +18,34 @@ async function snapshot(wh: Warehouse, table: string): Promise<unknown[]> {
   return wh.all(`SELECT * ${table === 'serp_results' ? 'EXCLUDE (call_id)' : ''} FROM "${table}" ORDER BY ALL`);
 }
 
+/** 24 landed answers of a sandbox night (engA, engB, engC at depth 10), as the landing wrote them. */
+async function nightAnswers(): Promise<string[]> {
+  const text = gunzipSync(await readFile(new URL('../../fixtures/raw/night-serp-answers.ndjson.gz', import.meta.url))).toString('utf8');
+  return text.split('\n').filter((l) => l !== '');
+}
+
+/**
+ * Landed lines laid out as the joined pieces of 0e6f089 were (each line its own gzip member, a
+ * member of one newline after each group of 1 to 4): DuckDB's gzip reader stops early on this
+ * grouping of the night's answers, without an error.
+ */
+function shortLayout(lines: readonly string[]): Buffer {
+  let x = 7;
+  const rnd = (n: number) => ((x = (x * 1103515245 + 12345) % 2 ** 31), Math.floor((x / 2 ** 31) * n)); // the high bits
+  const parts: Buffer[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const n = 1 + rnd(4);
+    parts.push(...lines.slice(i, i + n).map((l) => gzipSync(`${l}\n`)), gzipSync('\n'));
+    i += n;
+  }
+  return Buffer.concat(parts);
+}
+
+async function linesDuckDbReads(wh: Warehouse, file: string): Promise<number> {
+  const [r] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM read_json('${file}', columns = {call_id: 'VARCHAR'}, format = 'newline_delimited', compression = 'gzip')`);
+  return r!.n;
+}
+
 describe('loading landed bodies (real DuckDB in a temp folder)', () => {
   let wh: Warehouse;
   let dir: string;
@@ -149,6 +177,18 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect(await wh.all(`SELECT DISTINCT task_id FROM backlinks`)).toEqual([{ task_id: '22222222-0000-4000-8000-000000000006' }]);
   });
 
+  it('indexes every line, and a ledger row for every call, of a landed file that DuckDB reads short as gzip', async () => {
+    const lines = await nightAnswers();
+    const seg = join(dir, 'raw', '2026-11-26', 'serp--night.seg-00000000.ndjson.gz');
+    await mkdir(join(seg, '..'), { recursive: true });
+    await writeFile(seg, shortLayout(lines));
+    expect(await linesDuckDbReads(wh, seg), 'the premise: DuckDB reads this layout short').toBeLessThan(24);
+    expect(await reindexRaw(wh)).toBe(24);
+    const calls = lines.map((l) => JSON.parse(l).call_id as string).sort();
+    expect((await wh.all<{ c: string }>(`SELECT call_id AS c FROM raw_responses ORDER BY 1`)).map((r) => r.c)).toEqual(calls);
+    expect((await wh.all<{ c: string }>(`SELECT call_id AS c FROM ledger ORDER BY 1`)).map((r) => r.c)).toEqual(calls);
+  });
+
   it('leaves the task of a corrupted raw file unpicked, to be fetched again, and picks the others', async () => {
     const good = await land(wh, response('/v3/backlinks/backlinks/live', await compactFixture('backlinks.backlinks.live.basic.json')));
     const bad = await land(wh, response('/v3/backlinks/backlinks/live', (await compactFixture('backlinks.backlinks.live.basic.json')).replace('22222222-0000-4000-8000-000000000006', '22222222-0000-4000-8000-00000000000f')));
@@ -163,8 +203,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
 
   it('loads again from plain text, and says so, a landed file that DuckDB reads short as gzip', async () => {
     // 24 answers of a sandbox night, each landed as its own file and indexed from the files.
-    const text = gunzipSync(await readFile(new URL('../../fixtures/raw/night-serp-answers.ndjson.gz', import.meta.url))).toString('utf8');
-    const lines = text.split('\n').filter((l) => l !== '');
+    const lines = await nightAnswers();
     const day = join(dir, 'raw', '2026-11-26');
     await mkdir(day, { recursive: true });
     const files = await Promise.all(
@@ -179,22 +218,12 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect(first.rereadPlain).toEqual([]);
     const whole = { results: await snapshot(wh, 'serp_results'), items: await snapshot(wh, 'serp_items') };
     expect(whole.results).toHaveLength(24);
-    // The same answers moved into one segment laid out as the joined pieces of 0e6f089 were: a
-    // gzip member of one newline after each group of answers. DuckDB reads it short, without an error.
-    let x = 7;
-    const rnd = (n: number) => ((x = (x * 1103515245 + 12345) % 2 ** 31), Math.floor((x / 2 ** 31) * n));
-    const parts: Buffer[] = [];
-    for (let i = 0; i < lines.length; ) {
-      const n = 1 + rnd(4);
-      parts.push(...lines.slice(i, i + n).map((l) => gzipSync(`${l}\n`)), gzipSync('\n'));
-      i += n;
-    }
+    // The same answers moved into one segment DuckDB reads short, without an error.
     const seg = 'raw/2026-11-26/serp--night.seg-00000000.ndjson.gz';
-    await writeFile(join(dir, seg), Buffer.concat(parts));
+    await writeFile(join(dir, seg), shortLayout(lines));
     for (const f of files) await rm(f);
     await wh.run(`UPDATE raw_responses SET file = '${seg}'`);
-    const [read] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM read_json('${join(dir, seg)}', columns = {call_id: 'VARCHAR'}, format = 'newline_delimited', compression = 'gzip')`);
-    expect(read!.n, 'the premise: DuckDB reads this layout short (if a DuckDB upgrade fixed that, find another layout)').toBeLessThan(24);
+    expect(await linesDuckDbReads(wh, join(dir, seg)), 'the premise: DuckDB reads this layout short (if a DuckDB upgrade fixed that, find another layout)').toBeLessThan(24);
     const report = await loadLanded(wh, { all: true });
     expect(report.rereadPlain).toEqual([seg]);
     expect({ results: await snapshot(wh, 'serp_results'), items: await snapshot(wh, 'serp_items') }).toEqual(whole);
