@@ -17,8 +17,9 @@ export interface TaskLoad {
 
 /** The run's note for landed files DuckDB read short and the load read again; '' for none. */
 export function rereadNote(files: readonly string[]): string {
-  if (files.length === 0) return '';
-  return `DuckDB read ${files.length} landed file(s) short as gzip, without an error (first: ${files[0]}); they were loaded again from plain text and every row is in. Keep the files: they show a DuckDB bug worth reporting`;
+  const distinct = [...new Set(files)];
+  if (distinct.length === 0) return '';
+  return `${distinct.length} landed file(s) gave fewer rows read as gzip than their answers hold (first: ${distinct[0]}); they were loaded again from plain text and every row is in. If it happens again, keep the files: DuckDB's gzip reader has stopped early without an error before`;
 }
 
 /** Tasks loaded together: one transaction, one read of their files. */
@@ -45,7 +46,7 @@ export async function loadTasks(wh: Warehouse, runId: string, taskIds: readonly 
     }
     out.collected += marked.length;
     out.unloaded.push(...ids.filter((id) => !report.picked.has(id)));
-    out.rereadPlain.push(...report.rereadPlain);
+    for (const f of report.rereadPlain) if (!out.rereadPlain.includes(f)) out.rereadPlain.push(f);
   }
   return out;
 }

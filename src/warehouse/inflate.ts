@@ -180,8 +180,13 @@ async function members(file: string, size: number): Promise<Member[] | null> {
  * when its members cannot be told apart. Callbacks landed together share one member: their
  * files need {@link linesOf}.
  */
-export function membersOf(file: string): number | null {
-  return membersIn(readFileSync(file))?.length ?? null;
+export async function membersOf(file: string): Promise<number | null> {
+  const size = (await stat(file)).size;
+  // Small files whole, at once (see intoPieces); a segment streamed, so the event loop is not held.
+  if (size <= 8 << 20) return membersIn(readFileSync(file))?.length ?? null;
+  const ms = await members(file, size);
+  if (!ms || ms.some((m) => m.end - m.start < 20 || m.isize > 1032 * (m.end - m.start))) return null;
+  return ms.length;
 }
 
 /** The lines of a gzip NDJSON file, inflated in Node: its newlines (every landed line ends in one). */

@@ -101,7 +101,7 @@ export async function loadLanded(
       if (!(err instanceof ShortRead)) throw err;
       // Rolled back whole: load it all again from plain text, which DuckDB has never read short.
       forget(report);
-      report.rereadPlain.push(...err.files);
+      for (const f of err.files) if (!report.rereadPlain.includes(f)) report.rereadPlain.push(f);
       await commit(wh, w, how, report, alsoInTransaction, { ...batches, readDirectBelow: 0 });
     }
   };
@@ -114,11 +114,14 @@ export async function loadLanded(
     if (bad.length === 0) throw err;
     report.skippedFiles.push(...bad);
     forget(report);
-    // A task whose answer is in such a file gets no rows: not picked, so it is fetched again.
-    const lost = await wh.all<{ t: string }>(
-      `SELECT DISTINCT task_id AS t FROM _pick WHERE call_id IN (SELECT call_id FROM raw_responses WHERE ${selected} AND file IN (SELECT unnest(${listOf(bad.map((b) => b.file))}::VARCHAR[])))`,
-    );
-    for (const { t } of lost) report.picked.delete(t);
+    report.rereadPlain = report.rereadPlain.filter((f) => !bad.some((b) => b.file === f));
+    // Picked again without those files: a task keeps an older answer's rows if it has one, and
+    // one whose only answer is there is not picked (a run leaves it posted, to fetch it again).
+    await pickNewest(wh, `${selected} AND file NOT IN (SELECT unnest(${listOf(bad.map((b) => b.file))}::VARCHAR[]))`);
+    if ('taskIds' in sel) {
+      report.picked.clear();
+      for (const r of await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM _pick`)) report.picked.add(r.t);
+    }
     const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
     await load(good);
   }
@@ -192,7 +195,7 @@ async function commit(
             read.scratch = [plain];
             await inflate(landed.map((l) => l.file), plain);
           }
-          const firstRowIds = new Map<TablePlan, number>();
+          const firstRowIds = new Map<TablePlan, string>();
           for (const t of deepestFirst) {
             const bodyType = envelopeType([t]).replaceAll("'", "''");
             const source = `read_json(${listOf(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
@@ -228,10 +231,11 @@ async function commit(
  * rows path (the raw index's shape says so), yet no row of its picked tasks (or of the call,
  * for a table of calls) is among the rows just appended (row ids from `firstRowIds`). DuckDB's
  * gzip reader has stopped early without an error on some layouts of gzip members (0e6f089):
- * this is the net for one not yet known. An answer whose results all belong to tasks picked
- * from a newer answer may be flagged too; the plain-text reload then gives the same rows.
+ * this is the net for one not yet known. Answers of several tasks are not checked: some of
+ * their tasks may be picked from newer answers. A callback body holding tasks besides the
+ * one it was accepted for may be flagged; the plain-text reload then gives the same rows.
  */
-async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, number>, files: readonly string[], selected: string): Promise<string[]> {
+async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, string>, files: readonly string[], selected: string): Promise<string[]> {
   const short = new Set<string>();
   const inBatch = `file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`;
   for (const [t, first] of firstRowIds) {
@@ -240,8 +244,9 @@ async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, numb
     const holds = t.rows === '' ? '' : ` AND list_contains(shape, '${`${t.rows}:o`.replaceAll("'", "''")}')`;
     const got = byTask
       ? `SELECT call_id FROM _pick WHERE task_id IN (SELECT task_id FROM ${ident(t.name)} WHERE rowid >= ${first})`
-      : `SELECT call_id FROM ${ident(t.name)} WHERE rowid >= ${first}`;
-    const picked = byTask ? ' AND call_id IN (SELECT call_id FROM _pick)' : '';
+      : `SELECT call_id FROM ${ident(t.name)} WHERE rowid >= ${first} AND call_id IS NOT NULL`;
+    // Answers of one task: the rows of a task picked from a newer answer are not this one's to give.
+    const picked = byTask ? ' AND len(task_ids) = 1 AND call_id IN (SELECT call_id FROM _pick)' : '';
     const rows = await wh.all<{ file: string }>(
       `SELECT DISTINCT file FROM raw_responses WHERE ${selected} AND parsed AND ${inBatch}${holds}${picked} AND call_id NOT IN (${got})`,
     );
@@ -428,7 +433,7 @@ async function clearReplaced(wh: Warehouse, t: TablePlan): Promise<void> {
  * a third of the insert, and about 40 MB of peak RSS (bench/run.ts). Off, each join builds on
  * its right side as written, `_pick` or `_sel`, which is never larger than the rows it filters.
  */
-async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: boolean): Promise<{ rows: number; firstRowId: number }> {
+async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: boolean): Promise<{ rows: number; firstRowId: string }> {
   const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' });
   try {
     return await wh.withOptimizerOff('build_side_probe_side', () => insertMarked(wh, t, sql));

@@ -118,7 +118,7 @@ async function readShort(wh: Warehouse, files: readonly string[], rel: (f: strin
   const short: string[] = [];
   for (const f of files) {
     const r = read.get(rel(f));
-    const expected = (r?.cb ? null : membersOf(f)) ?? (await linesOf(f));
+    const expected = (r?.cb ? null : await membersOf(f)) ?? (await linesOf(f));
     if ((r?.n ?? 0) < expected) short.push(f);
   }
   return short;

@@ -32,12 +32,14 @@ export async function markReplaced(wh: Warehouse, t: MarkedTable, keyFilter: str
  * appended get ids past every row the table held, committed or appended earlier in this
  * transaction), so they are read back from the rows just written and never copied through
  * a temp table (which doubled the load's writes and memory: bench/run.ts). Returns the rows added,
- * and the row id from which they were appended.
+ * and the row id (as digits) from which they were appended.
  */
-export async function insertMarked(wh: Warehouse, t: MarkedTable, select: string): Promise<{ rows: number; firstRowId: number }> {
+export async function insertMarked(wh: Warehouse, t: MarkedTable, select: string): Promise<{ rows: number; firstRowId: string }> {
   const p = partitioningOf({ partitionBy: t.partitionBy, columns: t.columns.map((c) => c.name) });
-  const [first] = await wh.all<{ next: number }>(`SELECT (coalesce(max(rowid), -1) + 1)::DOUBLE AS next FROM ${ident(t.name)}`);
-  const firstRowId = Number(first?.next ?? 0);
+  // As text: rows appended in an open transaction have ids from 2^55 on, past what a double holds exactly.
+  const [first] = await wh.all<{ next: string }>(`SELECT (coalesce(max(rowid), -1) + 1)::VARCHAR AS next FROM ${ident(t.name)}`);
+  const firstRowId = first?.next ?? '0';
+  if (!/^\d+$/.test(firstRowId)) throw new Error(`unexpected row id ${firstRowId} in ${t.name}`);
   const n = Number((await wh.db.run(`INSERT INTO ${ident(t.name)} BY NAME ${select}`)).rowsChanged);
   if (p && n > 0) {
     await wh.run(

@@ -201,6 +201,42 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect([...report.picked]).toEqual(['22222222-0000-4000-8000-000000000006']);
   });
 
+  it("keeps a task's rows from its older answer when its newest answer's raw file is corrupted", async () => {
+    const body = await compactFixture('backlinks.backlinks.live.basic.json');
+    const old = await land(wh, response('/v3/backlinks/backlinks/live', body));
+    await loadLanded(wh, { callIds: old });
+    const before = await wh.all(`SELECT * FROM backlinks ORDER BY ALL`);
+    expect(before.length).toBeGreaterThan(0);
+    const newer = await land(wh, response('/v3/backlinks/backlinks/live', body, { receivedAt: new Date('2026-11-20T10:00:00Z') }));
+    const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [newer[0]!])) as [{ file: string }];
+    const bytes = await readFile(join(dir, file));
+    await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
+    const report = await loadLanded(wh, { taskIds: ['22222222-0000-4000-8000-000000000006'] });
+    expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
+    expect([...report.picked]).toEqual(['22222222-0000-4000-8000-000000000006']);
+    expect(await wh.all(`SELECT * FROM backlinks ORDER BY ALL`)).toEqual(before);
+  });
+
+  it('marks for publishing every row of a load read in several batches, and finds no short read in them', async () => {
+    const lines = await nightAnswers();
+    const day = join(dir, 'raw', '2026-11-26');
+    await mkdir(day, { recursive: true });
+    const files = await Promise.all(
+      lines.map(async (l, i) => {
+        const f = join(day, `serp--r${String(i).padStart(2, '0')}.ndjson.gz`);
+        await writeFile(f, gzipSync(`${l}\n`));
+        return f;
+      }),
+    );
+    await reindexRaw(wh, files);
+    // About 3 answers a batch: the later batches append rows with row ids of the open transaction (2^55 on).
+    const report = await loadLanded(wh, { all: true }, undefined, { batchBytes: 12_000 });
+    expect(report.rereadPlain).toEqual([]);
+    const tasks = await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM serp_items ORDER BY 1`);
+    expect(tasks).toHaveLength(24);
+    expect(await wh.all<{ t: string }>(`SELECT DISTINCT key AS t FROM publish_dirty WHERE table_name = 'serp_items' ORDER BY 1`)).toEqual(tasks);
+  });
+
   it('loads again from plain text, and says so, a landed file that DuckDB reads short as gzip', async () => {
     // 24 answers of a sandbox night, each landed as its own file and indexed from the files.
     const lines = await nightAnswers();
