@@ -41,6 +41,29 @@ function shortLayout(lines: readonly string[]): Buffer {
   return Buffer.concat(parts);
 }
 
+/** The night's answers, each landed as its own file under `raw/2026-11-26` of the warehouse `dir` (not indexed). */
+async function landNightAnswers(dir: string): Promise<{ lines: string[]; files: string[] }> {
+  const lines = await nightAnswers();
+  const day = join(dir, 'raw', '2026-11-26');
+  await mkdir(day, { recursive: true });
+  const files = await Promise.all(
+    lines.map(async (l, i) => {
+      const f = join(day, `serp--r${String(i).padStart(2, '0')}.ndjson.gz`);
+      await writeFile(f, gzipSync(`${l}\n`));
+      return f;
+    }),
+  );
+  return { lines, files };
+}
+
+/** Cuts the last 20 bytes off the raw file holding the call: a torn gzip. Returns the file, as the index names it. */
+async function tearRawFile(wh: Warehouse, dir: string, callId: string): Promise<string> {
+  const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [callId])) as [{ file: string }];
+  const bytes = await readFile(join(dir, file));
+  await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
+  return file;
+}
+
 async function linesDuckDbReads(wh: Warehouse, file: string): Promise<number> {
   const [r] = await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM read_json('${file}', columns = {call_id: 'VARCHAR'}, format = 'newline_delimited', compression = 'gzip')`);
   return r!.n;
@@ -169,9 +192,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
   it('reports a corrupted raw file and loads the others', async () => {
     const good = await land(wh, response('/v3/backlinks/backlinks/live', await compactFixture('backlinks.backlinks.live.basic.json')));
     const bad = await land(wh, response('/v3/backlinks/backlinks/live', (await compactFixture('backlinks.backlinks.live.basic.json')).replace('22222222-0000-4000-8000-000000000006', '22222222-0000-4000-8000-00000000000f')));
-    const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [bad[0]!])) as [{ file: string }];
-    const bytes = await readFile(join(dir, file));
-    await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
+    const file = await tearRawFile(wh, dir, bad[0]!);
     const report = await loadLanded(wh, { callIds: [...good, ...bad] });
     expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
     expect(await wh.all(`SELECT DISTINCT task_id FROM backlinks`)).toEqual([{ task_id: '22222222-0000-4000-8000-000000000006' }]);
@@ -192,9 +213,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
   it('leaves the task of a corrupted raw file unpicked, to be fetched again, and picks the others', async () => {
     const good = await land(wh, response('/v3/backlinks/backlinks/live', await compactFixture('backlinks.backlinks.live.basic.json')));
     const bad = await land(wh, response('/v3/backlinks/backlinks/live', (await compactFixture('backlinks.backlinks.live.basic.json')).replace('22222222-0000-4000-8000-000000000006', '22222222-0000-4000-8000-00000000000f')));
-    const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [bad[0]!])) as [{ file: string }];
-    const bytes = await readFile(join(dir, file));
-    await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
+    const file = await tearRawFile(wh, dir, bad[0]!);
     expect(good).toHaveLength(1);
     const report = await loadLanded(wh, { taskIds: ['22222222-0000-4000-8000-000000000006', '22222222-0000-4000-8000-00000000000f'] });
     expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
@@ -208,9 +227,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     const before = await wh.all(`SELECT * FROM backlinks ORDER BY ALL`);
     expect(before.length).toBeGreaterThan(0);
     const newer = await land(wh, response('/v3/backlinks/backlinks/live', body, { receivedAt: new Date('2026-11-20T10:00:00Z') }));
-    const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [newer[0]!])) as [{ file: string }];
-    const bytes = await readFile(join(dir, file));
-    await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
+    const file = await tearRawFile(wh, dir, newer[0]!);
     const report = await loadLanded(wh, { taskIds: ['22222222-0000-4000-8000-000000000006'] });
     expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
     expect([...report.picked]).toEqual(['22222222-0000-4000-8000-000000000006']);
@@ -218,16 +235,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
   });
 
   it('marks for publishing every row of a load read in several batches, and finds no short read in them', async () => {
-    const lines = await nightAnswers();
-    const day = join(dir, 'raw', '2026-11-26');
-    await mkdir(day, { recursive: true });
-    const files = await Promise.all(
-      lines.map(async (l, i) => {
-        const f = join(day, `serp--r${String(i).padStart(2, '0')}.ndjson.gz`);
-        await writeFile(f, gzipSync(`${l}\n`));
-        return f;
-      }),
-    );
+    const { files } = await landNightAnswers(dir);
     await reindexRaw(wh, files);
     // About 3 answers a batch: the later batches append rows with row ids of the open transaction (2^55 on).
     const report = await loadLanded(wh, { all: true }, undefined, { batchBytes: 12_000 });
@@ -239,16 +247,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
 
   it('loads again from plain text, and says so, a landed file that DuckDB reads short as gzip', async () => {
     // 24 answers of a sandbox night, each landed as its own file and indexed from the files.
-    const lines = await nightAnswers();
-    const day = join(dir, 'raw', '2026-11-26');
-    await mkdir(day, { recursive: true });
-    const files = await Promise.all(
-      lines.map(async (l, i) => {
-        const f = join(day, `serp--r${String(i).padStart(2, '0')}.ndjson.gz`);
-        await writeFile(f, gzipSync(`${l}\n`));
-        return f;
-      }),
-    );
+    const { lines, files } = await landNightAnswers(dir);
     expect(await reindexRaw(wh, files)).toBe(24);
     const first = await loadLanded(wh, { all: true });
     expect(first.rereadPlain).toEqual([]);
