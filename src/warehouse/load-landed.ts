@@ -159,16 +159,10 @@ async function commit(
       // A replaced task's old rows go once, before the first batch of files inserts any.
       const mayHaveRows = await picksMayHaveRows(wh);
       for (const t of deepestFirst) if (t.replaceKey !== 'task_id' || mayHaveRows) await clearReplaced(wh, t);
-      // Rows appended by this load have row ids from the table's row count on (deleted rows
-      // keep theirs until a checkpoint compacts them), so the per-task count below reads only
-      // the row groups this load wrote, not a year of history.
-      const firstRowId = new Map<string, number>();
-      if (o.countPerTask) {
-        for (const t of deepestFirst) {
-          const [r] = await wh.all<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${ident(t.name)}`);
-          firstRowId.set(t.name, Number(r?.n ?? 0));
-        }
-      }
+      // The row id from which each table's rows of this load were appended (its first batch's,
+      // insertMarked): the per-task count below reads only the row groups this load wrote, not
+      // a year of history.
+      const loadedFrom = new Map<string, string>();
       // The kind's files are read a batch at a time (LOAD_BATCH_BYTES of gzip, or one larger
       // file alone), so scratch space and memory are bounded by a batch however many nights
       // the selection spans (a replay reads the whole history). A batch of READ_DIRECT_BELOW
@@ -201,6 +195,7 @@ async function commit(
             const source = `read_json(${listOf(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
             const { rows, firstRowId } = await insertRows(wh, t, source, filter);
             firstRowIds.set(t, firstRowId);
+            if (!loadedFrom.has(t.name)) loadedFrom.set(t.name, firstRowId);
             report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + rows);
           }
           if (read.gzip) {
@@ -215,7 +210,7 @@ async function commit(
         for (const t of deepestFirst) {
           if (t.replaceKey !== 'task_id' || !report.rows.get(t.name)) continue;
           const counts = await wh.all<{ k: string; n: number }>(
-            `SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE rowid >= ${firstRowId.get(t.name) ?? 0} AND task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`,
+            `SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE rowid >= ${loadedFrom.get(t.name) ?? 0} AND task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`,
           );
           for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
         }

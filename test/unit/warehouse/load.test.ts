@@ -243,6 +243,12 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     const tasks = await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM serp_items ORDER BY 1`);
     expect(tasks).toHaveLength(24);
     expect(await wh.all<{ t: string }>(`SELECT DISTINCT key AS t FROM publish_dirty WHERE table_name = 'serp_items' ORDER BY 1`)).toEqual(tasks);
+    // By task ids, as a night loads: each task's rows counted once, from every batch.
+    const night = await loadLanded(wh, { taskIds: tasks.map((r) => r.t) }, undefined, { batchBytes: 12_000 });
+    expect(night.rereadPlain).toEqual([]);
+    const [rows] = await wh.all<{ n: number }>(`SELECT ((SELECT count(*) FROM serp_items) + (SELECT count(*) FROM serp_results))::INT AS n`);
+    expect([...night.perTask.values()].reduce((a, n) => a + n, 0)).toBe(rows!.n);
+    expect(night.perTask.size).toBe(24);
   });
 
   it('loads again from plain text, and says so, a landed file that DuckDB reads short as gzip', async () => {
