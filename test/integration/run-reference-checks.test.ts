@@ -63,21 +63,38 @@ describe('AI keyword data places and lighthouse versions are checked against the
     await tmp.cleanup();
   });
 
-  it('refuses an unknown location, a language not offered there and an unknown lighthouse version, with file, line and field; posts nothing', async () => {
-    const file = join(tmp.dir, 'bad.yaml');
-    await writeFile(file, bad);
-    const err = await runPipeline({
-      pipeline: await loadPipeline(file),
+  /** Writes `yaml` as `name` and runs it on the sandbox, into the test's warehouse. */
+  async function run(name: string, yaml: string, o: { models?: false; now?: () => Date } = {}) {
+    const file = join(tmp.dir, name);
+    await writeFile(file, yaml);
+    return {
       file,
-      warehouseDir: join(tmp.dir, 'wh'),
-      baseUrl: sandbox.url,
-      apiKey: 'svc_live_refcheck',
-      logger: silentLogger,
-      pollIntervalMs: 5,
-    }).then(
+      run: async () =>
+        runPipeline({
+          pipeline: await loadPipeline(file),
+          file,
+          warehouseDir: join(tmp.dir, 'wh'),
+          baseUrl: sandbox.url,
+          apiKey: 'svc_live_refcheck',
+          logger: silentLogger,
+          pollIntervalMs: 5,
+          ...o,
+        }),
+    };
+  }
+
+  /** The ConfigError a run of `yaml` is refused with (null when it is not refused). */
+  async function refusal(name: string, yaml: string): Promise<{ file: string; err: unknown }> {
+    const { file, run: go } = await run(name, yaml);
+    const err = await go().then(
       () => null,
       (e: unknown) => e,
     );
+    return { file, err };
+  }
+
+  it('refuses an unknown location, a language not offered there and an unknown lighthouse version, with file, line and field; posts nothing', async () => {
+    const { file, err } = await refusal('bad.yaml', bad);
     expect(err).toBeInstanceOf(ConfigError);
     const issues = (err as ConfigError).issues.map((i) => ({ file: i.file, line: i.line, field: i.field, rule: i.rule }));
     expect(issues).toEqual([
@@ -110,18 +127,7 @@ describe('AI keyword data places and lighthouse versions are checked against the
   });
 
   it('lets listed places (by code or name) and a listed version through, reading each list once', async () => {
-    const file = join(tmp.dir, 'good.yaml');
-    await writeFile(file, good);
-    const s = await runPipeline({
-      pipeline: await loadPipeline(file),
-      file,
-      warehouseDir: join(tmp.dir, 'wh'),
-      baseUrl: sandbox.url,
-      apiKey: 'svc_live_refcheck',
-      logger: silentLogger,
-      pollIntervalMs: 5,
-      models: false,
-    });
+    const s = await (await run('good.yaml', good, { models: false })).run();
     expect(s.state).toBe('completed');
     expect(s.tasks.collected).toBe(s.tasks.planned);
     expect(sandbox.log.filter((l) => l.path.endsWith('/locations_and_languages'))).toHaveLength(1);
@@ -129,20 +135,7 @@ describe('AI keyword data places and lighthouse versions are checked against the
   });
 
   it('refuses a SERP location or language the service lists do not hold (codes, names in any case, cities), before anything is bought', async () => {
-    const file = join(tmp.dir, 'serp.yaml');
-    await writeFile(file, serpPlaces);
-    const err = await runPipeline({
-      pipeline: await loadPipeline(file),
-      file,
-      warehouseDir: join(tmp.dir, 'wh'),
-      baseUrl: sandbox.url,
-      apiKey: 'svc_live_refcheck',
-      logger: silentLogger,
-      pollIntervalMs: 5,
-    }).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const { err } = await refusal('serp.yaml', serpPlaces);
     expect(err).toBeInstanceOf(ConfigError);
     // The engB job is not checked (the lists are engA's); the city passes by its name in lower case.
     expect((err as ConfigError).issues.map((i) => ({ line: i.line, field: i.field, rule: i.rule }))).toEqual([
@@ -159,25 +152,15 @@ describe('AI keyword data places and lighthouse versions are checked against the
   it('keeps the lists it read for a week: the next night asks for none, a night eight days on reads them again', async () => {
     let t = Date.parse('2026-11-20T03:00:00Z');
     const now = () => new Date(t);
-    const file = join(tmp.dir, 'serp-ok.yaml');
-    await writeFile(
-      file,
+    const pipeline = await run(
+      'serp-ok.yaml',
       'name: serp-ok\njobs:\n  - kind: serp\n    locations: [2840, "seattle,united states"]\n    keywords: [running shoes]\n',
-    );
-    const night = async () => {
-      const s = await runPipeline({
-        pipeline: await loadPipeline(file),
-        file,
-        warehouseDir: join(tmp.dir, 'wh'),
-        baseUrl: sandbox.url,
-        apiKey: 'svc_live_refcheck',
-        logger: silentLogger,
-        pollIntervalMs: 5,
+      {
         models: false,
         now,
-      });
-      expect(s.state).toBe('completed');
-    };
+      },
+    );
+    const night = async () => expect((await pipeline.run()).state).toBe('completed');
     const reads = () => sandbox.log.filter((l) => l.path === '/v3/serp/engA/locations' || l.path === '/v3/serp/engA/languages').length;
     await night();
     expect(reads()).toBe(2);
