@@ -1,8 +1,10 @@
 // `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, 3 pairs; `--rows 1000000` for the issue's
 // figures). Each path runs in its own fresh process on a fresh copy, so its time and peak RSS are its own:
 //   target   landed raw files → loadLanded (DuckDB read_json with explicit types + unnest) → committed rows, from one
-//            compacted segment (as a replay finds them); `files` figures: the same rows from one file per response,
-//            as a night's loads find them before compaction
+//            compacted segment (landed by RawLanding, then compactRaw: as a reload or replay finds a past night);
+//            `files` figures: the same rows from one file per response, as a night's loads find them before
+//            compaction; `reindexed`: the segment indexed from the files alone (reindexRaw, after the database was
+//            lost), with no raw_heads, so serp_results parses the bodies a second time
 //   baseline DuckDB's own read_json with explicit columns over the same rows as flat NDJSON (gzip, as landed)
 //   generic  the same for an endpoint with no declared schema (tables and columns from the bodies' shapes)
 //   parquet  exportParquet of the loaded SERP items, after the load in the same process (its peak RSS is reported
@@ -18,7 +20,16 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { buildSerpResult } from '../src/sandbox/serp-result.js';
-import { exportParquet, landedLine, loadLanded, reindexRaw, Warehouse } from '../src/warehouse/index.js';
+import {
+  compactRaw,
+  exportParquet,
+  landedLine,
+  loadLanded,
+  RawLanding,
+  reindexRaw,
+  Warehouse,
+  type RawResponse,
+} from '../src/warehouse/index.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -105,43 +116,61 @@ function genericBody(i: number): { path: string; body: string; items: number } {
 }
 
 /**
- * Lands `rows` item rows as the landing writes them: compacted into one segment per kind, or
- * (`perResponse`) one file per response, as a night's loads find them before compaction.
+ * Where the load finds the bodies:
+ * - `segment`: landed by the landing (RawLanding, one file per response), then compacted
+ *   into one segment per kind (compactRaw), as a reload or replay finds a past night;
+ * - `files`: landed the same way and not compacted, as a night's loads find them;
+ * - `reindexed`: the same segment written without the landing and indexed from the files
+ *   alone (reindexRaw), as after the database was lost: no `raw_heads`, so the result-level
+ *   tables parse the bodies a second time.
  */
+type Layout = 'segment' | 'files' | 'reindexed';
+
+/** Lands `rows` item rows in `layout`. */
 async function landAll(
   root: string,
   rows: number,
   make: (i: number) => { path: string; body: string; items: number },
-  perResponse = false,
+  layout: Layout,
 ): Promise<number> {
   const wh = await Warehouse.open(root);
   try {
     let items = 0;
     const files = new Set<string>();
+    const landing = new RawLanding(wh, { runId: 'bench', pipeline: 'bench' });
+    const landingNow: Promise<void>[] = [];
     for (let i = 0; items < rows; i++) {
       const b = make(i);
-      const landed = landedLine(
-        {
-          callId: `call-${String(i).padStart(8, '0')}`,
-          receivedAt: at,
-          method: 'GET',
-          path: b.path,
-          endpointId: 'bench',
-          httpStatus: 200,
-          charge: { requestId: null, chargeCny: '0', costUsd: '0', balanceCny: null },
-          tasksSent: 0,
-          body: b.body,
-        },
-        { runId: 'bench', pipeline: 'bench' },
-      );
+      const raw: RawResponse = {
+        callId: `call-${String(i).padStart(8, '0')}`,
+        receivedAt: at,
+        method: 'GET',
+        path: b.path,
+        endpointId: 'bench',
+        httpStatus: 200,
+        charge: { requestId: null, chargeCny: '0', costUsd: '0', balanceCny: null },
+        tasksSent: 0,
+        body: b.body,
+      };
+      items += b.items;
+      if (layout === 'files') await landing.land(raw);
+      if (layout === 'segment') {
+        // Landed in groups (the group commit writes a file of several members), as calls in
+        // flight at once are; compacted into the same segment either way.
+        landingNow.push(landing.land(raw));
+        if (landingNow.length >= 64) await Promise.all(landingNow.splice(0));
+      }
+      if (layout !== 'reindexed') continue;
+      const landed = landedLine(raw, { runId: 'bench', pipeline: 'bench' });
       const dir = join(root, 'raw', '2026-11-20');
       mkdirSync(dir, { recursive: true });
-      const file = join(dir, perResponse ? `${landed.kind}--bench-${i}.ndjson.gz` : `${landed.kind}--bench.seg-00000000.ndjson.gz`);
+      const file = join(dir, `${landed.kind}--bench.seg-00000000.ndjson.gz`);
       appendFileSync(file, gzipSync(landed.line + '\n'));
       files.add(file);
-      items += b.items;
     }
-    await reindexRaw(wh, [...files]);
+    await Promise.all(landingNow);
+    if (layout === 'reindexed') await reindexRaw(wh, [...files]);
+    if (layout === 'segment') await compactRaw(wh);
     return items;
   } finally {
     wh.close();
@@ -244,12 +273,12 @@ async function pairs(
   rows: number,
   table: string,
   make: (i: number) => { path: string; body: string; items: number },
-  perResponse = false,
+  layout: Layout = 'segment',
 ): Promise<Pair[]> {
   const a = join(root, `${name}-landed`);
   const b = join(root, `${name}-flat`);
   mkdirSync(b, { recursive: true });
-  await landAll(a, rows, make, perResponse);
+  await landAll(a, rows, make, layout);
   // One untimed load gives the table (a generic one exists only after it) and its rows.
   cpSync(a, `${a}-prep`, { recursive: true });
   child('load', `${a}-prep`, table);
@@ -281,7 +310,8 @@ if (argv[0] === '--child') {
   try {
     const serp = await pairs(root, 'serp', rows, 'serp_items', serpBody);
     const gen = await pairs(root, 'generic', rows, 'backlinks_anchors__items', genericBody);
-    const files = await pairs(root, 'serp-files', rows, 'serp_items', serpBody, true);
+    const files = await pairs(root, 'serp-files', rows, 'serp_items', serpBody, 'files');
+    const reindexed = await pairs(root, 'serp-reindexed', rows, 'serp_items', serpBody, 'reindexed');
     const rate = (x: ChildOut) => x.rows / x.secs;
     const fmt = (x: ChildOut) =>
       `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(1).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
@@ -301,6 +331,12 @@ if (argv[0] === '--child') {
         `  pair ${i + 1}  landed raw, one file per response → serp tables              ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}`,
       );
     });
+    reindexed.forEach((p, i) => {
+      console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (serp_items)    ${fmt(p.base)}`);
+      console.log(
+        `  pair ${i + 1}  reindexed segment (no raw_heads) → serp tables               ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}  rss ${p.rss.toFixed(2)}`,
+      );
+    });
     gen.forEach((p, i) => {
       console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (generic items) ${fmt(p.base)}`);
       console.log(
@@ -311,6 +347,7 @@ if (argv[0] === '--child') {
     console.log(`warehouse.rss_ratio ${spread(serp.map((p) => p.rss))}`);
     console.log(`warehouse.files_load_ratio ${spread(files.map((p) => p.ratio))}`);
     console.log(`warehouse.files_rss_ratio ${spread(files.map((p) => p.rss))}`);
+    console.log(`warehouse.reindexed_load_ratio ${spread(reindexed.map((p) => p.ratio))}`);
     console.log(`warehouse.generic_load_ratio ${spread(gen.map((p) => p.ratio))}`);
     console.log(`warehouse.parquet_export_s ${spread(serp.map((p) => p.load.exportSecs!))}`);
   } finally {

@@ -28,6 +28,7 @@ export async function indexCallbacks(wh: Warehouse, runId: string, items: readon
       taskIds: c.index.taskIds,
       shape: c.index.shape,
       byteOffset: 0n,
+      head: c.index.head,
     })),
     { onlyNew: true },
   );

@@ -26,6 +26,8 @@ export interface LandedCallback {
     taskIds: string[];
     shape: string[];
     taskCosts: { taskId: string; costUsd: number }[];
+    /** Its head for `raw_heads` (raw-landing.ts `headOf`), or null. */
+    head: string | null;
   };
 }
 
@@ -132,6 +134,7 @@ export class CallbackLanding {
       taskIds: landed.taskIds,
       shape: landed.shape,
       taskCosts: landed.taskCosts,
+      head: landed.head,
     };
     const out = { taskId: input.taskId, callId: raw.callId, ok, ...status, ignored: narrowed.ignored, index };
     return new Promise((resolve, reject) => {

@@ -6,8 +6,8 @@ import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
 import { clearScratch, inflate, removeInflated, scratchFile, intoPieces } from './inflate.js';
 import { insertMarked, markReplaced } from './publish/mark-loaded.js';
-import { mergeShapes } from './shape.js';
-import { envelopeType, selectRows } from './sql-build.js';
+import { mergeShapes, type ShapeMap } from './shape.js';
+import { envelopeStructure, envelopeType, selectRows } from './sql-build.js';
 import { planKind, type KindPlan, type StoredColumn, type TablePlan } from './table-plan.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -42,8 +42,6 @@ interface Landed {
   kind: string;
   files: string[];
   calls: number;
-  /** Some body is a `/v3` envelope (`tasks[]`). */
-  envelope: boolean;
 }
 
 /**
@@ -73,22 +71,26 @@ export async function loadLanded(
   report.unparsed = (await wh.all<{ call_id: string }>(`SELECT call_id FROM raw_responses WHERE ${scope} AND NOT parsed ORDER BY received_at, call_id`)).map((r) => r.call_id);
   // One row per kind, aggregated in DuckDB: a large load does not carry each call through JavaScript.
   const byKind = await wh.all<Landed>(
-    `SELECT kind, list(DISTINCT file ORDER BY file) AS files, count(*)::INT AS calls, bool_or(list_contains(shape, 'tasks:a')) AS envelope
+    `SELECT kind, list(DISTINCT file ORDER BY file) AS files, count(*)::INT AS calls
      FROM raw_responses WHERE ${scope} AND parsed GROUP BY kind ORDER BY min(received_at), min(call_id)`,
   );
-  const work: { plan: KindPlan; files: string[]; filter: boolean }[] = [];
-  for (const { kind, files, calls, envelope } of byKind) {
+  const work: Work[] = [];
+  for (const { kind, files, calls } of byKind) {
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
     // files, so a compacted segment's other bodies must fit the explicit types too.
     const inFiles = `file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`;
-    const shapes = await wh.all<{ s: string }>(
-      `SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE ${inFiles} AND parsed${await receivedWithin(wh, `raw_responses WHERE ${inFiles}`)}`,
-    );
+    const received = await receivedWithin(wh, `raw_responses WHERE ${inFiles}`);
+    const shapes = await wh.all<{ s: string }>(`SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE ${inFiles} AND parsed${received}`);
     const shape = mergeShapes(shapes.map((r) => r.s));
     const stored = await wh.all<StoredColumn>(`SELECT table_name, column_name, result_kind, spec::VARCHAR AS spec FROM schema_columns WHERE result_kind = $1 ORDER BY table_name, position`, [kind]);
+    // Some body is a `/v3` envelope (`tasks[]`).
+    const envelope = shape.get('tasks')?.has('a') ?? false;
     const plan = planKind(kindSpec(kind, envelope), stored, shape);
     const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE ${inFiles}`)) as [{ n: number }];
-    work.push({ plan, files, filter: n > calls });
+    // The result-level tables read the bodies' heads when every body of the files has one.
+    const fromHeads = headTables(plan, shape);
+    if (fromHeads.size > 0 && !(await allHaveHeads(wh, `${inFiles} AND parsed${received}`, received))) fromHeads.clear();
+    work.push({ plan, files, filter: n > calls, fromHeads, received });
   }
   await pickNewest(wh, selected);
   if ('taskIds' in sel) for (const r of await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM _pick`)) report.picked.add(r.t);
@@ -128,6 +130,32 @@ export async function loadLanded(
   return report;
 }
 
+/** One kind's part of a load. */
+interface Work {
+  plan: KindPlan;
+  files: string[];
+  /** The files hold bodies the selection does not name. */
+  filter: boolean;
+  /** Tables that read `raw_heads` instead of the bodies (headTables), when every body of the files has a head. */
+  fromHeads: ReadonlySet<TablePlan>;
+  /** `AND received_at BETWEEN …` of the files' index rows (receivedWithin). */
+  received: string;
+}
+
+/**
+ * The tables of a plan that read nothing a head leaves out (raw-landing.ts `headOf`): neither
+ * their rows nor any column under a key of `tasks[].result[]` that some body of the files
+ * (`shape`) holds as a list with objects in it. Empty when the bodies hold no such list: they
+ * have no heads.
+ */
+function headTables(plan: KindPlan, shape: ShapeMap): Set<TablePlan> {
+  const under = /^tasks\[\]\.result\[\]\.(.+)\[\]$/;
+  const dropped = [...shape].filter(([path, types]) => types.has('o') && under.test(path)).map(([path]) => `tasks[].result[].${under.exec(path)![1]!}`);
+  if (dropped.length === 0) return new Set();
+  const touches = (p: string) => dropped.some((d) => p === d || p.startsWith(`${d}.`) || p.startsWith(`${d}[`));
+  return new Set(plan.tables.filter((t) => !touches(t.rows) && !t.columns.some((c) => c.abs !== undefined && touches(c.abs))));
+}
+
 /** Forgets what a rolled-back attempt had counted. */
 function forget(report: LoadReport): void {
   report.rows.clear();
@@ -144,14 +172,14 @@ class ShortRead extends Error {
 
 async function commit(
   wh: Warehouse,
-  work: { plan: KindPlan; files: string[]; filter: boolean }[],
+  work: Work[],
   o: { countPerTask: boolean; selected: string },
   report: LoadReport,
   alsoInTransaction: (report: LoadReport) => Promise<void>,
   batches: { bytes: number; readDirectBelow: number; pieceBytes: number | undefined },
 ): Promise<void> {
   await wh.transaction(async () => {
-    for (const { plan, files, filter } of work) {
+    for (const { plan, files, filter, fromHeads, received } of work) {
       await applySchema(wh, plan, report);
       // Deepest rows first (items before their results): the largest read then starts from
       // a clean slate, about 40 MB less peak RSS for SERP than the other order.
@@ -189,12 +217,19 @@ async function commit(
             read.scratch = [plain];
             await inflate(landed.map((l) => l.file), plain);
           }
+          const inBatch = `file IN (SELECT unnest(${listOf(batch.map(({ f }) => f))}::VARCHAR[])) AND parsed${received}`;
           const firstRowIds = new Map<TablePlan, string>();
           for (const t of deepestFirst) {
             const bodyType = envelopeType([t]).replaceAll("'", "''");
-            const source = `read_json(${listOf(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
-            const { rows, firstRowId } = await insertRows(wh, t, source, filter);
-            firstRowIds.set(t, firstRowId);
+            // A result-level table reads the bodies' heads (raw_heads); else it parses the
+            // bodies again (a reindexed warehouse has no heads).
+            const source = fromHeads.has(t)
+                ? `(SELECT call_id, run_id, from_json(head, '${envelopeStructure([t]).replaceAll("'", "''")}') AS body FROM raw_heads
+                   WHERE call_id IN (SELECT call_id FROM raw_responses WHERE ${inBatch})${received})`
+                : `read_json(${listOf(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
+            const { rows, firstRowId } = await insertRows(wh, t, source, filter, !fromHeads.has(t));
+            // Rows read from heads are not read by DuckDB's gzip reader: nothing to check.
+            if (!fromHeads.has(t)) firstRowIds.set(t, firstRowId);
             if (!loadedFrom.has(t.name)) loadedFrom.set(t.name, firstRowId);
             report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + rows);
           }
@@ -248,6 +283,14 @@ async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, stri
     for (const r of rows) short.add(r.file);
   }
   return [...short].sort();
+}
+
+/** Every index row `rows` (a filter on `raw_responses`) has a head in `raw_heads`. */
+async function allHaveHeads(wh: Warehouse, rows: string, received: string): Promise<boolean> {
+  const [r] = await wh.all<{ missing: number }>(
+    `SELECT count(*)::INT AS missing FROM raw_responses WHERE ${rows} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received})`,
+  );
+  return r?.missing === 0;
 }
 
 /** Gzip bytes of landed files inflated and read together by a load (about 1.5 GB of plain SERP NDJSON). */
@@ -428,9 +471,12 @@ async function clearReplaced(wh: Warehouse, t: TablePlan): Promise<void> {
  * a third of the insert, and about 40 MB of peak RSS (bench/run.ts). Off, each join builds on
  * its right side as written, `_pick` or `_sel`, which is never larger than the rows it filters.
  */
-async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: boolean): Promise<{ rows: number; firstRowId: string }> {
+async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: boolean, unnestsBodies: boolean): Promise<{ rows: number; firstRowId: string }> {
   const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' });
   try {
+    // Rows from heads (raw_heads, a row per answer) have no such estimate to go wrong: the
+    // setting's change and reset, about 5 ms, are not paid for them.
+    if (!unnestsBodies) return await insertMarked(wh, t, sql);
     return await wh.withOptimizerOff('build_side_probe_side', () => insertMarked(wh, t, sql));
   } catch (err) {
     throw new EtlError('ETL_WAREHOUSE', `loading ${t.name} from the raw files failed: ${(err as Error).message}. The raw files are untouched; \`pipeline replay\` can load them again.`, { cause: err, context: { stage: 'warehouse' } });

@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { ident } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
 import { ROW_GROUP_BYTES } from './publish/stage-files.js';
-import { ALL_TABLES } from './tables.js';
+import { ALL_TABLES, UNPUBLISHED_TABLES } from './tables.js';
 import type { Warehouse } from './warehouse.js';
 
 function sqlString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
-/** Every table of the warehouse with its partition column: state, declared and generic. */
+/** Every table of the warehouse with its partition column: state, declared and generic (not the runs' working state). */
 export async function exportableTables(wh: Warehouse): Promise<{ name: string; partitionBy?: string }[]> {
-  const known = new Map<string, string | undefined>([...ALL_TABLES, ...DECLARED_TABLES].map((t) => [t.name, t.partitionBy]));
+  const known = new Map<string, string | undefined>([...ALL_TABLES, ...DECLARED_TABLES].filter((t) => !UNPUBLISHED_TABLES.has(t.name)).map((t) => [t.name, t.partitionBy]));
   const generic = await wh.all<{ t: string }>(`SELECT DISTINCT table_name AS t FROM schema_columns ORDER BY 1`);
   for (const { t } of generic) if (!known.has(t)) known.set(t, undefined);
   return [...known].map(([name, partitionBy]) => (partitionBy ? { name, partitionBy } : { name }));

@@ -47,6 +47,8 @@ export interface LandedLine {
   refundCny: string;
   /** The `cost` of each task the body carries a result for (`taskIds`): the net cost a refund is measured by. */
   taskCosts: { taskId: string; costUsd: number }[];
+  /** What `raw_heads` keeps of it (headOf), or null. */
+  head: string | null;
 }
 
 /**
@@ -103,7 +105,41 @@ export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callba
   const done = ok ? doneTasks(parsed) : { ids: [], costs: [] };
   // A callback line is accepted for one task: only that task is indexed (and refunded) from it.
   const mine = (id: string) => !opts.callbackTask || id === opts.callbackTask;
-  return { line, kind, parsed: ok, taskIds: done.ids.filter(mine), shape, refundCny: refund, taskCosts: done.costs.filter((c) => mine(c.taskId)) };
+  const bodyHead = ok && text !== null && kind !== CALLS_KIND ? headOf(parsed, text.length) : null;
+  return { line, kind, parsed: ok, taskIds: done.ids.filter(mine), shape, refundCny: refund, taskCosts: done.costs.filter((c) => mine(c.taskId)), head: bodyHead };
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+
+/**
+ * The head of a `/v3` answer (`raw_heads`): the body as landed without, in each of its
+ * `tasks[].result[]` objects, every key whose value is a list holding an object (a SERP's
+ * `items`: the rows of a deeper table). The result-level tables read it instead of the body,
+ * which they would parse whole a second time after the items' read (load-landed.ts). Null
+ * when nothing would be dropped, or when the head would be more than a quarter of the body
+ * (`bodyChars`): it is kept for a year, and is worth it only where it is small.
+ */
+export function headOf(body: unknown, bodyChars: number): string | null {
+  if (!isObject(body) || !Array.isArray(body.tasks)) return null;
+  let dropped = false;
+  const tasks = body.tasks.map((t: unknown) => {
+    if (!isObject(t) || !Array.isArray(t.result)) return t;
+    const result = t.result.map((r: unknown) => {
+      if (!isObject(r)) return r;
+      // No prototype: a key named __proto__ is copied as a key, as JSON.parse made it.
+      const kept: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      for (const k of Object.keys(r)) {
+        const v = r[k];
+        if (Array.isArray(v) && v.some(isObject)) dropped = true;
+        else kept[k] = v;
+      }
+      return kept;
+    });
+    return { ...t, result };
+  });
+  if (!dropped) return null;
+  const head = JSON.stringify({ ...body, tasks });
+  return head.length * 4 <= bodyChars ? head : null;
 }
 
 /** Tasks of a body that carry their result (status 20000, a result array), with their `cost` where it is a number. */
@@ -285,6 +321,7 @@ export class RawLanding {
           taskIds: w.landed.taskIds,
           shape: w.landed.shape,
           byteOffset: w.offset!,
+          head: w.landed.head,
         })),
         { onlyNew: false },
       );

@@ -55,13 +55,40 @@ function typeOf(n: Node): string {
  * strings cost about twice as much).
  */
 export function envelopeType(tables: readonly TablePlan[]): string {
+  const root = envelopeTree(tables);
+  if (root.fields.size === 0) return 'JSON';
+  return typeOf(root);
+}
+
+/**
+ * The same fields as {@link envelopeType}, as the JSON structure of DuckDB's `from_json`: for
+ * a body held as JSON text (`raw_heads`), which a cast to the type would refuse for every key
+ * it does not name.
+ */
+export function envelopeStructure(tables: readonly TablePlan[]): string {
+  const root = envelopeTree(tables);
+  return JSON.stringify(root.fields.size === 0 ? 'JSON' : structureOf(root));
+}
+
+function envelopeTree(tables: readonly TablePlan[]): Node {
   const root: Node = { fields: new Map() };
   for (const t of tables) {
     if (t.rows !== '') insert(root, t.rows, undefined);
     for (const c of t.columns) if (c.abs) insert(root, c.abs, readType(c));
   }
-  if (root.fields.size === 0) return 'JSON';
-  return typeOf(root);
+  return root;
+}
+
+function structureOf(n: Node): unknown {
+  if (n.leaf) return n.leaf;
+  const o: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [key, child] of n.fields) {
+    const [name, lists] = key.split('\u0000') as [string, string];
+    let v = structureOf(child);
+    for (let i = 0; i < Number(lists); i++) v = [v];
+    o[name] = v;
+  }
+  return o;
 }
 
 function access(base: string, rel: string): string {

@@ -134,6 +134,24 @@ export const rawResponsesTable: TableSpec = {
 };
 
 /**
+ * What a load reads instead of parsing a landed body a second time (load-landed.ts): the body
+ * without its lists of objects at `tasks[].result[].<key>` (a SERP's items), which the
+ * result-level tables (`serp_results`) do not read. The landing writes it with the index row
+ * (raw-landing.ts `headOf`); a reindex does not, and a load then reads the files. Working
+ * state: not published.
+ */
+export const rawHeadsTable: TableSpec = {
+  name: 'raw_heads',
+  grain: 'one row per landed /v3 answer whose results hold lists of objects',
+  columns: [
+    { name: 'call_id', kind: 'varchar', key: true },
+    { name: 'run_id', kind: 'varchar' },
+    { name: 'received_at', kind: 'timestamptz' },
+    { name: 'head', kind: 'varchar', doc: 'the body as landed, without the lists of objects of each result (JSON text)' },
+  ],
+};
+
+/**
  * The columns of every data table with where each value comes from in the body: the
  * declared ones and every column the generic normalizer added. This is what lets the
  * warehouse read new bodies with explicit types and rebuild tables from the raw landing.
@@ -170,6 +188,9 @@ export const referenceListsTable: TableSpec = {
   ],
 };
 
+/** Working state of the runs that readers have no use for: neither published nor exported. */
+export const UNPUBLISHED_TABLES: ReadonlySet<string> = new Set(['reference_lists', 'raw_heads']);
+
 export const ALL_TABLES: readonly TableSpec[] = [
   runsTable,
   tasksTable,
@@ -177,6 +198,7 @@ export const ALL_TABLES: readonly TableSpec[] = [
   taskRefetchesTable,
   ledgerTable,
   rawResponsesTable,
+  rawHeadsTable,
   schemaColumnsTable,
   trackedDomainsTable,
   alertsTable,

@@ -1,5 +1,5 @@
 import { DECLARED_TABLES } from '../kinds/index.js';
-import { ALL_TABLES } from '../tables.js';
+import { ALL_TABLES, UNPUBLISHED_TABLES } from '../tables.js';
 import type { Warehouse } from '../warehouse.js';
 import { PUBLISH_TABLES } from './manifest-tables.js';
 import { constantPartitioning, partitioningOf, runDatePartitioning, type Partitioning } from './partitioning.js';
@@ -43,8 +43,6 @@ export const PUBLISHED_MODELS: readonly { name: string; date?: string; increment
 ];
 
 const RUN_TABLES = new Set(['runs', 'tasks', 'ledger', 'raw_responses']);
-/** Working state of the runs that readers have no use for (a week's copy of the service's reference lists). */
-const UNPUBLISHED = new Set(['reference_lists']);
 
 /**
  * Every table the publish writes, with how its partitions are found. `day` is the run
@@ -63,7 +61,7 @@ export async function publishedTables(wh: Warehouse, day: string): Promise<Publi
   const generic = (await wh.all<{ t: string; k: string | null }>(`SELECT table_name AS t, any_value(spec->>'$.table.replaceKey') AS k FROM schema_columns GROUP BY 1 ORDER BY 1`)).filter((g) => !specs.has(g.t));
   const whole = (name: string): PublishedTable => ({ name, parts: constantPartitioning(day), tracking: 'whole' });
   for (const t of ALL_TABLES) {
-    if (!base.has(t.name) || UNPUBLISHED.has(t.name)) continue;
+    if (!base.has(t.name) || UNPUBLISHED_TABLES.has(t.name)) continue;
     const parts = t.name === 'run_jobs' ? runDatePartitioning() : partitioningOf({ partitionBy: t.partitionBy, columns: cols.get(t.name) ?? [] });
     if (RUN_TABLES.has(t.name) || t.name === 'run_jobs') out.push({ name: t.name, parts: parts!, tracking: 'runs' });
     else if (parts) out.push({ name: t.name, parts, tracking: 'compared' });

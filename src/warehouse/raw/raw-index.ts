@@ -18,6 +18,8 @@ export interface RawIndexRow {
   taskIds: readonly string[];
   shape: readonly string[];
   byteOffset: bigint;
+  /** Its head for `raw_heads` (raw-landing.ts `headOf`), if it has one. */
+  head?: string | null;
 }
 
 /**
@@ -60,6 +62,15 @@ export const rawIndexWriter = {
       varchars(rows.map((r) => JSON.stringify(r.shape))),
       bigints(rows.map((r) => r.byteOffset)),
     ]);
+    const heads = rows.filter((r) => r.head);
+    if (heads.length === 0) return;
+    const given = `(SELECT unnest($1::VARCHAR[]) AS call_id, $2 AS run_id, unnest($3::VARCHAR[])::TIMESTAMPTZ AS received_at, unnest($4::VARCHAR[]) AS head)`;
+    await runColumns(
+      wh,
+      `INSERT INTO raw_heads (call_id, run_id, received_at, head) SELECT call_id, run_id, received_at, head FROM ${given} AS r
+       ${o.onlyNew ? `WHERE call_id NOT IN (SELECT call_id FROM raw_heads WHERE call_id IN (SELECT call_id FROM ${given} AS s))` : ''}`,
+      [varchars(heads.map((r) => r.callId)), runId, varchars(heads.map((r) => r.receivedAt.toISOString())), varchars(heads.map((r) => r.head!))],
+    );
   },
 
   /** Index rows from a relation with the index's columns (the reindex's temp table of files read back). */
