@@ -74,6 +74,71 @@ export async function loadLanded(
     `SELECT kind, list(DISTINCT file ORDER BY file) AS files, count(*)::INT AS calls
      FROM raw_responses WHERE ${scope} AND parsed GROUP BY kind ORDER BY min(received_at), min(call_id)`,
   );
+  const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
+  // The first batch is cut into pieces (Node's file system work) while DuckDB plans the load below.
+  const early: Early = { cut: byKind[0] ? cutEarly(wh, byKind[0].files, batches) : undefined };
+  try {
+    return await planAndLoad(wh, sel, selected, byKind, report, alsoInTransaction, batches, early);
+  } finally {
+    // A cut the load did not use (it failed first, or a retry read plain text) leaves no scratch file.
+    const left = await early.cut;
+    early.cut = undefined;
+    if (left) await Promise.all(left.pieces.scratch.map((f) => removeInflated(f)));
+  }
+}
+
+type Batches = { bytes: number; readDirectBelow: number; pieceBytes: number | undefined };
+
+/** The pieces of a load's first batch, cut ahead (`key`: its files). */
+interface Early {
+  cut: Promise<{ key: string; pieces: { read: string[]; scratch: string[] } } | undefined> | undefined;
+}
+
+/**
+ * Cuts the first batch of `files` into pieces, as commit() would, when it is read as gzip;
+ * undefined when it is not, or when cutting fails (commit() then cuts it and meets the error).
+ */
+async function cutEarly(wh: Warehouse, files: readonly string[], batches: Batches): Promise<{ key: string; pieces: { read: string[]; scratch: string[] } } | undefined> {
+  try {
+    const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
+    const first = byteBatches(sized, batches.bytes)[0];
+    if (!first || first.reduce((s, { size }) => s + size, 0) >= batches.readDirectBelow) return undefined;
+    const pieces = await intoPieces(
+      first.map(({ f, size }) => ({ file: join(wh.dir, f), size })),
+      wh.dir,
+      batches.pieceBytes,
+    );
+    return { key: batchKey(first), pieces };
+  } catch {
+    return undefined;
+  }
+}
+
+function batchKey(batch: readonly { f: string; size: number }[]): string {
+  return batch.map(({ f, size }) => `${f}\u0000${size}`).join('\n');
+}
+
+/** The pieces cut ahead when they are those of `batch` (taken once); any other cut is removed. */
+async function takeEarly(early: Early, batch: readonly { f: string; size: number }[]): Promise<{ read: string[]; scratch: string[] } | undefined> {
+  if (!early.cut) return undefined;
+  const c = await early.cut;
+  early.cut = undefined;
+  if (!c) return undefined;
+  if (c.key === batchKey(batch)) return c.pieces;
+  await Promise.all(c.pieces.scratch.map((f) => removeInflated(f)));
+  return undefined;
+}
+
+async function planAndLoad(
+  wh: Warehouse,
+  sel: LoadSelection,
+  selected: string,
+  byKind: readonly Landed[],
+  report: LoadReport,
+  alsoInTransaction: (report: LoadReport) => Promise<void>,
+  batches: Batches,
+  early: Early,
+): Promise<LoadReport> {
   const work: Work[] = [];
   for (const { kind, files, calls } of byKind) {
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
@@ -94,17 +159,16 @@ export async function loadLanded(
   }
   await pickNewest(wh, selected);
   if ('taskIds' in sel) for (const r of await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM _pick`)) report.picked.add(r.t);
-  const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   const how = { countPerTask: 'taskIds' in sel, selected };
   const load = async (w: typeof work) => {
     try {
-      await commit(wh, w, how, report, alsoInTransaction, batches);
+      await commit(wh, w, how, report, alsoInTransaction, batches, early);
     } catch (err) {
       if (!(err instanceof ShortRead)) throw err;
       // Rolled back whole: load it all again from plain text, which DuckDB has never read short.
       forget(report);
       for (const f of err.files) if (!report.rereadPlain.includes(f)) report.rereadPlain.push(f);
-      await commit(wh, w, how, report, alsoInTransaction, { ...batches, readDirectBelow: 0 });
+      await commit(wh, w, how, report, alsoInTransaction, { ...batches, readDirectBelow: 0 }, early);
     }
   };
   try {
@@ -176,7 +240,8 @@ async function commit(
   o: { countPerTask: boolean; selected: string },
   report: LoadReport,
   alsoInTransaction: (report: LoadReport) => Promise<void>,
-  batches: { bytes: number; readDirectBelow: number; pieceBytes: number | undefined },
+  batches: Batches,
+  early: Early,
 ): Promise<void> {
   await wh.transaction(async () => {
     for (const { plan, files, filter, fromHeads, received } of work) {
@@ -208,7 +273,7 @@ async function commit(
         const read: { files: string[]; scratch: string[]; gzip: boolean } = { files: [], scratch: [], gzip: direct };
         try {
           if (direct) {
-            const pieces = await intoPieces(landed, wh.dir, batches.pieceBytes);
+            const pieces = (await takeEarly(early, batch)) ?? (await intoPieces(landed, wh.dir, batches.pieceBytes));
             read.files = pieces.read;
             read.scratch = pieces.scratch;
           } else {

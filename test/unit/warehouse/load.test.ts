@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, exportParquet, loadLanded, reindexRaw, replay, tableBatches, type Warehouse } from '../../../src/warehouse/index.js';
+import { scratchDir } from '../../../src/warehouse/inflate.js';
 import { compactFixture, fixture, land, response, tempWarehouse } from './helpers.js';
 
 const SERP = '/v3/serp/engA/organic/task_get/advanced/11111111-2222-4333-8444-555555555555';
@@ -62,6 +63,11 @@ async function tearRawFile(wh: Warehouse, dir: string, callId: string): Promise<
   const bytes = await readFile(join(dir, file));
   await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
   return file;
+}
+
+/** Scratch files a load left in the warehouse `dir` (it removes the pieces it cut and the plain text it wrote). */
+async function scratchLeft(dir: string): Promise<string[]> {
+  return readdir(scratchDir(dir)).catch(() => []);
 }
 
 async function linesDuckDbReads(wh: Warehouse, file: string): Promise<number> {
@@ -196,6 +202,18 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     const report = await loadLanded(wh, { callIds: [...good, ...bad] });
     expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
     expect(await wh.all(`SELECT DISTINCT task_id FROM backlinks`)).toEqual([{ task_id: '22222222-0000-4000-8000-000000000006' }]);
+    // The pieces cut for the first attempt, whose files the second does not read, are gone too.
+    expect(await scratchLeft(dir)).toEqual([]);
+  });
+
+  it('leaves no scratch file when it fails before reading the pieces it cut ahead', async () => {
+    const other = SERP.replace('555555555555', '777777777777');
+    await land(wh, response(SERP, await serpBody()), response(other, await serpBody((e) => (e.tasks[0].id = '11111111-2222-4333-8444-777777777777'))));
+    await loadLanded(wh, { all: true });
+    // Loading again replaces the rows, and marks their partitions for publishing first: make that fail.
+    await wh.run(`DROP TABLE publish_dirty`);
+    await expect(loadLanded(wh, { all: true })).rejects.toThrow(/publish_dirty/);
+    expect(await scratchLeft(dir)).toEqual([]);
   });
 
   it('indexes every line, and a ledger row for every call, of a landed file that DuckDB reads short as gzip', async () => {
@@ -272,6 +290,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     const tasks = (await wh.all<{ t: string }>(`SELECT task_id AS t FROM serp_results ORDER BY 1`)).map((r) => r.t);
     const night = await loadLanded(wh, { taskIds: tasks });
     expect(night.rereadPlain).toEqual([seg]);
+    expect(await scratchLeft(dir)).toEqual([]);
     expect(night.picked.size).toBe(24);
     expect([...night.perTask.values()].reduce((s, n) => s + n, 0)).toBe(whole.results.length + whole.items.length);
     expect({ results: await snapshot(wh, 'serp_results'), items: await snapshot(wh, 'serp_items') }).toEqual(whole);
