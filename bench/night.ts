@@ -11,7 +11,8 @@
 //                                 run's --json summary when it reports one (`publish`), else the Parquet files the
 //                                 night wrote, timed apart by `pipeline export` of the tables the night touched
 // The history: one real night on the emulator (date D - nights), copied in SQL to the nights after it (data dates move
-// forward a day a copy, call and run times likewise, ids get a suffix), then `pipeline models run` and `pipeline export`,
+// forward a day a copy, call and run times likewise, ids get a suffix; the raw index and the answers' heads, raw_heads,
+// too, so the night's loads look their answers up among a year of them), then `pipeline models run` and `pipeline export`,
 // so every table and mart the run publishes holds the whole history before the measured night (date D). The empty
 // warehouse runs the same night on a fresh emulator at the same date, so both nights fetch the same data.
 // BENCH_KEEP=1 keeps the folder, and a copy of the history as set up (history-before); BENCH_HISTORY_FROM=<that copy>
@@ -169,7 +170,7 @@ const SUFFIXED = new Set(['task_id', 'call_id', 'run_id', 'tag', 'request_id']);
 async function copyNights(dir: string, runId: string, nights: number): Promise<void> {
   const wh = await Warehouse.open(dir);
   try {
-    const tables = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses', 'serp_results', 'serp_items'];
+    const tables = ['runs', 'tasks', 'run_jobs', 'ledger', 'raw_responses', 'raw_heads', 'serp_results', 'serp_items'];
     const present = new Set((await wh.all<{ t: string }>(`SELECT table_name AS t FROM duckdb_tables()`)).map((r) => r.t));
     // The night's tasks, for the tables without a run_id (serp_items), taken before any row is moved.
     await wh.run(`CREATE OR REPLACE TEMP TABLE _night_tasks AS SELECT DISTINCT task_id FROM serp_results WHERE run_id = '${runId}'`);
