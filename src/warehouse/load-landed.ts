@@ -68,12 +68,15 @@ export async function loadLanded(
   await selectCalls(wh, sel);
   const selected = `call_id IN (SELECT call_id FROM _sel)${await receivedWithin(wh, '_sel')}`;
   const scope = `${selected} AND kind <> '${CALLS_KIND}'`;
-  report.unparsed = (await wh.all<{ call_id: string }>(`SELECT call_id FROM raw_responses WHERE ${scope} AND NOT parsed ORDER BY received_at, call_id`)).map((r) => r.call_id);
-  // One row per kind, aggregated in DuckDB: a large load does not carry each call through JavaScript.
-  const byKind = await wh.all<Landed>(
-    `SELECT kind, list(DISTINCT file ORDER BY file) AS files, count(*)::INT AS calls
-     FROM raw_responses WHERE ${scope} AND parsed GROUP BY kind ORDER BY min(received_at), min(call_id)`,
+  // One row per kind, aggregated in DuckDB: a large load does not carry each call through
+  // JavaScript. The bodies that are not JSON (kind _malformed) come back by id, to report.
+  const kinds = await wh.all<Landed & { unparsed: string[] }>(
+    `SELECT kind, coalesce(list(DISTINCT file ORDER BY file) FILTER (WHERE parsed), []) AS files, count(*) FILTER (WHERE parsed)::INT AS calls,
+            coalesce(list(call_id ORDER BY received_at, call_id) FILTER (WHERE NOT parsed), []) AS unparsed
+     FROM raw_responses WHERE ${scope} GROUP BY kind ORDER BY min(received_at) FILTER (WHERE parsed), min(call_id) FILTER (WHERE parsed)`,
   );
+  report.unparsed = kinds.flatMap((k) => k.unparsed);
+  const byKind: Landed[] = kinds.filter((k) => k.calls > 0).map(({ kind, files, calls }) => ({ kind, files, calls }));
   const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   // The first batch is cut into pieces (Node's file system work) while DuckDB plans the load below.
   const early: Early = { cut: byKind[0] ? cutEarly(wh, byKind[0].files, batches) : undefined };
@@ -144,17 +147,20 @@ async function planAndLoad(
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
     // files, so a compacted segment's other bodies must fit the explicit types too.
     const inFiles = `file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`;
-    const received = await receivedWithin(wh, `raw_responses WHERE ${inFiles}`);
-    const shapes = await wh.all<{ s: string }>(`SELECT DISTINCT unnest(shape) AS s FROM raw_responses WHERE ${inFiles} AND parsed${received}`);
-    const shape = mergeShapes(shapes.map((r) => r.s));
+    const { received, rows: n } = await receivedAndCount(wh, `raw_responses WHERE ${inFiles}`);
+    // With them, in the same look: whether every body of the files has a head (raw_heads).
+    const parsedInFiles = `${inFiles} AND parsed${received}`;
+    const [look] = await wh.all<{ shape: string[]; headless: number }>(
+      `SELECT (SELECT coalesce(list(DISTINCT s), []) FROM (SELECT unnest(shape) AS s FROM raw_responses WHERE ${parsedInFiles})) AS shape,
+              (SELECT count(*) FROM raw_responses WHERE ${parsedInFiles} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received}))::INT AS headless`,
+    );
+    const shape = mergeShapes(look!.shape);
     const stored = await wh.all<StoredColumn>(`SELECT table_name, column_name, result_kind, spec::VARCHAR AS spec FROM schema_columns WHERE result_kind = $1 ORDER BY table_name, position`, [kind]);
     // Some body is a `/v3` envelope (`tasks[]`).
     const envelope = shape.get('tasks')?.has('a') ?? false;
     const plan = planKind(kindSpec(kind, envelope), stored, shape);
-    const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM raw_responses WHERE ${inFiles}`)) as [{ n: number }];
     // The result-level tables read the bodies' heads when every body of the files has one.
-    const fromHeads = headTables(plan, shape);
-    if (fromHeads.size > 0 && !(await allHaveHeads(wh, `${inFiles} AND parsed${received}`, received))) fromHeads.clear();
+    const fromHeads = look!.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
     work.push({ plan, files, filter: n > calls, fromHeads, received });
   }
   await pickNewest(wh, selected);
@@ -350,14 +356,6 @@ async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, stri
   return [...short].sort();
 }
 
-/** Every index row `rows` (a filter on `raw_responses`) has a head in `raw_heads`. */
-async function allHaveHeads(wh: Warehouse, rows: string, received: string): Promise<boolean> {
-  const [r] = await wh.all<{ missing: number }>(
-    `SELECT count(*)::INT AS missing FROM raw_responses WHERE ${rows} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received})`,
-  );
-  return r?.missing === 0;
-}
-
 /** Gzip bytes of landed files inflated and read together by a load (about 1.5 GB of plain SERP NDJSON). */
 const LOAD_BATCH_BYTES = 128 << 20;
 
@@ -387,12 +385,17 @@ function listOf(xs: readonly string[]) {
  * with it). Empty when some matched row has no `received_at`.
  */
 async function receivedWithin(wh: Warehouse, rows: string): Promise<string> {
-  const [b] = await wh.all<{ lo: string | null; hi: string | null; n: number }>(
-    `SELECT min(received_at)::VARCHAR AS lo, max(received_at)::VARCHAR AS hi, count(*) FILTER (WHERE received_at IS NULL)::INT AS n FROM ${rows}`,
+  return (await receivedAndCount(wh, rows)).received;
+}
+
+/** {@link receivedWithin}, and how many rows `rows` holds, in one look. */
+async function receivedAndCount(wh: Warehouse, rows: string): Promise<{ received: string; rows: number }> {
+  const [b] = await wh.all<{ lo: string | null; hi: string | null; undated: number; n: number }>(
+    `SELECT min(received_at)::VARCHAR AS lo, max(received_at)::VARCHAR AS hi, count(*) FILTER (WHERE received_at IS NULL)::INT AS undated, count(*)::INT AS n FROM ${rows}`,
   );
-  if (!b || b.lo === null || b.hi === null || b.n > 0) return '';
+  if (!b || b.lo === null || b.hi === null || b.undated > 0) return { received: '', rows: b?.n ?? 0 };
   const at = (v: string) => `'${v.replaceAll("'", "''")}'::TIMESTAMPTZ`;
-  return ` AND received_at BETWEEN ${at(b.lo)} - INTERVAL 1 SECOND AND ${at(b.hi)} + INTERVAL 1 SECOND`;
+  return { received: ` AND received_at BETWEEN ${at(b.lo)} - INTERVAL 1 SECOND AND ${at(b.hi)} + INTERVAL 1 SECOND`, rows: b.n };
 }
 
 async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
