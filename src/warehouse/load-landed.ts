@@ -92,16 +92,21 @@ export async function loadLanded(
 
 type Batches = { bytes: number; readDirectBelow: number; pieceBytes: number | undefined };
 
+/** What intoPieces gives: the files to read, and the scratch files among them. */
+type Pieces = Awaited<ReturnType<typeof intoPieces>>;
+
 /** The pieces of a load's first batch, cut ahead (`key`: its files). */
+type Cut = { key: string; pieces: Pieces };
+
 interface Early {
-  cut: Promise<{ key: string; pieces: { read: string[]; scratch: string[] } } | undefined> | undefined;
+  cut: Promise<Cut | undefined> | undefined;
 }
 
 /**
  * Cuts the first batch of `files` into pieces, as commit() would, when it is read as gzip;
  * undefined when it is not, or when cutting fails (commit() then cuts it and meets the error).
  */
-async function cutEarly(wh: Warehouse, files: readonly string[], batches: Batches): Promise<{ key: string; pieces: { read: string[]; scratch: string[] } } | undefined> {
+async function cutEarly(wh: Warehouse, files: readonly string[], batches: Batches): Promise<Cut | undefined> {
   try {
     const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
     const first = byteBatches(sized, batches.bytes)[0];
@@ -122,7 +127,7 @@ function batchKey(batch: readonly { f: string; size: number }[]): string {
 }
 
 /** The pieces cut ahead when they are those of `batch` (taken once); any other cut is removed. */
-async function takeEarly(early: Early, batch: readonly { f: string; size: number }[]): Promise<{ read: string[]; scratch: string[] } | undefined> {
+async function takeEarly(early: Early, batch: readonly { f: string; size: number }[]): Promise<Pieces | undefined> {
   if (!early.cut) return undefined;
   const c = await early.cut;
   early.cut = undefined;
