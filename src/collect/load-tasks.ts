@@ -11,7 +11,7 @@ export interface TaskLoad {
   rowsLoaded: number;
   /** Tables that received rows, so only they need a new Parquet copy. */
   tables: Set<string>;
-  /** Landed files DuckDB read short as gzip, loaded again from plain text (LoadReport.rereadPlain). */
+  /** Landed files DuckDB read short as gzip, loaded again from plain text (LoadReport.rereadPlain; rereadNote names each once). */
   rereadPlain: string[];
 }
 
@@ -46,7 +46,7 @@ export async function loadTasks(wh: Warehouse, runId: string, taskIds: readonly 
     }
     out.collected += marked.length;
     out.unloaded.push(...ids.filter((id) => !report.picked.has(id)));
-    for (const f of report.rereadPlain) if (!out.rereadPlain.includes(f)) out.rereadPlain.push(f);
+    out.rereadPlain.push(...report.rereadPlain);
   }
   return out;
 }

@@ -166,7 +166,7 @@ export class TaskLoader {
       this.totals.collected += load.collected;
       this.totals.rowsLoaded += load.rowsLoaded;
       for (const t of load.tables) this.totals.tables.add(t);
-      for (const f of load.rereadPlain) if (!this.totals.rereadPlain.includes(f)) this.totals.rereadPlain.push(f);
+      this.totals.rereadPlain.push(...load.rereadPlain);
       this.totals.failed += failed.length;
       // A task whose answer the load did not find is left posted, for pull to fetch again.
       const unloaded = new Set(load.unloaded);

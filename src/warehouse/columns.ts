@@ -91,6 +91,16 @@ export function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/** A SQL string literal of `s`. */
+export function sqlString(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+/** A SQL list literal of the strings `xs`. */
+export function sqlList(xs: readonly string[]): string {
+  return `[${xs.map(sqlString).join(',')}]`;
+}
+
 /** `CREATE TABLE IF NOT EXISTS` for a spec. */
 export function createTableSql(t: TableSpec): string {
   const cols = t.columns.map((c) => `  ${ident(c.name)} ${SQL[c.kind]}${c.key ? ' NOT NULL' : ''}`);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { byteBatches } from './byte-batches.js';
-import { ident, sqlType } from './columns.js';
+import { ident, sqlList, sqlString, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
 import { clearScratch, inflate, removeInflated, scratchFile, intoPieces } from './inflate.js';
@@ -151,7 +151,7 @@ async function planAndLoad(
   for (const { kind, files, calls } of byKind) {
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
     // files, so a compacted segment's other bodies must fit the explicit types too.
-    const inFiles = `file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`;
+    const inFiles = `file IN (SELECT unnest(${sqlList(files)}::VARCHAR[]))`;
     const { received, rows: n } = await receivedAndCount(wh, `raw_responses WHERE ${inFiles}`);
     // With them, in the same look: whether every body of the files has a head (raw_heads).
     const parsedInFiles = `${inFiles} AND parsed${received}`;
@@ -194,7 +194,7 @@ async function planAndLoad(
     report.rereadPlain = report.rereadPlain.filter((f) => !bad.some((b) => b.file === f));
     // Picked again without those files: a task keeps an older answer's rows if it has one, and
     // one whose only answer is there is not picked (a run leaves it posted, to fetch it again).
-    await pickNewest(wh, `${selected} AND file NOT IN (SELECT unnest(${listOf(bad.map((b) => b.file))}::VARCHAR[]))`);
+    await pickNewest(wh, `${selected} AND file NOT IN (SELECT unnest(${sqlList(bad.map((b) => b.file))}::VARCHAR[]))`);
     if ('taskIds' in sel) {
       report.picked.clear();
       for (const r of await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM _pick`)) report.picked.add(r.t);
@@ -293,16 +293,16 @@ async function commit(
             read.scratch = [plain];
             await inflate(landed.map((l) => l.file), plain);
           }
-          const inBatch = `file IN (SELECT unnest(${listOf(batch.map(({ f }) => f))}::VARCHAR[])) AND parsed${received}`;
+          const inBatch = `file IN (SELECT unnest(${sqlList(batch.map(({ f }) => f))}::VARCHAR[])) AND parsed${received}`;
           const firstRowIds = new Map<TablePlan, string>();
           for (const t of deepestFirst) {
-            const bodyType = envelopeType([t]).replaceAll("'", "''");
+            const bodyType = sqlString(envelopeType([t]));
             // A result-level table reads the bodies' heads (raw_heads); else it parses the
             // bodies again (a reindexed warehouse has no heads).
             const source = fromHeads.has(t)
-                ? `(SELECT call_id, run_id, from_json(head, '${envelopeStructure([t]).replaceAll("'", "''")}') AS body FROM raw_heads
+                ? `(SELECT call_id, run_id, from_json(head, ${sqlString(envelopeStructure([t]))}) AS body FROM raw_heads
                    WHERE call_id IN (SELECT call_id FROM raw_responses WHERE ${inBatch})${received})`
-                : `read_json(${listOf(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: '${bodyType}'}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
+                : `read_json(${sqlList(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: ${bodyType}}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
             const { rows, firstRowId } = await insertRows(wh, t, source, filter, !fromHeads.has(t));
             // Rows read from heads are not read by DuckDB's gzip reader: nothing to check.
             if (!fromHeads.has(t)) firstRowIds.set(t, firstRowId);
@@ -343,11 +343,11 @@ async function commit(
  */
 async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, string>, files: readonly string[], selected: string): Promise<string[]> {
   const short = new Set<string>();
-  const inBatch = `file IN (SELECT unnest(${listOf(files)}::VARCHAR[]))`;
+  const inBatch = `file IN (SELECT unnest(${sqlList(files)}::VARCHAR[]))`;
   for (const [t, first] of firstRowIds) {
     const byTask = t.columns.some((c) => c.name === 'task_id');
     if (!byTask && !t.columns.some((c) => c.name === 'call_id')) continue;
-    const holds = t.rows === '' ? '' : ` AND list_contains(shape, '${`${t.rows}:o`.replaceAll("'", "''")}')`;
+    const holds = t.rows === '' ? '' : ` AND list_contains(shape, ${sqlString(`${t.rows}:o`)})`;
     const got = byTask
       ? `SELECT call_id FROM _pick WHERE task_id IN (SELECT task_id FROM ${ident(t.name)} WHERE rowid >= ${first})`
       : `SELECT call_id FROM ${ident(t.name)} WHERE rowid >= ${first} AND call_id IS NOT NULL`;
@@ -378,10 +378,6 @@ function depth(rows: string): number {
   return rows.split('[]').length - 1;
 }
 
-function listOf(xs: readonly string[]) {
-  return `[${xs.map((x) => `'${x.replaceAll("'", "''")}'`).join(',')}]`;
-}
-
 /**
  * `AND received_at BETWEEN …` bounding the raw index rows `rows` (a FROM clause) holds: implied
  * by the filter that chose them, so it changes no result, but DuckDB then skips the row groups of other nights by
@@ -399,7 +395,7 @@ async function receivedAndCount(wh: Warehouse, rows: string): Promise<{ received
     `SELECT min(received_at)::VARCHAR AS lo, max(received_at)::VARCHAR AS hi, count(*) FILTER (WHERE received_at IS NULL)::INT AS undated, count(*)::INT AS n FROM ${rows}`,
   );
   if (!b || b.lo === null || b.hi === null || b.undated > 0) return { received: '', rows: b?.n ?? 0 };
-  const at = (v: string) => `'${v.replaceAll("'", "''")}'::TIMESTAMPTZ`;
+  const at = (v: string) => `${sqlString(v)}::TIMESTAMPTZ`;
   return { received: ` AND received_at BETWEEN ${at(b.lo)} - INTERVAL 1 SECOND AND ${at(b.hi)} + INTERVAL 1 SECOND`, rows: b.n };
 }
 
@@ -409,14 +405,14 @@ async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
     // cost a second per load at 1,000 keywords x 365 nights; this costs a tenth of that.
     await wh.run(
       `CREATE OR REPLACE TEMP TABLE _sel AS SELECT DISTINCT call_id, received_at FROM (SELECT call_id, received_at, unnest(task_ids) AS task_id FROM raw_responses${await plannedSince(wh, sel.taskIds)})
-       WHERE task_id IN (SELECT unnest(${listOf(sel.taskIds)}::VARCHAR[]))`,
+       WHERE task_id IN (SELECT unnest(${sqlList(sel.taskIds)}::VARCHAR[]))`,
     );
   } else if ('callIds' in sel) {
     await wh.run(
-      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at FROM raw_responses WHERE call_id IN (SELECT unnest(${listOf(sel.callIds)}::VARCHAR[]))`,
+      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at FROM raw_responses WHERE call_id IN (SELECT unnest(${sqlList(sel.callIds)}::VARCHAR[]))`,
     );
   } else {
-    const kinds = sel.kinds ? ` WHERE kind IN (SELECT unnest(${listOf(sel.kinds)}::VARCHAR[]))` : '';
+    const kinds = sel.kinds ? ` WHERE kind IN (SELECT unnest(${sqlList(sel.kinds)}::VARCHAR[]))` : '';
     await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at FROM raw_responses${kinds}`);
   }
 }
@@ -440,10 +436,10 @@ async function plannedSince(wh: Warehouse, taskIds: readonly string[]): Promise<
   if (ids.length === 0) return '';
   const [b] = await wh.all<{ n: number; lo: string | null; undated: number }>(
     `SELECT count(DISTINCT task_id)::INT AS n, min(planned_at)::VARCHAR AS lo, (SELECT count(*) FROM raw_responses WHERE received_at IS NULL)::INT AS undated
-     FROM tasks WHERE task_id IN (SELECT unnest(${listOf(ids)}::VARCHAR[])) AND planned_at IS NOT NULL`,
+     FROM tasks WHERE task_id IN (SELECT unnest(${sqlList(ids)}::VARCHAR[])) AND planned_at IS NOT NULL`,
   );
   if (!b || b.lo === null || b.n < ids.length || b.undated > 0) return '';
-  return ` WHERE received_at >= '${b.lo.replaceAll("'", "''")}'::TIMESTAMPTZ - INTERVAL 1 DAY`;
+  return ` WHERE received_at >= ${sqlString(b.lo)}::TIMESTAMPTZ - INTERVAL 1 DAY`;
 }
 
 /**
@@ -466,7 +462,7 @@ async function unreadable(wh: Warehouse, files: string[]): Promise<{ file: strin
   for (const f of files) {
     try {
       await inflate([join(wh.dir, f)], plain);
-      await wh.all(`SELECT count(*) FROM read_json(${listOf([plain])}, columns = {call_id: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited')`);
+      await wh.all(`SELECT count(*) FROM read_json(${sqlList([plain])}, columns = {call_id: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited')`);
     } catch (err) {
       bad.push({ file: f, error: (err as Error).message.split('\n')[0]! });
     } finally {

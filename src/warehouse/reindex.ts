@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { byteBatches } from './byte-batches.js';
+import { sqlList, sqlString } from './columns.js';
 import { inflate, linesOf, membersOf, removeInflated, scratchFile } from './inflate.js';
 import { ledgerWriter } from './ledger.js';
 import { rawIndexWriter } from './raw/raw-index.js';
@@ -46,7 +47,7 @@ async function indexBatch(wh: Warehouse, batch: readonly { f: string }[]): Promi
   // The bodies are read in the inner query and only the task ids leave it: the temp tables
   // hold metadata, never a body (holding the bodies there took DuckDB to 3.7 GiB on a night
   // of 10,000 SERPs).
-  await wh.run(`CREATE OR REPLACE TEMP TABLE _reindexed_all AS ${indexRows(listOf(batch.map(({ f }) => f)), `replace(filename, ${sqlString(`${wh.dir}/`)}, '')`)}`);
+  await wh.run(`CREATE OR REPLACE TEMP TABLE _reindexed_all AS ${indexRows(sqlList(batch.map(({ f }) => f)), `replace(filename, ${sqlString(`${wh.dir}/`)}, '')`)}`);
   try {
     // A file DuckDB read short as gzip (it has, without an error: 0e6f089) is read again from plain text.
     const short = await readShort(wh, batch.map(({ f }) => f), rel);
@@ -55,8 +56,8 @@ async function indexBatch(wh: Warehouse, batch: readonly { f: string }[]): Promi
       try {
         for (const p of plain) await inflate([p.f], p.scratch);
         const file = `CASE filename ${plain.map((p) => `WHEN ${sqlString(p.scratch)} THEN ${sqlString(rel(p.f))}`).join(' ')} END`;
-        await wh.run(`DELETE FROM _reindexed_all WHERE file IN (SELECT unnest(${listOf(short.map(rel))}::VARCHAR[]))`);
-        await wh.run(`INSERT INTO _reindexed_all ${indexRows(listOf(plain.map((p) => p.scratch)), file)}`);
+        await wh.run(`DELETE FROM _reindexed_all WHERE file IN (SELECT unnest(${sqlList(short.map(rel))}::VARCHAR[]))`);
+        await wh.run(`INSERT INTO _reindexed_all ${indexRows(sqlList(plain.map((p) => p.scratch)), file)}`);
       } finally {
         await Promise.all(plain.map((p) => removeInflated(p.scratch)));
       }
@@ -122,14 +123,6 @@ async function readShort(wh: Warehouse, files: readonly string[], rel: (f: strin
     if ((r?.n ?? 0) < expected) short.push(f);
   }
   return short;
-}
-
-function sqlString(s: string): string {
-  return `'${s.replaceAll("'", "''")}'`;
-}
-
-function listOf(xs: readonly string[]): string {
-  return `[${xs.map(sqlString).join(',')}]`;
 }
 
 async function count(wh: Warehouse): Promise<number> {

@@ -1,4 +1,4 @@
-import { ident } from '../columns.js';
+import { ident, sqlString } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 import { partitioningOf } from './partitioning.js';
 
@@ -10,10 +10,6 @@ export interface MarkedTable {
   columns: readonly { name: string }[];
 }
 
-function quote(s: string): string {
-  return `'${s.replaceAll("'", "''")}'`;
-}
-
 /**
  * Marks the partitions holding the rows a replace is about to delete (a re-parse, a
  * reload): the next publish rewrites them whole. Call it in the load's transaction, before
@@ -22,7 +18,7 @@ function quote(s: string): string {
 export async function markReplaced(wh: Warehouse, t: MarkedTable, keyFilter: string): Promise<void> {
   const p = partitioningOf({ partitionBy: t.partitionBy, columns: t.columns.map((c) => c.name) });
   if (!p) return;
-  await wh.run(`INSERT INTO publish_dirty SELECT DISTINCT ${quote(t.name)}, ${p.expr}, true, NULL FROM ${ident(t.name)} AS t WHERE ${keyFilter}`);
+  await wh.run(`INSERT INTO publish_dirty SELECT DISTINCT ${sqlString(t.name)}, ${p.expr}, true, NULL FROM ${ident(t.name)} AS t WHERE ${keyFilter}`);
 }
 
 /**
@@ -43,7 +39,7 @@ export async function insertMarked(wh: Warehouse, t: MarkedTable, select: string
   const n = Number((await wh.db.run(`INSERT INTO ${ident(t.name)} BY NAME ${select}`)).rowsChanged);
   if (p && n > 0) {
     await wh.run(
-      `INSERT INTO publish_dirty SELECT DISTINCT ${quote(t.name)}, ${p.expr}, false, t.${ident(t.replaceKey)}::VARCHAR
+      `INSERT INTO publish_dirty SELECT DISTINCT ${sqlString(t.name)}, ${p.expr}, false, t.${ident(t.replaceKey)}::VARCHAR
        FROM ${ident(t.name)} AS t WHERE rowid >= ${firstRowId}`,
     );
   }

@@ -1,4 +1,4 @@
-import { ident } from '../columns.js';
+import { ident, sqlString } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 import type { PublishedTable } from './published-tables.js';
 
@@ -22,10 +22,6 @@ export interface PlanOptions {
 }
 
 const FP = `count(*)::VARCHAR || ':' || coalesce(sum(hash(t))::VARCHAR, '0')`;
-
-function quote(s: string): string {
-  return `'${s.replaceAll("'", "''")}'`;
-}
 
 async function publishedParts(wh: Warehouse, table: string): Promise<Map<string, string | null>> {
   const rows = await wh.all<{ p: string; f: string | null }>(
@@ -59,7 +55,7 @@ async function loadedChanges(wh: Warehouse, t: PublishedTable): Promise<PartChan
 async function runChanges(wh: Warehouse, t: PublishedTable, runIds: readonly string[]): Promise<PartChange[]> {
   if (runIds.length === 0) return [];
   const sorted = [...runIds].sort();
-  const range = `t.run_id BETWEEN ${quote(sorted[0]!)} AND ${quote(sorted.at(-1)!)} AND t.run_id IN (SELECT run_id FROM _publish_changed_runs)`;
+  const range = `t.run_id BETWEEN ${sqlString(sorted[0]!)} AND ${sqlString(sorted.at(-1)!)} AND t.run_id IN (SELECT run_id FROM _publish_changed_runs)`;
   let sql = `SELECT DISTINCT (${t.parts.expr})::VARCHAR AS p FROM ${ident(t.name)} AS t WHERE ${range}`;
   // A re-parse rewrites an older run's task (its rows_loaded): the refetching run names it.
   if (t.name === 'tasks') {

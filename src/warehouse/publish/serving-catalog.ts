@@ -2,7 +2,7 @@ import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promis
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import PQueue from 'p-queue';
-import { ident } from '../columns.js';
+import { ident, sqlString } from '../columns.js';
 
 /** The read-only catalog BI tools open instead of the run's own DuckDB file. */
 export const SERVING_FILE = 'serving.duckdb';
@@ -24,10 +24,6 @@ const LINKS_AT_ONCE = 32;
 const FLAT = '__';
 /** The column read_parquet names each row's file in (dropped from the views). */
 const FILE_COLUMN = '_pipeline_file';
-
-function quote(s: string): string {
-  return `'${s.replaceAll("'", "''")}'`;
-}
 
 async function linkOrCopy(from: string, to: string): Promise<void> {
   try {
@@ -120,13 +116,13 @@ async function writeCatalog(tmp: string, dir: string, seq: number, byTable: Read
   try {
     const db = await instance.connect();
     try {
-      await db.run(`SET file_search_path = ${quote(dir)}`);
+      await db.run(`SET file_search_path = ${sqlString(dir)}`);
       for (const [table, entries] of [...byTable].sort(([a], [b]) => a.localeCompare(b))) {
         const keys = [...new Set(entries.flatMap((e) => e.parts.map(([k]) => k)))];
         const cols = keys.map((k) => {
           const values = entries.flatMap((e) => e.parts.filter(([x]) => x === k).map(([, v]) => v));
           // `k=v__` in a snapshot's flat name, `k=v/` in the lake's folders.
-          const value = `regexp_extract(${FILE_COLUMN}, ${quote(`${k}=([^/]*?)(?:${FLAT}|/)`)}, 1)`;
+          const value = `regexp_extract(${FILE_COLUMN}, ${sqlString(`${k}=([^/]*?)(?:${FLAT}|/)`)}, 1)`;
           return `${values.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v)) ? `CAST(${value} AS DATE)` : value} AS ${ident(k)}`;
         });
         // One read per schema the files were written with, joined by name: a read of files
@@ -145,7 +141,7 @@ async function writeCatalog(tmp: string, dir: string, seq: number, byTable: Read
           .map(({ columns, paths }) => {
             const byName = columns === null ? ', union_by_name = true' : '';
             return `SELECT * EXCLUDE (${FILE_COLUMN})${cols.map((c) => `, ${c}`).join('')}
-           FROM read_parquet([${paths.map(quote).join(', ')}], filename = '${FILE_COLUMN}', hive_partitioning = false${byName})`;
+           FROM read_parquet([${paths.map(sqlString).join(', ')}], filename = '${FILE_COLUMN}', hive_partitioning = false${byName})`;
           });
         await db.run(`CREATE VIEW ${ident(table)} AS ${reads.join('\n           UNION ALL BY NAME ')}`);
       }

@@ -1,6 +1,6 @@
 import { mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ident } from '../columns.js';
+import { ident, sqlString } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 import type { PartChange } from './plan-changes.js';
 import type { PublishedTable } from './published-tables.js';
@@ -38,10 +38,6 @@ export function fileName(table: string, part: string, seq: number): string {
   return `${table}/date=${part}/part-${String(seq).padStart(6, '0')}.parquet`;
 }
 
-function quote(s: string): string {
-  return `'${s.replaceAll("'", "''")}'`;
-}
-
 async function fsyncFile(path: string): Promise<void> {
   const h = await open(path, 'r');
   try {
@@ -56,7 +52,7 @@ async function fsyncFile(path: string): Promise<void> {
  * footer read): files with the same value have the same schema.
  */
 export async function fileColumns(wh: Warehouse, path: string): Promise<string> {
-  const rows = await wh.all<{ c: string }>(`SELECT column_name || ' ' || column_type AS c FROM (DESCRIBE SELECT * FROM read_parquet(${quote(path)}))`);
+  const rows = await wh.all<{ c: string }>(`SELECT column_name || ' ' || column_type AS c FROM (DESCRIBE SELECT * FROM read_parquet(${sqlString(path)}))`);
   return rows.map((r) => r.c).join(', ');
 }
 
@@ -87,11 +83,11 @@ export async function stageFiles(
       if (n + 1 > compactAt) mode = 'rewrite';
     }
     let where = t.parts.where(c.part);
-    if (mode === 'append') where += ` AND t.${ident(t.key!)}::VARCHAR IN (SELECT key FROM publish_dirty WHERE table_name = ${quote(c.table)} AND part = DATE ${quote(c.part)})`;
+    if (mode === 'append') where += ` AND t.${ident(t.key!)}::VARCHAR IN (SELECT key FROM publish_dirty WHERE table_name = ${sqlString(c.table)} AND part = DATE ${sqlString(c.part)})`;
     const file = fileName(c.table, c.part, seq);
     const staged = join(stagingDir, file);
     await mkdir(dirname(staged), { recursive: true });
-    const r = await wh.db.run(`COPY (SELECT t.* FROM ${ident(c.table)} AS t WHERE ${where}) TO ${quote(staged)} (FORMAT parquet, ROW_GROUP_SIZE_BYTES ${Math.floor(rowGroupBytes)})`);
+    const r = await wh.db.run(`COPY (SELECT t.* FROM ${ident(c.table)} AS t WHERE ${where}) TO ${sqlString(staged)} (FORMAT parquet, ROW_GROUP_SIZE_BYTES ${Math.floor(rowGroupBytes)})`);
     const rows = Number(r.rowsChanged);
     if (mode === 'rewrite') out.replaced.push({ table: c.table, part: c.part });
     if (rows === 0) {
