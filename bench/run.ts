@@ -10,7 +10,8 @@
 //   parquet  exportParquet of the loaded SERP items, after the load in the same process (its peak RSS is reported
 //            apart: the load's peak RSS is taken before it)
 // A pair runs the two paths back to back so both see the same machine; each figure is the median over the pairs, and
-// every pair is printed (the spread). cpu is user+system seconds of the process during the timed part.
+// every pair is printed (the spread). cpu is user+system seconds of the process during the timed part;
+// load_cpu_ratio (and "cpu" beside the other ratios) is the same ratio in rows per CPU second.
 // Figures, not assertions: tests check behaviour, this prints what it costs.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync } from 'node:fs';
@@ -307,6 +308,7 @@ if (argv[0] === '--child') {
 } else {
   const rows = Number(opt('--rows') ?? 50_000);
   const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-'));
+  const loadAtStart = os.loadavg()[0]!;
   try {
     const serp = await pairs(root, 'serp', rows, 'serp_items', serpBody);
     const gen = await pairs(root, 'generic', rows, 'backlinks_anchors__items', genericBody);
@@ -314,10 +316,10 @@ if (argv[0] === '--child') {
     const reindexed = await pairs(root, 'serp-reindexed', rows, 'serp_items', serpBody, 'reindexed');
     const rate = (x: ChildOut) => x.rows / x.secs;
     const fmt = (x: ChildOut) =>
-      `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(1).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
+      `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(2).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
     const spread = (xs: number[]) => `${median(xs).toFixed(2)} (pairs ${xs.map((x) => x.toFixed(2)).join(' ')})`;
     console.log(
-      `warehouse load, ${serp[0]!.load.rows.toLocaleString('en-US')} SERP items / ${gen[0]!.load.rows.toLocaleString('en-US')} generic items (Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; each run a fresh process on a fresh copy; ${REPEATS} pairs)`,
+      `warehouse load, ${serp[0]!.load.rows.toLocaleString('en-US')} SERP items / ${gen[0]!.load.rows.toLocaleString('en-US')} generic items (Node ${process.version}; ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end; each run a fresh process on a fresh copy; ${REPEATS} pairs)`,
     );
     serp.forEach((p, i) => {
       console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (serp_items)    ${fmt(p.base)}`);
@@ -343,12 +345,18 @@ if (argv[0] === '--child') {
         `  pair ${i + 1}  landed raw → generic tables, no declared schema              ${fmt(p.load)}  ratio ${p.ratio.toFixed(2)}`,
       );
     });
+    // Rows per CPU second (user + system) of the target path over the baseline's: under load the
+    // baseline's wall time stretches more than ours, so the wall ratio alone can flatter or wrong us.
+    const cpuRatio = (p: Pair) => p.load.rows / p.load.cpuSecs / (p.base.rows / p.base.cpuSecs);
     console.log(`warehouse.load_ratio ${spread(serp.map((p) => p.ratio))}`);
+    console.log(`warehouse.load_cpu_ratio ${spread(serp.map(cpuRatio))}`);
     console.log(`warehouse.rss_ratio ${spread(serp.map((p) => p.rss))}`);
-    console.log(`warehouse.files_load_ratio ${spread(files.map((p) => p.ratio))}`);
+    console.log(`warehouse.files_load_ratio ${spread(files.map((p) => p.ratio))} cpu ${median(files.map(cpuRatio)).toFixed(2)}`);
     console.log(`warehouse.files_rss_ratio ${spread(files.map((p) => p.rss))}`);
-    console.log(`warehouse.reindexed_load_ratio ${spread(reindexed.map((p) => p.ratio))}`);
-    console.log(`warehouse.generic_load_ratio ${spread(gen.map((p) => p.ratio))}`);
+    console.log(
+      `warehouse.reindexed_load_ratio ${spread(reindexed.map((p) => p.ratio))} cpu ${median(reindexed.map(cpuRatio)).toFixed(2)}`,
+    );
+    console.log(`warehouse.generic_load_ratio ${spread(gen.map((p) => p.ratio))} cpu ${median(gen.map(cpuRatio)).toFixed(2)}`);
     console.log(`warehouse.parquet_export_s ${spread(serp.map((p) => p.load.exportSecs!))}`);
   } finally {
     if (!process.env.BENCH_KEEP) await rm(root, { recursive: true, force: true });
