@@ -29,12 +29,31 @@ export interface RawIndexRow {
  * made, whose ids are new, and skips that look-up (the index holds a year of calls). The raw
  * landing, the callback loader and the reindex all write through it.
  */
-function insertFrom(relation: string, onlyNew: boolean): string {
+function insertFrom(relation: string, onlyNew: boolean, within = ''): string {
   return `
     INSERT INTO raw_responses (call_id, run_id, endpoint_id, path, http_status, request_id, file, bytes, received_at, kind, parsed, task_ids, shape, byte_offset)
     SELECT call_id, run_id, endpoint_id, path, http_status, request_id, file, bytes, received_at, kind, parsed, task_ids, shape, byte_offset
     FROM ${relation} AS r
-    ${onlyNew ? `WHERE call_id NOT IN (SELECT call_id FROM raw_responses WHERE call_id IN (SELECT call_id FROM ${relation} AS s))` : ''}`;
+    ${onlyNew ? `WHERE ${notIndexed('raw_responses', relation, within)}` : ''}`;
+}
+
+/** The rows of `relation` whose call `table` does not hold yet (`within`: a bound on the held rows' `received_at`). */
+function notIndexed(table: string, relation: string, within: string): string {
+  return `call_id NOT IN (SELECT call_id FROM ${table} WHERE call_id IN (SELECT call_id FROM ${relation} AS s)${within})`;
+}
+
+/**
+ * ` AND received_at BETWEEN …` around the given rows' times. A response is indexed with the
+ * `received_at` its landed line holds, so a row already indexed for the same call has the same
+ * time, and the look for it skips the row groups of other nights by their zone maps: on the
+ * 365th night it read a year of call ids for each batch of callbacks (9 to 12 ms warm and 21
+ * to 35 ms cold per table at 1,000 keywords; 6 to 13 ms bounded). Every landing writes the time
+ * on the line; an index row without one (a line that held none) is not looked for.
+ */
+function receivedAround(rows: readonly RawIndexRow[]): string {
+  const times = rows.map((r) => r.receivedAt.getTime());
+  const at = (ms: number) => `'${new Date(ms).toISOString()}'::TIMESTAMPTZ`;
+  return ` AND received_at BETWEEN ${at(Math.min(...times) - 1000)} AND ${at(Math.max(...times) + 1000)}`;
 }
 
 /** The one writer of the raw index (`raw_responses`). */
@@ -46,7 +65,7 @@ export const rawIndexWriter = {
             unnest($5::INTEGER[]) AS http_status, unnest($6::VARCHAR[]) AS request_id, unnest($7::VARCHAR[]) AS file, unnest($8::BIGINT[]) AS bytes,
             unnest($9::VARCHAR[])::TIMESTAMPTZ AS received_at, unnest($10::VARCHAR[]) AS kind, unnest($11::BOOLEAN[]) AS parsed,
             unnest($12::VARCHAR[])::JSON::VARCHAR[] AS task_ids, unnest($13::VARCHAR[])::JSON::VARCHAR[] AS shape, unnest($14::BIGINT[]) AS byte_offset)`;
-    await runColumns(wh, insertFrom(params, o.onlyNew), [
+    await runColumns(wh, insertFrom(params, o.onlyNew, o.onlyNew ? receivedAround(rows) : ''), [
       varchars(rows.map((r) => r.callId)),
       runId,
       varchars(rows.map((r) => r.endpointId)),
@@ -68,7 +87,7 @@ export const rawIndexWriter = {
     await runColumns(
       wh,
       `INSERT INTO raw_heads (call_id, run_id, received_at, head) SELECT call_id, run_id, received_at, head FROM ${given} AS r
-       ${o.onlyNew ? `WHERE call_id NOT IN (SELECT call_id FROM raw_heads WHERE call_id IN (SELECT call_id FROM ${given} AS s))` : ''}`,
+       ${o.onlyNew ? `WHERE ${notIndexed('raw_heads', given, receivedAround(heads))}` : ''}`,
       [varchars(heads.map((r) => r.callId)), runId, varchars(heads.map((r) => r.receivedAt.toISOString())), varchars(heads.map((r) => r.head!))],
     );
   },
