@@ -42,6 +42,8 @@ interface Landed {
   kind: string;
   files: string[];
   calls: number;
+  /** All the index rows of `files` (selected or not): how many, and `AND received_at BETWEEN …` bounding them. */
+  inFiles: { rows: number; received: string };
 }
 
 /**
@@ -66,17 +68,9 @@ export async function loadLanded(
   await wh.flushIndex();
   await clearScratch(wh.dir);
   await selectCalls(wh, sel);
-  const selected = `call_id IN (SELECT call_id FROM _sel)${await receivedWithin(wh, '_sel')}`;
-  const scope = `${selected} AND kind <> '${CALLS_KIND}'`;
-  // One row per kind, aggregated in DuckDB: a large load does not carry each call through
-  // JavaScript. The bodies that are not JSON (kind _malformed) come back by id, to report.
-  const kinds = await wh.all<Landed & { unparsed: string[] }>(
-    `SELECT kind, coalesce(list(DISTINCT file ORDER BY file) FILTER (WHERE parsed), []) AS files, count(*) FILTER (WHERE parsed)::INT AS calls,
-            coalesce(list(call_id ORDER BY received_at, call_id) FILTER (WHERE NOT parsed), []) AS unparsed
-     FROM raw_responses WHERE ${scope} GROUP BY kind ORDER BY min(received_at) FILTER (WHERE parsed), min(call_id) FILTER (WHERE parsed)`,
-  );
+  const { kinds, selected } = await lookAtSelection(wh);
   report.unparsed = kinds.flatMap((k) => k.unparsed);
-  const byKind: Landed[] = kinds.filter((k) => k.calls > 0).map(({ kind, files, calls }) => ({ kind, files, calls }));
+  const byKind: Landed[] = kinds.filter((k) => k.calls > 0).map(({ kind, files, calls, inFiles }) => ({ kind, files, calls, inFiles }));
   const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   // The first batch is cut into pieces (Node's file system work) while DuckDB plans the load below.
   const early: Early = { cut: byKind[0] ? cutEarly(wh, byKind[0].files, batches) : undefined, removing: [] };
@@ -156,22 +150,23 @@ async function planAndLoad(
   early: Early,
 ): Promise<LoadReport> {
   const work: Work[] = [];
-  for (const { kind, files, calls } of byKind) {
+  for (const { kind, files, calls, inFiles: { rows: n, received } } of byKind) {
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
-    // files, so a compacted segment's other bodies must fit the explicit types too.
-    const inFiles = `file IN (SELECT unnest(${sqlList(files)}::VARCHAR[]))`;
-    const { received, rows: n } = await receivedAndCount(wh, `raw_responses WHERE ${inFiles}`);
-    // With them, in the same look: whether every body of the files has a head (raw_heads).
-    const parsedInFiles = `${inFiles} AND parsed${received}`;
-    const [look] = await wh.all<{ shape: string[]; headless: number }>(
+    // files, so a compacted segment's other bodies must fit the explicit types too. With them,
+    // in the same look: whether every body of the files has a head (raw_heads), and the
+    // columns stored for the kind.
+    const parsedInFiles = `file IN (SELECT unnest(${sqlList(files)}::VARCHAR[])) AND parsed${received}`;
+    const [look] = await wh.all<{ shape: string[]; headless: number; stored: StoredColumn[] }>(
       `SELECT (SELECT coalesce(list(DISTINCT s), []) FROM (SELECT unnest(shape) AS s FROM raw_responses WHERE ${parsedInFiles})) AS shape,
-              (SELECT count(*) FROM raw_responses WHERE ${parsedInFiles} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received}))::INT AS headless`,
+              (SELECT count(*) FROM raw_responses WHERE ${parsedInFiles} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received}))::INT AS headless,
+              (SELECT coalesce(list({table_name: table_name, column_name: column_name, result_kind: result_kind, spec: spec::VARCHAR} ORDER BY table_name, position), [])
+               FROM schema_columns WHERE result_kind = $1) AS stored`,
+      [kind],
     );
     const shape = mergeShapes(look!.shape);
-    const stored = await wh.all<StoredColumn>(`SELECT table_name, column_name, result_kind, spec::VARCHAR AS spec FROM schema_columns WHERE result_kind = $1 ORDER BY table_name, position`, [kind]);
     // Some body is a `/v3` envelope (`tasks[]`).
     const envelope = shape.get('tasks')?.has('a') ?? false;
-    const plan = planKind(kindSpec(kind, envelope), stored, shape);
+    const plan = planKind(kindSpec(kind, envelope), look!.stored, shape);
     // The result-level tables read the bodies' heads when every body of the files has one.
     const fromHeads = look!.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
     work.push({ plan, files, filter: n > calls, fromHeads, received });
@@ -392,41 +387,72 @@ function depth(rows: string): number {
 }
 
 /**
- * `AND received_at BETWEEN …` bounding the raw index rows `rows` (a FROM clause) holds: implied
- * by the filter that chose them, so it changes no result, but DuckDB then skips the row groups of other nights by
- * their zone maps instead of reading a year of the index's list columns (a load's selection
- * read 40 MB and 0.57 s of `raw_responses` at 1,000 keywords x 365 nights; 1 MB and 0.04 s
- * with it). Empty when some matched row has no `received_at`.
+ * The selection's landed responses by kind, in one look (it was three, each with DuckDB's cost
+ * of a statement): per kind its parsed files, calls and unparsed call ids (the bodies that are
+ * not JSON, kind _malformed, by id to report), aggregated in DuckDB so that a large load does not
+ * carry each call through JavaScript; how many index rows its files hold in all, selected or
+ * not, with their `received_at` range; and `selected`, the condition on `raw_responses` for the
+ * selection's rows.
+ *
+ * `selected` and each kind's files carry `AND received_at BETWEEN …` bounding the rows they
+ * match: implied by the filter that chose them, so it changes no result, but DuckDB then skips
+ * the row groups of other nights by their zone maps instead of reading a year of the index's
+ * list columns (a load's selection read 40 MB and 0.57 s of `raw_responses` at 1,000 keywords x
+ * 365 nights; 1 MB and 0.04 s with it). Empty when some matched row has no `received_at`.
  */
-async function receivedWithin(wh: Warehouse, rows: string): Promise<string> {
-  return (await receivedAndCount(wh, rows)).received;
-}
-
-/** {@link receivedWithin}, and how many rows `rows` holds, in one look. */
-async function receivedAndCount(wh: Warehouse, rows: string): Promise<{ received: string; rows: number }> {
-  const [b] = await wh.all<{ lo: string | null; hi: string | null; undated: number; n: number }>(
-    `SELECT min(received_at)::VARCHAR AS lo, max(received_at)::VARCHAR AS hi, count(*) FILTER (WHERE received_at IS NULL)::INT AS undated, count(*)::INT AS n FROM ${rows}`,
+async function lookAtSelection(wh: Warehouse): Promise<{ kinds: (Landed & { unparsed: string[] })[]; selected: string }> {
+  type Range = { lo: string | null; hi: string | null; undated: number };
+  const rows = await wh.all<Omit<Landed, 'inFiles'> & { unparsed: string[]; n: number; files_range: Range; sel_range: Range }>(
+    `WITH k AS (
+       SELECT kind, coalesce(list(DISTINCT file ORDER BY file) FILTER (WHERE parsed), []) AS files, count(*) FILTER (WHERE parsed)::INT AS calls,
+              coalesce(list(call_id ORDER BY received_at, call_id) FILTER (WHERE NOT parsed), []) AS unparsed,
+              min(received_at) FILTER (WHERE parsed) AS r0, min(call_id) FILTER (WHERE parsed) AS c0
+       FROM _sel WHERE kind <> '${CALLS_KIND}' GROUP BY kind),
+     f AS (
+       SELECT file, min(received_at) AS lo, max(received_at) AS hi, count(*) FILTER (WHERE received_at IS NULL) AS undated, count(*) AS n
+       FROM raw_responses WHERE file IN (SELECT file FROM _sel WHERE parsed AND kind <> '${CALLS_KIND}') GROUP BY file),
+     kf AS (
+       SELECT k.kind, {lo: epoch_us(min(f.lo))::VARCHAR, hi: epoch_us(max(f.hi))::VARCHAR, undated: sum(f.undated)::INT} AS files_range, sum(f.n)::INT AS n
+       FROM k JOIN f ON list_contains(k.files, f.file) GROUP BY k.kind),
+     s AS (SELECT {lo: epoch_us(min(received_at))::VARCHAR, hi: epoch_us(max(received_at))::VARCHAR, undated: count(*) FILTER (WHERE received_at IS NULL)::INT} AS sel_range FROM _sel)
+     -- A row with no kind when the selection holds none (s has its one row): the range is still wanted.
+     SELECT kk.kind, kk.files, kk.calls, kk.unparsed, coalesce(kk.n, 0) AS n, kk.files_range, s.sel_range
+     FROM s LEFT JOIN (SELECT k.*, kf.n, kf.files_range FROM k LEFT JOIN kf ON kf.kind = k.kind) AS kk ON true ORDER BY kk.r0, kk.c0`,
   );
-  if (!b || b.lo === null || b.hi === null || b.undated > 0) return { received: '', rows: b?.n ?? 0 };
-  const at = (v: string) => `${sqlString(v)}::TIMESTAMPTZ`;
-  return { received: ` AND received_at BETWEEN ${at(b.lo)} - INTERVAL 1 SECOND AND ${at(b.hi)} + INTERVAL 1 SECOND`, rows: b.n };
+  const kinds = rows
+    .filter((r) => r.kind !== null)
+    .map(({ kind, files, calls, unparsed, n, files_range }) => ({ kind, files, calls, unparsed, inFiles: { rows: n, received: receivedBetween(files_range) } }));
+  return { kinds, selected: `call_id IN (SELECT call_id FROM _sel)${receivedBetween(rows[0]?.sel_range)}` };
 }
 
+/**
+ * ` AND received_at BETWEEN …` for a range of `received_at` (microseconds since the epoch, as
+ * digits), a second wider on each side; empty when some row has none. The bounds are written as
+ * `make_timestamptz(µs)`: a text timestamp cast to TIMESTAMPTZ and shifted by an interval cost
+ * DuckDB about half a millisecond to bind, each time, in each of the load's statements.
+ */
+function receivedBetween(r: { lo: string | null; hi: string | null; undated: number } | null | undefined): string {
+  if (!r || r.lo === null || r.hi === null || r.undated > 0) return '';
+  const at = (us: bigint) => `make_timestamptz(${us})`;
+  return ` AND received_at BETWEEN ${at(BigInt(r.lo) - 1_000_000n)} AND ${at(BigInt(r.hi) + 1_000_000n)}`;
+}
+
+/** `_sel`: the selection's raw index rows (call id, received_at, kind, file, parsed). */
 async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
   if ('taskIds' in sel) {
     // A hash join on the index's unnested task ids: list_has_any against each of a year's rows
     // cost a second per load at 1,000 keywords x 365 nights; this costs a tenth of that.
     await wh.run(
-      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT DISTINCT call_id, received_at FROM (SELECT call_id, received_at, unnest(task_ids) AS task_id FROM raw_responses${await plannedSince(wh, sel.taskIds)})
+      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT DISTINCT call_id, received_at, kind, file, parsed FROM (SELECT call_id, received_at, kind, file, parsed, unnest(task_ids) AS task_id FROM raw_responses${await plannedSince(wh, sel.taskIds)})
        WHERE task_id IN (SELECT unnest(${sqlList(sel.taskIds)}::VARCHAR[]))`,
     );
   } else if ('callIds' in sel) {
     await wh.run(
-      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at FROM raw_responses WHERE call_id IN (SELECT unnest(${sqlList(sel.callIds)}::VARCHAR[]))`,
+      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at, kind, file, parsed FROM raw_responses WHERE call_id IN (SELECT unnest(${sqlList(sel.callIds)}::VARCHAR[]))`,
     );
   } else {
     const kinds = sel.kinds ? ` WHERE kind IN (SELECT unnest(${sqlList(sel.kinds)}::VARCHAR[]))` : '';
-    await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at FROM raw_responses${kinds}`);
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at, kind, file, parsed FROM raw_responses${kinds}`);
   }
 }
 
@@ -448,11 +474,11 @@ async function plannedSince(wh: Warehouse, taskIds: readonly string[]): Promise<
   const ids = [...new Set(taskIds)];
   if (ids.length === 0) return '';
   const [b] = await wh.all<{ n: number; lo: string | null; undated: number }>(
-    `SELECT count(DISTINCT task_id)::INT AS n, min(planned_at)::VARCHAR AS lo, (SELECT count(*) FROM raw_responses WHERE received_at IS NULL)::INT AS undated
+    `SELECT count(DISTINCT task_id)::INT AS n, epoch_us(min(planned_at))::VARCHAR AS lo, (SELECT count(*) FROM raw_responses WHERE received_at IS NULL)::INT AS undated
      FROM tasks WHERE task_id IN (SELECT unnest(${sqlList(ids)}::VARCHAR[])) AND planned_at IS NOT NULL`,
   );
   if (!b || b.lo === null || b.n < ids.length || b.undated > 0) return '';
-  return ` WHERE received_at >= ${sqlString(b.lo)}::TIMESTAMPTZ - INTERVAL 1 DAY`;
+  return ` WHERE received_at >= make_timestamptz(${BigInt(b.lo) - 86_400_000_000n})`;
 }
 
 /**
