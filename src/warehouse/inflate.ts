@@ -198,6 +198,9 @@ export async function linesOf(file: string): Promise<number> {
   return n;
 }
 
+/** The first bytes of a gzip member header as Node's zlib writes it (magic, deflate, no flags). */
+const MEMBER_MAGIC = Buffer.from([0x1f, 0x8b, 0x08, 0x00]);
+
 /** Whether a gzip member header as Node's zlib writes it starts at `b[i]` (10 bytes must follow). */
 function memberHeaderAt(b: Buffer, i: number): boolean {
   return b[i] === 0x1f && b[i + 1] === 0x8b && b[i + 2] === 0x08 && b[i + 3] === 0x00 && (b[i + 8] === 0 || b[i + 8] === 2 || b[i + 8] === 4);
@@ -210,7 +213,10 @@ function memberHeaderAt(b: Buffer, i: number): boolean {
  */
 function membersIn(b: Buffer): { start: number; end: number; isize: number }[] | null {
   const starts: number[] = [];
-  for (let i = b.indexOf(0x1f); i >= 0 && i + 10 <= b.length; i = b.indexOf(0x1f, i + 1)) if (memberHeaderAt(b, i)) starts.push(i);
+  // Found by the header's first four bytes, searched natively: a search for 0x1f alone stops at
+  // every 256th byte of deflate data and checks each in JavaScript (4 ms for a night's 4 MB
+  // segment in a fresh process, 1 ms so).
+  for (let i = b.indexOf(MEMBER_MAGIC); i >= 0 && i + 10 <= b.length; i = b.indexOf(MEMBER_MAGIC, i + 1)) if (memberHeaderAt(b, i)) starts.push(i);
   if (starts[0] !== 0) return null;
   const out: { start: number; end: number; isize: number }[] = [];
   for (const [k, start] of starts.entries()) {
@@ -315,7 +321,7 @@ export async function intoPieces(
     read.push(out);
     // Written at once (Node's file system threads): one after another they took most of a
     // small load's time outside DuckDB.
-    writes.push(writeWhole(Buffer.concat(p.parts), out));
+    writes.push(writeWhole(p.parts, out));
   }
   // Every write settles before a failure is thrown, so the clean-up finds each file it would leave.
   const failed = (await Promise.allSettled(writes)).find((w) => w.status === 'rejected');
@@ -326,11 +332,17 @@ export async function intoPieces(
   return { read, scratch };
 }
 
-/** Writes `b` into `out`, owner-only. */
-async function writeWhole(b: Buffer, out: string): Promise<void> {
+/**
+ * Writes `parts` end to end into `out`, owner-only, in one gathered write: joined first, a
+ * night's 4 MB of pieces cost 3 to 4 ms of copying in a fresh process, 0.5 ms not.
+ */
+async function writeWhole(parts: readonly Buffer[], out: string): Promise<void> {
   const fh = await open(out, 'w', 0o600);
   try {
-    await writeAt(fh, b, 0);
+    const total = parts.reduce((s, p) => s + p.length, 0);
+    const { bytesWritten } = await fh.writev(parts as Buffer[], 0);
+    // The rest of a short write (the system may take fewer bytes, or fewer buffers, at once).
+    if (bytesWritten < total) await writeAt(fh, Buffer.concat(parts as Buffer[]).subarray(bytesWritten), bytesWritten);
   } finally {
     await fh.close();
   }
