@@ -101,6 +101,18 @@ export function sqlList(xs: readonly string[]): string {
   return `[${xs.map(sqlString).join(',')}]`;
 }
 
+/**
+ * ` AND received_at BETWEEN …` for rows received from `loUs` to `hiUs` (microseconds since the
+ * epoch), a second wider on each side: a bound implied by the filter that chose the rows, so it
+ * changes no result, but DuckDB skips other nights' row groups of the raw index by their zone
+ * maps. Written as `make_timestamptz(µs)`: a text timestamp cast to TIMESTAMPTZ and shifted by
+ * an interval cost DuckDB about 1 ms to bind in each statement that held one (a count over the
+ * index: 2.0 ms with it, 1.2 ms with `make_timestamptz`).
+ */
+export function receivedBetween(loUs: bigint, hiUs: bigint): string {
+  return ` AND received_at BETWEEN make_timestamptz(${loUs - 1_000_000n}) AND make_timestamptz(${hiUs + 1_000_000n})`;
+}
+
 /** `CREATE TABLE IF NOT EXISTS` for a spec. */
 export function createTableSql(t: TableSpec): string {
   const cols = t.columns.map((c) => `  ${ident(c.name)} ${SQL[c.kind]}${c.key ? ' NOT NULL' : ''}`);

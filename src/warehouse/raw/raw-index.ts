@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { bigints, booleans, integers, runColumns, varchars } from '../bulk.js';
+import { receivedBetween } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 
 /** What `raw_responses` keeps of one landed response. */
@@ -51,9 +52,14 @@ function notIndexed(table: string, relation: string, within: string): string {
  * on the line; an index row without one (a line that held none) is not looked for.
  */
 function receivedAround(rows: readonly RawIndexRow[]): string {
-  const times = rows.map((r) => r.receivedAt.getTime());
-  const at = (ms: number) => `'${new Date(ms).toISOString()}'::TIMESTAMPTZ`;
-  return ` AND received_at BETWEEN ${at(Math.min(...times) - 1000)} AND ${at(Math.max(...times) + 1000)}`;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const r of rows) {
+    const ms = r.receivedAt.getTime();
+    if (ms < lo) lo = ms;
+    if (ms > hi) hi = ms;
+  }
+  return receivedBetween(BigInt(lo) * 1000n, BigInt(hi) * 1000n);
 }
 
 /** The one writer of the raw index (`raw_responses`). */
