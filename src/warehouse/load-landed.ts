@@ -156,11 +156,14 @@ async function planAndLoad(
     // in the same look: whether every body of the files has a head (raw_heads), and the
     // columns stored for the kind.
     const parsedInFiles = `file IN (SELECT unnest(${sqlList(files)}::VARCHAR[])) AND parsed${received}`;
+    // Three one-row subqueries in FROM, not scalar subqueries in SELECT: DuckDB wraps each of those
+    // in a check that it gave one row (an aggregate of its own), about 4 ms more.
     const [look] = await wh.all<{ shape: string[]; headless: number; stored: StoredColumn[] }>(
-      `SELECT (SELECT coalesce(list(DISTINCT s), []) FROM (SELECT unnest(shape) AS s FROM raw_responses WHERE ${parsedInFiles})) AS shape,
-              (SELECT count(*) FROM raw_responses WHERE ${parsedInFiles} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received}))::INT AS headless,
-              (SELECT coalesce(list({table_name: table_name, column_name: column_name, result_kind: result_kind, spec: spec::VARCHAR} ORDER BY table_name, position), [])
-               FROM schema_columns WHERE result_kind = $1) AS stored`,
+      `SELECT a.shape, b.headless, c.stored
+       FROM (SELECT coalesce(list(DISTINCT s), []) AS shape FROM (SELECT unnest(shape) AS s FROM raw_responses WHERE ${parsedInFiles})) AS a,
+            (SELECT count(*)::INT AS headless FROM raw_responses WHERE ${parsedInFiles} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received})) AS b,
+            (SELECT coalesce(list({table_name: table_name, column_name: column_name, result_kind: result_kind, spec: spec::VARCHAR} ORDER BY table_name, position), []) AS stored
+             FROM schema_columns WHERE result_kind = $1) AS c`,
       [kind],
     );
     const shape = mergeShapes(look!.shape);
@@ -389,10 +392,13 @@ function depth(rows: string): number {
 /**
  * The selection's landed responses by kind, in one look (it was three, each with DuckDB's cost
  * of a statement): per kind its parsed files, calls and unparsed call ids (the bodies that are
- * not JSON, kind _malformed, by id to report), aggregated in DuckDB so that a large load does not
- * carry each call through JavaScript; how many index rows its files hold in all, selected or
- * not, with their `received_at` range; and `selected`, the condition on `raw_responses` for the
- * selection's rows.
+ * not JSON, kind _malformed, by id to report); how many index rows its files hold in all,
+ * selected or not, with their `received_at` range; and `selected`, the condition on
+ * `raw_responses` for the selection's rows. DuckDB aggregates by (kind, file) and then by kind,
+ * so that a large load does not carry each call through JavaScript, with plain aggregates only:
+ * the aggregate with `list(DISTINCT file ORDER BY file)` and an ordered list of the unparsed ids
+ * took 6.9 ms of DuckDB's profile for a night's 487 answers, so the files are sorted here, and
+ * the unparsed ids (rare) are asked for apart, only when there are some.
  *
  * `selected` and each kind's files carry `AND received_at BETWEEN …` bounding the rows they
  * match: implied by the filter that chose them, so it changes no result, but DuckDB then skips
@@ -401,31 +407,79 @@ function depth(rows: string): number {
  * 365 nights; 1 MB and 0.04 s with it). Empty when some matched row has no `received_at`.
  */
 async function lookAtSelection(wh: Warehouse): Promise<{ kinds: (Landed & { unparsed: string[] })[]; selected: string }> {
-  type Range = { lo: string | null; hi: string | null; undated: number };
-  const rows = await wh.all<Omit<Landed, 'inFiles'> & { unparsed: string[]; n: number; files_range: Range; sel_range: Range }>(
-    `WITH k AS (
-       SELECT kind, coalesce(list(DISTINCT file ORDER BY file) FILTER (WHERE parsed), []) AS files, count(*) FILTER (WHERE parsed)::INT AS calls,
-              coalesce(list(call_id ORDER BY received_at, call_id) FILTER (WHERE NOT parsed), []) AS unparsed,
-              min(received_at) FILTER (WHERE parsed) AS r0, min(call_id) FILTER (WHERE parsed) AS c0
-       FROM _sel WHERE kind <> '${CALLS_KIND}' GROUP BY kind),
-     kfiles AS (SELECT DISTINCT kind, file FROM _sel WHERE parsed AND kind <> '${CALLS_KIND}'),
+  type Row = {
+    kind: string;
+    files: string[];
+    calls: number;
+    bad: number;
+    r0: string | null;
+    c0: string | null;
+    n: number | null;
+    flo: string | null;
+    fhi: string | null;
+    fundated: number | null;
+    lo: string | null;
+    hi: string | null;
+    undated: number;
+  };
+  const rows = await wh.all<Row>(
+    `WITH kfiles AS (
+       SELECT kind, file, count(*) FILTER (WHERE parsed) AS calls, count(*) FILTER (WHERE NOT parsed) AS bad,
+              min(received_at) FILTER (WHERE parsed) AS r0, min(call_id) FILTER (WHERE parsed) AS c0,
+              min(received_at) AS lo, max(received_at) AS hi, count(*) FILTER (WHERE received_at IS NULL) AS undated
+       FROM _sel GROUP BY kind, file),
+     -- All the index rows of the files read (selected or not); kinds are joined on (kind, file)
+     -- pairs, not by list_contains on each kind's list of files: that is a nested loop, 0.3 s for
+     -- one kind of 10,000 one-answer files.
      f AS (
-       SELECT file, min(received_at) AS lo, max(received_at) AS hi, count(*) FILTER (WHERE received_at IS NULL) AS undated, count(*) AS n
-       FROM raw_responses WHERE file IN (SELECT file FROM kfiles) GROUP BY file),
-     -- Joined on (kind, file) pairs, not by list_contains on each kind's list of files: that is a
-     -- nested loop, 0.3 s for one kind of 10,000 one-answer files.
-     kf AS (
-       SELECT kfiles.kind, {lo: epoch_us(min(f.lo))::VARCHAR, hi: epoch_us(max(f.hi))::VARCHAR, undated: sum(f.undated)::INT} AS files_range, sum(f.n)::INT AS n
-       FROM kfiles JOIN f USING (file) GROUP BY kfiles.kind),
-     s AS (SELECT {lo: epoch_us(min(received_at))::VARCHAR, hi: epoch_us(max(received_at))::VARCHAR, undated: count(*) FILTER (WHERE received_at IS NULL)::INT} AS sel_range FROM _sel)
-     -- A row with no kind when the selection holds none (s has its one row): the range is still wanted.
-     SELECT kk.kind, kk.files, kk.calls, kk.unparsed, coalesce(kk.n, 0) AS n, kk.files_range, s.sel_range
-     FROM s LEFT JOIN (SELECT k.*, kf.n, kf.files_range FROM k LEFT JOIN kf ON kf.kind = k.kind) AS kk ON true ORDER BY kk.r0, kk.c0`,
+       SELECT file, min(received_at) AS flo, max(received_at) AS fhi, count(*) FILTER (WHERE received_at IS NULL) AS fundated, count(*) AS n
+       FROM raw_responses WHERE file IN (SELECT file FROM kfiles WHERE calls > 0 AND kind <> '${CALLS_KIND}') GROUP BY file)
+     SELECT kind, coalesce(list(kfiles.file) FILTER (WHERE calls > 0), []) AS files, sum(calls)::INT AS calls, sum(bad)::INT AS bad,
+            epoch_us(min(r0))::VARCHAR AS r0, min(c0) AS c0, sum(n)::INT AS n, epoch_us(min(flo))::VARCHAR AS flo,
+            epoch_us(max(fhi))::VARCHAR AS fhi, sum(fundated)::INT AS fundated, epoch_us(min(lo))::VARCHAR AS lo,
+            epoch_us(max(hi))::VARCHAR AS hi, sum(undated)::INT AS undated
+     FROM kfiles LEFT JOIN f ON f.file = kfiles.file AND kfiles.calls > 0 AND kfiles.kind <> '${CALLS_KIND}' GROUP BY kind`,
   );
+  // The selection's range is over all its rows, calls (\`_calls\`) included.
+  const selRange = { lo: minOf(rows.map((r) => r.lo)), hi: maxOf(rows.map((r) => r.hi)), undated: rows.reduce((s, r) => s + r.undated, 0) };
+  const unparsed = new Map<string, string[]>();
+  if (rows.some((r) => r.kind !== CALLS_KIND && r.bad > 0)) {
+    for (const u of await wh.all<{ kind: string; ids: string[] }>(
+      `SELECT kind, list(call_id ORDER BY received_at, call_id) AS ids FROM _sel WHERE NOT parsed AND kind <> '${CALLS_KIND}' GROUP BY kind`,
+    )) {
+      unparsed.set(u.kind, u.ids);
+    }
+  }
+  // In the order of their first parsed response (received, then call id); kinds with none last.
+  const order = (a: Row, b: Row) => cmpNullsLast(a.r0 === null ? null : BigInt(a.r0), b.r0 === null ? null : BigInt(b.r0)) || cmpNullsLast(a.c0, b.c0) || cmp(a.kind, b.kind);
   const kinds = rows
-    .filter((r) => r.kind !== null)
-    .map(({ kind, files, calls, unparsed, n, files_range }) => ({ kind, files, calls, unparsed, inFiles: { rows: n, received: receivedWithin(files_range) } }));
-  return { kinds, selected: `call_id IN (SELECT call_id FROM _sel)${receivedWithin(rows[0]?.sel_range)}` };
+    .filter((r) => r.kind !== CALLS_KIND)
+    .sort(order)
+    .map((r) => ({
+      kind: r.kind,
+      files: [...r.files].sort(cmp),
+      calls: r.calls,
+      unparsed: unparsed.get(r.kind) ?? [],
+      inFiles: { rows: r.n ?? 0, received: receivedWithin({ lo: r.flo, hi: r.fhi, undated: r.fundated ?? 0 }) },
+    }));
+  return { kinds, selected: `call_id IN (SELECT call_id FROM _sel)${receivedWithin(rows.length > 0 ? selRange : undefined)}` };
+}
+
+function cmp<T extends string | bigint>(a: T, b: T): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function cmpNullsLast<T extends string | bigint>(a: T | null, b: T | null): number {
+  return a === null ? (b === null ? 0 : 1) : b === null ? -1 : cmp(a, b);
+}
+
+/** The least (greatest) of microsecond counts given as digits; null when there is none. */
+function minOf(xs: readonly (string | null)[]): string | null {
+  return xs.reduce<string | null>((m, x) => (x !== null && (m === null || BigInt(x) < BigInt(m)) ? x : m), null);
+}
+
+function maxOf(xs: readonly (string | null)[]): string | null {
+  return xs.reduce<string | null>((m, x) => (x !== null && (m === null || BigInt(x) > BigInt(m)) ? x : m), null);
 }
 
 /** {@link receivedBetween} for a range DuckDB gave (microseconds as digits); empty when some row has no `received_at`. */

@@ -165,6 +165,16 @@ export function selectRows(t: TablePlan, o: SelectOptions): string {
   const ctes: string[] = [
     `src AS (SELECT call_id AS _call, run_id AS _run, body AS u0 FROM ${o.source}${o.where ? ` WHERE ${o.where}` : ''})`,
   ];
+  // Only the picked (call, task) pairs give rows. The condition is put where the task id is read,
+  // before the lists below it are unnested: for 487 SERP answers, 487 tasks are looked up in
+  // \`_pick\`, not their 50,042 items (the join took 2.1 ms of DuckDB's profile, against 10.4).
+  const task = cols.find((c) => c.name === 'task_id');
+  const taskLevel = task ? levelOf(task) : -1;
+  const pickAt = (k: number): string => {
+    if (!o.pickTable || !task || k !== taskLevel) return '';
+    const e = exprAt(task, k);
+    return ` WHERE (_call, ${early.has(task) ? cast(task, e) : finalExpr(task, e)}) IN (SELECT call_id, task_id FROM ${o.pickTable})`;
+  };
   let carried: string[] = ['_call', '_run'];
   for (let k = 1; k <= levels.length; k++) {
     const prev = k === 1 ? 'src' : `l${k - 1}`;
@@ -173,7 +183,7 @@ export function selectRows(t: TablePlan, o: SelectOptions): string {
     const listExpr = access(parentBase, rel.replace(/\[\]$/, ''));
     const here = cols.filter((c) => !c.index && levelOf(c) === k - 1).map((c) => `${cast(c, exprAt(c, k - 1))} AS ${names.get(c)}`);
     const idx = cols.filter((c) => c.index === levels[k - 1]).map((c) => `${cast(c, `(generate_subscripts(${listExpr}, 1) - 1)`)} AS ${names.get(c)}`);
-    ctes.push(`l${k} AS (SELECT ${[...carried, ...here, ...idx, `unnest(${listExpr}) AS u${k}`].join(', ')} FROM ${prev})`);
+    ctes.push(`l${k} AS (SELECT ${[...carried, ...here, ...idx, `unnest(${listExpr}) AS u${k}`].join(', ')} FROM ${prev}${pickAt(k - 1)})`);
     carried = [...carried, ...here.map((h) => h.split(' AS ').pop()!), ...idx.map((h) => h.split(' AS ').pop()!)];
   }
   const last = levels.length;
@@ -182,16 +192,14 @@ export function selectRows(t: TablePlan, o: SelectOptions): string {
     ...carried,
     ...cols.filter((c) => !c.index && levelOf(c) === last).map((c) => `${exprAt(c, last)} AS ${names.get(c)}`),
   ];
-  ctes.push(`f AS (SELECT ${inner.join(', ')} FROM ${lastFrom})`);
+  ctes.push(`f AS (SELECT ${inner.join(', ')} FROM ${lastFrom}${pickAt(last)})`);
   const out: string[] = [];
   for (const c of cols) {
     const v = names.get(c)!;
     out.push(`${early.has(c) ? v : finalExpr(c, v)} AS ${ident(c.name)}`);
     if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${finalExpr(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
   }
-  const task = cols.find((c) => c.name === 'task_id');
-  const pick = o.pickTable && task ? ` WHERE (_call, ${names.get(task)}) IN (SELECT call_id, task_id FROM ${o.pickTable})` : '';
-  return `WITH ${ctes.join(',\n')}\nSELECT ${out.join(', ')} FROM f${pick}`;
+  return `WITH ${ctes.join(',\n')}\nSELECT ${out.join(', ')} FROM f`;
 }
 
 /** `tasks[].result[].items[]` gives `tasks[]`, `tasks[].result[]`, `tasks[].result[].items[]`. */
