@@ -93,6 +93,9 @@ export async function settleLiveTasks(c: RunContext): Promise<void> {
   const r = await settleLive({ wh: c.wh, store: c.store, runId: c.runId, at: c.now(), isLive });
   if (r.loaded) c.note(`${r.loaded} live answer(s) already paid for loaded from the raw landing (no call)`);
   if (r.lost) c.note(`${r.lost} live task(s) were charged but their answer never arrived; recorded as failed, not bought again`);
+  if (r.unloadable)
+    c.note(`${r.unloadable} live task(s) were charged and landed but could not be loaded (${r.why}); recorded as failed, not bought again`);
+  if (r.rereadPlain.length > 0) c.note(rereadNote(r.rereadPlain));
 }
 
 function isLive(id: string): boolean {

@@ -26,17 +26,20 @@ export function postedRows(batch: PlannedBatch, call: CallResult): PostedTaskRow
 
 /**
  * Loads live answers already landed: the rows of the given tasks and their collected marks
- * commit together. Returns the tables that received rows.
+ * commit together. Only a task with a landed, readable answer is marked collected (the load's
+ * `picked`); the others stay `posted` and are returned in `unloaded` with why, for settleLive,
+ * which marks them failed: a live result cannot be fetched again, and marked collected it would
+ * have shown as a task that gave no rows. Returns the tables that received rows.
  */
 export async function loadLiveTasks(
   wh: Warehouse,
   store: RunStore,
   taskIds: readonly string[],
   at: Date,
-): Promise<{ tables: string[]; rows: number }> {
-  if (taskIds.length === 0) return { tables: [], rows: 0 };
+): Promise<{ tables: string[]; rows: number; unloaded: string[]; why: string; rereadPlain: string[] }> {
+  if (taskIds.length === 0) return { tables: [], rows: 0, unloaded: [], why: '', rereadPlain: [] };
   const report = await loadLanded(wh, { taskIds }, async (loaded) => {
-    await store.markCollected(new Map(taskIds.map((id) => [id, loaded.perTask.get(id) ?? 0])), at);
+    await store.markCollected(new Map(taskIds.filter((id) => loaded.picked.has(id)).map((id) => [id, loaded.perTask.get(id) ?? 0])), at);
   });
   let rows = 0;
   const tables: string[] = [];
@@ -44,14 +47,19 @@ export async function loadLiveTasks(
     rows += n;
     if (n > 0) tables.push(table);
   }
-  return { tables, rows };
+  const unloaded = taskIds.filter((id) => !report.picked.has(id));
+  const why =
+    report.skippedFiles.length > 0
+      ? `raw file(s) DuckDB could not read: ${report.skippedFiles.map((f) => `${f.file} (${f.error})`).join('; ')}`
+      : 'no parsed answer in the raw index names the task';
+  return { tables, rows, unloaded, why, rereadPlain: report.rereadPlain };
 }
 
 /**
  * Settles a run's live tasks left `posted` (a crash between the answer and its load, or a
  * task of unknown outcome that `id_list` found): an answer in the raw landing is loaded
- * from there, with no call; a task the service created whose answer never arrived is
- * marked failed with the reason, and is not bought again.
+ * from there, with no call; a task the service created whose answer never arrived, or whose
+ * landed answer cannot be loaded, is marked failed with the reason, and is not bought again.
  */
 export async function settleLive(a: {
   wh: Warehouse;
@@ -59,9 +67,9 @@ export async function settleLive(a: {
   runId: string;
   at: Date;
   isLive: (endpointId: string) => boolean;
-}): Promise<{ loaded: number; lost: number; tables: string[] }> {
+}): Promise<{ loaded: number; lost: number; unloadable: number; why: string; tables: string[]; rereadPlain: string[] }> {
   const posted = (await a.store.pendingTasks()).filter((t) => a.isLive(t.endpointId));
-  if (posted.length === 0) return { loaded: 0, lost: 0, tables: [] };
+  if (posted.length === 0) return { loaded: 0, lost: 0, unloadable: 0, why: '', tables: [], rereadPlain: [] };
   const ids = posted.map((t) => t.taskId);
   await a.wh.flushIndex();
   const landed = new Set(
@@ -74,16 +82,21 @@ export async function settleLive(a: {
   );
   const inLanding = ids.filter((id) => landed.has(id));
   const lost = ids.filter((id) => !landed.has(id));
-  const { tables } = await loadLiveTasks(a.wh, a.store, inLanding, a.at);
-  await a.store.markFailed(
-    lost.map((taskId) => ({
+  const { tables, unloaded, why, rereadPlain } = await loadLiveTasks(a.wh, a.store, inLanding, a.at);
+  await a.store.markFailed([
+    ...lost.map((taskId) => ({
       taskId,
       statusCode: 0,
       message:
         'live call charged (the service has the task) but its answer never arrived; a live result cannot be fetched again, so it is not bought twice',
     })),
-  );
-  return { loaded: inLanding.length, lost: lost.length, tables };
+    ...unloaded.map((taskId) => ({
+      taskId,
+      statusCode: 0,
+      message: `live call charged and its answer landed, but it could not be loaded (${why}); the body is kept under raw/ (\`pipeline replay\` loads it once it reads), and a live result is not bought twice`,
+    })),
+  ]);
+  return { loaded: inLanding.length - unloaded.length, lost: lost.length, unloadable: unloaded.length, why, tables, rereadPlain };
 }
 
 /** Live calls in flight at once: enough to keep a rate-limited family busy, few enough to stop promptly. */

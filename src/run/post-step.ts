@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import { rereadNote } from '../collect/index.js';
 import { EtlError } from '../errors.js';
 import { readPriceHistory, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
@@ -226,7 +227,9 @@ async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | nu
       fatal ??= err;
     }
   }
-  await loadLiveTasks(c.wh, c.store, ok, c.now());
+  // A task whose answer did not load stays posted: the run's settleLiveTasks marks it failed, with why.
+  const loaded = await loadLiveTasks(c.wh, c.store, ok, c.now());
+  if (loaded.rereadPlain.length > 0) c.note(rereadNote(loaded.rereadPlain));
   if (fatal !== undefined) throw fatal;
   return stop;
 }
