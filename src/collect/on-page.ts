@@ -69,13 +69,32 @@ export async function collectOnPage(o: OnPageOptions): Promise<OnPageResult> {
       const { read, maxItems, pageSize } = o.readsOf(crawl.job);
       for (const fn of read) readIds.push(...(await readAll(o, fn, crawl.task_id, maxItems, pageSize ?? PAGE)));
       const at = o.now();
+      // Collected only when every read answer loaded (the load's picked): a crawl with a read
+      // answer that did not load is failed with why, not collected without its rows (reading
+      // it again would be charged again; its landed bodies are kept under raw/).
       const report = await loadLanded(o.wh, { taskIds: readIds }, async (loaded) => {
+        if (!readIds.every((id) => loaded.picked.has(id))) return;
         let rows = 0;
         for (const id of readIds) rows += loaded.perTask.get(id) ?? 0;
         await o.store.markCollected(new Map([[crawl.task_id, rows]]), at);
       });
       for (const [table, n] of report.rows) if (n > 0) res.tables.add(table);
-      res.collected++;
+      const unloaded = readIds.filter((id) => !report.picked.has(id));
+      if (unloaded.length === 0) res.collected++;
+      else {
+        const why =
+          report.skippedFiles.length > 0
+            ? `raw file(s) DuckDB could not read: ${report.skippedFiles.map((f) => `${f.file} (${f.error})`).join('; ')}`
+            : 'no parsed answer in the raw index names them';
+        await o.store.markFailed([
+          {
+            taskId: crawl.task_id,
+            statusCode: 0,
+            message: `crawl read, but ${unloaded.length} of its ${readIds.length} read answer(s) could not be loaded (${why}); the bodies are kept under raw/ (\`pipeline replay\` loads them once they read), and the crawl is not read again`,
+          },
+        ]);
+        res.failed++;
+      }
       res.pending--;
       o.onProgress?.({ collected: res.collected, failed: res.failed, pending: res.pending });
     }
