@@ -22,6 +22,14 @@ export function rereadNote(files: readonly string[]): string {
   return `${distinct.length} landed file(s) gave fewer rows read as gzip than their answers hold (first: ${distinct[0]}); they were loaded again from plain text and every row is in. If it happens again, keep the files: DuckDB's gzip reader has stopped early without an error before`;
 }
 
+/**
+ * Why a load left tasks out (not in its `picked`), for the failure message of a task that cannot
+ * be fetched again: the raw files DuckDB could not read, with its error, or `otherwise`.
+ */
+export function unloadedWhy(skipped: readonly { file: string; error: string }[], otherwise: string): string {
+  return skipped.length > 0 ? `raw file(s) DuckDB could not read: ${skipped.map((f) => `${f.file} (${f.error})`).join('; ')}` : otherwise;
+}
+
 /** Tasks loaded together: one transaction, one read of their files. */
 const CHUNK = 500;
 

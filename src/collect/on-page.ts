@@ -1,6 +1,7 @@
 import { endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
+import { unloadedWhy } from './load-tasks.js';
 
 export type OnPageRead = 'pages' | 'links' | 'resources';
 
@@ -82,10 +83,7 @@ export async function collectOnPage(o: OnPageOptions): Promise<OnPageResult> {
       const unloaded = readIds.filter((id) => !report.picked.has(id));
       if (unloaded.length === 0) res.collected++;
       else {
-        const why =
-          report.skippedFiles.length > 0
-            ? `raw file(s) DuckDB could not read: ${report.skippedFiles.map((f) => `${f.file} (${f.error})`).join('; ')}`
-            : 'no parsed answer in the raw index names them';
+        const why = unloadedWhy(report.skippedFiles, 'no parsed answer in the raw index names them');
         await o.store.markFailed([
           {
             taskId: crawl.task_id,

@@ -1,5 +1,6 @@
 import { listValue } from '@duckdb/node-api';
 import type { CallResult } from '../client/index.js';
+import { unloadedWhy } from '../collect/index.js';
 import type { PlannedBatch, PlannedTask } from '../plan/index.js';
 import { loadLanded, type PostedTaskRow, type RunStore, type Warehouse } from '../warehouse/index.js';
 
@@ -48,10 +49,7 @@ export async function loadLiveTasks(
     if (n > 0) tables.push(table);
   }
   const unloaded = taskIds.filter((id) => !report.picked.has(id));
-  const why =
-    report.skippedFiles.length > 0
-      ? `raw file(s) DuckDB could not read: ${report.skippedFiles.map((f) => `${f.file} (${f.error})`).join('; ')}`
-      : 'no parsed answer in the raw index names the task';
+  const why = unloadedWhy(report.skippedFiles, 'no parsed answer in the raw index names the task');
   return { tables, rows, unloaded, why, rereadPlain: report.rereadPlain };
 }
 
