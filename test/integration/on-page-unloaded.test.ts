@@ -1,11 +1,10 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endpoint } from '../../src/catalog/index.js';
 import { ServiceClient } from '../../src/client/index.js';
 import { collectOnPage } from '../../src/collect/on-page.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { RawLanding, RunStore, Warehouse } from '../../src/warehouse/index.js';
+import { tearRawFile } from '../unit/warehouse/helpers.js';
 import { tempDir } from './helpers.js';
 
 describe('on-page: a crawl whose read answer landed but cannot be loaded', () => {
@@ -35,11 +34,7 @@ describe('on-page: a crawl whose read answer landed but cannot be loaded', () =>
         await landing.land(r);
         if (!tear || !r.path.includes('/on_page/pages')) return;
         await wh.flushIndex();
-        const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [r.callId])) as [
-          { file: string },
-        ];
-        const bytes = await readFile(join(t.dir, file));
-        await writeFile(join(t.dir, file), bytes.subarray(0, bytes.length - 20));
+        const file = await tearRawFile(wh, t.dir, r.callId);
         torn.push(file);
       },
     });

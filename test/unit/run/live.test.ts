@@ -1,9 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { settleLive } from '../../../src/run/live.js';
 import { RunStore, type Warehouse } from '../../../src/warehouse/index.js';
-import { compactFixture, land, response, tempWarehouse } from '../warehouse/helpers.js';
+import { compactFixture, land, response, tearRawFile, tempWarehouse } from '../warehouse/helpers.js';
 
 const LIVE = 'serp.engA.organic.live.advanced';
 const ID = (n: number) => `11111111-2222-4333-8444-00000000000${n}`;
@@ -35,11 +33,7 @@ describe('settleLive (real DuckDB, real landing)', () => {
       calls.push(...(await land(wh, response('/v3/serp/engA/organic/live/advanced', JSON.stringify(env)))));
     }
     // Task 2's landed file is torn (its last 20 bytes gone).
-    const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [calls[1]!])) as [
-      { file: string },
-    ];
-    const bytes = await readFile(join(dir, file));
-    await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
+    const file = await tearRawFile(wh, dir, calls[1]!);
 
     const r = await settleLive({ wh, store, runId: 'run-1', at: new Date('2026-11-20T09:01:00Z'), isLive: (id) => id === LIVE });
     expect(r).toMatchObject({ loaded: 1, unloadable: 1, lost: 1 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RawResponse } from '../../../src/client/index.js';
@@ -43,4 +43,12 @@ export async function land(wh: Warehouse, ...responses: RawResponse[]): Promise<
 /** Compact JSON of a fixture, as the service sends it. */
 export async function compactFixture(name: string): Promise<string> {
   return JSON.stringify(JSON.parse(await fixture(name)));
+}
+
+/** Cuts the last 20 bytes off the raw file holding the call (`dir`: the warehouse folder): a torn gzip. Returns the file, as the index names it. */
+export async function tearRawFile(wh: Warehouse, dir: string, callId: string): Promise<string> {
+  const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [callId])) as [{ file: string }];
+  const bytes = await readFile(join(dir, file));
+  await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
+  return file;
 }

@@ -4,7 +4,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, exportParquet, loadLanded, reindexRaw, replay, tableBatches, type Warehouse } from '../../../src/warehouse/index.js';
 import { scratchDir } from '../../../src/warehouse/inflate.js';
-import { compactFixture, fixture, land, response, tempWarehouse } from './helpers.js';
+import { compactFixture, fixture, land, response, tearRawFile, tempWarehouse } from './helpers.js';
 
 const SERP = '/v3/serp/engA/organic/task_get/advanced/11111111-2222-4333-8444-555555555555';
 
@@ -55,14 +55,6 @@ async function landNightAnswers(dir: string): Promise<{ lines: string[]; files: 
     }),
   );
   return { lines, files };
-}
-
-/** Cuts the last 20 bytes off the raw file holding the call: a torn gzip. Returns the file, as the index names it. */
-async function tearRawFile(wh: Warehouse, dir: string, callId: string): Promise<string> {
-  const [{ file }] = (await wh.all<{ file: string }>(`SELECT file FROM raw_responses WHERE call_id = $1`, [callId])) as [{ file: string }];
-  const bytes = await readFile(join(dir, file));
-  await writeFile(join(dir, file), bytes.subarray(0, bytes.length - 20));
-  return file;
 }
 
 /** Scratch files a load left in the warehouse `dir` (it removes the pieces it cut and the plain text it wrote). */
