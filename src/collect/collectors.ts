@@ -103,6 +103,7 @@ export function pullCollector(postEndpoints: readonly Endpoint[]): Collector {
           loader: new TaskLoader(sibling, run.store.runId, run.now, { inFlight: run.inFlight }),
         });
         if (pull.rereadPlain.length > 0) run.onNote?.(rereadNote(pull.rereadPlain));
+        if (pull.refetchUnloaded.length > 0) run.onNote?.(refetchUnloadedNote(pull.refetchUnloaded));
         return { pending: pull.pending, then: 'next' };
       } finally {
         sibling.close();
@@ -159,4 +160,9 @@ export async function collectAll(
     sweep = sweep || end.then === 'sweep';
   }
   return { pending, stopped: false };
+}
+
+/** The run's note for re-parsed tasks whose new answer could not be loaded. */
+export function refetchUnloadedNote(unloaded: readonly { id: string; why: string }[]): string {
+  return `${unloaded.length} re-parsed task(s) were fetched again but their new answer could not be loaded (${unloaded[0]!.why}); their old rows are kept, and the next run fetches them again (task_get is free)`;
 }

@@ -5,8 +5,8 @@ import type { CallResult, EnvelopeTask, ServiceClient } from '../client/index.js
 export const NOT_READY = new Set([40601, 40602]);
 
 export interface Fetched {
-  /** Tasks answered with their result, each body landed by the client. */
-  done: EnvelopeTask[];
+  /** Tasks answered with their result, each body landed by the client (`callId`: the call that landed it). */
+  done: (EnvelopeTask & { callId: string })[];
   /** Tasks the service answered with an error of their own. */
   failed: { id: string; statusCode: number; message: string }[];
   /** The error that stopped the fetching, after `done` and `failed` were gathered. */
@@ -41,7 +41,7 @@ export async function fetchTasks(client: ServiceClient, get: Endpoint, ids: read
     const verdict = call.outcome.tasks[0];
     if (!task || !verdict || NOT_READY.has(verdict.statusCode)) continue;
     if (!verdict.ok) out.failed.push({ id, statusCode: verdict.statusCode, message: verdict.message });
-    else out.done.push({ ...task, id: task.id ?? id });
+    else out.done.push({ ...task, id: task.id ?? id, callId: call.callId });
   }
   return out;
 }

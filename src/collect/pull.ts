@@ -51,6 +51,8 @@ export interface PullResult {
   pending: number;
   /** Landed files DuckDB read short as gzip, loaded again from plain text. */
   rereadPlain: string[];
+  /** Re-parsed tasks fetched again whose new answer could not be loaded (RefetchResult.unloaded). */
+  refetchUnloaded: { id: string; why: string }[];
 }
 
 /**
@@ -72,7 +74,16 @@ const PROGRESS_EVERY_MS = 1000;
  * the re-parsed tasks `tasks_fixed` lists are fetched again (see {@link refetchFixed}).
  */
 export async function collectByPull(o: PullOptions): Promise<PullResult> {
-  const res: PullResult = { collected: 0, failed: 0, refetched: 0, rowsLoaded: 0, pending: 0, tables: new Set(), rereadPlain: [] };
+  const res: PullResult = {
+    collected: 0,
+    failed: 0,
+    refetched: 0,
+    rowsLoaded: 0,
+    pending: 0,
+    tables: new Set(),
+    rereadPlain: [],
+    refetchUnloaded: [],
+  };
   try {
     await pullLoop(o, res);
   } finally {
@@ -86,6 +97,7 @@ export async function collectByPull(o: PullOptions): Promise<PullResult> {
       },
     );
     res.refetched = r.refetched;
+    res.refetchUnloaded = r.unloaded;
     res.rowsLoaded += r.rowsLoaded;
     for (const t of r.tables) res.tables.add(t);
   }

@@ -1,7 +1,8 @@
 import { ENDPOINTS, taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { CallResult, ServiceClient } from '../client/index.js';
-import { loadLanded, RunStore, type Warehouse } from '../warehouse/index.js';
+import { loadLanded, RunStore, type LoadReport, type Warehouse } from '../warehouse/index.js';
 import { fetchTasks } from './fetch-tasks.js';
+import { unloadedWhy } from './load-tasks.js';
 
 export interface RefetchOptions {
   client: ServiceClient;
@@ -21,6 +22,12 @@ export interface RefetchResult {
   failed: number;
   rowsLoaded: number;
   tables: Set<string>;
+  /**
+   * Re-parsed tasks fetched again whose new answer landed but could not be loaded (its raw
+   * file unreadable), and why: their old rows stay, their refetch row stays open, and the next
+   * run fetches them again (`task_get` is free).
+   */
+  unloaded: { id: string; why: string }[];
 }
 
 /** Re-parsed tasks fetched before their rows are loaded together. */
@@ -36,7 +43,7 @@ const GROUP = 50;
  * still waiting is collected by the normal pull, which gets the fixed result anyway.
  */
 export async function refetchFixed(o: RefetchOptions, onProgress?: (r: RefetchResult) => void): Promise<RefetchResult> {
-  const res: RefetchResult = { refetched: 0, failed: 0, rowsLoaded: 0, tables: new Set() };
+  const res: RefetchResult = { refetched: 0, failed: 0, rowsLoaded: 0, tables: new Set(), unloaded: [] };
   for (const post of o.postEndpoints) {
     const list = fixedListOf(post);
     if (!list || o.signal?.aborted) continue;
@@ -112,22 +119,28 @@ async function refetchGroup(o: RefetchOptions, get: Endpoint, ids: string[], res
   }
   if (fetched.done.length > 0) {
     const done = fetched.done.map((t) => t.id!);
+    // The load keeps each task's newest answer that loads: when this fetch's answer cannot be
+    // read, that is the old, pre-fix one. Such a task is not marked refetched.
+    const fromThisFetch = (loaded: LoadReport, t: (typeof fetched.done)[number]) => loaded.pickedCall.get(t.id!) === t.callId;
     const report = await loadLanded(o.wh, { taskIds: done }, async (loaded) => {
-      for (const id of done) {
-        const rows = loaded.perTask.get(id) ?? 0;
+      for (const t of fetched.done.filter((x) => fromThisFetch(loaded, x))) {
+        const rows = loaded.perTask.get(t.id!) ?? 0;
         await o.wh.run(
           `UPDATE task_refetches SET refetched_at = $2::TIMESTAMPTZ, run_id = $3, status_code = 20000, rows_loaded = $4 WHERE task_id = $1 AND refetched_at IS NULL`,
-          [id, at, o.runId, rows],
+          [t.id!, at, o.runId, rows],
         );
-        await RunStore.recordReloaded(o.wh, id, rows);
+        await RunStore.recordReloaded(o.wh, t.id!, rows);
       }
     });
+    const why = unloadedWhy(report.skippedFiles, 'the answer fetched now was not the one loaded');
+    const unloaded = fetched.done.filter((t) => !fromThisFetch(report, t));
+    res.unloaded.push(...unloaded.map((t) => ({ id: t.id!, why })));
     for (const [table, n] of report.rows) {
       res.rowsLoaded += n;
       if (n > 0) res.tables.add(table);
     }
     res.tables.add('task_refetches');
-    res.refetched += done.length;
+    res.refetched += done.length - unloaded.length;
   }
   if (fetched.failure !== undefined) throw fetched.failure;
 }

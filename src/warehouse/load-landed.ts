@@ -31,6 +31,12 @@ export interface LoadReport {
    */
   picked: Set<string>;
   /**
+   * For a selection by task ids: the call each picked task's rows come from (its newest answer
+   * that loaded). A caller that fetched a task again can tell whether this fetch's answer is
+   * the one loaded, or an older one because the new one's file could not be read.
+   */
+  pickedCall: Map<string, string>;
+  /**
    * Landed files DuckDB's gzip reader read short (an answer that holds rows gave none, and no
    * error, as in 0e6f089): the load was rolled back and done again from plain text.
    */
@@ -64,7 +70,7 @@ export async function loadLanded(
   alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
   o: { batchBytes?: number; readDirectBelow?: number; pieceBytes?: number } = {},
 ): Promise<LoadReport> {
-  const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [], picked: new Set(), rereadPlain: [] };
+  const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [], picked: new Set(), pickedCall: new Map(), rereadPlain: [] };
   await wh.flushIndex();
   await clearScratch(wh.dir);
   await selectCalls(wh, sel);
@@ -175,7 +181,7 @@ async function planAndLoad(
     work.push({ plan, files, filter: n > calls, fromHeads, received });
   }
   await pickNewest(wh, selected);
-  if ('taskIds' in sel) for (const r of await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM _pick`)) report.picked.add(r.t);
+  if ('taskIds' in sel) await readPicks(wh, report);
   const how = { countPerTask: 'taskIds' in sel, selected };
   const load = async (w: typeof work) => {
     try {
@@ -201,10 +207,7 @@ async function planAndLoad(
     // Picked again without those files: a task keeps an older answer's rows if it has one, and
     // one whose only answer is there is not picked (a run leaves it posted, to fetch it again).
     await pickNewest(wh, `${selected} AND file NOT IN (SELECT unnest(${sqlList(bad.map((b) => b.file))}::VARCHAR[]))`);
-    if ('taskIds' in sel) {
-      report.picked.clear();
-      for (const r of await wh.all<{ t: string }>(`SELECT DISTINCT task_id AS t FROM _pick`)) report.picked.add(r.t);
-    }
+    if ('taskIds' in sel) await readPicks(wh, report);
     const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
     await load(good);
   }
@@ -543,6 +546,16 @@ async function pickNewest(wh: Warehouse, selected: string): Promise<void> {
     SELECT call_id, task_id FROM (
       SELECT call_id, unnest(task_ids) AS task_id, received_at FROM raw_responses WHERE ${selected} AND parsed
     ) QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY received_at DESC, call_id DESC) = 1`);
+}
+
+/** The report's `picked` and `pickedCall`, from `_pick` (a task is in it once). */
+async function readPicks(wh: Warehouse, report: LoadReport): Promise<void> {
+  report.picked.clear();
+  report.pickedCall.clear();
+  for (const r of await wh.all<{ t: string; c: string }>(`SELECT task_id AS t, call_id AS c FROM _pick`)) {
+    report.picked.add(r.t);
+    report.pickedCall.set(r.t, r.c);
+  }
 }
 
 /** Files the load cannot read whole (a torn gzip, bytes that are not NDJSON), each tried alone as the load reads it. */

@@ -8,6 +8,7 @@ import { runPipeline, type RunOptions, type RunSummary } from '../../src/run/ind
 import { toMicros } from '../../src/run/money.js';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { RawLanding, withWarehouse } from '../../src/warehouse/index.js';
+import { tearRawFile } from '../unit/warehouse/helpers.js';
 import { ShortTimeouts, silentLogger, sumDecimals, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_testfaults01';
@@ -315,6 +316,58 @@ describe('runs against a faulty service: every task created once, every result s
 
     // Written down before the fetch: the next run finishes them all, the 5th included.
     expect((await runPipeline(opts({}, '', later))).state).toBe('completed');
+    await withWarehouse(tmp.dir, async (wh) => {
+      const [r] = await wh.all<{ listed: number; done: number }>(
+        `SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`,
+      );
+      expect(r).toEqual({ listed: TASKS, done: TASKS });
+      const after = await wh.all<{ task_id: string; endpoint_id: string; checked: string; items: number }>(STORED);
+      expect(after).toHaveLength(TASKS + 3);
+      for (const row of after)
+        expect({ checked: row.checked, items: row.items }).toEqual(await served(row.endpoint_id.split('.')[1]!, row.task_id));
+    });
+    await expectExactlyOnce(0, TASKS + 3);
+  }, 120_000);
+
+  it('a refetched answer that landed torn: the old rows stay, its refetch stays open, and the next run fetches it again', async () => {
+    const clock = await startReparsing(11);
+    expect((await runPipeline(opts())).state).toBe('completed');
+    const before = await withWarehouse(tmp.dir, (wh) => wh.all<{ task_id: string; checked: string; items: number }>(STORED));
+    clock.jump(2 * 60_000);
+    const posts = (
+      await withWarehouse(tmp.dir, (wh) => wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks ORDER BY 1`))
+    ).map((r) => endpoint(r.endpoint_id));
+    let tornTask = '';
+    await withWarehouse(tmp.dir, async (wh) => {
+      const landing = new RawLanding(wh, { runId: 'torn-refetch', pipeline: 'faults' });
+      let gets = 0;
+      let torn = '';
+      // The 5th refetched body is landed, then its file torn (a disk fault): DuckDB cannot read it.
+      const land = async (raw: RawResponse) => {
+        await landing.land(raw);
+        if (!raw.path.includes('/task_get/') || ++gets !== 5) return;
+        await wh.flushIndex();
+        torn = await tearRawFile(wh, tmp.dir, raw.callId);
+        tornTask = raw.path.split('/').at(-1)!;
+      };
+      const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: KEY, land });
+      const r = await refetchFixed({ client, wh, runId: 'torn-refetch', postEndpoints: posts, now: () => new Date() });
+      expect(r.refetched).toBe(TASKS - 1);
+      expect(r.unloaded.map((u) => u.id)).toEqual([tornTask]);
+      expect(r.unloaded[0]!.why).toContain(torn);
+      const open = await wh.all<{ task_id: string }>(`SELECT task_id FROM task_refetches WHERE refetched_at IS NULL`);
+      expect(open.map((o) => o.task_id)).toEqual([tornTask]); // not marked refetched with the old answer's rows
+      const now = await wh.all<{ task_id: string; endpoint_id: string; checked: string; items: number }>(STORED);
+      expect(now.find((x) => x.task_id === tornTask)).toMatchObject(before.find((b) => b.task_id === tornTask)!); // its old rows, as they were
+      for (const row of now.filter((x) => x.task_id !== tornTask))
+        expect({ checked: row.checked, items: row.items }).toEqual(await served(row.endpoint_id.split('.')[1]!, row.task_id));
+    });
+
+    // The next run fetches the torn one again (a free task_get) and loads its fixed answer.
+    const gets = () => sandbox.log.filter((l) => l.path.endsWith(`/task_get/advanced/${tornTask}`)).length;
+    const fetchedBefore = gets();
+    expect((await runPipeline(opts({}, '', later))).state).toBe('completed');
+    expect(gets()).toBe(fetchedBefore + 1);
     await withWarehouse(tmp.dir, async (wh) => {
       const [r] = await wh.all<{ listed: number; done: number }>(
         `SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`,
