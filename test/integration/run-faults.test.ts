@@ -222,6 +222,20 @@ describe('runs against a faulty service: every task created once, every result s
                          (SELECT count(*) FROM serp_items i WHERE i.task_id = r.task_id)::INT AS items
                   FROM serp_results r JOIN tasks t USING (task_id) ORDER BY r.task_id`;
 
+  /** Every listed re-parse is done, and the warehouse holds what the service serves now, once per task. */
+  async function expectEveryRefetchDone(): Promise<void> {
+    await withWarehouse(tmp.dir, async (wh) => {
+      const [r] = await wh.all<{ listed: number; done: number }>(
+        `SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`,
+      );
+      expect(r).toEqual({ listed: TASKS, done: TASKS });
+      const after = await wh.all<{ task_id: string; endpoint_id: string; checked: string; items: number }>(STORED);
+      expect(after).toHaveLength(TASKS + 3);
+      for (const row of after)
+        expect({ checked: row.checked, items: row.items }).toEqual(await served(row.endpoint_id.split('.')[1]!, row.task_id));
+    });
+  }
+
   /** A later pipeline of the same warehouse: one keyword on the same three engines (3 tasks), so it reads their tasks_fixed lists. */
   const later = yaml()
     .replace('name: faults', 'name: later')
@@ -316,16 +330,7 @@ describe('runs against a faulty service: every task created once, every result s
 
     // Written down before the fetch: the next run finishes them all, the 5th included.
     expect((await runPipeline(opts({}, '', later))).state).toBe('completed');
-    await withWarehouse(tmp.dir, async (wh) => {
-      const [r] = await wh.all<{ listed: number; done: number }>(
-        `SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`,
-      );
-      expect(r).toEqual({ listed: TASKS, done: TASKS });
-      const after = await wh.all<{ task_id: string; endpoint_id: string; checked: string; items: number }>(STORED);
-      expect(after).toHaveLength(TASKS + 3);
-      for (const row of after)
-        expect({ checked: row.checked, items: row.items }).toEqual(await served(row.endpoint_id.split('.')[1]!, row.task_id));
-    });
+    await expectEveryRefetchDone();
     await expectExactlyOnce(0, TASKS + 3);
   }, 120_000);
 
@@ -368,16 +373,7 @@ describe('runs against a faulty service: every task created once, every result s
     const fetchedBefore = gets();
     expect((await runPipeline(opts({}, '', later))).state).toBe('completed');
     expect(gets()).toBe(fetchedBefore + 1);
-    await withWarehouse(tmp.dir, async (wh) => {
-      const [r] = await wh.all<{ listed: number; done: number }>(
-        `SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`,
-      );
-      expect(r).toEqual({ listed: TASKS, done: TASKS });
-      const after = await wh.all<{ task_id: string; endpoint_id: string; checked: string; items: number }>(STORED);
-      expect(after).toHaveLength(TASKS + 3);
-      for (const row of after)
-        expect({ checked: row.checked, items: row.items }).toEqual(await served(row.endpoint_id.split('.')[1]!, row.task_id));
-    });
+    await expectEveryRefetchDone();
     await expectExactlyOnce(0, TASKS + 3);
   }, 120_000);
 });
