@@ -121,7 +121,7 @@ async function refetchGroup(o: RefetchOptions, get: Endpoint, ids: string[], res
     const done = fetched.done.map((t) => t.id!);
     // The load keeps each task's newest answer that loads: when this fetch's answer cannot be
     // read, that is the old, pre-fix one. Such a task is not marked refetched.
-    const fromThisFetch = (loaded: LoadReport, t: (typeof fetched.done)[number]) => loaded.pickedCall.get(t.id!) === t.callId;
+    const fromThisFetch = (loaded: LoadReport, t: (typeof fetched.done)[number]) => loaded.picked.get(t.id!) === t.callId;
     const report = await loadLanded(o.wh, { taskIds: done }, async (loaded) => {
       for (const t of fetched.done.filter((x) => fromThisFetch(loaded, x))) {
         const rows = loaded.perTask.get(t.id!) ?? 0;

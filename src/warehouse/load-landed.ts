@@ -27,15 +27,12 @@ export interface LoadReport {
   added: { table: string; column: string; kind: string }[];
   /**
    * For a selection by task ids: the ids with a landed, parsed answer to load (the rest have
-   * none indexed: their rows cannot be in this load, and they must not be marked collected).
+   * none indexed: their rows cannot be in this load, and they must not be marked collected),
+   * each with the call its rows come from (its newest answer that loaded): a caller that fetched
+   * a task again can tell whether this fetch's answer is the one loaded, or an older one because
+   * the new one's file could not be read.
    */
-  picked: Set<string>;
-  /**
-   * For a selection by task ids: the call each picked task's rows come from (its newest answer
-   * that loaded). A caller that fetched a task again can tell whether this fetch's answer is
-   * the one loaded, or an older one because the new one's file could not be read.
-   */
-  pickedCall: Map<string, string>;
+  picked: Map<string, string>;
   /**
    * Landed files DuckDB's gzip reader read short (an answer that holds rows gave none, and no
    * error, as in 0e6f089): the load was rolled back and done again from plain text.
@@ -70,7 +67,7 @@ export async function loadLanded(
   alsoInTransaction: (report: LoadReport) => Promise<void> = async () => {},
   o: { batchBytes?: number; readDirectBelow?: number; pieceBytes?: number } = {},
 ): Promise<LoadReport> {
-  const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [], picked: new Set(), pickedCall: new Map(), rereadPlain: [] };
+  const report: LoadReport = { rows: new Map(), perTask: new Map(), skippedFiles: [], unparsed: [], added: [], picked: new Map(), rereadPlain: [] };
   await wh.flushIndex();
   await clearScratch(wh.dir);
   await selectCalls(wh, sel);
@@ -548,14 +545,10 @@ async function pickNewest(wh: Warehouse, selected: string): Promise<void> {
     ) QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY received_at DESC, call_id DESC) = 1`);
 }
 
-/** The report's `picked` and `pickedCall`, from `_pick` (a task is in it once). */
+/** The report's `picked`, from `_pick` (a task is in it once). */
 async function readPicks(wh: Warehouse, report: LoadReport): Promise<void> {
   report.picked.clear();
-  report.pickedCall.clear();
-  for (const r of await wh.all<{ t: string; c: string }>(`SELECT task_id AS t, call_id AS c FROM _pick`)) {
-    report.picked.add(r.t);
-    report.pickedCall.set(r.t, r.c);
-  }
+  for (const r of await wh.all<{ t: string; c: string }>(`SELECT task_id AS t, call_id AS c FROM _pick`)) report.picked.set(r.t, r.c);
 }
 
 /** Files the load cannot read whole (a torn gzip, bytes that are not NDJSON), each tried alone as the load reads it. */

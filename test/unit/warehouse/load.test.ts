@@ -227,7 +227,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect(good).toHaveLength(1);
     const report = await loadLanded(wh, { taskIds: ['22222222-0000-4000-8000-000000000006', '22222222-0000-4000-8000-00000000000f'] });
     expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
-    expect([...report.picked]).toEqual(['22222222-0000-4000-8000-000000000006']);
+    expect([...report.picked]).toEqual([['22222222-0000-4000-8000-000000000006', good[0]]]);
   });
 
   it("keeps a task's rows from its older answer when its newest answer's raw file is corrupted", async () => {
@@ -240,7 +240,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     const file = await tearRawFile(wh, dir, newer[0]!);
     const report = await loadLanded(wh, { taskIds: ['22222222-0000-4000-8000-000000000006'] });
     expect(report.skippedFiles.map((s) => s.file)).toEqual([file]);
-    expect([...report.picked]).toEqual(['22222222-0000-4000-8000-000000000006']);
+    expect([...report.picked]).toEqual([['22222222-0000-4000-8000-000000000006', old[0]]]); // the older answer's call
     expect(await wh.all(`SELECT * FROM backlinks ORDER BY ALL`)).toEqual(before);
   });
 
