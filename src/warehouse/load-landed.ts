@@ -75,7 +75,7 @@ export async function loadLanded(
   report.unparsed = kinds.flatMap((k) => k.unparsed);
   const byKind: Landed[] = kinds.filter((k) => k.calls > 0).map(({ kind, files, calls, inFiles }) => ({ kind, files, calls, inFiles }));
   const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
-  // The first batch is cut into pieces (Node's file system work) while DuckDB plans the load below.
+  // The first batch is cut into pieces (here, on the main thread) while DuckDB looks at the plan of the load below.
   const early: Early = { cut: byKind[0] ? cutEarly(wh, byKind[0].files, batches) : undefined, removing: [] };
   try {
     return await planAndLoad(wh, sel, selected, byKind, report, alsoInTransaction, batches, early);
@@ -152,32 +152,44 @@ async function planAndLoad(
   batches: Batches,
   early: Early,
 ): Promise<LoadReport> {
-  const work: Work[] = [];
-  for (const { kind, files, calls, inFiles: { rows: n, received } } of byKind) {
+  type Look = { shape: string[]; headless: number; stored: StoredColumn[] };
+  // Every look, and the pick after them, is sent to DuckDB at once: it runs them in turn while
+  // cutEarly cuts the first batch here, on the main thread.
+  const looking = byKind.map(async (landed) => {
+    const { kind, files, inFiles: { received } } = landed;
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
     // files, so a compacted segment's other bodies must fit the explicit types too. With them,
     // in the same look: whether every body of the files has a head (raw_heads), and the
     // columns stored for the kind.
     const parsedInFiles = `file IN (SELECT unnest(${sqlList(files)}::VARCHAR[])) AND parsed${received}`;
     // Three one-row subqueries in FROM, not scalar subqueries in SELECT: DuckDB wraps each of those
-    // in a check that it gave one row (an aggregate of its own), about 4 ms more.
-    const [look] = await wh.all<{ shape: string[]; headless: number; stored: StoredColumn[] }>(
+    // in a check that it gave one row (an aggregate of its own), about 4 ms more. The kind is
+    // written in, not bound: a statement with parameters is three calls into DuckDB (extract,
+    // prepare, run), each of which waits for the main thread between; one without is one.
+    const [look] = await wh.all<Look>(
       `SELECT a.shape, b.headless, c.stored
        FROM (SELECT coalesce(list(DISTINCT s), []) AS shape FROM (SELECT unnest(shape) AS s FROM raw_responses WHERE ${parsedInFiles})) AS a,
             (SELECT count(*)::INT AS headless FROM raw_responses WHERE ${parsedInFiles} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received})) AS b,
             (SELECT coalesce(list({table_name: table_name, column_name: column_name, result_kind: result_kind, spec: spec::VARCHAR} ORDER BY table_name, position), []) AS stored
-             FROM schema_columns WHERE result_kind = $1) AS c`,
-      [kind],
+             FROM schema_columns WHERE result_kind = ${sqlString(kind)}) AS c`,
     );
-    const shape = mergeShapes(look!.shape);
+    return { look: look!, landed };
+  });
+  const picking = pickNewest(wh, selected);
+  // All settle first, so that no statement is left running behind a failure.
+  const settled = await Promise.allSettled([...looking, picking]);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const looks = await Promise.all(looking);
+  const work: Work[] = looks.map(({ look, landed: { kind, files, calls, inFiles } }) => {
+    const shape = mergeShapes(look.shape);
     // Some body is a `/v3` envelope (`tasks[]`).
     const envelope = shape.get('tasks')?.has('a') ?? false;
-    const plan = planKind(kindSpec(kind, envelope), look!.stored, shape);
+    const plan = planKind(kindSpec(kind, envelope), look.stored, shape);
     // The result-level tables read the bodies' heads when every body of the files has one.
-    const fromHeads = look!.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
-    work.push({ plan, files, filter: n > calls, fromHeads, received });
-  }
-  await pickNewest(wh, selected);
+    const fromHeads = look.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
+    return { plan, files, filter: inFiles.rows > calls, fromHeads, received: inFiles.received };
+  });
   if ('taskIds' in sel) await readPicks(wh, report);
   const how = { countPerTask: 'taskIds' in sel, selected };
   const load = async (w: typeof work) => {
