@@ -152,11 +152,10 @@ async function planAndLoad(
   batches: Batches,
   early: Early,
 ): Promise<LoadReport> {
-  type Look = { shape: string[]; headless: number; stored: StoredColumn[] };
   // Every look, and the pick after them, is sent to DuckDB at once: it runs them in turn while
-  // cutEarly cuts the first batch here, on the main thread.
-  const looking = byKind.map(async (landed) => {
-    const { kind, files, inFiles: { received } } = landed;
+  // cutEarly cuts the first batch here, on the main thread, and each kind is planned here as its
+  // look comes back, while DuckDB goes on with the next one or the pick.
+  const planning = byKind.map(async ({ kind, files, calls, inFiles: { rows: n, received } }): Promise<Work> => {
     // The shapes of every body in the files, not only the selected ones: DuckDB reads whole
     // files, so a compacted segment's other bodies must fit the explicit types too. With them,
     // in the same look: whether every body of the files has a head (raw_heads), and the
@@ -166,30 +165,27 @@ async function planAndLoad(
     // in a check that it gave one row (an aggregate of its own), about 4 ms more. The kind is
     // written in, not bound: a statement with parameters is three calls into DuckDB (extract,
     // prepare, run), each of which waits for the main thread between; one without is one.
-    const [look] = await wh.all<Look>(
+    const [look] = await wh.all<{ shape: string[]; headless: number; stored: StoredColumn[] }>(
       `SELECT a.shape, b.headless, c.stored
        FROM (SELECT coalesce(list(DISTINCT s), []) AS shape FROM (SELECT unnest(shape) AS s FROM raw_responses WHERE ${parsedInFiles})) AS a,
             (SELECT count(*)::INT AS headless FROM raw_responses WHERE ${parsedInFiles} AND call_id NOT IN (SELECT call_id FROM raw_heads WHERE true${received})) AS b,
             (SELECT coalesce(list({table_name: table_name, column_name: column_name, result_kind: result_kind, spec: spec::VARCHAR} ORDER BY table_name, position), []) AS stored
              FROM schema_columns WHERE result_kind = ${sqlString(kind)}) AS c`,
     );
-    return { look: look!, landed };
+    const shape = mergeShapes(look!.shape);
+    // Some body is a `/v3` envelope (`tasks[]`).
+    const envelope = shape.get('tasks')?.has('a') ?? false;
+    const plan = planKind(kindSpec(kind, envelope), look!.stored, shape);
+    // The result-level tables read the bodies' heads when every body of the files has one.
+    const fromHeads = look!.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
+    return { plan, files, filter: n > calls, fromHeads, received };
   });
   const picking = pickNewest(wh, selected);
   // All settle first, so that no statement is left running behind a failure.
-  const settled = await Promise.allSettled([...looking, picking]);
+  const settled = await Promise.allSettled([...planning, picking]);
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
-  const looks = await Promise.all(looking);
-  const work: Work[] = looks.map(({ look, landed: { kind, files, calls, inFiles } }) => {
-    const shape = mergeShapes(look.shape);
-    // Some body is a `/v3` envelope (`tasks[]`).
-    const envelope = shape.get('tasks')?.has('a') ?? false;
-    const plan = planKind(kindSpec(kind, envelope), look.stored, shape);
-    // The result-level tables read the bodies' heads when every body of the files has one.
-    const fromHeads = look.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
-    return { plan, files, filter: inFiles.rows > calls, fromHeads, received: inFiles.received };
-  });
+  const work = await Promise.all(planning);
   if ('taskIds' in sel) await readPicks(wh, report);
   const how = { countPerTask: 'taskIds' in sel, selected };
   const load = async (w: typeof work) => {
