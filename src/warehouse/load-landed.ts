@@ -58,8 +58,9 @@ interface Landed {
  * fetched more than once, its newest response wins. A kind's files are read
  * `o.batchBytes` of gzip at a time (default 128 MiB; one larger file alone), so scratch
  * space and memory are bounded by a batch, not by the selection; a batch of less than
- * `o.readDirectBelow` bytes (default 8 MiB) is read from the landed files without a scratch
- * file, in pieces of `o.pieceBytes` of bodies (default 1 MiB; large files cut, small ones joined; inflate.ts).
+ * `o.readDirectBelow` bytes (default 8 MiB), or of small files only, is read from the landed
+ * files without a scratch file, in pieces of `o.pieceBytes` of bodies (default 1 MiB; large files
+ * cut, small ones joined; inflate.ts). `o.readDirectBelow: 0` inflates every batch.
  */
 export async function loadLanded(
   wh: Warehouse,
@@ -115,7 +116,7 @@ async function cutEarly(wh: Warehouse, files: readonly string[], batches: Batche
   try {
     const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
     const first = byteBatches(sized, batches.bytes)[0];
-    if (!first || first.reduce((s, { size }) => s + size, 0) >= batches.readDirectBelow) return undefined;
+    if (!first || !readsDirect(first, batches.readDirectBelow)) return undefined;
     const pieces = await intoPieces(
       first.map(({ f, size }) => ({ file: join(wh.dir, f), size })),
       wh.dir,
@@ -284,16 +285,17 @@ async function commit(
       // The kind's files are read a batch at a time (LOAD_BATCH_BYTES of gzip, or one larger
       // file alone), so scratch space and memory are bounded by a batch however many nights
       // the selection spans (a replay reads the whole history). A batch of READ_DIRECT_BELOW
-      // or more is inflated once (inflate.ts) into a plain NDJSON scratch file that each table
-      // then reads with only the fields it needs: one gunzip instead of one per table, and a
-      // file DuckDB splits across its threads; a smaller one is read as gzip from the landed
+      // or more that holds a large file (a compacted segment) is inflated once (inflate.ts)
+      // into a plain NDJSON scratch file that each table then reads with only the fields it
+      // needs: one gunzip instead of one per table, and a file DuckDB splits across its
+      // threads; a smaller one, or one of small files only, is read as gzip from the landed
       // files in pieces of about 1 MiB of bodies (intoPieces: a compacted segment cut, a
-      // night's one-body files joined).
+      // night's one-body files joined; readsDirect).
       // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
       const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
       for (const batch of byteBatches(sized, batches.bytes)) {
         const landed = batch.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
-        const direct = batch.reduce((s, { size }) => s + size, 0) < batches.readDirectBelow;
+        const direct = readsDirect(batch, batches.readDirectBelow);
         // Read as gzip from the landed files (and pieces cut from them), or from one plain scratch file.
         const read: { files: string[]; scratch: string[]; gzip: boolean } = { files: [], scratch: [], gzip: direct };
         try {
@@ -389,9 +391,32 @@ const LOAD_BATCH_BYTES = 128 << 20;
  * pieces of about 1 MiB of bodies (intoPieces). At 50,000 SERP items that took no more time than
  * inflating once into a scratch file, and 300 MB peak RSS against 430 to 450: DuckDB parses a
  * file's read buffer of bodies at once, and Node's inflate leaves the plain text behind as
- * buffers for the garbage collector. Larger batches are inflated once, on several threads.
+ * buffers for the garbage collector. Larger batches are inflated once, on several threads,
+ * unless they hold small files only (SMALL_FILE_BYTES).
  */
 const READ_DIRECT_BELOW = 8 << 20;
+
+/**
+ * A landed file of less gzip than this is small: one answer, or a few landed together. A batch of
+ * small files only (a big account's night before compaction: 10,000 one-answer files of about 8
+ * KB for a million SERP items) is read directly however large. Inflated, with a stream and a
+ * pipeline per file, that night's load took 13.5 to 14.8 s (21.6 to 24.1 s of CPU) in four loads
+ * and 25.7 s (42.6 s) in a fifth, 6 to 18 s of it inflating; read directly, 7.1 to 9.1 s (13.5
+ * to 16.6 s of CPU), its files joined into pieces in under a second. Peak RSS 1,307 to 1,363 MB
+ * against 1,336 to 1,469.
+ */
+const SMALL_FILE_BYTES = 1 << 20;
+
+/**
+ * Whether a batch is read as gzip straight from its landed files (in pieces, intoPieces) rather
+ * than inflated into one plain scratch file: when it holds less than `readDirectBelow` bytes, or
+ * only small files. Never when `readDirectBelow` is 0 (the reload from plain text after a short
+ * read, ShortRead).
+ */
+export function readsDirect(batch: readonly { size: number }[], readDirectBelow: number): boolean {
+  if (readDirectBelow <= 0) return false;
+  return batch.reduce((s, { size }) => s + size, 0) < readDirectBelow || batch.every(({ size }) => size < SMALL_FILE_BYTES);
+}
 
 function depth(rows: string): number {
   return rows.split('[]').length - 1;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, loadLanded, reindexRaw, replay, type Warehouse } from '../../../src/warehouse/index.js';
 import { byteBatches } from '../../../src/warehouse/byte-batches.js';
+import { readsDirect } from '../../../src/warehouse/load-landed.js';
 import { compactFixture, land, response, tempWarehouse } from './helpers.js';
 
 // Reindexing, replaying and loading read the landed files a batch at a time (memory bounded by
@@ -58,6 +59,16 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
   beforeEach(async () => ({ wh, dir, done } = await tempWarehouse()));
   afterEach(async () => done());
 
+  it('reads a batch from the landed files when it is small or made of small files only, else inflates it; never when told 0', () => {
+    const night = Array.from({ length: 10_000 }, () => ({ size: 8_000 })); // a million SERP items in one-answer files
+    expect(readsDirect(night, 8 << 20)).toBe(true);
+    expect(readsDirect(night.slice(0, 10), 8 << 20)).toBe(true);
+    expect(readsDirect([{ size: 80 << 20 }], 8 << 20)).toBe(false); // a compacted segment of that night
+    expect(readsDirect([...night.slice(0, 10), { size: 80 << 20 }], 8 << 20)).toBe(false);
+    expect(readsDirect([{ size: 4 << 20 }], 8 << 20)).toBe(true);
+    expect(readsDirect(night.slice(0, 10), 0)).toBe(false); // the reload from plain text after a short read
+  });
+
   it('batches files in order up to a byte budget, a larger file alone', () => {
     const xs = [5, 5, 20, 1, 1, 1, 9].map((size, i) => ({ i, size }));
     expect(byteBatches(xs, 10).map((b) => b.map((x) => x.i))).toEqual([[0, 1], [2], [3, 4, 5], [6]]);
@@ -68,8 +79,9 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
     await night(wh, 12);
     const before = await state(wh);
     expect((before.items as unknown[]).length).toBe(36);
-    // Each batch read from the landed files or from one inflated scratch file.
-    for (const readDirectBelow of [0, 1 << 30]) {
+    // Each batch read from the landed files or from one inflated scratch file (0); 1: every batch is
+    // over the size for reading directly, but made of small files only, so read directly too.
+    for (const readDirectBelow of [0, 1, 1 << 30]) {
       for (const batchBytes of [1, 4000, 1 << 30]) {
         await loseDatabase(wh);
         const report = await replay(wh, { batchBytes, readDirectBelow });
