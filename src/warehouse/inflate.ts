@@ -272,10 +272,12 @@ export async function intoPieces(
     joined = [];
     joinedBytes = 0;
   };
-  // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load-landed.ts). Read
-  // synchronously: a night's files are small, and each asynchronous read is several round trips
-  // to Node's file system threads. 487 one-body files took 27 to 51 ms so, 8 to 9 ms in one go
-  // (the event loop waits that long), and the whole split 90 to 115 ms against 28 to 39.
+  // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load-landed.ts), or of
+  // small files only up to a load batch (readsDirect: 80 MB for a night of a million SERP items).
+  // Read synchronously: a night's files are small, and each asynchronous read is several round
+  // trips to Node's file system threads. 487 one-body files took 27 to 51 ms so, 8 to 9 ms in one
+  // go (the event loop waits that long), and the whole split 90 to 115 ms against 28 to 39. For
+  // 10,000 files the event loop waits about a second, reads and writes together.
   const contents = files.map(({ file }) => readFileSync(file));
   for (const [i, { file }] of files.entries()) {
     const bytes = contents[i]!;
