@@ -5,9 +5,9 @@ import { ident, receivedBetween, sqlList, sqlString, sqlType } from './columns.j
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
 import { clearScratch, inflate, removeInflated, scratchFile, intoPieces } from './inflate.js';
-import { insertMarked, markReplaced } from './publish/mark-loaded.js';
+import { insertMarked, markReplaced, nextRowIdsOf } from './publish/mark-loaded.js';
 import { mergeShapes, type ShapeMap } from './shape.js';
-import { envelopeStructure, envelopeType, selectRows } from './sql-build.js';
+import { envelopeStructure, envelopeType, selectRowsFrom } from './sql-build.js';
 import { planKind, type KindPlan, type StoredColumn, type TablePlan } from './table-plan.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -77,7 +77,8 @@ export async function loadLanded(
   const byKind: Landed[] = kinds.filter((k) => k.calls > 0).map(({ kind, files, calls, inFiles }) => ({ kind, files, calls, inFiles }));
   const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   // The first batch is cut into pieces (here, on the main thread) while DuckDB looks at the plan of the load below.
-  const early: Early = { cut: byKind[0] ? cutEarly(wh, byKind[0].files, batches) : undefined, removing: [] };
+  const first = byKind[0] && { files: byKind[0].files, sizes: sizesOf(wh, byKind[0].files) };
+  const early: Early = { cut: first ? cutEarly(wh, first.sizes, batches) : undefined, removing: [], sized: first };
   try {
     return await planAndLoad(wh, sel, selected, byKind, report, alsoInTransaction, batches, early);
   } finally {
@@ -106,15 +107,25 @@ interface Early {
    * 5 ms for a night's 50 pieces, otherwise spent before the commit).
    */
   removing: Promise<unknown>[];
+  /**
+   * The sizes of the first kind's files, read once for the cut and the commit (a night of a
+   * million SERP items before compaction is 10,000 files).
+   */
+  sized: { files: readonly string[]; sizes: Promise<{ f: string; size: number }[]> } | undefined;
+}
+
+/** The size of each of `files` (relative to the warehouse). */
+function sizesOf(wh: Warehouse, files: readonly string[]): Promise<{ f: string; size: number }[]> {
+  return Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
 }
 
 /**
- * Cuts the first batch of `files` into pieces, as commit() would, when it is read as gzip;
+ * Cuts the first batch of the files (`sizes`: each with its size) into pieces, as commit() would, when it is read as gzip;
  * undefined when it is not, or when cutting fails (commit() then cuts it and meets the error).
  */
-async function cutEarly(wh: Warehouse, files: readonly string[], batches: Batches): Promise<Cut | undefined> {
+async function cutEarly(wh: Warehouse, sizes: Promise<{ f: string; size: number }[]>, batches: Batches): Promise<Cut | undefined> {
   try {
-    const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
+    const sized = await sizes;
     const first = byteBatches(sized, batches.bytes)[0];
     if (!first || !readsDirect(first, batches.readDirectBelow)) return undefined;
     const pieces = await intoPieces(
@@ -179,7 +190,17 @@ async function planAndLoad(
     const plan = planKind(kindSpec(kind, envelope), look!.stored, shape);
     // The result-level tables read the bodies' heads when every body of the files has one.
     const fromHeads = look!.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
-    return { plan, files, filter: n > calls, fromHeads, received };
+    // Each table's SELECT is built here, while DuckDB goes on with the next look or the pick
+    // (about 3 ms of JavaScript that the first insert otherwise waited for).
+    const select = { ...(n > calls ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' };
+    const reads = [...plan.tables]
+      .sort((a, b) => depth(b.rows) - depth(a.rows))
+      .map((t): TableRead => {
+        const heads = fromHeads.has(t);
+        const type = sqlString(heads ? envelopeStructure([t]) : envelopeType([t]));
+        return { t, heads, type, select: selectRowsFrom(t, select), list: listOf(t) };
+      });
+    return { plan, files, reads, received };
   });
   const picking = pickNewest(wh, selected);
   // All settle first, so that no statement is left running behind a failure.
@@ -224,12 +245,40 @@ async function planAndLoad(
 interface Work {
   plan: KindPlan;
   files: string[];
-  /** The files hold bodies the selection does not name. */
-  filter: boolean;
-  /** Tables that read `raw_heads` instead of the bodies (headTables), when every body of the files has a head. */
-  fromHeads: ReadonlySet<TablePlan>;
+  /**
+   * The plan's tables, deepest rows first (items before their results): the largest read then
+   * starts from a clean slate, about 40 MB less peak RSS for SERP than the other order.
+   */
+  reads: TableRead[];
   /** `AND received_at BETWEEN …` of the files' index rows (receivedWithin). */
   received: string;
+}
+
+/** How a load reads one table's rows. */
+interface TableRead {
+  t: TablePlan;
+  /** It reads `raw_heads` instead of the bodies (headTables): every body of the files has a head. */
+  heads: boolean;
+  /** The bodies' type for read_json (envelopeType), or the heads' structure for from_json (envelopeStructure), as SQL text. */
+  type: string;
+  /** Its SELECT from a source of landed lines; only the rows of the picks, and of the selection when the files hold other bodies. */
+  select: (source: string) => string;
+  /** Its rows list's index column and the columns whose value is the same for all the items of a list (insertMarked). */
+  list: { index: string; sameInList: ReadonlySet<string> } | undefined;
+}
+
+/**
+ * A table's rows list (listOf: its index column) and the columns read above it, the same for all
+ * the items of one list: the call's ids, and the values and indexes of the levels above the rows
+ * (a SERP item's task id and check date). Undefined for a table of one row per body.
+ */
+function listOf(t: TablePlan): TableRead['list'] {
+  if (t.rows === '') return undefined;
+  const index = t.columns.find((c) => c.index === t.rows);
+  if (!index) return undefined;
+  const atOrBelow = (path: string) => path === t.rows || path.startsWith(`${t.rows}.`) || path.startsWith(`${t.rows}[`);
+  const same = t.columns.filter((c) => c.source !== undefined || (c.index !== undefined ? !atOrBelow(c.index) : c.abs !== undefined && !atOrBelow(c.abs)));
+  return { index: index.name, sameInList: new Set(same.map((c) => c.name)) };
 }
 
 /**
@@ -269,82 +318,95 @@ async function commit(
   batches: Batches,
   early: Early,
 ): Promise<void> {
-  await wh.transaction(async () => {
-    for (const { plan, files, filter, fromHeads, received } of work) {
-      await applySchema(wh, plan, report);
-      // Deepest rows first (items before their results): the largest read then starts from
-      // a clean slate, about 40 MB less peak RSS for SERP than the other order.
-      const deepestFirst = [...plan.tables].sort((a, b) => depth(b.rows) - depth(a.rows));
-      // A replaced task's old rows go once, before the first batch of files inserts any.
-      const mayHaveRows = await picksMayHaveRows(wh);
-      for (const t of deepestFirst) if (t.replaceKey !== 'task_id' || mayHaveRows) await clearReplaced(wh, t);
-      // The row id from which each table's rows of this load were appended (its first batch's,
-      // insertMarked): the per-task count below reads only the row groups this load wrote, not
-      // a year of history.
-      const loadedFrom = new Map<string, string>();
-      // The kind's files are read a batch at a time (LOAD_BATCH_BYTES of gzip, or one larger
-      // file alone), so scratch space and memory are bounded by a batch however many nights
-      // the selection spans (a replay reads the whole history). A batch of READ_DIRECT_BELOW
-      // or more that holds a large file (a compacted segment) is inflated once (inflate.ts)
-      // into a plain NDJSON scratch file that each table then reads with only the fields it
-      // needs: one gunzip instead of one per table, and a file DuckDB splits across its
-      // threads; a smaller one, or one of small files only, is read as gzip from the landed
-      // files in pieces of about 1 MiB of bodies (intoPieces: a compacted segment cut, a
-      // night's one-body files joined; readsDirect).
-      // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
-      const sized = await Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
-      for (const batch of byteBatches(sized, batches.bytes)) {
-        const landed = batch.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
-        const direct = readsDirect(batch, batches.readDirectBelow);
-        // Read as gzip from the landed files (and pieces cut from them), or from one plain scratch file.
-        const read: { files: string[]; scratch: string[]; gzip: boolean } = { files: [], scratch: [], gzip: direct };
-        try {
-          if (direct) {
-            const pieces = (await takeEarly(early, batch)) ?? (await intoPieces(landed, wh.dir, batches.pieceBytes));
-            read.files = pieces.read;
-            read.scratch = pieces.scratch;
-          } else {
-            const plain = scratchFile(wh.dir);
-            read.files = [plain];
-            read.scratch = [plain];
-            await inflate(landed.map((l) => l.file), plain);
-          }
-          const inBatch = `file IN (SELECT unnest(${sqlList(batch.map(({ f }) => f))}::VARCHAR[])) AND parsed${received}`;
-          const firstRowIds = new Map<TablePlan, string>();
-          for (const t of deepestFirst) {
-            const bodyType = sqlString(envelopeType([t]));
-            // A result-level table reads the bodies' heads (raw_heads); else it parses the
-            // bodies again (a reindexed warehouse has no heads).
-            const source = fromHeads.has(t)
-                ? `(SELECT call_id, run_id, from_json(head, ${sqlString(envelopeStructure([t]))}) AS body FROM raw_heads
+  // The inserts' optimizer setting (insertRows): changed on a connection of its own while the
+  // transaction begins and checks for replaced rows, and put back after the last insert while
+  // DuckDB checks the read (taken around each insert, the change and the reset were about 4.5
+  // and 2 ms of the load's path).
+  const hold = wh.optimizerOff(INSERTS_OPTIMIZER_OFF);
+  try {
+    await wh.transaction(async () => {
+      for (const [k, { plan, files, reads, received }] of work.entries()) {
+        // The row id from which each table's rows of this load were appended (its first batch's,
+        // insertMarked): the per-task count below reads only the row groups this load wrote, not
+        // a year of history.
+        const loadedFrom = new Map<string, string>();
+        await applySchema(wh, plan, report);
+        // A replaced task's old rows go once, before the first batch of files inserts any.
+        const mayHaveRows = await picksMayHaveRows(wh);
+        await clearReplaced(wh, reads.map((r) => r.t).filter((t) => t.replaceKey !== 'task_id' || mayHaveRows));
+        // The kind's files are read a batch at a time (LOAD_BATCH_BYTES of gzip, or one larger
+        // file alone), so scratch space and memory are bounded by a batch however many nights
+        // the selection spans (a replay reads the whole history). A batch of READ_DIRECT_BELOW
+        // or more that holds a large file (a compacted segment) is inflated once (inflate.ts)
+        // into a plain NDJSON scratch file that each table then reads with only the fields it
+        // needs: one gunzip instead of one per table, and a file DuckDB splits across its
+        // threads; a smaller one, or one of small files only, is read as gzip from the landed
+        // files in pieces of about 1 MiB of bodies (intoPieces: a compacted segment cut, a
+        // night's one-body files joined; readsDirect).
+        // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
+        const sized = await (early.sized?.files === files ? early.sized.sizes : sizesOf(wh, files));
+        await hold.ready;
+        const kindBatches = byteBatches(sized, batches.bytes);
+        for (const [b, batch] of kindBatches.entries()) {
+          const landed = batch.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
+          const direct = readsDirect(batch, batches.readDirectBelow);
+          // Read as gzip from the landed files (and pieces cut from them), or from one plain scratch file.
+          const read: { files: string[]; scratch: string[]; gzip: boolean } = { files: [], scratch: [], gzip: direct };
+          try {
+            if (direct) {
+              const pieces = (await takeEarly(early, batch)) ?? (await intoPieces(landed, wh.dir, batches.pieceBytes));
+              read.files = pieces.read;
+              read.scratch = pieces.scratch;
+            } else {
+              const plain = scratchFile(wh.dir);
+              read.files = [plain];
+              read.scratch = [plain];
+              await inflate(landed.map((l) => l.file), plain);
+            }
+            const inBatch = `file IN (SELECT unnest(${sqlList(batch.map(({ f }) => f))}::VARCHAR[])) AND parsed${received}`;
+            const firstRowIds = new Map<TablePlan, string>();
+            // Where each table's rows of this batch will start, for all of them in one look.
+            const nextRowIds = await nextRowIdsOf(wh, reads.map((r) => r.t));
+            for (const { t, heads, type, select, list } of reads) {
+              // A result-level table reads the bodies' heads (raw_heads); else it parses the
+              // bodies again (a reindexed warehouse has no heads).
+              const source = heads
+                ? `(SELECT call_id, run_id, from_json(head, ${type}) AS body FROM raw_heads
                    WHERE call_id IN (SELECT call_id FROM raw_responses WHERE ${inBatch})${received})`
-                : `read_json(${sqlList(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: ${bodyType}}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
-            const { rows, firstRowId } = await insertRows(wh, t, source, filter, !fromHeads.has(t));
-            // Rows read from heads are not read by DuckDB's gzip reader: nothing to check.
-            if (!fromHeads.has(t)) firstRowIds.set(t, firstRowId);
-            if (!loadedFrom.has(t.name)) loadedFrom.set(t.name, firstRowId);
-            report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + rows);
+                : `read_json(${sqlList(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: ${type}}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
+              const { rows, firstRowId } = await insertRows(wh, t, select(source), nextRowIds.get(t.name)!, list);
+              // Rows read from heads are not read by DuckDB's gzip reader: nothing to check.
+              if (!heads) firstRowIds.set(t, firstRowId);
+              if (!loadedFrom.has(t.name)) loadedFrom.set(t.name, firstRowId);
+              report.rows.set(t.name, (report.rows.get(t.name) ?? 0) + rows);
+            }
+            // After the load's last insert, the setting goes back while DuckDB checks the read.
+            if (k === work.length - 1 && b === kindBatches.length - 1) void hold.release();
+            if (read.gzip) {
+              const short = await readShort(wh, firstRowIds, batch.map(({ f }) => f), o.selected);
+              if (short.length > 0) throw new ShortRead(short);
+            }
+          } finally {
+            early.removing.push(Promise.allSettled(read.scratch.map((f) => removeInflated(f))));
           }
-          if (read.gzip) {
-            const short = await readShort(wh, firstRowIds, batch.map(({ f }) => f), o.selected);
-            if (short.length > 0) throw new ShortRead(short);
+        }
+        if (o.countPerTask) {
+          for (const { t } of reads) {
+            if (t.replaceKey !== 'task_id' || !report.rows.get(t.name)) continue;
+            const counts = await wh.all<{ k: string; n: number }>(
+              `SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE rowid >= ${loadedFrom.get(t.name) ?? 0} AND task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`,
+            );
+            for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
           }
-        } finally {
-          early.removing.push(Promise.allSettled(read.scratch.map((f) => removeInflated(f))));
         }
       }
-      if (o.countPerTask) {
-        for (const t of deepestFirst) {
-          if (t.replaceKey !== 'task_id' || !report.rows.get(t.name)) continue;
-          const counts = await wh.all<{ k: string; n: number }>(
-            `SELECT task_id AS k, count(*)::INT AS n FROM ${ident(t.name)} WHERE rowid >= ${loadedFrom.get(t.name) ?? 0} AND task_id IN (SELECT task_id FROM _pick) GROUP BY ALL`,
-          );
-          for (const c of counts) report.perTask.set(c.k, (report.perTask.get(c.k) ?? 0) + c.n);
-        }
-      }
-    }
-    await alsoInTransaction(report);
-  });
+      // Put back before the run's own statements (alsoInTransaction), which are planned as usual.
+      await hold.release();
+      await alsoInTransaction(report);
+    });
+  } finally {
+    await hold.release();
+  }
 }
 
 /**
@@ -643,39 +705,50 @@ async function applySchema(wh: Warehouse, plan: KindPlan, report: LoadReport): P
  * keywords x 365 nights).
  */
 async function picksMayHaveRows(wh: Warehouse): Promise<boolean> {
+  // tasks RIGHT JOIN _pick, not _pick LEFT JOIN tasks: with the inserts' optimizer off (insertRows),
+  // DuckDB builds on the right side as written, which must be the night's picks, not a year of
+  // tasks (43 ms against 8 for 500 picks and 400,000 tasks).
   const hit = await wh.all(
-    `SELECT 1 FROM _pick AS p LEFT JOIN tasks AS t ON t.task_id = p.task_id WHERE t.task_id IS NULL OR t.state = 'collected' LIMIT 1`,
+    `SELECT 1 FROM tasks AS t RIGHT JOIN _pick AS p ON t.task_id = p.task_id WHERE t.task_id IS NULL OR t.state = 'collected' LIMIT 1`,
   );
   return hit.length > 0;
 }
 
-/** Deletes the rows of the selection's tasks (or calls) already in the table, when there are any: a first load is a plain insert. */
-async function clearReplaced(wh: Warehouse, t: TablePlan): Promise<void> {
-  const key = ident(t.replaceKey);
-  const keys = t.replaceKey === 'task_id' ? `SELECT task_id FROM _pick` : `SELECT call_id FROM _sel`;
-  const present = await wh.all(`SELECT 1 FROM ${ident(t.name)} WHERE ${key} IN (${keys}) LIMIT 1`);
-  if (present.length > 0) {
+/**
+ * Deletes the rows of the selection's tasks (or calls) already in the tables, from those that
+ * have any: a first load is a plain insert. Which tables have some is one statement for all.
+ */
+async function clearReplaced(wh: Warehouse, tables: readonly TablePlan[]): Promise<void> {
+  if (tables.length === 0) return;
+  const keysOf = (t: TablePlan) => `${ident(t.replaceKey)} IN (${t.replaceKey === 'task_id' ? `SELECT task_id FROM _pick` : `SELECT call_id FROM _sel`})`;
+  // One-row subqueries in FROM (see the look in planAndLoad), each stopping at its first row.
+  const from = tables.map((t, i) => `(SELECT count(*)::INT AS p${i} FROM (SELECT 1 FROM ${ident(t.name)} WHERE ${keysOf(t)} LIMIT 1))`);
+  const [present] = await wh.all<Record<string, number>>(`SELECT * FROM ${from.join(', ')}`);
+  for (const [i, t] of tables.entries()) {
+    if (!present?.[`p${i}`]) continue;
     // The partitions those rows sit in are republished (src/warehouse/publish).
-    await markReplaced(wh, t, `${key} IN (${keys})`);
-    await wh.run(`DELETE FROM ${ident(t.name)} WHERE ${key} IN (${keys})`);
+    await markReplaced(wh, t, keysOf(t));
+    await wh.run(`DELETE FROM ${ident(t.name)} WHERE ${keysOf(t)}`);
   }
 }
 
+/** The optimizer a load's inserts run with off (insertRows). */
+const INSERTS_OPTIMIZER_OFF = 'build_side_probe_side';
+
 /**
  * The inserts of a load run with DuckDB's `build_side_probe_side` optimizer off
- * (`Warehouse.withOptimizerOff`). Their rows are unnested from lists whose lengths DuckDB cannot
- * estimate, so it took the unnested rows (every column of every item) for the hash table of the
- * semi-join on `_pick`, and probed it with the picks: at 50,000 SERP items that join took 0.14 s,
- * a third of the insert, and about 40 MB of peak RSS (bench/run.ts). Off, each join builds on
- * its right side as written, `_pick` or `_sel`, which is never larger than the rows it filters.
+ * (`Warehouse.optimizerOff`, held by commit() from before its transaction begins to its last
+ * insert). Their rows are unnested from lists whose lengths DuckDB cannot estimate, so it
+ * took the unnested rows (every column of every item) for the hash table of the semi-join on
+ * `_pick`, and probed it with the picks: at 50,000 SERP items that join took 0.14 s, a third of
+ * the insert, and about 40 MB of peak RSS (bench/run.ts). Off, each join builds on its right side
+ * as written, `_pick` or `_sel`, which is never larger than the rows it filters. The load's other
+ * statements that may run with it off (the checks for replaced rows; the short-read check and the
+ * per-task counts, while it is put back) are written the same way, the small side on the right.
  */
-async function insertRows(wh: Warehouse, t: TablePlan, source: string, filter: boolean, unnestsBodies: boolean): Promise<{ rows: number; firstRowId: string }> {
-  const sql = selectRows(t, { source, ...(filter ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' });
+async function insertRows(wh: Warehouse, t: TablePlan, sql: string, firstRowId: string, list: TableRead['list']): Promise<{ rows: number; firstRowId: string }> {
   try {
-    // Rows from heads (raw_heads, a row per answer) have no such estimate to go wrong: the
-    // setting's change and reset, about 5 ms, are not paid for them.
-    if (!unnestsBodies) return await insertMarked(wh, t, sql);
-    return await wh.withOptimizerOff('build_side_probe_side', () => insertMarked(wh, t, sql));
+    return await insertMarked(wh, t, sql, firstRowId, list);
   } catch (err) {
     throw new EtlError('ETL_WAREHOUSE', `loading ${t.name} from the raw files failed: ${(err as Error).message}. The raw files are untouched; \`pipeline replay\` can load them again.`, { cause: err, context: { stage: 'warehouse' } });
   }

@@ -138,6 +138,14 @@ export interface SelectOptions {
  * index) and casts each column. No value passes through JavaScript.
  */
 export function selectRows(t: TablePlan, o: SelectOptions): string {
+  return selectRowsFrom(t, o)(o.source);
+}
+
+/**
+ * {@link selectRows} built ahead of its source: the load builds each table's SELECT while DuckDB
+ * still works on the statements before its inserts, and gives it the files to read when it has them.
+ */
+export function selectRowsFrom(t: TablePlan, o: Omit<SelectOptions, 'source'>): (source: string) => string {
   const levels = t.rows === '' ? [] : listPrefixes(t.rows);
   const cols = t.columns.filter((c) => c.abs || c.index || c.source);
   const levelOf = (c: PlanColumn): number => {
@@ -162,9 +170,7 @@ export function selectRows(t: TablePlan, o: SelectOptions): string {
   // not for each of its hundred items. Variant columns keep the raw value to the end.
   const early = new Set(cols.filter((c) => !c.variant && (c.index || levelOf(c) < levels.length)));
   const cast = (c: PlanColumn, e: string) => (early.has(c) ? finalExpr(c, e) : e);
-  const ctes: string[] = [
-    `src AS (SELECT call_id AS _call, run_id AS _run, body AS u0 FROM ${o.source}${o.where ? ` WHERE ${o.where}` : ''})`,
-  ];
+  const ctes: string[] = [];
   // Only the picked (call, task) pairs give rows. The condition is put where the task id is read,
   // before the lists below it are unnested: for 487 SERP answers, 487 tasks are looked up in
   // \`_pick\`, not their 50,042 items (the join took 2.1 ms of DuckDB's profile, against 10.4).
@@ -199,7 +205,8 @@ export function selectRows(t: TablePlan, o: SelectOptions): string {
     out.push(`${early.has(c) ? v : finalExpr(c, v)} AS ${ident(c.name)}`);
     if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${finalExpr(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
   }
-  return `WITH ${ctes.join(',\n')}\nSELECT ${out.join(', ')} FROM f`;
+  const rest = `${ctes.map((c) => `,\n${c}`).join('')}\nSELECT ${out.join(', ')} FROM f`;
+  return (source) => `WITH src AS (SELECT call_id AS _call, run_id AS _run, body AS u0 FROM ${source}${o.where ? ` WHERE ${o.where}` : ''})${rest}`;
 }
 
 /** `tasks[].result[].items[]` gives `tasks[]`, `tasks[].result[]`, `tasks[].result[].items[]`. */

@@ -100,25 +100,43 @@ export class Warehouse {
    * loads' `build_side_probe_side`): another name asked for while it is held is not applied.
    */
   async withOptimizerOff<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    const s = this.settings;
-    const step = (op: (c: DuckDBConnection) => Promise<void>) => this.onOwnConnection(op).catch(() => {});
-    await (s.holds++ === 0
-      ? step(async (c) => {
-          const rows = (await c.runAndReadAll(`SELECT current_setting('disabled_optimizers') AS v`)).getRowObjectsJS() as { v: string }[];
-          s.before = rows[0]?.v ?? '';
-          const names = s.before.split(',').map((x) => x.trim()).filter(Boolean);
-          if (!names.includes(name)) await c.run(`SET disabled_optimizers = '${[...names, name].join(',')}'`);
-        })
-      : s.chain);
+    const hold = this.optimizerOff(name);
     try {
+      await hold.ready;
       return await fn();
     } finally {
-      if (--s.holds === 0) {
-        await step(async (c) => {
-          await c.run(s.before ? `SET disabled_optimizers = '${s.before.replaceAll("'", "''")}'` : `RESET disabled_optimizers`);
-        });
-      }
+      await hold.release();
     }
+  }
+
+  /**
+   * A hold on DuckDB's optimizer `name` (as `withOptimizerOff`), taken at once and given back by
+   * `release` (once; later calls give the same promise). The change is made on the instance's own connection
+   * while the caller goes on: `ready` settles (never rejects) when it is made, so the caller can
+   * send other statements meanwhile and await it only before those that need it.
+   */
+  optimizerOff(name: string): { ready: Promise<void>; release: () => Promise<void> } {
+    const s = this.settings;
+    const step = (op: (c: DuckDBConnection) => Promise<void>) => this.onOwnConnection(op).catch(() => {});
+    const ready =
+      s.holds++ === 0
+        ? step(async (c) => {
+            const rows = (await c.runAndReadAll(`SELECT current_setting('disabled_optimizers') AS v`)).getRowObjectsJS() as { v: string }[];
+            s.before = rows[0]?.v ?? '';
+            const names = s.before.split(',').map((x) => x.trim()).filter(Boolean);
+            if (!names.includes(name)) await c.run(`SET disabled_optimizers = '${[...names, name].join(',')}'`);
+          })
+        : s.chain;
+    let releasing: Promise<void> | undefined;
+    const release = () =>
+      (releasing ??= (async () => {
+        if (--s.holds === 0) {
+          await step(async (c) => {
+            await c.run(s.before ? `SET disabled_optimizers = '${s.before.replaceAll("'", "''")}'` : `RESET disabled_optimizers`);
+          });
+        }
+      })());
+    return { ready, release };
   }
 
   /** Registers a landing whose index rows may wait (see `RawLanding`'s `deferFreeReads`). */

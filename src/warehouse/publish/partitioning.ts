@@ -10,6 +10,8 @@ export const UNDATED_PART = '1970-01-01';
  */
 export interface Partitioning {
   expr: string;
+  /** The table's columns `expr` reads (none for a constant partition). */
+  columns: readonly string[];
   where(part: string): string;
   /** Filter for the partitions from `part` on. */
   since(part: string): string;
@@ -28,6 +30,7 @@ export function partitioningOf(t: { partitionBy?: string | undefined; columns: r
   if (t.partitionBy) {
     const col = `t.${ident(t.partitionBy)}`;
     return {
+      columns: [t.partitionBy],
       expr: `coalesce(CAST(${col} AS DATE), ${lit(UNDATED_PART)})`,
       where: (p) => (p === UNDATED_PART ? `${col} IS NULL` : `${col} >= ${lit(p)} AND ${col} < ${lit(p)} + INTERVAL 1 DAY`),
       since: (p) => `${col} >= ${lit(p)}`,
@@ -35,6 +38,7 @@ export function partitioningOf(t: { partitionBy?: string | undefined; columns: r
   }
   if (t.columns.includes('year') && t.columns.includes('month')) {
     return {
+      columns: ['year', 'month'],
       expr: `coalesce(make_date(t."year", t."month", 1), ${lit(UNDATED_PART)})`,
       where: (p) => (p === UNDATED_PART ? `(t."year" IS NULL OR t."month" IS NULL)` : `t."year" = year(${lit(p)}) AND t."month" = month(${lit(p)})`),
       since: (p) => `t."year" >= year(${lit(p)}) AND make_date(t."year", t."month", 1) >= ${lit(p)}`,
@@ -45,13 +49,13 @@ export function partitioningOf(t: { partitionBy?: string | undefined; columns: r
 
 /** A constant partition: a table with no date of its own is filed under one day. */
 export function constantPartitioning(day: string): Partitioning {
-  return { expr: lit(day), where: () => 'true', since: () => 'true' };
+  return { expr: lit(day), columns: [], where: () => 'true', since: () => 'true' };
 }
 
 /** `run_jobs` has no date: its rows go under their run's start day. */
 export function runDatePartitioning(): Partitioning {
   const expr = `coalesce((SELECT CAST(r.started_at AS DATE) FROM runs AS r WHERE r.run_id = t.run_id), ${lit(UNDATED_PART)})`;
-  return { expr, where: (p) => `${expr} = ${lit(p)}`, since: (p) => `${expr} >= ${lit(p)}` };
+  return { expr, columns: ['run_id'], where: (p) => `${expr} = ${lit(p)}`, since: (p) => `${expr} >= ${lit(p)}` };
 }
 
 export { lit as dateLiteral };

@@ -261,6 +261,27 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect(night.perTask.size).toBe(24);
   });
 
+  it("marks for publishing each loaded row's partition and key, read from one item per list only where the list's items share them", async () => {
+    // serp_items: check date and task id are the result's, the same for all its items, so the
+    // marks are read from each list's first item. search_volume_monthly: year and month differ
+    // between a keyword's months (2026-10 and 2026-09 here), so every row is read.
+    const { files } = await landNightAnswers(dir);
+    await reindexRaw(wh, files);
+    await land(wh, response('/v3/keywords_data/engA_ads/search_volume/live', await compactFixture('keywords_data.search_volume.live.mixed.json')));
+    await loadLanded(wh, { all: true }, undefined, { batchBytes: 12_000 });
+    const marks = (table: string) =>
+      wh.all(`SELECT part::VARCHAR AS part, key FROM publish_dirty WHERE table_name = '${table}' AND NOT replaced GROUP BY ALL ORDER BY ALL`);
+    const rows = (table: string, part: string) =>
+      wh.all(`SELECT DISTINCT ${part}::VARCHAR AS part, task_id AS key FROM ${table} AS t ORDER BY ALL`);
+    const byDate = `coalesce(CAST(t.check_date AS DATE), DATE '1970-01-01')`;
+    expect(await marks('serp_items')).toEqual(await rows('serp_items', byDate));
+    expect(await marks('serp_items')).toHaveLength(24);
+    expect(await marks('serp_results')).toEqual(await rows('serp_results', byDate));
+    const byMonth = `coalesce(make_date(t."year", t."month", 1), DATE '1970-01-01')`;
+    expect(await marks('search_volume_monthly')).toEqual(await rows('search_volume_monthly', byMonth));
+    expect((await marks('search_volume_monthly')).map((m: any) => m.part)).toEqual(['2026-09-01', '2026-10-01']);
+  });
+
   it('loads again from plain text, and says so, a landed file that DuckDB reads short as gzip', async () => {
     // 24 answers of a sandbox night, each landed as its own file and indexed from the files.
     const { lines, files } = await landNightAnswers(dir);
