@@ -369,10 +369,12 @@ async function commit(
             const nextRowIds = await nextRowIdsOf(wh, reads.map((r) => r.t));
             for (const { t, heads, type, select, list } of reads) {
               // A result-level table reads the bodies' heads (raw_heads); else it parses the
-              // bodies again (a reindexed warehouse has no heads).
+              // bodies again (a reindexed warehouse has no heads). The heads of the batch's
+              // selected answers, by the selection (`_sel`) rather than the raw index: rows come
+              // only from picks (selectRows), and picks only from selected answers.
               const source = heads
                 ? `(SELECT call_id, run_id, from_json(head, ${type}) AS body FROM raw_heads
-                   WHERE call_id IN (SELECT call_id FROM raw_responses WHERE ${inBatch})${received})`
+                   WHERE call_id IN (SELECT call_id FROM _sel WHERE ${inBatch})${received})`
                 : `read_json(${sqlList(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: ${type}}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
               const { rows, firstRowId } = await insertRows(wh, t, select(source), nextRowIds.get(t.name)!, list);
               // Rows read from heads are not read by DuckDB's gzip reader: nothing to check.
