@@ -35,7 +35,7 @@ export class Warehouse {
     private readonly ownsInstance = true,
     /** Shared with siblings: every connection sees the same landing's pending rows. */
     private readonly flushers: Set<() => Promise<void>> = new Set(),
-    /** Shared with siblings: DuckDB's settings are global to the instance (`withOptimizerOff`, `releaseMemory`). */
+    /** Shared with siblings: DuckDB's settings are global to the instance (`optimizerOff`, `releaseMemory`). */
     private readonly settings: InstanceSettings = { holds: 0, before: '', chain: Promise.resolve() },
     /** DuckDB's `memory_limit` as the warehouse was opened with it (`releaseMemory` puts it back). */
     private readonly memoryLimit = DEFAULT_MEMORY_LIMIT,
@@ -91,29 +91,16 @@ export class Warehouse {
   }
 
   /**
-   * Runs `fn` with DuckDB's optimizer `name` (one of `disabled_optimizers`) off. The setting is
-   * global to the DuckDB instance, so the connections of one instance count their holds
-   * together: the first to take it off keeps the setting as it was, the last to finish puts it
-   * back. The changes run in order on a connection of their own, which a failed statement of
-   * `fn` (an aborted transaction) cannot refuse. Another connection's statements meanwhile may
-   * get another plan, never another result. The holds are counted for one optimizer (the
-   * loads' `build_side_probe_side`): another name asked for while it is held is not applied.
-   */
-  async withOptimizerOff<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    const hold = this.optimizerOff(name);
-    try {
-      await hold.ready;
-      return await fn();
-    } finally {
-      await hold.release();
-    }
-  }
-
-  /**
-   * A hold on DuckDB's optimizer `name` (as `withOptimizerOff`), taken at once and given back by
-   * `release` (once; later calls give the same promise). The change is made on the instance's own connection
-   * while the caller goes on: `ready` settles (never rejects) when it is made, so the caller can
-   * send other statements meanwhile and await it only before those that need it.
+   * A hold on DuckDB's optimizer `name` (one of `disabled_optimizers`): taken at once, given back
+   * by `release` (once; later calls give the same promise). The setting is global to the DuckDB
+   * instance, so the connections of one instance count their holds together: the first to take
+   * it off keeps the setting as it was, the last to give its hold back puts it back. The changes
+   * run in order on a connection of their own, which a failed statement of the holder (an aborted
+   * transaction) cannot refuse, while the holder goes on: `ready` settles (never rejects) when the
+   * change is made, so the holder can send other statements meanwhile and await it only before
+   * those that need it. Another connection's statements meanwhile may get another plan, never
+   * another result. The holds are counted for one optimizer (the loads' `build_side_probe_side`):
+   * another name asked for while it is held is not applied.
    */
   optimizerOff(name: string): { ready: Promise<void>; release: () => Promise<void> } {
     const s = this.settings;
@@ -268,7 +255,7 @@ export class Warehouse {
 
 /**
  * The global settings of one DuckDB instance as its connections change them: the holds on the
- * optimizer setting (`Warehouse.withOptimizerOff`), and the changes of any setting
+ * optimizer setting (`Warehouse.optimizerOff`), and the changes of any setting
  * (`releaseMemory` too), made in order on a connection of their own.
  */
 interface InstanceSettings {
