@@ -190,8 +190,8 @@ async function planAndLoad(
     const plan = planKind(kindSpec(kind, envelope), look!.stored, shape);
     // The result-level tables read the bodies' heads when every body of the files has one.
     const fromHeads = look!.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
-    // Each table's SELECT is built here, while DuckDB goes on with the next look or the pick
-    // (about 3 ms of JavaScript that the first insert otherwise waited for).
+    // Each table's SELECT is built here, with the plan, rather than between the checks for
+    // replaced rows and the insert (about 3.7 ms of JavaScript in a fresh process).
     const select = { ...(n > calls ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' };
     const reads = [...plan.tables]
       .sort((a, b) => depth(b.rows) - depth(a.rows))
@@ -371,7 +371,7 @@ async function commit(
               // A result-level table reads the bodies' heads (raw_heads); else it parses the
               // bodies again (a reindexed warehouse has no heads). The heads of the batch's
               // selected answers, by the selection (`_sel`) rather than the raw index: rows come
-              // only from picks (selectRows), and picks only from selected answers.
+              // only from picks (selectRowsFrom), and picks only from selected answers.
               const source = heads
                 ? `(SELECT call_id, run_id, from_json(head, ${type}) AS body FROM raw_heads
                    WHERE call_id IN (SELECT call_id FROM _sel WHERE ${inBatch})${received})`

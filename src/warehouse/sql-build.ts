@@ -124,8 +124,6 @@ function finalExpr(c: PlanColumn, v: string): string {
 }
 
 export interface SelectOptions {
-  /** `read_json(...)` of the files to read. */
-  source: string;
   /** Extra condition on the landed line (`call_id IN (...)`). */
   where?: string;
   /** Keep only rows of these (call, task) pairs: the newest response of each task. */
@@ -133,19 +131,13 @@ export interface SelectOptions {
 }
 
 /**
- * The SELECT that turns landed lines into a table's rows: DuckDB reads each line with the
- * table's explicit envelope type, unnests down the table's rows path (keeping each list's
- * index) and casts each column. No value passes through JavaScript.
+ * The SELECT that turns landed lines into a table's rows, given the source of the lines
+ * (`read_json(...)` of the files to read, or the heads as JSON): DuckDB reads each line with the
+ * table's explicit envelope type, unnests down the table's rows path (keeping each list's index)
+ * and casts each column. No value passes through JavaScript. Built ahead of its source: the load
+ * builds each table's SELECT as it plans the kind, and gives it the files when it has them.
  */
-export function selectRows(t: TablePlan, o: SelectOptions): string {
-  return selectRowsFrom(t, o)(o.source);
-}
-
-/**
- * {@link selectRows} built ahead of its source: the load builds each table's SELECT while DuckDB
- * still works on the statements before its inserts, and gives it the files to read when it has them.
- */
-export function selectRowsFrom(t: TablePlan, o: Omit<SelectOptions, 'source'>): (source: string) => string {
+export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string) => string {
   const levels = t.rows === '' ? [] : listPrefixes(t.rows);
   const cols = t.columns.filter((c) => c.abs || c.index || c.source);
   const levelOf = (c: PlanColumn): number => {
