@@ -102,6 +102,15 @@ export function sqlList(xs: readonly string[]): string {
 }
 
 /**
+ * One statement whose one row holds the column of each of `queries` (each a SELECT of one row,
+ * one column, named): the queries go in FROM, not as scalar subqueries in SELECT, which DuckDB
+ * wraps each in a check that it gave one row (an aggregate of its own, about 1 to 2 ms each).
+ */
+export function oneRowOf(queries: readonly string[]): string {
+  return `SELECT * FROM ${queries.map((q) => `(${q})`).join(', ')}`;
+}
+
+/**
  * ` AND received_at BETWEEN …` for rows received from `loUs` to `hiUs` (microseconds since the
  * epoch), a second wider on each side: a bound implied by the filter that chose the rows, so it
  * changes no result, but DuckDB skips other nights' row groups of the raw index by their zone

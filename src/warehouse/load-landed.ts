@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { byteBatches } from './byte-batches.js';
-import { ident, receivedBetween, sqlList, sqlString, sqlType } from './columns.js';
+import { ident, oneRowOf, receivedBetween, sqlList, sqlString, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
 import { clearScratch, inflate, removeInflated, scratchFile, intoPieces } from './inflate.js';
@@ -120,8 +120,9 @@ function sizesOf(wh: Warehouse, files: readonly string[]): Promise<{ f: string; 
 }
 
 /**
- * Cuts the first batch of the files (`sizes`: each with its size) into pieces, as commit() would, when it is read as gzip;
- * undefined when it is not, or when cutting fails (commit() then cuts it and meets the error).
+ * Cuts the first batch of the files (`sizes`: each with its size) into pieces, as commit() would,
+ * when it is read as gzip; undefined when it is not, or when cutting fails (commit() then cuts it
+ * and meets the error).
  */
 async function cutEarly(wh: Warehouse, sizes: Promise<{ f: string; size: number }[]>, batches: Batches): Promise<Cut | undefined> {
   try {
@@ -723,9 +724,9 @@ async function picksMayHaveRows(wh: Warehouse): Promise<boolean> {
 async function clearReplaced(wh: Warehouse, tables: readonly TablePlan[]): Promise<void> {
   if (tables.length === 0) return;
   const keysOf = (t: TablePlan) => `${ident(t.replaceKey)} IN (${t.replaceKey === 'task_id' ? `SELECT task_id FROM _pick` : `SELECT call_id FROM _sel`})`;
-  // One-row subqueries in FROM (see the look in planAndLoad), each stopping at its first row.
-  const from = tables.map((t, i) => `(SELECT count(*)::INT AS p${i} FROM (SELECT 1 FROM ${ident(t.name)} WHERE ${keysOf(t)} LIMIT 1))`);
-  const [present] = await wh.all<Record<string, number>>(`SELECT * FROM ${from.join(', ')}`);
+  // Each look stops at its first row.
+  const looks = tables.map((t, i) => `SELECT count(*)::INT AS p${i} FROM (SELECT 1 FROM ${ident(t.name)} WHERE ${keysOf(t)} LIMIT 1)`);
+  const [present] = await wh.all<Record<string, number>>(oneRowOf(looks));
   for (const [i, t] of tables.entries()) {
     if (!present?.[`p${i}`]) continue;
     // The partitions those rows sit in are republished (src/warehouse/publish).

@@ -1,4 +1,4 @@
-import { ident, sqlString } from '../columns.js';
+import { ident, oneRowOf, sqlString } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 import { partitioningOf } from './partitioning.js';
 
@@ -62,9 +62,7 @@ export async function insertMarked(
 export async function nextRowIdsOf(wh: Warehouse, tables: readonly { name: string }[]): Promise<Map<string, string>> {
   const names = [...new Set(tables.map((t) => t.name))];
   if (names.length === 0) return new Map();
-  // One-row subqueries in FROM, not scalar subqueries in SELECT, which DuckDB wraps in a check that each gave one row.
-  const from = names.map((n, i) => `(SELECT (coalesce(max(rowid), -1) + 1)::VARCHAR AS t${i} FROM ${ident(n)})`);
-  const [row] = await wh.all<Record<string, string>>(`SELECT * FROM ${from.join(', ')}`);
+  const [row] = await wh.all<Record<string, string>>(oneRowOf(names.map((n, i) => `SELECT (coalesce(max(rowid), -1) + 1)::VARCHAR AS t${i} FROM ${ident(n)}`)));
   return new Map(
     names.map((n, i) => {
       const next = row?.[`t${i}`] ?? '';
