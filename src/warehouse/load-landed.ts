@@ -654,6 +654,11 @@ async function unreadable(wh: Warehouse, files: string[]): Promise<{ file: strin
   const bad: { file: string; error: string }[] = [];
   const plain = scratchFile(wh.dir);
   for (const f of files) {
+    // Empty: Node inflates it to nothing, but DuckDB's gzip reader refuses it (not a gzip stream).
+    if ((await stat(join(wh.dir, f)).catch(() => undefined))?.size === 0) {
+      bad.push({ file: f, error: 'the file is empty (0 bytes)' });
+      continue;
+    }
     try {
       await inflate([join(wh.dir, f)], plain);
       await wh.all(`SELECT count(*) FROM read_json(${sqlList([plain])}, columns = {call_id: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited')`);
@@ -688,7 +693,7 @@ async function applySchema(wh: Warehouse, plan: KindPlan, report: LoadReport): P
   }
   const rows = plan.added.map(({ table, column }) => {
     const t = plan.tables.find((x) => x.name === table)!;
-    const { columns: _c, ...meta } = t;
+    const { columns: _c, loose: _l, ...meta } = t;
     return [table, column.name, t.columns.findIndex((c) => c.name === column.name), column.kind, column.path ?? column.index ?? column.source ?? null,
       column.name.endsWith('__v') ? column.name.slice(0, -3) : null, plan.kind, t.rows, JSON.stringify({ table: meta, column: { ...column, variant: undefined } })];
   });

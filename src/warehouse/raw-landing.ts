@@ -73,9 +73,20 @@ export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callba
   } catch {
     ok = false;
   }
-  const text = ok ? JSON.stringify(parsed) : null;
+  // An answer with results is a JSON object: other JSON (a number, a string, a list, null) at a
+  // path of results is kept as a malformed body, which no typed read meets.
+  const pathKind = kindOfPath(raw.path);
+  if (ok && !isObject(parsed) && pathKind !== CALLS_KIND) ok = false;
+  let text = ok ? JSON.stringify(parsed) : null;
+  // A lone surrogate escaped in a string (`\ud800`): DuckDB refuses the whole file that holds
+  // it. The body is landed with U+FFFD in its place, and the bytes received in `body_text`.
+  if (text !== null && LONE_SURROGATE_ESCAPE.test(text)) {
+    const clean = wellFormed(parsed);
+    const cleanText = JSON.stringify(clean);
+    if (cleanText !== text) [parsed, text] = [clean, cleanText];
+  }
   const exact = text === raw.body;
-  const kind = ok ? kindOfPath(raw.path) : MALFORMED_KIND;
+  const kind = ok ? pathKind : MALFORMED_KIND;
   const refund = raw.charge.chargeCny?.startsWith('-') ? raw.charge.chargeCny.slice(1) : '0';
   const meta = {
     call_id: raw.callId,
@@ -110,6 +121,23 @@ export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callba
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+
+/** How JSON.stringify writes a lone surrogate (a pair it writes as is); may also match an escaped backslash before `ud8…`. */
+const LONE_SURROGATE_ESCAPE = /\\ud[89a-f][0-9a-f]{2}/i;
+
+/** A lone UTF-16 surrogate (half of a pair, without the other half). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `v` with every lone surrogate of its strings and keys replaced by U+FFFD. */
+function wellFormed(v: unknown): unknown {
+  if (typeof v === 'string') return v.replace(LONE_SURROGATE, '\ufffd');
+  if (Array.isArray(v)) return v.map(wellFormed);
+  if (!isObject(v)) return v;
+  // No prototype: a key named __proto__ is copied as a key, as JSON.parse made it.
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const k of Object.keys(v)) out[k.replace(LONE_SURROGATE, '\ufffd')] = wellFormed(v[k]);
+  return out;
+}
 
 /**
  * The head of a `/v3` answer (`raw_heads`): the body as landed without, in each of its

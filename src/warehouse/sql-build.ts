@@ -1,5 +1,5 @@
 import { ident, sqlType, type ColumnKind } from './columns.js';
-import type { PlanColumn, TablePlan } from './table-plan.js';
+import { under, type PlanColumn, type TablePlan } from './table-plan.js';
 
 /** How DuckDB's JSON reader takes a column's value from the body. */
 function readType(c: PlanColumn): string {
@@ -39,8 +39,9 @@ function insert(root: Node, path: string, leaf: string | undefined): void {
 }
 
 function typeOf(n: Node): string {
-  if (n.leaf && n.fields.size === 0) return n.leaf;
   if (n.leaf) return n.leaf;
+  // Rows whose table reads no field of them (only the keys above and the list index): any value.
+  if (n.fields.size === 0) return 'JSON';
   const byName = new Map<string, string>();
   for (const [key, child] of n.fields) {
     const [name, lists] = key.split('\u0000') as [string, string];
@@ -73,8 +74,13 @@ export function envelopeStructure(tables: readonly TablePlan[]): string {
 function envelopeTree(tables: readonly TablePlan[]): Node {
   const root: Node = { fields: new Map() };
   for (const t of tables) {
-    if (t.rows !== '') insert(root, t.rows, undefined);
-    for (const c of t.columns) if (c.abs) insert(root, c.abs, readType(c));
+    // A path at or below one the load reads as JSON (TablePlan.loose) is read with it, whole.
+    const add = (path: string, leaf: string | undefined) => {
+      const top = t.loose?.find((l) => under(path, l));
+      insert(root, top ?? path, top ? 'JSON' : leaf);
+    };
+    if (t.rows !== '') add(t.rows, undefined);
+    for (const c of t.columns) if (c.abs) add(c.abs, readType(c));
   }
   return root;
 }
@@ -106,7 +112,12 @@ const JSON_OK: Partial<Record<ColumnKind, string>> = {
   date: `('VARCHAR')`,
 };
 
-function finalExpr(c: PlanColumn, v: string): string {
+/**
+ * A column's value from what was read (`v`). A variant column's, or one read from JSON (`json`:
+ * at or below a path the load reads as JSON, TablePlan.loose), is taken only when its JSON type
+ * fits; a variant's other values go to its variant column, the others' are null.
+ */
+function finalExpr(c: PlanColumn, v: string, json = false): string {
   const T = sqlType(c.kind);
   const fromText = (x: string) =>
     c.transform === 'service_time'
@@ -114,7 +125,7 @@ function finalExpr(c: PlanColumn, v: string): string {
       : c.transform === 'service_date'
         ? `CAST(try_strptime(${x}, '%Y-%m-%d %H:%M:%S %z') AS DATE)`
         : `CAST(${x} AS ${T})`;
-  if (!c.variant) return c.transform ? fromText(v) : c.kind === 'int' ? `CAST(${v} AS INTEGER)` : v;
+  if (!c.variant && !json) return c.transform ? fromText(v) : c.kind === 'int' ? `CAST(${v} AS INTEGER)` : v;
   const ok = JSON_OK[c.kind];
   // A number written as a string ("12", "4.5": real SERP bodies have them) lands in its
   // numeric column; a string that is no number goes to the variant column.
@@ -157,31 +168,41 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
     return access(base, rel);
   };
   const names = new Map(cols.map((c, i) => [c, `_c${i}`]));
+  // Read as JSON: at or below a container some body holds as another type (TablePlan.loose).
+  const jsonAt = (path: string) => t.loose?.some((l) => under(path, l)) ?? false;
+  const fin = (c: PlanColumn, v: string) => finalExpr(c, v, c.abs !== undefined && jsonAt(c.abs));
   // A value read above the rows level (a result's date, the list indexes) is cast once where
   // it is read, not once per row after the unnest: a SERP result's \`datetime\` is parsed once,
   // not for each of its hundred items. Variant columns keep the raw value to the end.
   const early = new Set(cols.filter((c) => !c.variant && (c.index || levelOf(c) < levels.length)));
-  const cast = (c: PlanColumn, e: string) => (early.has(c) ? finalExpr(c, e) : e);
+  const cast = (c: PlanColumn, e: string) => (early.has(c) ? fin(c, e) : e);
   const ctes: string[] = [];
   // Only the picked (call, task) pairs give rows. The condition is put where the task id is read,
   // before the lists below it are unnested: for 487 SERP answers, 487 tasks are looked up in
   // \`_pick\`, not their 50,042 items (the join took 2.1 ms of DuckDB's profile, against 10.4).
   const task = cols.find((c) => c.name === 'task_id');
   const taskLevel = task ? levelOf(task) : -1;
-  const pickAt = (k: number): string => {
-    if (!o.pickTable || !task || k !== taskLevel) return '';
-    const e = exprAt(task, k);
-    return ` WHERE (_call, ${early.has(task) ? cast(task, e) : finalExpr(task, e)}) IN (SELECT call_id, task_id FROM ${o.pickTable})`;
+  const whereAt = (k: number): string => {
+    const conds: string[] = [];
+    if (o.pickTable && task && k === taskLevel) {
+      const e = exprAt(task, k);
+      conds.push(`(_call, ${early.has(task) ? cast(task, e) : fin(task, e)}) IN (SELECT call_id, task_id FROM ${o.pickTable})`);
+    }
+    // Elements of a list read as JSON: only objects are rows (a string among a SERP's items is none).
+    if (k > 0 && jsonAt(levels[k - 1]!)) conds.push(`json_type(u${k}) = 'OBJECT'`);
+    return conds.length === 0 ? '' : ` WHERE ${conds.join(' AND ')}`;
   };
   let carried: string[] = ['_call', '_run'];
   for (let k = 1; k <= levels.length; k++) {
     const prev = k === 1 ? 'src' : `l${k - 1}`;
     const parentBase = k === 1 ? 'u0' : `u${k - 1}`;
     const rel = k === 1 ? levels[0]! : levels[k - 1]!.slice(levels[k - 2]!.length + 1);
-    const listExpr = access(parentBase, rel.replace(/\[\]$/, ''));
+    const list = access(parentBase, rel.replace(/\[\]$/, ''));
+    // A list read as JSON gives its elements when it is one, and no rows when it is anything else.
+    const listExpr = jsonAt(levels[k - 1]!.replace(/\[\]$/, '')) ? `CAST(CASE WHEN json_type(${list}) = 'ARRAY' THEN ${list} END AS JSON[])` : list;
     const here = cols.filter((c) => !c.index && levelOf(c) === k - 1).map((c) => `${cast(c, exprAt(c, k - 1))} AS ${names.get(c)}`);
     const idx = cols.filter((c) => c.index === levels[k - 1]).map((c) => `${cast(c, `(generate_subscripts(${listExpr}, 1) - 1)`)} AS ${names.get(c)}`);
-    ctes.push(`l${k} AS (SELECT ${[...carried, ...here, ...idx, `unnest(${listExpr}) AS u${k}`].join(', ')} FROM ${prev}${pickAt(k - 1)})`);
+    ctes.push(`l${k} AS (SELECT ${[...carried, ...here, ...idx, `unnest(${listExpr}) AS u${k}`].join(', ')} FROM ${prev}${whereAt(k - 1)})`);
     carried = [...carried, ...here.map((h) => h.split(' AS ').pop()!), ...idx.map((h) => h.split(' AS ').pop()!)];
   }
   const last = levels.length;
@@ -190,12 +211,12 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
     ...carried,
     ...cols.filter((c) => !c.index && levelOf(c) === last).map((c) => `${exprAt(c, last)} AS ${names.get(c)}`),
   ];
-  ctes.push(`f AS (SELECT ${inner.join(', ')} FROM ${lastFrom}${pickAt(last)})`);
+  ctes.push(`f AS (SELECT ${inner.join(', ')} FROM ${lastFrom}${whereAt(last)})`);
   const out: string[] = [];
   for (const c of cols) {
     const v = names.get(c)!;
-    out.push(`${early.has(c) ? v : finalExpr(c, v)} AS ${ident(c.name)}`);
-    if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${finalExpr(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
+    out.push(`${early.has(c) ? v : fin(c, v)} AS ${ident(c.name)}`);
+    if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${fin(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
   }
   const rest = `${ctes.map((c) => `,\n${c}`).join('')}\nSELECT ${out.join(', ')} FROM f`;
   return (source) => `WITH src AS (SELECT call_id AS _call, run_id AS _run, body AS u0 FROM ${source}${o.where ? ` WHERE ${o.where}` : ''})${rest}`;

@@ -19,6 +19,12 @@ export interface TablePlan {
   replaceKey: string;
   partitionBy?: string;
   columns: PlanColumn[];
+  /**
+   * Paths this load reads as JSON rather than typed (looseContainers): a container the table
+   * reads through (an object above a column, a list it unnests) where some body of the batch
+   * holds another type. Computed for each load from its bodies; never stored.
+   */
+  loose?: string[];
 }
 
 /** A column the batch adds to the warehouse (ALTER TABLE, or a new child table). */
@@ -137,7 +143,7 @@ export function planKind(spec: KindSpec, stored: readonly StoredColumn[], shape:
     if (s.result_kind !== spec.kind) continue;
     const { table, column } = JSON.parse(s.spec) as { table: Omit<TablePlan, 'columns'>; column: PlanColumn };
     let t = tables.get(s.table_name);
-    if (!t) tables.set(s.table_name, (t = { ...table, columns: [] }));
+    if (!t) tables.set(s.table_name, (t = { ...table, loose: undefined, columns: [] }));
     if (!t.columns.some((c) => c.name === column.name)) t.columns.push({ ...column, declared: false });
   }
   const plan: KindPlan = { kind: spec.kind, tables: [], added: [], createdTables: [] };
@@ -165,7 +171,56 @@ export function planKind(spec: KindSpec, stored: readonly StoredColumn[], shape:
       }
     }
   }
+  for (const t of plan.tables) {
+    const loose = looseContainers(t, shape);
+    if (loose.length > 0) t.loose = loose;
+  }
   return plan;
+}
+
+/**
+ * The containers a table reads through that some body of the batch (`shape`) holds as another
+ * type: a field read as an object (a parent of columns `a__b`) that is a string or a list
+ * tonight, a list the table unnests (its rows, or one above them) that is an object, or list
+ * elements read as objects that are strings. Also a path that is both a column and the parent
+ * of another. The load reads each as JSON (sql-build.ts): the columns at or below it take
+ * only values of their own type, and a list that is no list gives no rows. Without this, a
+ * field that changed type since an earlier night (its columns are stored) failed the whole
+ * night's load: DuckDB's typed read refuses a value that is not the type it was told.
+ * Outermost first; none under another.
+ */
+export function looseContainers(t: TablePlan, shape: ShapeMap): string[] {
+  const expected = new Map<string, 'a' | 'o'>();
+  const walk = (path: string) => {
+    const segs = path.split('.');
+    let prefix = '';
+    segs.forEach((seg, i) => {
+      const m = /^(.*?)((?:\[\])*)$/.exec(seg)!;
+      prefix = prefix === '' ? m[1]! : `${prefix}.${m[1]!}`;
+      for (let l = 0; l < m[2]!.length / 2; l++) {
+        expected.set(prefix, 'a');
+        prefix += '[]';
+      }
+      if (i < segs.length - 1) expected.set(prefix, 'o');
+    });
+  };
+  if (t.rows !== '') walk(t.rows);
+  const leaves = new Set<string>();
+  for (const c of t.columns) {
+    if (!c.abs) continue;
+    walk(c.abs);
+    leaves.add(c.abs);
+  }
+  const loose = [...expected]
+    .filter(([path, want]) => leaves.has(path) || [...seen(shape, path)].some((x) => x !== want))
+    .map(([path]) => path)
+    .sort();
+  return loose.filter((p) => !loose.some((q) => q !== p && under(p, q)));
+}
+
+/** Whether `path` is `top` or below it (a field of it, or its list's elements). */
+export function under(path: string, top: string): boolean {
+  return path === top || path.startsWith(`${top}.`) || path.startsWith(`${top}[`);
 }
 
 function discover(t: TablePlan, shape: ShapeMap, rowsPaths: Set<string>, plan: KindPlan, queue: TablePlan[]): void {
@@ -178,6 +233,11 @@ function discover(t: TablePlan, shape: ShapeMap, rowsPaths: Set<string>, plan: K
     const rel = path.slice(prefix.length);
     if (rel.includes('[]') || covered.has(path)) continue;
     if (wholeJson.some((w) => path.startsWith(w)) || [...covered].some((c) => path.startsWith(`${c}.`) || path.startsWith(`${c}[]`))) continue;
+    // A field that is some table's rows is read only as those rows. When a body holds another
+    // type there (an object, a string), that table reads it as JSON and gives it no rows, and
+    // no other table takes it as a column: such a column would hold the whole list as JSON on
+    // every later night. The value stays in the raw body.
+    if ([...rowsPaths].some((r) => r.endsWith('[]') && (path === r.slice(0, -2) || path.startsWith(`${r.slice(0, -2)}.`)))) continue;
     const kind = inferKind(shape, path);
     if (kind === null || kind === 'object') continue;
     const name = uniqueName(rel.split('.').map(snake).join('__'), taken);
