@@ -74,4 +74,30 @@ describe('reconcile the ledger with the account', () => {
     expect(kinds).toContain('charge_not_in_ledger'); // the account charged what the ledger lost
     expect(r.discrepancies.find((d) => d.kind === 'unmatched_refund')?.amountCny).toBe('0.500000');
   });
+
+  it('leaves the /v1 charges of a run with embeddings to the balance check, and finds nothing', async () => {
+    const withVectors = parsePipeline(
+      'name: vec\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: [e, f]\n  - kind: embeddings\n    name: vectors\n',
+      'vec.yaml',
+      {},
+    );
+    await runPipeline({
+      pipeline: withVectors,
+      file: 'vec.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
+    const [v1] = await withWarehouse(tmp.dir, (wh) =>
+      wh.all<{ n: number; cny: string }>(`SELECT count(*)::INT AS n, sum(charge_cny)::VARCHAR AS cny FROM ledger WHERE path LIKE '/v1/%'`),
+    );
+    expect(v1!.n).toBeGreaterThan(0);
+    expect(Number(v1!.cny)).toBeGreaterThan(0);
+    const r = await withWarehouse(tmp.dir, (wh) => reconcile(wh, client));
+    expect(r.discrepancies).toEqual([]);
+    expect(Number(r.unitemizedCny)).toBe(Number(v1!.cny));
+    expect(Number(r.accountCny)).toBeCloseTo(Number(r.ledgerCny) - Number(r.unitemizedCny), 6);
+  });
 });

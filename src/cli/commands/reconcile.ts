@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ServiceClient } from '../../client/index.js';
+import { toMicros } from '../../run/money.js';
 import { reconcile } from '../../run/reconcile.js';
 import { withWarehouse } from '../../warehouse/index.js';
 import { render } from '../render.js';
@@ -29,7 +30,10 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
       else {
         process.stdout.write(
           `${r.day} (${r.timezone}): ledger ${r.ledgerCny} CNY charged (${r.refundedCny} refunded), account ${r.accountCny} CNY over ${r.calls} ledger calls` +
-            `${r.uncharged ? ` (${r.uncharged} sandbox calls, uncharged)` : ''}${r.balanceCny !== null ? `; balance now ${r.balanceCny} CNY` : ''}\n`,
+            `${r.uncharged ? ` (${r.uncharged} sandbox calls, uncharged)` : ''}${r.balanceCny !== null ? `; balance now ${r.balanceCny} CNY` : ''}\n` +
+            (toMicros(r.unitemizedCny) > 0n
+              ? `of the ledger's charges, ${r.unitemizedCny} CNY went to /v1 (chat, embeddings), which the account's statistics do not itemize: checked by the balance only\n`
+              : ''),
         );
         process.stdout.write(
           r.discrepancies.length === 0
