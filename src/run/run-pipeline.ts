@@ -19,7 +19,7 @@ export interface RunOutcome extends RunSummary {
   /** Alerts evaluated and delivered (absent when the pipeline has no `alerts:` block). */
   alerts?: AlertOutcome;
   published?: PublishedSummary;
-  /** Wall milliseconds of each step that ran (ingest, models, clusters, alerts, publish, summary, checkpoint, lake). */
+  /** Wall milliseconds of each step that ran (ingest, clusters, models, alerts, publish, summary, checkpoint, lake). */
   stepsMs?: Record<string, number>;
   /** The process's peak RSS in MB when each step ended (a high-water mark: the first step that raises it is where memory goes). */
   stepsPeakMb?: Record<string, number>;
@@ -33,8 +33,9 @@ export interface RunOutcome extends RunSummary {
  *
  * 1. ingest: settle earlier unfinished runs, resume or start this one, post, collect, load,
  *    embed (`ingest-step.ts`);
- * 2. models: build and test the SQL models when tasks were collected (`--no-models` skips);
- * 3. clusters: when the pipeline has an `embeddings` job that ran, cluster and label its keywords;
+ * 2. clusters: when the pipeline has an `embeddings` job that ran, cluster and label its keywords
+ *    (the label chat calls are in the ledger before `spend_daily` is built from it);
+ * 3. models: build and test the SQL models when tasks were collected (`--no-models` skips);
  * 4. alerts: evaluate the pipeline's `alerts:` rules and deliver what is pending;
  * 5. publish: Parquet of what changed, marts included, and a fresh `serving.duckdb` for readers;
  * 6. summary, then checkpoint: the night's rows written into the database file, with the memory
@@ -75,6 +76,9 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
         await wh.releaseMemory();
         collectGarbage();
       };
+      // Clusters first: their label calls are charged, and the spend mart the models build
+      // (and the run publishes) counts every charge of the run. They read no model.
+      const clusters = ingest.embedded ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
       const models =
         o.models !== false && collected
           ? await timed('models', async () => {
@@ -82,7 +86,6 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
               return modelsStep(ctx);
             })
           : undefined;
-      const clusters = ingest.embedded ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
       // Alerts speak only of data whose models are built and tested; they are published with the rest.
       const alerts =
         o.pipeline.alerts && o.alerts !== false

@@ -57,6 +57,20 @@ describe('pipeline run of a pipeline with an embeddings job builds the keyword c
         outcome.runId,
       ]);
       expect(chat!.n).toBe(c.labelCalls);
+      // The run's spend mart, as published, counts those calls too: it is built after them.
+      const [spend] = await db.all<{ ledger: string; mart: string; calls: number; martCalls: number }>(
+        `SELECT (SELECT sum(charge_cny) FROM ledger WHERE run_id = $1)::VARCHAR AS ledger,
+                (SELECT sum(charge_cny) FROM spend_daily WHERE run_id = $1)::VARCHAR AS mart,
+                (SELECT count(*) FROM ledger WHERE run_id = $1 AND task_id IS NULL)::INT AS calls,
+                (SELECT sum(calls) FROM spend_daily WHERE run_id = $1)::INT AS martCalls`,
+        [outcome.runId],
+      );
+      expect(spend!.mart).toBe(spend!.ledger);
+      expect(spend!.martCalls).toBe(spend!.calls);
+      const [published] = await db.all<{ chat: number }>(
+        `SELECT sum(calls)::INT AS chat FROM read_parquet('${wh.dir}/parquet/spend_daily/**/*.parquet', hive_partitioning = true) WHERE endpoint_id LIKE '%chat%'`,
+      );
+      expect(published!.chat).toBe(c.labelCalls);
     });
   });
 });
