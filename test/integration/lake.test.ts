@@ -198,6 +198,15 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
     expect(s3.requests.some((r) => r.startsWith(`PUT /lake/${PREFIX}_lake_probe/`))).toBe(true);
   });
 
+  it('checkLake passes against a lake that already holds a night (the preflight of the next run)', async () => {
+    await writeLayout(wh);
+    await syncLake(wh, URL_, { env: s3.env });
+    const keys = await listKeys(s3);
+    expect(keys.length).toBeGreaterThan(1);
+    await expect(checkLake(URL_, s3.env)).resolves.toMatchObject({ url: `s3://lake/${PREFIX}` });
+    expect(await listKeys(s3)).toEqual(keys);
+  });
+
   it('a bad address gives ETL_LAKE_UNREACHABLE, saying where, without the secret', async () => {
     const port = await deadPort();
     const env = { ...s3.env, AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`, AWS_SECRET_ACCESS_KEY: 'very-secret-value' };
