@@ -119,13 +119,14 @@ const JSON_OK: Partial<Record<ColumnKind, string>> = {
  */
 function finalExpr(c: PlanColumn, v: string, json = false): string {
   const T = sqlType(c.kind);
+  // The service's time (`2026-11-20 08:15:02 +00:00`); else ISO 8601 (`2026-11-20T08:15:02Z`),
+  // which a body may hold as well: without it the row had no check date, and a night's model
+  // tests failed on it.
+  const time = (x: string) => `coalesce(try_strptime(${x}, '%Y-%m-%d %H:%M:%S %z'), TRY_CAST(${x} AS TIMESTAMPTZ))`;
   const fromText = (x: string) =>
-    c.transform === 'service_time'
-      ? `try_strptime(${x}, '%Y-%m-%d %H:%M:%S %z')`
-      : c.transform === 'service_date'
-        ? `CAST(try_strptime(${x}, '%Y-%m-%d %H:%M:%S %z') AS DATE)`
-        : `CAST(${x} AS ${T})`;
-  if (!c.variant && !json) return c.transform ? fromText(v) : c.kind === 'int' ? `CAST(${v} AS INTEGER)` : v;
+    c.transform === 'service_time' ? time(x) : c.transform === 'service_date' ? `CAST(${time(x)} AS DATE)` : `CAST(${x} AS ${T})`;
+  // An integer beyond INTEGER (a rank of 3,000,000,000) is null, not the end of the night's load.
+  if (!c.variant && !json) return c.transform ? fromText(v) : c.kind === 'int' ? `TRY_CAST(${v} AS INTEGER)` : v;
   const ok = JSON_OK[c.kind];
   // A number written as a string ("12", "4.5": real SERP bodies have them) lands in its
   // numeric column; a string that is no number goes to the variant column.

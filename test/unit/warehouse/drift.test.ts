@@ -89,6 +89,22 @@ describe('bodies unlike the nights before them (real DuckDB in a temp folder)', 
     expect(await wh.all(`SELECT task_id FROM serp_results ORDER BY ALL`)).toEqual([{ task_id: TASK(1) }, { task_id: TASK(2) }, { task_id: TASK(3) }]);
   });
 
+  it('reads an ISO 8601 check time as well as the service\'s, and an integer beyond INTEGER as null, loading the night', async () => {
+    const report = await night(wh, 21, [
+      [1, await serpBody(1, 21, (_items, env) => (env.tasks[0].result[0].datetime = '2026-11-21T23:30:00-05:00'))],
+      [2, await serpBody(2, 21, (items) => (items[0].rank_absolute = 3_000_000_000))],
+    ]);
+    expect(report.skippedFiles).toEqual([]);
+    expect(await wh.all(`SELECT task_id, checked_at::VARCHAR AS t, check_date::VARCHAR AS d FROM serp_results ORDER BY ALL`)).toEqual([
+      { task_id: TASK(1), t: '2026-11-22 04:30:00+00', d: '2026-11-22' },
+      { task_id: TASK(2), t: '2026-11-21 08:00:00+00', d: '2026-11-21' },
+    ]);
+    expect(await wh.all(`SELECT task_id, rank_absolute FROM serp_items WHERE item_index = 0 ORDER BY ALL`)).toEqual([
+      { task_id: TASK(1), rank_absolute: 1 },
+      { task_id: TASK(2), rank_absolute: null },
+    ]);
+  });
+
   it('keeps JSON that is not an object at a path of results as a malformed body, and loads the others', async () => {
     const ids = await land(wh, response(SERP(1), '42'), response(SERP(2), '["not", "an", "answer"]'), response(SERP(3), await serpBody(3, 20)));
     await compactRaw(wh);
