@@ -36,12 +36,15 @@ export interface IngestOutcome {
   embedded: boolean;
 }
 
+/** How long after its start an unfinished run is resumed by the next `pipeline run`, rather than settled: half a day. */
+export const RESUME_WITHIN_MS = 12 * 3_600_000;
+
 /**
  * The ingest steps of a run: settle earlier unfinished runs, resume or start this one, post,
  * collect, load, embed, compact the raw landing, record the run's end state. The latest
- * unfinished run of the same pipeline is resumed under its own id (so its tags match): what
- * it posted is collected first, tasks of unknown outcome are looked up by tag, then only
- * what never reached the service is posted. A budget, a 402, an unknown outcome or an abort
+ * unfinished run of the same pipeline, when it started less than {@link RESUME_WITHIN_MS} ago,
+ * is resumed under its own id (so its tags match): what it posted is collected first, tasks of
+ * unknown outcome are looked up by tag, then only what never reached the service is posted. A budget, a 402, an unknown outcome or an abort
  * stops posting cleanly, and the outcome says why. An error marks the run failed and is thrown.
  */
 export async function ingestStep(
@@ -53,7 +56,12 @@ export async function ingestStep(
 ): Promise<IngestOutcome> {
   const started = now();
   const unfinished = await RunStore.unfinishedRuns(wh, o.pipeline.name);
-  const resume = o.newRun ? undefined : unfinished.at(-1);
+  // Only a run of this night is resumed (started less than RESUME_WITHIN_MS ago); an older one
+  // is settled below and tonight's run starts. Before, a nightly `pipeline run` (cron) after one
+  // that stopped early only ever resumed it: stopped at its budget, every later night bought
+  // nothing and exited 4.
+  const latest = unfinished.at(-1);
+  const resume = o.newRun || !latest || started.getTime() - latest.startedAt.getTime() > RESUME_WITHIN_MS ? undefined : latest;
   const runId = resume?.runId ?? newRunId(started);
   const plan = planPipeline(o.pipeline, runId);
   const collection = resolveCollection(o.pipeline.collection, {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline, type RunOptions } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { silentLogger, sumDecimals, tempDir } from './helpers.js';
+import { movingClock, silentLogger, sumDecimals, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_budgettest';
 const keywords = Array.from({ length: 125 }, (_, i) => `kw ${i}`).join(', ');
@@ -53,6 +53,22 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(second.tasks).toMatchObject({ planned: 250, posted: 250, collected: 250 });
     expect(posts()).toHaveLength(3); // the first 100 were never bought again
     expect(second.chargedCny).toBe(sumDecimals(sandbox.log.map((l) => l.chargeCny)));
+  });
+
+  it('settles a run an earlier night stopped at its budget, and buys the new night in a run of its own', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    const night1 = movingClock('2026-11-20T02:00:00Z');
+    const first = await runPipeline(opts(0.5, { now: night1 }));
+    expect(first.stopKind).toBe('budget');
+    // The same night, run again: resumed (and stopped by the same budget, buying nothing).
+    const again = await runPipeline(opts(0.5, { now: movingClock('2026-11-20T03:00:00Z') }));
+    expect(again.runId).toBe(first.runId);
+    expect(posts()).toHaveLength(1);
+    // The next night: the old run is settled, and tonight's posts its first batch under its budget.
+    const next = await runPipeline(opts(0.5, { now: movingClock('2026-11-21T02:00:00Z') }));
+    expect(next.runId).not.toBe(first.runId);
+    expect(next.tasks).toMatchObject({ posted: 100, collected: 100 });
+    expect(posts()).toHaveLength(2);
   });
 
   it('prices the first batch from earlier runs, so a small budget posts nothing', async () => {
