@@ -33,7 +33,7 @@ export async function resolveTarget(
   if (!KEY.test(key)) {
     throw new EtlError(
       'ETL_CONFIG_INVALID',
-      'SVC_API_KEY does not look like a service key: it must start with svc_live_ or svc_sandbox_. Unset it to use the built-in sandbox.',
+      'SVC_API_KEY does not look like a service key: it must start with svc_live_ or svc_sandbox_ followed by the key. Unset it to use the built-in sandbox.',
     );
   }
   const base = (key.startsWith('svc_sandbox_') ? (env.SVC_SANDBOX_URL ?? env.SVC_BASE_URL) : env.SVC_BASE_URL)?.trim();
@@ -46,22 +46,30 @@ export async function resolveTarget(
   if (!/^https?:\/\//.test(base)) {
     throw new EtlError('ETL_CONFIG_INVALID', `SVC_BASE_URL must be an http(s) address; got '${base}'.`);
   }
-  refusePlainHttp(base, env);
+  checkBaseUrl(base, env);
   return { baseUrl: base, apiKey: key };
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost)$/i;
 
 /**
- * Plain `http://` sends the key (a Bearer header) in clear: allowed to this machine only,
- * unless `SVC_ALLOW_PLAIN_HTTP=1` says the user means it (a trusted network, a proxy).
+ * Refuses, before anything is sent: an address holding a user name or password (`user:secret@`:
+ * each run records its address, and the published `runs` table with it), and plain `http://`,
+ * which sends the key (a Bearer header) in clear: allowed to this machine only, unless
+ * `SVC_ALLOW_PLAIN_HTTP=1` says the user means it (a trusted network, a proxy).
  */
-function refusePlainHttp(base: string, env: NodeJS.ProcessEnv): void {
+function checkBaseUrl(base: string, env: NodeJS.ProcessEnv): void {
   let url: URL;
   try {
     url = new URL(base);
   } catch {
-    throw new EtlError('ETL_CONFIG_INVALID', `SVC_BASE_URL is not a valid address; got '${base}'.`);
+    throw new EtlError('ETL_CONFIG_INVALID', 'SVC_BASE_URL is not a valid address (it is not repeated here, in case it holds a secret).');
+  }
+  if (url.username || url.password) {
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      `SVC_BASE_URL holds a user name or password before ${url.host}: every run would record it with the address. Give the address without them (the key goes in SVC_API_KEY). Nothing was sent.`,
+    );
   }
   if (url.protocol !== 'http:' || LOOPBACK.test(url.hostname) || env.SVC_ALLOW_PLAIN_HTTP === '1') return;
   throw new EtlError(

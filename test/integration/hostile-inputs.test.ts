@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, open, readdir, stat, symlink, writeFile } from 'node:fs/promises';
@@ -92,6 +93,24 @@ describe('plain http to another machine', () => {
     expect((await resolveTarget({ ...env, SVC_ALLOW_PLAIN_HTTP: '1' }, { announce })).baseUrl).toBe('http://192.0.2.1:9');
     expect((await resolveTarget({ ...env, SVC_BASE_URL: 'http://127.0.0.1:9' }, { announce })).baseUrl).toBe('http://127.0.0.1:9');
     await expect(resolveTarget(env, { announce })).rejects.toThrow(/plain http/);
+  });
+
+  it('refuses an address holding a user name or password before anything is sent, without repeating them', async () => {
+    const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', join(tmp.dir, 'wh-userinfo')], {
+      SVC_API_KEY: 'svc_sandbox_rightkey1',
+      SVC_SANDBOX_URL: `http://u:svc_sandbox_TOPSECRET9@127.0.0.1:${new URL(sandbox.url).port}`,
+    });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('holds a user name or password before 127.0.0.1');
+    expect(out.stderr + out.stdout).not.toContain('TOPSECRET9');
+    expect(existsSync(join(tmp.dir, 'wh-userinfo'))).toBe(false);
+    expect(sandbox.log.some((l) => l.path.includes('TOPSECRET9'))).toBe(false);
+  });
+
+  it('says what a service key looks like without the redaction eating its own words', async () => {
+    const out = await cli(['doctor'], { SVC_API_KEY: 'not-a-key', SVC_BASE_URL: 'https://api.example.com' });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('it must start with svc_live_ or svc_sandbox_ followed by the key');
   });
 });
 
