@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { ConfigIssue } from '../errors.js';
+import { keywordProblem } from '../jobs/keyword-fields.js';
 import { decodeUtf8Strict, InvalidUtf8Error } from './read-utf8.js';
 
 /** Largest keywords file read (a few hundred thousand keywords; more is a mistake, or an attack). */
@@ -70,10 +71,15 @@ export function parseKeywordsFile(text: string, path: string): { keyword: string
   }
   const rows = lines.map((l, i) => ({ cells: splitCsvLine(l), line: i + 1 })).filter((r) => r.cells.some((c) => c.trim() !== ''));
   const header = rows[0]?.cells.map((c) => c.trim().toLowerCase()) ?? [];
-  const col = header.indexOf('keyword');
+  // The keywords' column by its header (as keyword tools export it); without one, the first
+  // column, and the first row is a keyword.
+  const col = header.findIndex((h) => KEYWORD_HEADERS.has(h));
   const body = col >= 0 ? rows.slice(1) : rows;
   return body.map((r) => ({ keyword: (r.cells[Math.max(col, 0)] ?? '').trim(), line: r.line })).filter((k) => k.keyword !== '');
 }
+
+/** Headers of a CSV's keywords column. */
+const KEYWORD_HEADERS = new Set(['keyword', 'keywords', 'query', 'queries', 'search term', 'search terms', 'search query']);
 
 /** One CSV line per RFC 4180 (quoted cells, doubled quotes); keywords never span lines. */
 function splitCsvLine(line: string): string[] {
@@ -151,9 +157,12 @@ export async function readKeywordsFiles<
     }
     const max = job.kind === 'search_volume' ? 80 : 700;
     const found = parseKeywordsFile(text, path);
-    for (const k of found)
+    for (const k of found) {
+      const problem = keywordProblem(k.keyword);
       if (k.keyword.length > max)
         issues.push({ file: path, line: k.line, column: 1, field, rule: `keyword of ${k.keyword.length} characters; at most ${max}` });
+      else if (problem) issues.push({ file: path, line: k.line, column: 1, field, rule: `keyword ${problem}` });
+    }
     if (found.length === 0) issues.push({ file: path, line: 1, column: 1, field, rule: 'the file holds no keyword' });
     out.push({ ...job, keywords: [...(job.keywords ?? []), ...found.map((k) => k.keyword)] });
   }

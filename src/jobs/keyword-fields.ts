@@ -8,7 +8,7 @@ export const keywordsFileSchema = z
   .regex(/\.(txt|csv)$/i, 'a .txt (one keyword a line) or .csv file')
   .optional()
   .describe(
-    "Keywords from a file, relative to the pipeline file: .txt one a line, .csv the `keyword` column (else the first column); added to `keywords`. A regular file of at most 10 MB, inside the pipeline file's folder unless `keywords_file_outside` is true.",
+    "Keywords from a file, relative to the pipeline file: .txt one a line, .csv the column headed keyword (or keywords, query, search term), else the first column; added to `keywords`. A regular file of at most 10 MB, inside the pipeline file's folder unless `keywords_file_outside` is true.",
   );
 
 /** Lets `keywords_file` name a file outside the pipeline file's folder (or a symlink leading out of it). */
@@ -19,12 +19,36 @@ export const keywordsFileOutsideSchema = z
     "true to let `keywords_file` name a file outside the pipeline file's folder (by path or through a symlink). Off by default, so a pipeline file cannot make a run read, and buy tasks for, any file the user can read.",
   );
 
-/** One keyword of at most `max` characters, not blank. */
+/** One keyword of at most `max` characters, not blank, with nothing in it a person cannot see or read (keywordProblem). */
 export function keywordSchema(max: number) {
   return z
     .string()
     .max(max, `at most ${max} characters`)
-    .refine((s) => s.trim().length > 0, { error: 'must not be empty' });
+    .superRefine((s, ctx) => {
+      const problem = keywordProblem(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+}
+
+/** Bidirectional embedding, override and isolate controls: they change how the text around them displays. */
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Why a keyword cannot be bought as written, or undefined: blank (also when it holds only
+ * invisible characters, such as a zero-width space), a control character (NUL, a tab, a line
+ * feed: U+0000 to U+001F, U+007F to U+009F), or a bidirectional control (U+202A to U+202E,
+ * U+2066 to U+2069), which makes a keyword display as another. Joiners and direction marks
+ * within a word (Persian, Hindi, emoji) are kept.
+ */
+export function keywordProblem(s: string): string | undefined {
+  if (s.replace(/[\s\p{Cf}]/gu, '') === '')
+    return s.trim() === '' ? 'must not be empty' : 'must not be empty (it holds only invisible characters)';
+  const control = /[\u0000-\u001f\u007f-\u009f]/.exec(s) ?? BIDI_CONTROL.exec(s);
+  if (!control) return undefined;
+  const code = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  return BIDI_CONTROL.test(control[0])
+    ? `holds a bidirectional control character (${code}), which makes it display as another text; remove it`
+    : `holds a control character (${code}); remove it`;
 }
 
 /** A keyword list of a data kind (at most `max` characters each), empty by default. */

@@ -51,6 +51,49 @@ describe('keywords from a file', () => {
     ]);
   });
 
+  it('refuses keywords a person cannot see or read, each with its place, and keeps joiners within words', async () => {
+    const inline = await loadPipeline('/p/f.yaml', {
+      env: {},
+      readFile: files({
+        'f.yaml': pipeline('serp', '    keywords: ["\\u200b", "a\\u0000b", "\\u202eevil", "نیم\\u200cفاصله", "👩\\u200d💻 jobs"]\n'),
+      }),
+    }).catch((e) => e);
+    expect(inline).toBeInstanceOf(ConfigError);
+    expect((inline as ConfigError).issues.map((i) => [i.file.split('/').pop(), i.line, i.field, i.rule])).toEqual([
+      ['f.yaml', 5, 'jobs[0].keywords[0]', 'must not be empty (it holds only invisible characters)'],
+      ['f.yaml', 5, 'jobs[0].keywords[1]', 'holds a control character (U+0000); remove it'],
+      [
+        'f.yaml',
+        5,
+        'jobs[0].keywords[2]',
+        'holds a bidirectional control character (U+202E), which makes it display as another text; remove it',
+      ],
+    ]);
+    const fromFile = await loadPipeline('/p/f.yaml', {
+      env: {},
+      readFile: files({ 'f.yaml': pipeline('serp', '    keywords_file: kw.txt\n'), 'kw.txt': 'fine\ntab\there\n\u2066isolated\u2069\n' }),
+    }).catch((e) => e);
+    expect((fromFile as ConfigError).issues.map((i) => [i.file.split('/').pop(), i.line, i.field, i.rule])).toEqual([
+      ['kw.txt', 2, 'jobs[0].keywords_file', 'keyword holds a control character (U+0009); remove it'],
+      [
+        'kw.txt',
+        3,
+        'jobs[0].keywords_file',
+        'keyword holds a bidirectional control character (U+2066), which makes it display as another text; remove it',
+      ],
+    ]);
+    const ok = await loadPipeline('/p/f.yaml', {
+      env: {},
+      readFile: files({ 'f.yaml': pipeline('serp', '    keywords: ["نیم\\u200cفاصله", "👩\\u200d💻 jobs"]\n') }),
+    });
+    expect((ok.jobs[0] as { keywords: string[] }).keywords).toEqual(['نیم\u200cفاصله', '👩\u200d💻 jobs']);
+  });
+
+  it('takes a .csv column headed Keywords or Query as the keywords, not its header', () => {
+    expect(parseKeywordsFile('Keywords,Volume\nrunning shoes,10\n', 'a.csv').map((k) => k.keyword)).toEqual(['running shoes']);
+    expect(parseKeywordsFile('rank,query\n1,trail shoes\n', 'b.csv').map((k) => k.keyword)).toEqual(['trail shoes']);
+  });
+
   it('needs keywords inline or from a file', async () => {
     const err = await loadPipeline('/p/f.yaml', { env: {}, readFile: files({ 'f.yaml': pipeline('serp', '') }) }).catch((e) => e);
     expect((err as ConfigError).issues.map((i) => [i.field, i.rule])).toEqual([
