@@ -56,17 +56,18 @@ export interface ConfigIssue {
 export class ConfigError extends EtlError {
   readonly issues: ConfigIssue[];
 
-  constructor(issues: ConfigIssue[]) {
-    super('ETL_CONFIG_INVALID', formatIssues(issues), { retryable: false });
+  /** `sent`: what reached the service before the problems were found (the preflight's free reference lists). */
+  constructor(issues: ConfigIssue[], sent = 'nothing was sent to the service') {
+    super('ETL_CONFIG_INVALID', formatIssues(issues, sent), { retryable: false });
     this.name = 'ConfigError';
     this.issues = issues;
   }
 }
 
-function formatIssues(issues: ConfigIssue[]): string {
+function formatIssues(issues: ConfigIssue[], sent: string): string {
   const lines = issues.map((i) => `  ${i.file}:${i.line}:${i.column}  ${i.field || '(file)'}: ${i.rule}`);
   const n = issues.length;
-  return `pipeline file is invalid (${n} problem${n === 1 ? '' : 's'}); nothing was sent to the service:\n${lines.join('\n')}`;
+  return `pipeline file is invalid (${n} problem${n === 1 ? '' : 's'}); ${sent}:\n${lines.join('\n')}`;
 }
 
 /** Exit codes the CLI promises to scripts (documented in the README). */

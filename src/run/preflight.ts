@@ -43,6 +43,7 @@ export async function preflightJobs(client: ServiceClient, pipeline: Pipeline, f
   const where = await positionsIn(file);
   throw new ConfigError(
     ordered.map(({ x }) => ({ file, ...(where?.(x.path) ?? { line: 0, column: 0 }), field: fieldName(x.path), rule: x.rule })),
+    'nothing was bought (only the free reference lists these checks need were read)',
   );
 }
 

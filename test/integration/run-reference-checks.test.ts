@@ -114,7 +114,8 @@ describe('AI keyword data places and lighthouse versions are checked against the
         ),
       },
     ]);
-    // Only the free reference lists were read: nothing was bought.
+    // Only the free reference lists were read: nothing was bought, and the message says so (not "nothing was sent").
+    expect((err as ConfigError).message).toContain('nothing was bought (only the free reference lists these checks need were read)');
     expect(sandbox.log.filter((l) => l.method === 'POST')).toEqual([]);
     expect(sandbox.log.map((l) => l.path)).toEqual(
       expect.arrayContaining(['/v3/ai_optimization/ai_keyword_data/locations_and_languages', '/v3/on_page/lighthouse/versions']),
