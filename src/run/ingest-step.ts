@@ -102,7 +102,10 @@ export async function ingestStep(
       const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
       if (settled.found + settled.notCreated > 0) {
         note(
-          `tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)`,
+          `tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)` +
+            (settled.found > 0
+              ? '. The service charged the POST that created them, but its answer (with the charge) never came back: that charge is not in the ledger, and `pipeline reconcile` shows it'
+              : ''),
         );
       }
       if (settled.error) log.warn(settled.error);

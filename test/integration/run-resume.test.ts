@@ -120,11 +120,15 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect((await runsAndTasks()).tasks).toEqual([{ state: 'unknown', n: 5 }]);
     expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // created and charged
 
-    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    const notes: string[] = [];
+    const onProgress = (p: { kind: string; text?: string }) => void (p.kind === 'note' && notes.push(p.text!));
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000, onProgress }));
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
     expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
+    // The POST's charge came back with the answer that was lost: the run says it is not in the ledger.
+    expect(notes.find((n) => n.includes('5 found by tag'))).toMatch(/that charge is not in the ledger, and `pipeline reconcile` shows it/);
     expect(sandbox.log.some((l) => l.path.endsWith('/serp/id_list'))).toBe(true);
   });
 
