@@ -1,5 +1,4 @@
 import yargs, { type Argv } from 'yargs';
-import { ExitCode } from '../errors.js';
 import { alertsCommand } from './commands/alerts.js';
 import { apiCommand } from './commands/api.js';
 import { doctorCommand } from './commands/doctor.js';
@@ -18,7 +17,7 @@ import { scheduleCommand } from './commands/schedule.js';
 import { schemaCommand } from './commands/schema.js';
 import { statusCommand } from './commands/status.js';
 import { EPILOG } from './epilog.js';
-import { exitWithError } from './exit.js';
+import { exitWithError, exitWithUsage } from './exit.js';
 
 /** The `pipeline` command line; `src/bin.ts` only parses it. */
 export function buildCli(argv: string[]): Argv {
@@ -54,7 +53,6 @@ export function buildCli(argv: string[]): Argv {
     .version(false)
     .fail((msg, err) => {
       if (err) exitWithError(err);
-      process.stderr.write(`${msg}\nRun 'pipeline --help' for usage.\n`);
-      process.exit(ExitCode.configInvalid);
+      exitWithUsage(msg);
     });
 }

@@ -1,18 +1,42 @@
-import { EtlError, ExitCode, exitCodeFor } from '../errors.js';
+import { ConfigError, EtlError, ExitCode, exitCodeFor } from '../errors.js';
 import { redact } from '../client/index.js';
 
 /**
  * The one way errors leave the CLI: a message without a stack trace for known errors,
- * with API keys and AWS secrets redacted, and the documented exit code.
+ * with API keys and AWS secrets redacted, and the documented exit code. With `--json` the
+ * error is also printed on stdout as `{"error": {code, message, exitCode, issues?}}`, so a
+ * script reading stdout gets JSON on failure as on success.
  */
 export function exitWithError(err: unknown, secrets: readonly string[] = []): never {
   const env = [process.env.SVC_API_KEY, process.env.AWS_SECRET_ACCESS_KEY, process.env.AWS_SESSION_TOKEN];
   const all = [...secrets, ...env.filter((s): s is string => !!s)];
+  const exitCode = exitCodeFor(err) || ExitCode.failure;
+  let message: string;
   if (err instanceof EtlError) {
-    process.stderr.write(`error [${err.code}]: ${redact(err.message, all)}\n`);
+    message = redact(err.message, all);
+    process.stderr.write(`error [${err.code}]: ${message}\n`);
   } else {
     const e = err as Error;
+    message = redact(e?.message ?? String(err), all);
     process.stderr.write(`unexpected error: ${redact(e?.stack ?? String(err), all)}\n`);
   }
-  process.exit(exitCodeFor(err) || ExitCode.failure);
+  if (wantsJson()) {
+    const code = err instanceof EtlError ? err.code : 'ETL_UNEXPECTED';
+    const issues = err instanceof ConfigError ? err.issues.map((i) => ({ ...i, rule: redact(i.rule, all) })) : undefined;
+    process.stdout.write(`${JSON.stringify({ error: { code, message, exitCode, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
+  }
+  process.exit(exitCode);
+}
+
+/** A usage error (an unknown option, a bad value): exit 2, and with `--json` the same on stdout. */
+export function exitWithUsage(msg: string): never {
+  process.stderr.write(`${msg}\nRun 'pipeline --help' for usage.\n`);
+  if (wantsJson())
+    process.stdout.write(`${JSON.stringify({ error: { code: 'ETL_USAGE', message: msg, exitCode: ExitCode.configInvalid } }, null, 2)}\n`);
+  process.exit(ExitCode.configInvalid);
+}
+
+/** Whether the command line asks for JSON (`--json`, `--json=true`). */
+function wantsJson(): boolean {
+  return process.argv.some((a) => a === '--json' || a === '--json=true');
 }

@@ -52,7 +52,7 @@ export function checkOptions(rules: Record<string, OptionRule>): (args: Record<s
       if (v === undefined) continue;
       for (const one of Array.isArray(v) ? v : [v]) {
         const takes = rule(one);
-        if (takes) bad.push(`--${name} ${JSON.stringify(one)}: takes ${takes}`);
+        if (takes) bad.push(`--${name} ${shown(name, one)}: takes ${takes}`);
       }
     }
     if (bad.length > 0)
@@ -69,4 +69,16 @@ export function isCalendarDay(s: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/**
+ * The value as given: yargs turns a word given to a number option into NaN, which JSON writes
+ * as `null`; the word is then read back from the command line.
+ */
+function shown(name: string, v: unknown): string {
+  if (typeof v !== 'number' || !Number.isNaN(v)) return JSON.stringify(v);
+  const argv = process.argv;
+  const at = argv.indexOf(`--${name}`);
+  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  return raw === undefined ? '(not a number)' : JSON.stringify(raw);
 }

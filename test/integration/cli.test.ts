@@ -93,6 +93,45 @@ describe('pipeline CLI', () => {
     expect(sandbox.log.filter((l) => l.status === 401)).toHaveLength(1);
   });
 
+  it('with --json, prints a failure as JSON on stdout too: a refused pipeline with its issues, a refused key, a usage error', async () => {
+    const file = join(tmp.dir, 'bad-json.yaml');
+    await writeFile(file, 'name: bad\njobs:\n  - kind: serp\n    depth: 701\n    locations: [2840]\n    keywords: [a]\n');
+    const bad = await cli(['run', file, '--json', '--warehouse', join(tmp.dir, 'wh-bad-json')], {
+      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_BASE_URL: sandbox.url,
+    });
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout)).toEqual({
+      error: {
+        code: 'ETL_CONFIG_INVALID',
+        message: expect.stringContaining('jobs[0].depth: at most 700'),
+        exitCode: 2,
+        issues: [{ file, line: 4, column: 12, field: 'jobs[0].depth', rule: 'at most 700' }],
+      },
+    });
+    const key = await cli(['run', 'pipelines/keywords.yaml', '--json', '--warehouse', join(tmp.dir, 'wh-key-json')], {
+      SVC_API_KEY: 'svc_live_wrongkey2',
+      SVC_BASE_URL: sandbox.url,
+    });
+    expect(key.code).toBe(6);
+    expect(JSON.parse(key.stdout).error).toMatchObject({ code: 'ETL_AUTH', exitCode: 6 });
+    expect(key.stdout).not.toContain('wrongkey2');
+    const usage = await cli(['status', '--json', '--limit', 'many']);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout).error).toMatchObject({
+      code: 'ETL_CONFIG_INVALID',
+      exitCode: 2,
+      message: expect.stringContaining('--limit "many": takes a whole number at least 1'),
+    });
+    const unknown = await cli(['status', '--json', '--bogus-option']);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout).error).toMatchObject({
+      code: 'ETL_USAGE',
+      exitCode: 2,
+      message: expect.stringContaining('bogus-option'),
+    });
+  });
+
   it('runs the README command against the built-in sandbox and prints a JSON summary', async () => {
     const out = await cli(['run', 'pipelines/keywords.yaml', '--json', '--warehouse', join(tmp.dir, 'wh-ok')]);
     expect(out.code).toBe(0);
