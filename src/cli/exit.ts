@@ -21,7 +21,7 @@ export function exitWithError(err: unknown, secrets: readonly string[] = []): ne
     process.stderr.write(`unexpected error: ${redact(e?.stack ?? String(err), all)}\n`);
   }
   if (wantsJson()) {
-    const code = err instanceof EtlError ? err.code : 'ETL_UNEXPECTED';
+    const code = err instanceof EtlError ? err.code : 'ETL_INTERNAL';
     const issues = err instanceof ConfigError ? err.issues.map((i) => ({ ...i, rule: redact(i.rule, all) })) : undefined;
     process.stdout.write(`${JSON.stringify({ error: { code, message, exitCode, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
   }
