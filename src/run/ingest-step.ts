@@ -44,8 +44,9 @@ export const RESUME_WITHIN_MS = 12 * 3_600_000;
  * collect, load, embed, compact the raw landing, record the run's end state. The latest
  * unfinished run of the same pipeline, when it started less than {@link RESUME_WITHIN_MS} ago,
  * is resumed under its own id (so its tags match): what it posted is collected first, tasks of
- * unknown outcome are looked up by tag, then only what never reached the service is posted. A budget, a 402, an unknown outcome or an abort
- * stops posting cleanly, and the outcome says why. An error marks the run failed and is thrown.
+ * unknown outcome are looked up by tag, then only what never reached the service is posted. A
+ * budget, a 402, an unknown outcome or an abort stops posting cleanly, and the outcome says why.
+ * An error marks the run failed and is thrown.
  */
 export async function ingestStep(
   o: RunOptions,

@@ -187,7 +187,7 @@ export function planKind(spec: KindSpec, stored: readonly StoredColumn[], shape:
  * only values of their own type, and a list that is no list gives no rows. Without this, a
  * field that changed type since an earlier night (its columns are stored) failed the whole
  * night's load: DuckDB's typed read refuses a value that is not the type it was told.
- * Outermost first; none under another.
+ * None of the paths returned is under another.
  */
 export function looseContainers(t: TablePlan, shape: ShapeMap): string[] {
   const expected = new Map<string, 'a' | 'o'>();
