@@ -8,7 +8,7 @@ import { clearScratch, inflate, removeInflated, scratchFile, intoPieces } from '
 import { insertMarked, markReplaced, nextRowIdsOf } from './publish/mark-loaded.js';
 import { mergeShapes, type ShapeMap } from './shape.js';
 import { envelopeStructure, envelopeType, selectRowsFrom } from './sql-build.js';
-import { planKind, type KindPlan, type StoredColumn, type TablePlan } from './table-plan.js';
+import { planKind, under, type KindPlan, type StoredColumn, type TablePlan } from './table-plan.js';
 import type { Warehouse } from './warehouse.js';
 
 /** Which landed responses to load. */
@@ -277,8 +277,7 @@ function listOf(t: TablePlan): TableRead['list'] {
   if (t.rows === '') return undefined;
   const index = t.columns.find((c) => c.index === t.rows);
   if (!index) return undefined;
-  const atOrBelow = (path: string) => path === t.rows || path.startsWith(`${t.rows}.`) || path.startsWith(`${t.rows}[`);
-  const same = t.columns.filter((c) => c.source !== undefined || (c.index !== undefined ? !atOrBelow(c.index) : c.abs !== undefined && !atOrBelow(c.abs)));
+  const same = t.columns.filter((c) => c.source !== undefined || (c.index !== undefined ? !under(c.index, t.rows) : c.abs !== undefined && !under(c.abs, t.rows)));
   return { index: index.name, sameInList: new Set(same.map((c) => c.name)) };
 }
 

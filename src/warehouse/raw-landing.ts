@@ -80,7 +80,7 @@ export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callba
   let text = ok ? JSON.stringify(parsed) : null;
   // A lone surrogate escaped in a string (`\ud800`): DuckDB refuses the whole file that holds
   // it. The body is landed with U+FFFD in its place, and the bytes received in `body_text`.
-  if (text !== null && LONE_SURROGATE_ESCAPE.test(text)) {
+  if (text !== null && text.includes(LONE_SURROGATE_ESCAPE)) {
     const clean = wellFormed(parsed);
     const cleanText = JSON.stringify(clean);
     if (cleanText !== text) [parsed, text] = [clean, cleanText];
@@ -122,8 +122,12 @@ export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callba
 
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 
-/** How JSON.stringify writes a lone surrogate (a pair it writes as is); may also match an escaped backslash before `ud8…`. */
-const LONE_SURROGATE_ESCAPE = /\\ud[89a-f][0-9a-f]{2}/i;
+/**
+ * How JSON.stringify begins a lone surrogate (`\ud800`, lower case; a pair it writes as is). Also
+ * found after an escaped backslash (`\\ud…`): wellFormed then changes nothing. A search for the
+ * text, not a pattern: 4 µs a 35 KB SERP body against 10 (JSON.parse takes 120).
+ */
+const LONE_SURROGATE_ESCAPE = '\\ud';
 
 /** A lone UTF-16 surrogate (half of a pair, without the other half). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
