@@ -20,23 +20,19 @@ export function exitWithError(err: unknown, secrets: readonly string[] = []): ne
     message = redact(e?.message ?? String(err), all);
     process.stderr.write(`unexpected error: ${redact(e?.stack ?? String(err), all)}\n`);
   }
-  if (wantsJson()) {
-    const code = err instanceof EtlError ? err.code : 'ETL_INTERNAL';
-    const issues = err instanceof ConfigError ? err.issues.map((i) => ({ ...i, rule: redact(i.rule, all) })) : undefined;
-    process.stdout.write(`${JSON.stringify({ error: { code, message, exitCode, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
-  }
+  const issues = err instanceof ConfigError ? err.issues.map((i) => ({ ...i, rule: redact(i.rule, all) })) : undefined;
+  printJsonError({ code: err instanceof EtlError ? err.code : 'ETL_INTERNAL', message, exitCode, ...(issues ? { issues } : {}) });
   process.exit(exitCode);
 }
 
 /** A usage error (an unknown option, a bad value): exit 2, and with `--json` the same on stdout. */
 export function exitWithUsage(msg: string): never {
   process.stderr.write(`${msg}\nRun 'pipeline --help' for usage.\n`);
-  if (wantsJson())
-    process.stdout.write(`${JSON.stringify({ error: { code: 'ETL_USAGE', message: msg, exitCode: ExitCode.configInvalid } }, null, 2)}\n`);
+  printJsonError({ code: 'ETL_USAGE', message: msg, exitCode: ExitCode.configInvalid });
   process.exit(ExitCode.configInvalid);
 }
 
-/** Whether the command line asks for JSON (`--json`, `--json=true`). */
-function wantsJson(): boolean {
-  return process.argv.some((a) => a === '--json' || a === '--json=true');
+/** The error as JSON on stdout, when the command line asks for JSON (`--json`, `--json=true`). */
+function printJsonError(error: { code: string; message: string; exitCode: number; issues?: unknown[] }): void {
+  if (process.argv.some((a) => a === '--json' || a === '--json=true')) process.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
 }

@@ -37,8 +37,9 @@ export interface Reconciliation {
   accountCny: string;
   /**
    * The day's `/v1` charges (chat, embeddings), in `ledgerCny` but not compared with the
-   * account's statistics: the interface names their spending per `/v3` api only, so a `/v1`
-   * charge is checked by the balance chain alone (unless the account shows `total_v1`).
+   * account's statistics: the interface describes those by `/v3` api and says nothing of `/v1`
+   * (the emulator leaves it out), so a `/v1` charge is checked by the balance chain alone
+   * (unless the account shows `total_v1`).
    */
   unitemizedCny: string;
   balanceCny: string | null;
