@@ -373,9 +373,9 @@ async function commit(
               // selected answers, by the selection (`_sel`) rather than the raw index: rows come
               // only from picks (selectRowsFrom), and picks only from selected answers.
               const source = heads
-                ? `(SELECT call_id, run_id, from_json(head, ${type}) AS body FROM raw_heads
+                ? `(SELECT call_id, run_id, received_at, from_json(head, ${type}) AS body FROM raw_heads
                    WHERE call_id IN (SELECT call_id FROM _sel WHERE ${inBatch})${received})`
-                : `read_json(${sqlList(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', body: ${type}}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
+                : `read_json(${sqlList(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', received_at: 'VARCHAR', body: ${type}}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
               const { rows, firstRowId } = await insertRows(wh, t, select(source), nextRowIds.get(t.name)!, list);
               // Rows read from heads are not read by DuckDB's gzip reader: nothing to check.
               if (!heads) firstRowIds.set(t, firstRowId);

@@ -147,7 +147,8 @@ export interface SelectOptions {
  * (`read_json(...)` of the files to read, or the heads as JSON): DuckDB reads each line with the
  * table's explicit envelope type, unnests down the table's rows path (keeping each list's index)
  * and casts each column. No value passes through JavaScript. Built ahead of its source: the load
- * builds each table's SELECT as it plans the kind, and gives it the files when it has them.
+ * builds each table's SELECT as it plans the kind, and gives it the files when it has them. The
+ * source gives `call_id`, `run_id`, `received_at` (the landed line's) and `body`.
  */
 export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string) => string {
   const levels = t.rows === '' ? [] : listPrefixes(t.rows);
@@ -171,7 +172,14 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
   const names = new Map(cols.map((c, i) => [c, `_c${i}`]));
   // Read as JSON: at or below a container some body holds as another type (TablePlan.loose).
   const jsonAt = (path: string) => t.loose?.some((l) => under(path, l)) ?? false;
-  const fin = (c: PlanColumn, v: string) => finalExpr(c, v, c.abs !== undefined && jsonAt(c.abs));
+  // A date key (service_date) the body does not hold, or holds as no time, is the UTC day the
+  // answer was received: the data's own date where it has one, the day it came otherwise (a
+  // SERP result without \`datetime\` had no check date, and a night's model tests failed on it).
+  const dated = cols.some((c) => c.transform === 'service_date');
+  const fin = (c: PlanColumn, v: string) => {
+    const e = finalExpr(c, v, c.abs !== undefined && jsonAt(c.abs));
+    return c.transform === 'service_date' ? `coalesce(${e}, CAST(TRY_CAST(_recv AS TIMESTAMPTZ) AS DATE))` : e;
+  };
   // A value read above the rows level (a result's date, the list indexes) is cast once where
   // it is read, not once per row after the unnest: a SERP result's \`datetime\` is parsed once,
   // not for each of its hundred items. Variant columns keep the raw value to the end.
@@ -193,7 +201,7 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
     if (k > 0 && jsonAt(levels[k - 1]!)) conds.push(`json_type(u${k}) = 'OBJECT'`);
     return conds.length === 0 ? '' : ` WHERE ${conds.join(' AND ')}`;
   };
-  let carried: string[] = ['_call', '_run'];
+  let carried: string[] = ['_call', '_run', ...(dated ? ['_recv'] : [])];
   for (let k = 1; k <= levels.length; k++) {
     const prev = k === 1 ? 'src' : `l${k - 1}`;
     const parentBase = k === 1 ? 'u0' : `u${k - 1}`;
@@ -220,7 +228,8 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
     if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${fin(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
   }
   const rest = `${ctes.map((c) => `,\n${c}`).join('')}\nSELECT ${out.join(', ')} FROM f`;
-  return (source) => `WITH src AS (SELECT call_id AS _call, run_id AS _run, body AS u0 FROM ${source}${o.where ? ` WHERE ${o.where}` : ''})${rest}`;
+  const recv = dated ? ', received_at AS _recv' : '';
+  return (source) => `WITH src AS (SELECT call_id AS _call, run_id AS _run${recv}, body AS u0 FROM ${source}${o.where ? ` WHERE ${o.where}` : ''})${rest}`;
 }
 
 /** `tasks[].result[].items[]` gives `tasks[]`, `tasks[].result[]`, `tasks[].result[].items[]`. */

@@ -81,4 +81,44 @@ describe('published real SERP shapes through the loader and the models', () => {
       ]);
     });
   });
+
+  it('dates a result without datetime by the day it was received, and warns of an item without type: the night passes', async () => {
+    // result-shapes.md: every field can be missing or null. The answer came on 2026-11-20.
+    const body = JSON.parse(await compactFixture(FIXTURE));
+    const result = body.tasks[0].result[0];
+    delete result.datetime;
+    delete result.items[1].type;
+    const wh = await Warehouse.open(dir);
+    try {
+      await loadLanded(wh, {
+        callIds: await land(wh, response(PATH, JSON.stringify(body), { receivedAt: new Date('2026-11-20T23:30:00Z') })),
+      });
+    } finally {
+      wh.close();
+    }
+
+    const models = await runModels({ warehouseDir: dir, test: true });
+    expect(models.tests.filter((t) => t.status === 'failed' || t.status === 'error')).toEqual([]);
+    expect(models.ok).toBe(true);
+    expect(models.tests.filter((t) => t.status === 'warned').map((t) => [t.test, t.failures])).toEqual([
+      ['not_null(item_type)', 1],
+      ['accepted_values(item_type)', 1],
+    ]);
+
+    await withWarehouse(dir, async (db) => {
+      const days = await db.all<Json>(
+        `select 'results' as t, check_date::varchar as day, count(*)::int as n from serp_results group by all
+         union all select 'items', check_date::varchar, count(*)::int from serp_items group by all order by t`,
+      );
+      expect(days).toEqual([
+        { t: 'items', day: '2026-11-20', n: result.items.length },
+        { t: 'results', day: '2026-11-20', n: 1 },
+      ]);
+      const [untyped] = await db.all<Json>(`select type, domain from serp_items where item_index = 1`);
+      expect(untyped).toEqual({ type: null, domain: result.items[1].domain ?? null });
+      // The day is the data's: the marts place the check on it.
+      const [history] = await db.all<Json>(`select min(check_date)::varchar as lo, max(check_date)::varchar as hi from rank_history`);
+      expect(history).toEqual({ lo: '2026-11-20', hi: '2026-11-20' });
+    });
+  });
 });
