@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { abortableSleep } from './abortable-sleep.js';
 import { collectGarbage } from './collect-garbage.js';
 import { alertStep, type AlertOutcome } from '../alerts/index.js';
 import { withWarehouse } from '../warehouse/index.js';
@@ -171,19 +172,4 @@ export async function runScheduledNight(o: RunOptions): Promise<RunOutcome> {
   if (!first.resumed || o.signal?.aborted) return first;
   o.logger.info({ pipeline: o.pipeline.name, runId: first.runId, state: first.state }, "finished an earlier run; starting tonight's");
   return runPipeline({ ...o, newRun: true });
-}
-
-/** A sleep that ends early when the run is aborted, so Ctrl-C never waits out a poll. */
-function abortableSleep(signal: AbortSignal | undefined): (ms: number) => Promise<void> {
-  return (ms) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      }
-      signal?.addEventListener('abort', done, { once: true });
-    });
 }
