@@ -1,4 +1,4 @@
-// `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, 3 pairs; `--rows 1000000` for the issue's
+// `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, 7 pairs; 3 above 100,000 rows; `--rows 1000000` for the issue's
 // figures). Each path runs in its own fresh process on a fresh copy, so its time and peak RSS are its own:
 //   target   landed raw files → loadLanded (DuckDB read_json with explicit types + unnest) → committed rows, from one
 //            compacted segment (landed by RawLanding, then compactRaw: as a reload or replay finds a past night);
@@ -254,7 +254,10 @@ async function prepareBaseline(loaded: string, fresh: string, table: string): Pr
   }
 }
 
-const REPEATS = Number(opt('--repeats') ?? 3);
+// At the default size a single pair's ratio ranged from 0.61 to 1.13 on the shared 2-core machine, and
+// the median of three moved with it: seven pairs (about 2.5 minutes) narrow it (medians of seven ranged
+// 0.79 to 0.96 over nine runs of one day). A pair of a million rows takes minutes, and varies less.
+const REPEATS = Number(opt('--repeats') ?? (Number(opt('--rows') ?? 50_000) > 100_000 ? 3 : 7));
 
 interface Pair {
   load: ChildOut;
