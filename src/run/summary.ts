@@ -37,6 +37,11 @@ export async function summarize(
     started: Date;
     finished: Date;
     warehouseDir: string;
+    /**
+     * The tasks of the run's plan: a run stopped before its last POST (budget, balance, Ctrl-C)
+     * has recorded only the batches it reached in the tasks table.
+     */
+    plannedTasks?: number;
   },
 ): Promise<RunSummary> {
   const [t] = await wh.all<Record<string, number>>(
@@ -76,7 +81,7 @@ export async function summarize(
     stopReason: r.stopReason,
     stopKind: r.stopKind,
     tasks: {
-      planned: t?.planned ?? 0,
+      planned: Math.max(t?.planned ?? 0, r.plannedTasks ?? 0),
       posted: t?.posted ?? 0,
       failed: t?.failed ?? 0,
       collected: t?.collected ?? 0,
