@@ -206,6 +206,12 @@ describe('pipeline CLI', () => {
     ]) {
       expect(run.stdout).toContain(s);
     }
+    const reconcile = await cli(['reconcile', '--help']);
+    expect(reconcile.code).toBe(0);
+    expect(reconcile.stdout).toMatch(/Exit codes:\n\s+0 the ledger and the account agree\s+1 they differ/);
+    const doctor = await cli(['doctor', '--help']);
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toMatch(/Exit codes:\n\s+0 no check failed.*\s+1 some check failed/);
   });
 
   it('rejects an unknown command with a usage hint and exit code 2', async () => {

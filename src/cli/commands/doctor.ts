@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { resolveLake } from '../../config/index.js';
+import { ExitCode } from '../../errors.js';
 import { runDoctor, type Check } from '../../run/doctor.js';
 import { resolveTarget } from '../service-target.js';
 
@@ -21,7 +22,14 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder to check' })
       .option('lake', { type: 'string', describe: 'object-storage lake to check, s3://bucket/prefix (default: PIPELINE_LAKE)' })
       .option('callback-url', { type: 'string', describe: 'public callback URL to check (push collection)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the checks as JSON' }) as Argv<DoctorArgs>,
+      .option('json', { type: 'boolean', default: false, describe: 'print the checks as JSON' })
+      .epilog(
+        [
+          'Exit codes:',
+          `  ${ExitCode.ok} no check failed (warnings are listed)   ${ExitCode.failure} some check failed: each FAIL line says what to do`,
+          `  ${ExitCode.configInvalid} invalid options (a malformed lake address, key or service address)`,
+        ].join('\n'),
+      ) as Argv<DoctorArgs>,
   handler: async (args: ArgumentsCamelCase<DoctorArgs>) => {
     const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
     let checks: Check[];

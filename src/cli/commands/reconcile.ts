@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ServiceClient } from '../../client/index.js';
+import { ExitCode } from '../../errors.js';
 import { toMicros } from '../../run/money.js';
 import { reconcile } from '../../run/reconcile.js';
 import { withWarehouse } from '../../warehouse/index.js';
@@ -19,7 +20,15 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
   builder: (y: Argv) =>
     y
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON' }) as Argv<ReconcileArgs>,
+      .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON' })
+      .epilog(
+        [
+          'Exit codes:',
+          `  ${ExitCode.ok} the ledger and the account agree   ${ExitCode.failure} they differ (each difference is listed), or an unexpected error`,
+          `  ${ExitCode.configInvalid} invalid options or no warehouse there   ${ExitCode.serviceUnavailable} service unavailable   ${ExitCode.auth} API key refused`,
+          `  ${ExitCode.warehouseLocked} warehouse.duckdb held by another process past PIPELINE_LOCK_WAIT_SECONDS`,
+        ].join('\n'),
+      ) as Argv<ReconcileArgs>,
   handler: async (args: ArgumentsCamelCase<ReconcileArgs>) => {
     requireWarehouse(args.warehouse);
     const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
