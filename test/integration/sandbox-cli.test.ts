@@ -53,6 +53,15 @@ describe('pipeline sandbox command', () => {
     expect((await get(`${url}/v3/appendix/user_data`, 'svc_sandbox_local')).status).toBe(401);
   });
 
+  it('labels a key given apart from one made up, and never echoes the given one', async () => {
+    const { url, stderr } = await serve(['--live-key', 'svc_live_given2']);
+    expect(stderr()).not.toContain('svc_live_given2');
+    const m = /accepted keys: live as given\s+sandbox (svc_sandbox_\w+) \(made up for this run\)/.exec(stderr());
+    expect(m).not.toBeNull();
+    expect((await get(`${url}/v3/appendix/user_data`, m![1]!)).status).toBe(200);
+    expect((await get(`${url}/v3/appendix/user_data`, 'svc_live_given2')).status).toBe(200);
+  });
+
   it('reads the fault profile and refuses an unknown one before starting', () => {
     const base = {
       port: 0,

@@ -35,7 +35,8 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): {
   options: SandboxOptions;
   liveKey: string;
   sandboxKey: string;
-  madeKeys: boolean;
+  /** Which keys were made up (printed); a key given on the command line is never echoed. */
+  made: { live: boolean; sandbox: boolean };
 } {
   const liveKey = args['live-key'] ?? `svc_live_${randomBytes(12).toString('hex')}`;
   const sandboxKey = args['sandbox-key'] ?? `svc_sandbox_${randomBytes(12).toString('hex')}`;
@@ -44,7 +45,7 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): {
   return {
     liveKey,
     sandboxKey,
-    madeKeys: args['live-key'] === undefined || args['sandbox-key'] === undefined,
+    made: { live: args['live-key'] === undefined, sandbox: args['sandbox-key'] === undefined },
     options: {
       port: args.port,
       host: args.host,
@@ -136,14 +137,17 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
         }),
       ) as Argv<SandboxArgs>,
   handler: async (args: ArgumentsCamelCase<SandboxArgs>) => {
-    const { options, liveKey, sandboxKey, madeKeys } = sandboxOptionsFromArgs(args);
+    const { options, liveKey, sandboxKey, made } = sandboxOptionsFromArgs(args);
+    const shown = (isMade: boolean, key: string) => (isMade ? `${key} (made up for this run)` : 'as given');
     const sb: SandboxHandle = await startSandbox(options);
     process.stderr.write(
       `sandbox emulator listening on ${sb.url}\n` +
-        (madeKeys
+        (made.live && made.sandbox
           ? `  accepted keys (made up for this run): live ${liveKey}  sandbox ${sandboxKey}\n`
-          : '  accepting the keys given on the command line; any other key gets 401\n') +
-        `  try: SVC_API_KEY=${madeKeys ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
+          : !made.live && !made.sandbox
+            ? '  accepting the keys given on the command line; any other key gets 401\n'
+            : `  accepted keys: live ${shown(made.live, liveKey)}  sandbox ${shown(made.sandbox, sandboxKey)}; any other key gets 401\n`) +
+        `  try: SVC_API_KEY=${made.sandbox ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
         `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',
     );
