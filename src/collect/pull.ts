@@ -194,32 +194,70 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
 }
 
 /**
+ * task_get calls failed in a row, with no task fetched between them, after which a pass stops
+ * taking new ids: the service is failing, not one task.
+ */
+const FAILED_IN_A_ROW = 3;
+
+/**
+ * Whether a pass goes on past a task whose `task_get` failed after the client's retries: a 5xx
+ * or no answer for one task (the service failing to build that one result) must not keep the
+ * night's other paid results from being fetched. A refused key, the rate limiter or anything
+ * else stops the pass at once.
+ */
+function pastOne(err: unknown): boolean {
+  return err instanceof EtlError && (err.code === 'ETL_SERVICE_UNAVAILABLE' || err.code === 'ETL_TIMEOUT');
+}
+
+/**
  * Fetches tasks with `task_get` (free), {@link IN_FLIGHT} at a time, handing each to the
- * loader as it comes (the client landed its body first). Stops taking new ids when the run
- * is aborted or a call fails; the calls under way finish, then the failure is thrown.
+ * loader as it comes (the client landed its body first). A task whose call keeps failing
+ * (pastOne) is left posted and the others are fetched; then the pass fails with what it left,
+ * and the next run fetches those again. The pass stops taking new ids when the run is aborted,
+ * when {@link FAILED_IN_A_ROW} calls fail in a row, or at any other failure; the calls under
+ * way finish first.
  */
 async function fetchAll(o: PullOptions, get: Endpoint, ids: readonly string[], onEach: (id: string) => Promise<void>): Promise<void> {
   let next = 0;
-  let failure: { err: unknown } | undefined;
+  let stopped: { err: unknown } | undefined;
+  const left: { id: string; err: unknown }[] = [];
+  let fetched = 0;
+  let failedInARow = 0;
   const worker = async () => {
-    while (next < ids.length && !o.signal?.aborted && !failure) {
+    while (next < ids.length && !o.signal?.aborted && !stopped) {
       const id = ids[next++]!;
-      const fetched = await fetchTasks(o.client, get, [id], o.signal);
-      for (const f of fetched.failed) o.loader.failed(f.id, f.statusCode, f.message);
-      for (const t of fetched.done) o.loader.fetched(t.id!);
-      if (fetched.failure !== undefined) {
-        failure ??= { err: fetched.failure };
-        return;
+      const got = await fetchTasks(o.client, get, [id], o.signal);
+      for (const f of got.failed) o.loader.failed(f.id, f.statusCode, f.message);
+      for (const t of got.done) o.loader.fetched(t.id!);
+      if (got.failure !== undefined) {
+        left.push({ id, err: got.failure });
+        if (!pastOne(got.failure) || ++failedInARow >= FAILED_IN_A_ROW) stopped ??= { err: got.failure };
+        continue;
       }
+      failedInARow = 0;
+      fetched++;
       try {
         await onEach(id);
       } catch (err) {
-        failure ??= { err };
+        stopped ??= { err };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, ids.length) }, worker));
-  if (failure) throw failure.err;
+  const first = left[0];
+  if (!first || (stopped && !left.some((l) => l.err === stopped!.err))) {
+    if (stopped) throw stopped.err;
+    return;
+  }
+  if (left.length === 1 && fetched === 0) throw first.err;
+  const why = first.err instanceof Error ? first.err.message : String(first.err);
+  const message =
+    `task_get failed for ${left.length} task(s) (${left
+      .slice(0, 3)
+      .map((l) => l.id)
+      .join(', ')}${left.length > 3 ? ', ...' : ''}), which stay posted; ` +
+    `${fetched} other task(s) of this pass were fetched${stopped ? ', and the pass stopped there' : ''}. First failure: ${why}`;
+  throw first.err instanceof EtlError ? new EtlError(first.err.code, message, { cause: first.err, context: first.err.context }) : first.err;
 }
 
 function readyIds(call: CallResult): string[] {

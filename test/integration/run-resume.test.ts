@@ -209,6 +209,58 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1);
   });
 
+  it('fetches the other tasks past one whose task_get keeps failing, and the next run fetches that one', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const target = sandbox.url;
+    let poisoned: string | undefined;
+    let poisonedCalls = 0;
+    // The first task fetched is answered 503 every time (the service fails to build that one
+    // result), at once; every other call is forwarded, the task_get calls 30 ms late, so that
+    // most of the night is still to fetch when that one has failed.
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const id = /\/task_get\/advanced\/([0-9a-f-]+)/.exec(req.url ?? '')?.[1];
+      poisoned ??= id;
+      if (id !== undefined && id === poisoned) {
+        poisonedCalls++;
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return res.end('{"status_code":50000}');
+      }
+      const upstream = await request(target + req.url, {
+        method: req.method as 'GET' | 'POST',
+        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
+      const body = await upstream.body.text();
+      if (id !== undefined) await new Promise((r) => setTimeout(r, 30));
+      res.writeHead(upstream.statusCode, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // More tasks than the collector fetches at once (16), so that stopping at the failure would leave some
+    // (a rate-limit window of 100 ms: the spec's minute would hold the 60 fetches and the retries).
+    const sixty = parsePipeline(
+      `name: resume\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: [${Array.from({ length: 60 }, (_, i) => `k${i}`).join(', ')}]\n`,
+      'resume.yaml',
+      {},
+    );
+    const first = await runPipeline(base(proxy, { pipeline: sixty, collectTimeoutMs: 10_000, limits: { windowMs: 100 } }));
+    expect(poisonedCalls).toBeGreaterThan(1); // the client retried it
+    expect(first.state).toBe('partial');
+    expect(first.stopKind).toBe('unavailable');
+    expect(first.tasks).toMatchObject({ posted: 60, collected: 59, pending: 1 });
+    expect(first.stopReason).toContain(`task_get failed for 1 task(s) (${poisoned})`);
+    expect(first.stopReason).toContain('59 other task(s) of this pass were fetched');
+
+    const second = await runPipeline(base(sandbox.url, { pipeline: sixty, collectTimeoutMs: 0, limits: { windowMs: 100 } }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ posted: 60, collected: 60, pending: 0 });
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1);
+  });
+
   it('finishes a run that failed part way instead of buying its tasks again', async () => {
     sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
     const target = sandbox.url;
