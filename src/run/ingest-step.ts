@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PushCollector } from '../collect/index.js';
 import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
+import { embeddingJobs } from '../jobs/index.js';
 import { packBatches, planPipeline, type Plan } from '../plan/index.js';
 import { compactRaw, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
 import { preflightJobs } from './preflight.js';
@@ -45,6 +46,9 @@ export const RESUME_WITHIN_MS = 12 * 3_600_000;
  * unfinished run of the same pipeline, when it started less than {@link RESUME_WITHIN_MS} ago,
  * is resumed under its own id (so its tags match): what it posted is collected first, tasks of
  * unknown outcome are looked up by tag, then only what never reached the service is posted. A
+ * completed run that no publish holds yet (killed after its loads, before its end steps were
+ * done) is resumed without a call: nothing is posted, collected or embedded, its outcome is
+ * returned as it was, and the steps after this one (models, alerts, publish) finish it. A
  * budget, a 402, an unknown outcome or an abort stops posting cleanly, and the outcome says why.
  * An error marks the run failed and is thrown.
  */
@@ -76,11 +80,32 @@ export async function ingestStep(
       b.tasks.map((t) => t.spec),
     );
   const world: RunWorld = { o, wh, indexOn, now, sleep, charged: { micros: 0n }, collection };
-  for (const old of unfinished) if (old !== resume) await settleStep(makeContext(world, old.runId), runId);
+  // A completed run left unpublished has nothing to collect or look up: it is not settled (its
+  // rows are published with tonight's), and when it is the one resumed, only its end steps run.
+  for (const old of unfinished) if (old !== resume && old.state !== 'completed') await settleStep(makeContext(world, old.runId), runId);
 
   const ctx = makeContext(world, runId);
   const estimateCny = await planEstimateCny(wh, plan);
   const { store, log, note } = ctx;
+  if (resume?.state === 'completed') {
+    // Killed after its loads committed, before its end steps (models, alerts, publish) were
+    // done: every task is collected and loaded, so nothing is posted, collected or embedded
+    // again, and the run keeps its outcome. The steps after this one finish it.
+    note(
+      `resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): its tasks are collected and loaded, its models and publish never finished; finishing them, buying nothing`,
+    );
+    log.info({ runId }, 'resuming a completed run whose end steps never finished');
+    return {
+      ctx,
+      plan,
+      started,
+      resumed: true,
+      state: 'completed',
+      stop: null,
+      estimateCny,
+      embedded: embeddingJobs(o.pipeline.jobs).length > 0,
+    };
+  }
   if (!resume && !o.signal?.aborted) {
     // What the service's reference lists refuse (a model, a location, a lighthouse version)
     // would be refused only after the other tasks were paid for: each job kind's preflight.

@@ -44,7 +44,9 @@ export interface RunOutcome extends RunSummary {
  * 7. lake: the published files mirrored to object storage, when one is set.
  *
  * The data is loaded and the run's state recorded before the models are built, so a model
- * that fails costs no paid result: the outcome says so and the CLI exits 1.
+ * that fails costs no paid result: the outcome says so and the CLI exits 1. A run killed after
+ * its loads and before its publish committed stays unfinished: the next run resumes it, runs
+ * these steps and buys nothing (`RunStore.unfinishedRuns`).
  */
 export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   const now = o.now ?? (() => new Date());

@@ -27,6 +27,11 @@ export type TaskState = (typeof TASK_STATES)[number];
 export const RUN_STATES = [
   /** Working now, or crashed (the next run of the pipeline resumes it). */
   'running',
+  /**
+   * Every task collected (or failed) and loaded. Finished once the publish after its loads has
+   * committed its row (`publish_runs`); until then (killed in the models, alerts or publish) the
+   * next run of the pipeline, within 12 hours of its start, finishes those steps and buys nothing.
+   */
   'completed',
   /** Stopped early (budget, balance, unavailable, interrupted, results not ready): resumed by the next run. */
   'partial',

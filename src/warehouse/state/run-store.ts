@@ -26,6 +26,12 @@ export interface PostedTaskRow {
 export interface UnfinishedRun {
   runId: string;
   startedAt: Date;
+  /**
+   * `running`, `partial` or `failed`: it may hold tasks to collect, look up or post. `completed`:
+   * every task is collected and loaded, but no publish has its row yet (a crash in the steps
+   * after the loads: models, alerts, publish): only those steps are left, nothing to buy.
+   */
+  state: RunState;
 }
 
 /** A run's tasks by post endpoint: created, collected, failed, still waiting. */
@@ -74,13 +80,24 @@ export class RunStore {
     readonly pipeline: string = '',
   ) {}
 
-  /** Runs of a pipeline that did not complete, oldest first: each may hold paid tasks still to collect or look up. */
+  /**
+   * Runs of a pipeline that did not finish, oldest first: those that did not complete (each may
+   * hold paid tasks still to collect or look up), and those that completed their loads but were
+   * never published. A run is finished once the publish after its loads has committed its row
+   * as it is now (`publish_runs`, written in the publish's transaction): before that, a crash
+   * in the steps after the loads (models, alerts, publish) left it `completed` with its rows
+   * loaded and not published, and the next run must finish those steps, not buy the night again.
+   */
   static async unfinishedRuns(wh: Warehouse, pipeline: string): Promise<UnfinishedRun[]> {
-    const rows = await wh.all<{ run_id: string; started_at: Date }>(
-      `SELECT run_id, started_at FROM runs WHERE pipeline = $1 AND state IN (${INTO.runSuperseded}) ORDER BY started_at, run_id`,
+    const rows = await wh.all<{ run_id: string; started_at: Date; state: RunState }>(
+      `SELECT r.run_id, r.started_at, r.state FROM runs AS r LEFT JOIN publish_runs AS p USING (run_id)
+       WHERE r.pipeline = $1
+         AND (r.state IN (${INTO.runSuperseded})
+              OR (r.state = 'completed' AND (p.run_id IS NULL OR p.state IS DISTINCT FROM r.state OR p.finished_at IS DISTINCT FROM r.finished_at)))
+       ORDER BY r.started_at, r.run_id`,
       [pipeline],
     );
-    return rows.map((r) => ({ runId: r.run_id, startedAt: new Date(r.started_at) }));
+    return rows.map((r) => ({ runId: r.run_id, startedAt: new Date(r.started_at), state: r.state }));
   }
 
   async startRun(info: { file: string; baseUrl: string; keyKind: string; at: Date }): Promise<void> {

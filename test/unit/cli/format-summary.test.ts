@@ -29,4 +29,14 @@ describe('formatSummary', () => {
       '  rows       140 loaded (serp_results 40, serp_items 100)',
     );
   });
+
+  it('says when the run finished an earlier unfinished one, and says nothing of it otherwise', () => {
+    const rows = { total: 140, serp_results: 40, serp_items: 100 };
+    expect(
+      formatSummary({ ...summary(rows), resumed: true })
+        .split('\n')
+        .at(-2),
+    ).toBe('  resumed    an earlier unfinished run, finished under its id: what it had bought was not bought again');
+    expect(formatSummary({ ...summary(rows), resumed: false })).not.toContain('resumed');
+  });
 });
