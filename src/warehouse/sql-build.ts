@@ -176,8 +176,9 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
   // answer was received: the data's own date where it has one, the day it came otherwise (a
   // SERP result without \`datetime\` had no check date, and a night's model tests failed on it).
   const dated = cols.some((c) => c.transform === 'service_date');
+  const read = (c: PlanColumn, v: string) => finalExpr(c, v, c.abs !== undefined && jsonAt(c.abs));
   const fin = (c: PlanColumn, v: string) => {
-    const e = finalExpr(c, v, c.abs !== undefined && jsonAt(c.abs));
+    const e = read(c, v);
     return c.transform === 'service_date' ? `coalesce(${e}, CAST(TRY_CAST(_recv AS TIMESTAMPTZ) AS DATE))` : e;
   };
   // A value read above the rows level (a result's date, the list indexes) is cast once where
@@ -201,8 +202,13 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
     if (k > 0 && jsonAt(levels[k - 1]!)) conds.push(`json_type(u${k}) = 'OBJECT'`);
     return conds.length === 0 ? '' : ` WHERE ${conds.join(' AND ')}`;
   };
+  // The day received goes down the levels only as far as a date key is cast (for SERP items, to
+  // the results' level, not into each of their hundred items); to the end when one is cast there.
+  const recvUntil = Math.max(-1, ...cols.filter((c) => c.transform === 'service_date').map((c) => (early.has(c) ? levelOf(c) : Infinity)));
+  const passOn = (names: string[], k: number) => (k <= recvUntil ? names : names.filter((n) => n !== '_recv'));
   let carried: string[] = ['_call', '_run', ...(dated ? ['_recv'] : [])];
   for (let k = 1; k <= levels.length; k++) {
+    carried = passOn(carried, k);
     const prev = k === 1 ? 'src' : `l${k - 1}`;
     const parentBase = k === 1 ? 'u0' : `u${k - 1}`;
     const rel = k === 1 ? levels[0]! : levels[k - 1]!.slice(levels[k - 2]!.length + 1);
@@ -217,7 +223,7 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
   const last = levels.length;
   const lastFrom = last === 0 ? 'src' : `l${last}`;
   const inner = [
-    ...carried,
+    ...passOn(carried, last + 1),
     ...cols.filter((c) => !c.index && levelOf(c) === last).map((c) => `${exprAt(c, last)} AS ${names.get(c)}`),
   ];
   ctes.push(`f AS (SELECT ${inner.join(', ')} FROM ${lastFrom}${whereAt(last)})`);
@@ -225,7 +231,8 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
   for (const c of cols) {
     const v = names.get(c)!;
     out.push(`${early.has(c) ? v : fin(c, v)} AS ${ident(c.name)}`);
-    if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${fin(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
+    // A value that does not read as the column's type (before a date key's fallback to the day received).
+    if (c.variant) out.push(`CASE WHEN ${v} IS NOT NULL AND json_type(${v}) <> 'NULL' AND (${read(c, v)}) IS NULL THEN ${v} END AS ${ident(c.variant)}`);
   }
   const rest = `${ctes.map((c) => `,\n${c}`).join('')}\nSELECT ${out.join(', ')} FROM f`;
   const recv = dated ? ', received_at AS _recv' : '';

@@ -53,6 +53,20 @@ describe('bodies unlike the nights before them (real DuckDB in a temp folder)', 
     ]);
   });
 
+  it('dates a result whose datetime is missing or no time by the day it was received, keeping an odd value in the variant column', async () => {
+    await night(wh, 20, [[1, await serpBody(1, 20)]]);
+    await night(wh, 21, [[2, await serpBody(2, 21, (_items, env) => (env.tasks[0].result[0].datetime = 1795251600))]]);
+    await night(wh, 22, [[3, await serpBody(3, 22, (_items, env) => delete env.tasks[0].result[0].datetime)]]);
+    const results = await wh.all(`SELECT check_date::VARCHAR AS d, check_date__v AS v FROM serp_results ORDER BY d`);
+    expect(results).toEqual([
+      { d: '2026-11-20', v: null },
+      { d: '2026-11-21', v: '1795251600' },
+      { d: '2026-11-22', v: null },
+    ]);
+    const items = await wh.all(`SELECT check_date::VARCHAR AS d, count(*)::INT AS n FROM serp_items GROUP BY ALL ORDER BY d`);
+    expect(items.map((r: any) => r.d)).toEqual(['2026-11-20', '2026-11-21', '2026-11-22']);
+  });
+
   it('loads a night whose list of objects (a child table) is an object or a string, giving the child table no rows for it', async () => {
     await night(wh, 20, [[1, await serpBody(1, 20, (items) => (items[0].sitelinks = [{ title: 'a' }, { title: 'b' }]))]]);
     expect(await wh.all(`SELECT sitelinks_index, title FROM serp_items__sitelinks ORDER BY ALL`)).toEqual([
