@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,27 +6,9 @@ import { alertStep } from '../../src/alerts/index.js';
 import { loadPipeline, type LoadedPipeline } from '../../src/config/index.js';
 import { withWarehouse, type Warehouse } from '../../src/warehouse/index.js';
 import { insertScriptedCheck, Receiver, runNight, scriptedItems } from './alerts-helpers.js';
-import { silentLogger, tempDir } from './helpers.js';
+import { killWhenSaid, silentLogger, tempDir } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./alerts-kill-child.ts', import.meta.url));
-
-/** Runs the child until it says it built the alerts, then kills it with SIGKILL. */
-function killAfterBuild(args: string[], env: NodeJS.ProcessEnv): Promise<{ said: string; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let said = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => {
-      said += String(c);
-      if (said.includes('built')) child.kill('SIGKILL');
-    });
-    child.stderr.on('data', (c: Buffer) => (err += String(c)));
-    child.on('error', reject);
-    child.on('exit', (_code, signal) =>
-      signal === 'SIGKILL' ? resolve({ said, signal }) : reject(new Error(`child ended without being killed: ${said} ${err}`)),
-    );
-  });
-}
 
 describe('a SIGKILL between building the alerts and delivering them', () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -102,7 +83,13 @@ alerts:
     expect(one).toMatchObject({ created: 1, delivered: 1 }); // the first night's spend
 
     const second = await night('2026-04-02', 14);
-    const killed = await killAfterBuild([file, whDir(), second.summary.runId, second.now().toISOString()], { ...process.env, ...env() });
+    // The child says it built the alerts, and is killed there (before it delivers them).
+    const killed = await killWhenSaid(
+      CHILD,
+      [file, whDir(), second.summary.runId, second.now().toISOString()],
+      { ...process.env, ...env() },
+      'built',
+    );
     expect(killed.said).toBe('built 3\n');
     expect(receiver.received).toHaveLength(1); // nothing of night 2 went out
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,4 +54,25 @@ export async function warmReferenceLists(warehouseDir: string, pipeline: Pipelin
   } finally {
     await sandbox.close();
   }
+}
+
+/**
+ * Runs `script` (TypeScript, in a child process) until its stdout holds `marker`, then kills it
+ * with SIGKILL there: a crash at a known point. Rejects when the child ends on its own.
+ */
+export function killWhenSaid(script: string, args: string[], env: NodeJS.ProcessEnv, marker: string): Promise<{ said: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => {
+      said += String(c);
+      if (said.includes(marker)) child.kill('SIGKILL');
+    });
+    child.stderr.on('data', (c: Buffer) => (err += String(c)));
+    child.on('error', reject);
+    child.on('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve({ said }) : reject(new Error(`child ended without being killed: ${said} ${err}`)),
+    );
+  });
 }

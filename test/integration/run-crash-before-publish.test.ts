@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,30 +8,12 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { tempDir } from './helpers.js';
+import { killWhenSaid, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_crashpublish1';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./run-kill-child.ts', import.meta.url));
 const TASKS = 10; // 5 keywords x 2 locations: one POST
-
-/** Runs the child until it says STEP is done, then kills it with SIGKILL (the run never reaches its next step). */
-function killAfterStep(args: string[], env: NodeJS.ProcessEnv): Promise<{ said: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let said = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => {
-      said += String(c);
-      if (said.includes('at ')) child.kill('SIGKILL');
-    });
-    child.stderr.on('data', (c: Buffer) => (err += String(c)));
-    child.on('error', reject);
-    child.on('exit', (_code, signal) =>
-      signal === 'SIGKILL' ? resolve({ said }) : reject(new Error(`child ended without being killed: ${said} ${err}`)),
-    );
-  });
-}
 
 /** The real `pipeline run` in a child process. */
 function pipelineRun(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -110,7 +92,8 @@ describe('killed after its loads committed and before it published, a run is fin
   ])(
     'killed once the $step step is done: the rerun (json $json) resumes it under its id, posts nothing, publishes its rows and exits with its outcome',
     async ({ step, json }) => {
-      const killed = await killAfterStep([file, whDir(), sandbox.url, step], env());
+      // The child says the step is done, and is killed there: the run never reaches its next step.
+      const killed = await killWhenSaid(CHILD, [file, whDir(), sandbox.url, step], env(), 'at ');
       expect(killed.said).toBe(`at ${step}\n`);
 
       // The crash left every task collected and loaded, and nothing published.

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,6 +24,16 @@ jobs:
 function handClock(startIso = '2026-11-20T09:00:00Z') {
   let t = Date.parse(startIso);
   return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
+}
+
+/** Sends a request a proxy received on to `target` (the emulator), with its body; the answer's status and text. */
+async function forward(target: string, req: IncomingMessage, body: Buffer[]): Promise<{ status: number; text: string }> {
+  const upstream = await request(target + req.url, {
+    method: req.method as 'GET' | 'POST',
+    headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
+    body: body.length ? Buffer.concat(body) : undefined,
+  });
+  return { status: upstream.statusCode, text: await upstream.body.text() };
 }
 
 describe('a second run finishes an unfinished one and never pays twice', () => {
@@ -105,12 +115,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     server = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      const upstream = await request(target + req.url, {
-        method: req.method as 'POST',
-        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
-        body: Buffer.concat(chunks),
-      });
-      await upstream.body.text();
+      await forward(target, req, chunks);
       res.socket?.destroy();
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
@@ -183,18 +188,13 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     server = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      const upstream = await request(target + req.url, {
-        method: req.method as 'GET' | 'POST',
-        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-      });
-      const body = await upstream.body.text();
+      const upstream = await forward(target, req, chunks);
       if (req.url?.includes('/task_get/') && ++gets >= 2) {
         res.writeHead(503, { 'content-type': 'application/json' });
         return res.end('{"status_code":50000}');
       }
-      res.writeHead(upstream.statusCode, { 'content-type': 'application/json' });
-      res.end(body);
+      res.writeHead(upstream.status, { 'content-type': 'application/json' });
+      res.end(upstream.text);
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -227,15 +227,10 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
         res.writeHead(503, { 'content-type': 'application/json' });
         return res.end('{"status_code":50000}');
       }
-      const upstream = await request(target + req.url, {
-        method: req.method as 'GET' | 'POST',
-        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-      });
-      const body = await upstream.body.text();
+      const upstream = await forward(target, req, chunks);
       if (id !== undefined) await new Promise((r) => setTimeout(r, 30));
-      res.writeHead(upstream.statusCode, { 'content-type': 'application/json' });
-      res.end(body);
+      res.writeHead(upstream.status, { 'content-type': 'application/json' });
+      res.end(upstream.text);
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -273,13 +268,9 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
         res.writeHead(401, { 'content-type': 'application/json' });
         return res.end('{"status_code":40100,"status_message":"You are not authorized.","tasks":[]}');
       }
-      const upstream = await request(target + req.url, {
-        method: req.method as 'GET' | 'POST',
-        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-      });
-      res.writeHead(upstream.statusCode, { 'content-type': 'application/json' });
-      res.end(await upstream.body.text());
+      const upstream = await forward(target, req, chunks);
+      res.writeHead(upstream.status, { 'content-type': 'application/json' });
+      res.end(upstream.text);
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
