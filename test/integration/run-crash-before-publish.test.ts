@@ -10,7 +10,7 @@ import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { killWhenSaid, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_crashpublish1';
+const KEY = 'svc_live_testcrashpub';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./run-kill-child.ts', import.meta.url));
 const TASKS = 10; // 5 keywords x 2 locations: one POST
