@@ -219,7 +219,9 @@ function pastOne(err: unknown): boolean {
  */
 async function fetchAll(o: PullOptions, get: Endpoint, ids: readonly string[], onEach: (id: string) => Promise<void>): Promise<void> {
   let next = 0;
-  let stopped: { err: unknown } | undefined;
+  // A failed hand-off to the loader ends the pass with its own error; failed calls are `left`.
+  let loadFailure: { err: unknown } | undefined;
+  let stopped = false;
   const left: { id: string; err: unknown }[] = [];
   let fetched = 0;
   let failedInARow = 0;
@@ -231,7 +233,7 @@ async function fetchAll(o: PullOptions, get: Endpoint, ids: readonly string[], o
       for (const t of got.done) o.loader.fetched(t.id!);
       if (got.failure !== undefined) {
         left.push({ id, err: got.failure });
-        if (!pastOne(got.failure) || ++failedInARow >= FAILED_IN_A_ROW) stopped ??= { err: got.failure };
+        if (!pastOne(got.failure) || ++failedInARow >= FAILED_IN_A_ROW) stopped = true;
         continue;
       }
       failedInARow = 0;
@@ -239,16 +241,15 @@ async function fetchAll(o: PullOptions, get: Endpoint, ids: readonly string[], o
       try {
         await onEach(id);
       } catch (err) {
-        stopped ??= { err };
+        loadFailure ??= { err };
+        stopped = true;
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, ids.length) }, worker));
+  if (loadFailure) throw loadFailure.err;
   const first = left[0];
-  if (!first || (stopped && !left.some((l) => l.err === stopped!.err))) {
-    if (stopped) throw stopped.err;
-    return;
-  }
+  if (!first) return;
   if (left.length === 1 && fetched === 0) throw first.err;
   const why = first.err instanceof Error ? first.err.message : String(first.err);
   const message =
