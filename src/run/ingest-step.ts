@@ -140,6 +140,7 @@ export async function ingestStep(
     const states = await store.taskStates();
     const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
     log.info({ tasks: plan.tasks.length, toPost: toPost.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
+    await store.recordPlanSize(plan.tasks.length);
     const batches = packBatches(toPost);
     note(
       `planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`,

@@ -122,7 +122,6 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
           started: ingest.started,
           finished: now(),
           warehouseDir: wh.dir,
-          plannedTasks: ingest.plan.tasks.length,
         }),
       );
       // The night's rows go into the database file last (CHECKPOINT_THRESHOLD: once a run), with

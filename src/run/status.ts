@@ -37,7 +37,7 @@ export async function runStatuses(wh: Warehouse, opts: { runId?: string; limit?:
             strftime(r.started_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS started_at,
             strftime(r.finished_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
             epoch(r.finished_at) - epoch(r.started_at) AS duration_s,
-            coalesce(t.planned, 0) AS planned, coalesce(t.posted, 0) AS posted, coalesce(t.collected, 0) AS collected,
+            greatest(coalesce(t.planned, 0), coalesce(r.planned_tasks, 0)) AS planned, coalesce(t.posted, 0) AS posted, coalesce(t.collected, 0) AS collected,
             coalesce(t.failed, 0) AS failed, coalesce(t.waiting, 0) AS waiting, coalesce(t.unresolved, 0) AS unresolved,
             coalesce(t.rows_loaded, 0)::DOUBLE AS rows_loaded,
             coalesce(l.calls, 0) AS calls, coalesce(l.charged, 0)::VARCHAR AS charged

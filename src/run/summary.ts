@@ -37,15 +37,12 @@ export async function summarize(
     started: Date;
     finished: Date;
     warehouseDir: string;
-    /**
-     * The tasks of the run's plan: a run stopped before its last POST (budget, balance, Ctrl-C)
-     * has recorded only the batches it reached in the tasks table.
-     */
-    plannedTasks?: number;
   },
 ): Promise<RunSummary> {
+  // Planned: the plan's count (RunStore.recordPlanSize); a run stopped before its last POST (budget,
+  // balance, Ctrl-C) has recorded only the batches it reached in the tasks table.
   const [t] = await wh.all<Record<string, number>>(
-    `SELECT count(*)::INT AS planned,
+    `SELECT greatest(count(*), coalesce((SELECT any_value(planned_tasks) FROM runs WHERE run_id = $1), 0))::INT AS planned,
             count(*) FILTER (WHERE task_id IS NOT NULL)::INT AS posted,
             count(*) FILTER (WHERE state = 'failed')::INT AS failed,
             count(*) FILTER (WHERE state = 'collected')::INT AS collected,
@@ -81,7 +78,7 @@ export async function summarize(
     stopReason: r.stopReason,
     stopKind: r.stopKind,
     tasks: {
-      planned: Math.max(t?.planned ?? 0, r.plannedTasks ?? 0),
+      planned: t?.planned ?? 0,
       posted: t?.posted ?? 0,
       failed: t?.failed ?? 0,
       collected: t?.collected ?? 0,

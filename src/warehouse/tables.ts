@@ -18,6 +18,11 @@ export const runsTable: TableSpec = {
     { name: 'stop_reason', kind: 'varchar' },
     { name: 'started_at', kind: 'timestamptz' },
     { name: 'finished_at', kind: 'timestamptz' },
+    {
+      name: 'planned_tasks',
+      kind: 'int',
+      doc: "the tasks of the run's plan, recorded when it is planned (the tasks table holds only the batches a run stopped early reached)",
+    },
   ],
 };
 

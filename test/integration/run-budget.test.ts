@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline, type RunOptions } from '../../src/run/index.js';
+import { runStatuses } from '../../src/run/status.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { Warehouse } from '../../src/warehouse/index.js';
 import { movingClock, silentLogger, sumDecimals, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_budgettest';
@@ -28,6 +30,16 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     ...extra,
   });
   const posts = () => sandbox.log.filter((l) => l.path.endsWith('/task_post') && l.status === 200);
+  /** `pipeline status`'s figures for a run, read after the run has closed the warehouse. */
+  const statusOf = async (runId: string) => {
+    const wh = await Warehouse.open(tmp.dir);
+    try {
+      const [s] = await runStatuses(wh, { runId });
+      return s!;
+    } finally {
+      wh.close();
+    }
+  };
 
   beforeEach(async () => {
     tmp = await tempDir('pipeline-budget-');
@@ -47,6 +59,8 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     // The plan's 250 tasks, not only those the tasks table holds by then.
     expect(first.tasks).toMatchObject({ planned: 250, posted: 100, collected: 100 });
     expect(Number(first.chargedCny)).toBeLessThanOrEqual(0.5);
+    // `pipeline status` counts the plan too: 150 of its tasks were never recorded.
+    expect((await statusOf(first.runId)).tasks).toMatchObject({ planned: 250, posted: 100, collected: 100, unresolved: 0 });
 
     const second = await runPipeline(opts(5));
     expect(second.runId).toBe(first.runId);
@@ -79,6 +93,7 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     const next = await runPipeline(opts(0.1, { newRun: true }));
     expect(next.stopKind).toBe('budget');
     expect(next.tasks).toMatchObject({ planned: 250, posted: 0 });
+    expect((await statusOf(next.runId)).tasks).toMatchObject({ planned: 250, posted: 0 });
     expect(posts()).toHaveLength(before);
   });
 

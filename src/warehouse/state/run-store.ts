@@ -101,7 +101,10 @@ export class RunStore {
   }
 
   async startRun(info: { file: string; baseUrl: string; keyKind: string; at: Date }): Promise<void> {
-    await this.wh.run(`INSERT INTO runs VALUES ($1, $2, $3, $4, $5, 'running', NULL, $6::TIMESTAMPTZ, NULL)`, [
+    await this.wh.run(
+      `INSERT INTO runs (run_id, pipeline, pipeline_file, base_url, key_kind, state, stop_reason, started_at, finished_at)
+       VALUES ($1, $2, $3, $4, $5, 'running', NULL, $6::TIMESTAMPTZ, NULL)`,
+      [
       this.runId,
       this.pipeline,
       info.file,
@@ -109,6 +112,15 @@ export class RunStore {
       info.keyKind,
       info.at.toISOString(),
     ]);
+  }
+
+  /**
+   * Records how many tasks the run's plan holds. The tasks table gets a batch's tasks just before
+   * its POST, so a run stopped early (budget, balance, Ctrl-C) holds fewer there; `pipeline
+   * status` and the run's summary show the plan's count.
+   */
+  async recordPlanSize(tasks: number): Promise<void> {
+    await this.wh.run(`UPDATE runs SET planned_tasks = $2 WHERE run_id = $1`, [this.runId, tasks]);
   }
 
   /** Marks the run running again, keeping its id, so its tags still match its tasks. */
