@@ -8,6 +8,9 @@ import { ensurePublishTables } from './publish/manifest-tables.js';
 import { ownerOnlyDir, ownerOnlyFile } from './owner-only.js';
 import { ALL_TABLES } from './tables.js';
 import { openWaiting } from './wait-for-lock.js';
+import { keepByteOrderMarks } from './duckdb-text.js';
+
+keepByteOrderMarks();
 
 /**
  * The write-ahead log a commit may leave before DuckDB checkpoints it into the database file
