@@ -104,14 +104,8 @@ export class RunStore {
     await this.wh.run(
       `INSERT INTO runs (run_id, pipeline, pipeline_file, base_url, key_kind, state, stop_reason, started_at, finished_at)
        VALUES ($1, $2, $3, $4, $5, 'running', NULL, $6::TIMESTAMPTZ, NULL)`,
-      [
-      this.runId,
-      this.pipeline,
-      info.file,
-      info.baseUrl,
-      info.keyKind,
-      info.at.toISOString(),
-    ]);
+      [this.runId, this.pipeline, info.file, info.baseUrl, info.keyKind, info.at.toISOString()],
+    );
   }
 
   /**
