@@ -6,7 +6,9 @@ export interface RunStatus {
   pipeline: string;
   state: string;
   startedAt: string;
+  /** When the ingest ended: the run's loads committed (the models and the publish come after). */
   finishedAt: string | null;
+  /** The ingest's seconds: posting, collecting and loading, not the steps after it. */
   durationS: number | null;
   tasks: { planned: number; posted: number; collected: number; failed: number; waiting: number; unresolved: number };
   rowsLoaded: number;

@@ -72,6 +72,8 @@ describe('status and ledger commands over a real warehouse', () => {
     const one = await cli(['status', '--warehouse', wh, '--run', summaries[1]!.runId]);
     expect(one.stdout).toContain(`${summaries[1]!.runId}  beta  completed`);
     expect(one.stdout).toContain('2 collected');
+    // The run's row ends with its ingest (its loads committed); the models and the publish come after.
+    expect(one.stdout).toMatch(/started \S+Z {2}ingest \d+\.\d s\n/);
     const missing = await cli(['status', '--warehouse', wh, '--run', 'nope']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no run nope');

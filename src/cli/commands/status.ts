@@ -48,7 +48,7 @@ export function formatStatuses(runs: readonly RunStatus[]): string {
     .map((r) => {
       const t = r.tasks;
       const lines = [
-        `${r.runId}  ${r.pipeline}  ${r.state}  started ${r.startedAt}${r.durationS !== null ? `  ${r.durationS.toFixed(1)} s` : ''}`,
+        `${r.runId}  ${r.pipeline}  ${r.state}  started ${r.startedAt}${r.durationS !== null ? `  ingest ${r.durationS.toFixed(1)} s` : ''}`,
         `  tasks ${t.planned} planned, ${t.posted} posted, ${t.collected} collected, ${t.failed} failed, ${t.waiting} waiting${t.unresolved ? `, ${t.unresolved} unresolved` : ''}`,
         `  rows ${r.rowsLoaded}  calls ${r.calls}  charged ${r.chargedCny} CNY`,
       ];
