@@ -1,5 +1,7 @@
 -- Ledger calls and refund rows, renamed and cast. `call_date` is the UTC calendar day of the
--- call (of a refund row: the day the refund was seen). `is_refund` marks refund rows.
+-- call (of a refund row: the day the refund was seen). `is_refund` marks refund rows;
+-- `is_estimated` a charge no header gave (a POST whose answer never arrived, priced from
+-- id_list's USD cost; false on rows written before the ledger had the column).
 with
 
 source as (
@@ -20,6 +22,7 @@ renamed as (
         cost_usd::decimal(18, 6) as cost_usd,
         task_id,
         task_id is not null as is_refund,
+        coalesce(charge_estimated, false) as is_estimated,
         called_at,
         timezone('UTC', called_at)::date as call_date,
     from source

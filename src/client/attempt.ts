@@ -20,13 +20,24 @@ export interface RawResponse {
 /** Persists a raw response durably; the client waits for it before parsing. */
 export type Lander = (raw: RawResponse) => Promise<void>;
 
+/** A charged POST that was sent and got no answer: the service may have charged it, and only the answer said how much. */
+export interface LostCall {
+  callId: string;
+  /** When it was sent: the service charges a call when it takes it, so the charge is placed here among the calls. */
+  at: Date;
+  method: 'GET' | 'POST';
+  path: string;
+  endpointId: string;
+  tasksSent: number;
+}
+
 /** What one HTTP exchange came to. `callId` is also sent as `X-Svc-Request-ID`. */
 export type Attempt =
   | { kind: 'answered'; callId: string; httpStatus: number; charge: ChargeRecord; text: string; retryAfterMs: number | null }
   /** No connection was made: nothing reached the service. */
   | { kind: 'not_sent'; callId: string; error: unknown }
   /** The request may have reached the service, but no complete answer came back. */
-  | { kind: 'lost'; callId: string; error: unknown };
+  | { kind: 'lost'; callId: string; error: unknown; sentAt: Date };
 
 export interface AttemptOptions {
   baseUrl: string;
@@ -61,6 +72,7 @@ export async function attempt(
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Dispatcher.ResponseData;
   let text: string;
+  const sentAt = o.now();
   try {
     res = await request(o.baseUrl + path, {
       method: ep.method,
@@ -72,7 +84,7 @@ export async function attempt(
     });
     text = await res.body.text();
   } catch (error) {
-    return neverSent(error) ? { kind: 'not_sent', callId, error } : { kind: 'lost', callId, error };
+    return neverSent(error) ? { kind: 'not_sent', callId, error } : { kind: 'lost', callId, error, sentAt };
   }
   onAnswered();
   const charge = readCharge(res.headers);

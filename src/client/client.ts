@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { aiPath, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
-import { attempt, type Attempt, type Lander } from './attempt.js';
+import { attempt, type Attempt, type Lander, type LostCall } from './attempt.js';
 import type { ChargeRecord } from './charge.js';
 import { envelopeSchema, type Envelope } from './envelope.js';
 import { outcomeUnknown, statusError, v1ErrorDetail, type FailureContext } from './failures.js';
@@ -26,6 +26,12 @@ export interface ClientOptions {
   apiKey: string;
   /** Called with every response body before it is parsed (raw landing + ledger). */
   land: Lander;
+  /**
+   * Called for every charged POST sent whose answer never came (a timeout, a dropped
+   * connection), before the call fails or is sent again: the ledger's row of a call whose
+   * charge only the lost answer held (RawLanding.lost).
+   */
+  lost?: (call: LostCall) => Promise<void>;
   dispatcher?: Dispatcher;
   limits?: RateLimiterOptions;
   /** Header and body timeout per attempt. */
@@ -85,7 +91,7 @@ export const IMAGE_TIMEOUT_FLOOR_MS = 180_000;
  * re-buy a charged result. Every response is landed before it is parsed.
  */
 export class ServiceClient {
-  private readonly opts: Required<Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs'>> & ClientOptions;
+  private readonly opts: Required<Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs' | 'lost'>> & ClientOptions;
   readonly limiter: RateLimiter;
 
   constructor(opts: ClientOptions) {
@@ -226,6 +232,8 @@ export class ServiceClient {
         (r) => r.kind === 'answered' && (r.httpStatus === 429 || rateLimitedIn200(r)),
       );
       f.callIds.push(a.callId);
+      if (a.kind === 'lost' && ep.charged && ep.method === 'POST')
+        await this.opts.lost?.({ callId: a.callId, at: a.sentAt, method: ep.method, path, endpointId: ep.id, tasksSent });
       const more = n < this.opts.maxAttempts;
       let retry: boolean;
       if (a.kind === 'not_sent') {

@@ -68,6 +68,7 @@ export function makeContext(w: RunWorld, runId: string): RunContext {
       baseUrl: o.baseUrl,
       apiKey: o.apiKey,
       land,
+      lost: landing.lost,
       dispatcher: o.dispatcher,
       limits: o.limits,
       now: w.now,

@@ -11,7 +11,7 @@ import { makeContext, type RunContext, type RunWorld, type Stop } from './contex
 import { embedJobs } from './embed-jobs.js';
 import { planEstimateCny } from './estimate.js';
 import { postAll } from './post-step.js';
-import { resolveUnknown } from './resolve-unknown.js';
+import { lostChargesNote, resolveUnknown } from './resolve-unknown.js';
 import type { RunOptions } from './run-options.js';
 import { settleStep } from './settle-step.js';
 
@@ -129,9 +129,7 @@ export async function ingestStep(
       if (settled.found + settled.notCreated > 0) {
         note(
           `tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)` +
-            (settled.found > 0
-              ? '. The service charged the POST that created them, but its answer (with the charge) never came back: that charge is not in the ledger, and `pipeline reconcile` shows it'
-              : ''),
+            (settled.found > 0 ? `. ${lostChargesNote(settled.estimated)}` : ''),
         );
       }
       if (settled.error) log.warn(settled.error);

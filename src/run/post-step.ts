@@ -95,7 +95,11 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
       try {
         const outcome = await postBatch(c, first);
         if (outcome.kind === 'created') c.note(`posted batch ${first.no}/${batches.length} (${first.tasks.length} tasks)`);
-        else stop ??= await recordFailed(c, first, outcome);
+        else {
+          // Every failed POST's tasks are recorded (with its call id), not only the first's.
+          const failed = await recordFailed(c, first, outcome);
+          stop ??= failed;
+        }
         await postingLine(c, rest);
       } catch (err) {
         fatal ??= { err };
@@ -111,7 +115,8 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
 async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedPost): Promise<Stop> {
   const tags = outcome.tags ?? batch.tasks.map((t) => t.tag);
   if (outcome.kind === 'refused') await c.store.recordUnsent(tags, outcome.error.message);
-  else await c.store.recordUnknown(tags, outcome.error.message);
+  // The last request id is the POST sent (the ledger's row of its lost answer, or of its 5xx).
+  else await c.store.recordUnknown(tags, outcome.error.message, (outcome.error.context.clientRequestIds as string[] | undefined)?.at(-1));
   return stopFor(outcome);
 }
 
@@ -222,7 +227,9 @@ async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | nu
       continue;
     }
     try {
-      stop ??= await recordFailed(c, batch, failedOutcome(answer.reason));
+      // Every failed call's task is recorded (with its call id), not only the first's.
+      const failed = await recordFailed(c, batch, failedOutcome(answer.reason));
+      stop ??= failed;
     } catch (err) {
       fatal ??= err;
     }

@@ -5,7 +5,7 @@ import { fromMicros, toMicros } from './money.js';
 
 /** What kind of difference finance is looking at. */
 export type DiscrepancyKind =
-  /** A ledger call whose response carried no `X-Svc-Charge-CNY`: its cost is unknown. */
+  /** A ledger call whose response carried no `X-Svc-Charge-CNY`, or whose answer never arrived: its cost is unknown. */
   | 'missing_charge_header'
   /** The account spent more than the ledger knows (another client, or a lost row). */
   | 'charge_not_in_ledger'
@@ -46,6 +46,19 @@ export interface Reconciliation {
   calls: number;
   uncharged: number;
   discrepancies: Discrepancy[];
+  /**
+   * The day's calls whose charge is an estimate (`ledger.charge_estimated`: a POST whose answer
+   * never arrived, priced once `id_list` listed the tasks it created). Counted in `ledgerCny`, so
+   * compared with the account like any charge; listed to be confirmed, not a discrepancy.
+   */
+  estimates: EstimatedCharge[];
+}
+
+export interface EstimatedCharge {
+  callId: string;
+  path: string;
+  amountCny: string;
+  detail: string;
 }
 
 /** Differences below 0.0001 CNY (100 micro-CNY) are rounding, not discrepancies. */
@@ -77,6 +90,7 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
   const timezone = typeof user.timezone === 'string' && user.timezone ? user.timezone : 'UTC';
   const day = typeof dayStats.value === 'string' ? dayStats.value : new Date().toISOString().slice(0, 10);
   const out: Discrepancy[] = [];
+  const estimates: EstimatedCharge[] = [];
 
   const rows = await wh.all<{
     call_id: string;
@@ -84,9 +98,12 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
     path: string;
     charge: string | null;
     balance: string | null;
+    lost: boolean;
+    estimated: boolean;
     sandbox: boolean;
   }>(
     `SELECT l.call_id, l.request_id, l.path, l.charge_cny::VARCHAR AS charge, l.balance_cny::VARCHAR AS balance,
+            l.http_status IS NULL AS lost, coalesce(l.charge_estimated, false) AS estimated,
             coalesce(r.key_kind = 'sandbox', false) AS sandbox
      FROM ledger l LEFT JOIN runs r USING (run_id)
      WHERE (l.called_at AT TIME ZONE $1)::DATE = $2::DATE AND l.task_id IS NULL
@@ -113,12 +130,21 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
       out.push({
         kind: 'missing_charge_header',
         amountCny: '0.000000',
-        detail: `${r.path}: no X-Svc-Charge-CNY header; its cost is unknown`,
+        detail: r.lost
+          ? `${r.path}: sent, but its answer never arrived (a timeout or a dropped connection), so its charge is unknown; the service may have charged it. Its tasks are looked up by tag at the next run of its pipeline, which prices it (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`
+          : `${r.path}: no X-Svc-Charge-CNY header; its cost is unknown`,
         callId: r.call_id,
         requestId: r.request_id ?? undefined,
       });
       continue;
     }
+    if (r.estimated)
+      estimates.push({
+        callId: r.call_id,
+        path: r.path,
+        amountCny: fromMicros(toMicros(r.charge)),
+        detail: `its answer never arrived; estimated from the USD cost id_list gave the tasks it created, and counted in the ledger's charges above (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`,
+      });
     const api = r.path.startsWith('/v1/') ? 'v1' : (r.path.split('/')[2] ?? 'unknown');
     const m = toMicros(r.charge);
     ledgerByApi.set(api, (ledgerByApi.get(api) ?? 0n) + m);
@@ -155,16 +181,22 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
       });
   }
 
-  // The balance chain: each balance should be the previous one less this call's charge.
+  // The balance chain: each balance should be the previous one less the charges of the calls
+  // since, this one's and those of calls that gave no balance (an endpoint without the header, an
+  // answer that never arrived, priced or not).
   let prev: { balance: bigint; callId: string } | null = null;
+  let since = 0n;
   for (const r of rows) {
-    if (r.sandbox || r.balance === null) continue;
+    if (r.sandbox) continue;
+    since += toMicros(r.charge);
+    if (r.balance === null) continue;
     const bal = toMicros(r.balance);
     if (prev) {
-      const expected = prev.balance - toMicros(r.charge);
+      const expected = prev.balance - since;
       pushMovement(out, pool, bal - expected, `between call ${prev.callId} and ${r.call_id}`, r.call_id, r.request_id);
     }
     prev = { balance: bal, callId: r.call_id };
+    since = 0n;
   }
   const balanceNow = typeof money.balance === 'number' ? toMicros(money.balance) : null;
   if (prev && balanceNow !== null) pushMovement(out, pool, balanceNow - prev.balance, `since the last call in the ledger (${prev.callId})`);
@@ -180,6 +212,7 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
     calls: rows.length,
     uncharged,
     discrepancies: out,
+    estimates,
   };
 }
 

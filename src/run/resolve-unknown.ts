@@ -1,8 +1,9 @@
 import { endpoint, monthsBefore } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import { EtlError } from '../errors.js';
-import type { RunStore, Warehouse } from '../warehouse/index.js';
+import { ledgerWriter, type RunStore, type Warehouse } from '../warehouse/index.js';
 import { findTasksByTag } from './find-by-tag.js';
+import { fromMicros, toMicros } from './money.js';
 
 /** Past the next whole second, for the service's clock to be there too. */
 const SECOND_MARGIN_MS = 100;
@@ -22,7 +23,14 @@ export async function resolveUnknown(a: {
   now: () => Date;
   /** Waits out the current second before the lookup (see below); a timer by default, which an abort does not cut short. */
   sleep?: (ms: number) => Promise<void>;
-}): Promise<{ found: number; notCreated: number; stillUnknown: number; error?: string }> {
+}): Promise<{
+  found: number;
+  notCreated: number;
+  stillUnknown: number;
+  /** Ledger rows of lost POSTs priced now (ledgerWriter.estimateLost): a null charge had no ratio to price it at. */
+  estimated: { callId: string; chargeCny: string | null; costUsd: string }[];
+  error?: string;
+}> {
   const open = await a.store.openTasks();
   // id_list windows are whole seconds and may not end after the service's now, so a task
   // created in the current second is listed only once that second is over: looking it up
@@ -32,6 +40,7 @@ export async function resolveUnknown(a: {
   let found = 0;
   let notCreated = 0;
   let stillUnknown = 0;
+  let error: string | undefined;
   const byEndpoint = new Map<string, typeof open>();
   for (const t of open) byEndpoint.set(t.endpointId, [...(byEndpoint.get(t.endpointId) ?? []), t]);
   for (const [endpointId, tasks] of byEndpoint) {
@@ -43,12 +52,10 @@ export async function resolveUnknown(a: {
       matches = await findTasksByTag(a.client, endpoint(endpointId), new Set(tasks.map((t) => t.tag)), { from: earliest, now });
     } catch (err) {
       if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
-      return {
-        found,
-        notCreated,
-        stillUnknown: open.length - found - notCreated,
-        error: `could not look up ${tasks.length} task(s) of unknown outcome by tag (${err.message}); they are not re-posted`,
-      };
+      // The endpoints looked up before this one are settled: their lost POSTs are priced below.
+      error = `could not look up ${tasks.length} task(s) of unknown outcome by tag (${err.message}); they are not re-posted`;
+      stillUnknown = open.length - found - notCreated;
+      break;
     }
     const hit = new Set(matches.map((m) => m.tag));
     await a.store.recordPosted(
@@ -58,6 +65,8 @@ export async function resolveUnknown(a: {
         ok: true,
         statusCode: 20100,
         message: 'found by tag with id_list after an unknown POST outcome',
+        // id_list's cost at creation: what a refund is measured against, and what prices the lost POST.
+        costUsd: m.cost ?? null,
       })),
       now,
     );
@@ -74,5 +83,29 @@ export async function resolveUnknown(a: {
       notCreated += missing.length;
     }
   }
-  return { found, notCreated, stillUnknown };
+  // The lost POSTs whose tasks are all resolved now: their ledger rows get a price.
+  const estimated = await ledgerWriter.estimateLost(
+    a.wh,
+    open.flatMap((t) => (t.postCallId ? [t.postCallId] : [])),
+  );
+  return { found, notCreated, stillUnknown, estimated, ...(error === undefined ? {} : { error }) };
+}
+
+/**
+ * What a run says of the POSTs whose answers were lost, once their tasks were found by tag: the
+ * charge only the answer held is in the ledger as an estimate (`charge_estimated`), or unknown.
+ */
+export function lostChargesNote(estimated: readonly { callId: string; chargeCny: string | null; costUsd: string }[]): string {
+  const priced = estimated.filter((e) => e.chargeCny !== null);
+  const sum = priced.reduce((s, e) => s + toMicros(e.chargeCny), 0n);
+  const parts = ['The service charged the POST that created them, but its answer (with the charge) never came back'];
+  if (priced.length > 0)
+    parts.push(
+      `the ledger holds ${fromMicros(sum)} CNY for ${priced.length === 1 ? 'it' : `${priced.length} such POSTs`}, estimated from id_list's USD cost (charge_estimated)`,
+    );
+  if (priced.length < estimated.length)
+    parts.push(`${estimated.length - priced.length} POST(s) have no earlier charge to price them by: their charge is unknown`);
+  // Tasks planned before a crash: the POST's id was never recorded, and no ledger row was written for it.
+  if (estimated.length === 0) parts.push('that charge is not in the ledger');
+  return `${parts.join('; ')}. \`pipeline reconcile\` lists ${estimated.length === 1 || estimated.length === 0 ? 'it' : 'them'}`;
 }

@@ -1,6 +1,6 @@
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import type { RunContext } from './context.js';
-import { resolveUnknown } from './resolve-unknown.js';
+import { lostChargesNote, resolveUnknown } from './resolve-unknown.js';
 
 /**
  * Settles an older unfinished run without posting: collects what it posted (a direct sweep
@@ -12,6 +12,8 @@ export async function settleStep(c: RunContext, by: string): Promise<void> {
   await collectStep(c, { sweep: true, timeoutMs: 0 });
   const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now, sleep: c.o.sleep });
   if (r.error) c.log.warn(r.error);
+  if (r.found > 0)
+    c.note(`run ${c.runId}: ${r.found} task(s) of unknown outcome found by tag (not bought again). ${lostChargesNote(r.estimated)}`);
   await settleLiveTasks(c);
   const waiting = await c.store.waitingEndpointIds();
   const open = await c.store.openTasks();

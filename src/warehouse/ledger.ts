@@ -1,4 +1,5 @@
 import { runColumns, varchars, integers } from './bulk.js';
+import { sqlList } from './columns.js';
 import type { Warehouse } from './warehouse.js';
 
 /** A call's ledger row, as the raw landing knows it. */
@@ -7,7 +8,8 @@ export interface LedgerCall {
   endpointId: string;
   method: string;
   path: string;
-  httpStatus: number;
+  /** Null for a call sent whose answer never arrived (ledgerWriter.lost). */
+  httpStatus: number | null;
   requestId: string | null;
   chargeCny: string | null;
   refundCny: string;
@@ -53,9 +55,9 @@ export const ledgerWriter = {
     if (rows.length === 0) return;
     await runColumns(
       wh,
-      `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id)
+      `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id, charge_estimated)
        SELECT call_id, $1, $2, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), refund_cny::DECIMAL(18,6), cost_usd::DECIMAL(18,6),
-              balance_cny::DECIMAL(18,6), tasks, called_at::TIMESTAMPTZ, NULL
+              balance_cny::DECIMAL(18,6), tasks, called_at::TIMESTAMPTZ, NULL, false
        FROM (SELECT unnest($3::VARCHAR[]) AS call_id, unnest($4::VARCHAR[]) AS endpoint_id, unnest($5::VARCHAR[]) AS method, unnest($6::VARCHAR[]) AS path,
                     unnest($7::INTEGER[]) AS http_status, unnest($8::VARCHAR[]) AS request_id, unnest($9::VARCHAR[]) AS charge_cny, unnest($10::VARCHAR[]) AS refund_cny,
                     unnest($11::VARCHAR[]) AS cost_usd, unnest($12::VARCHAR[]) AS balance_cny, unnest($13::INTEGER[]) AS tasks, unnest($14::VARCHAR[]) AS called_at)`,
@@ -78,12 +80,58 @@ export const ledgerWriter = {
     );
   },
 
+  /**
+   * Prices the ledger rows of POSTs whose answer never arrived (`http_status` and `charge_cny`
+   * null), once `id_list` has told which of their tasks the service created: `cost_usd` is the
+   * sum of those tasks' costs (`tasks.cost_usd`, id_list's; a task it did not list was never
+   * created and cost nothing), and `charge_cny` that cost at the CNY/USD ratio of the endpoint's
+   * last answered calls (else of any `/v3` call's), rounded to 0.0001 CNY, marked
+   * `charge_estimated`. A POST with a task whose outcome is still unknown is left as it is, and
+   * so is one with no ratio to price it at (its USD cost is still filled in). Returns the rows
+   * priced.
+   */
+  async estimateLost(wh: Warehouse, callIds: readonly string[]): Promise<{ callId: string; chargeCny: string | null; costUsd: string }[]> {
+    if (callIds.length === 0) return [];
+    const lost = await wh.all<{ callId: string; endpointId: string; cost: string }>(
+      `SELECT l.call_id AS "callId", any_value(l.endpoint_id) AS "endpointId",
+              coalesce(sum(t.cost_usd) FILTER (WHERE t.task_id IS NOT NULL), 0)::DECIMAL(18,6)::VARCHAR AS cost
+       FROM ledger AS l JOIN tasks AS t ON t.post_call_id = l.call_id
+       WHERE l.call_id IN (SELECT unnest(${sqlList([...new Set(callIds)])}::VARCHAR[])) AND l.http_status IS NULL AND l.charge_cny IS NULL AND l.task_id IS NULL
+       GROUP BY l.call_id HAVING count(*) FILTER (WHERE t.state IN ('planned', 'unknown')) = 0
+       ORDER BY 1`,
+    );
+    const out: { callId: string; chargeCny: string | null; costUsd: string }[] = [];
+    for (const c of lost) {
+      // The last 100 answered calls: the headers round the charge to 0.0001 CNY and the cost to
+      // a micro-dollar, and a sum over many calls gives the ratio more exactly than one call.
+      const ratioOf = async (where: string, params: string[]) =>
+        (
+          await wh.all<{ r: string | null }>(
+            `SELECT (sum(charge_cny) / sum(cost_usd))::VARCHAR AS r FROM (
+               SELECT charge_cny, cost_usd FROM ledger
+               WHERE ${where} AND http_status IS NOT NULL AND task_id IS NULL AND charge_cny > 0 AND cost_usd > 0 AND NOT coalesce(charge_estimated, false)
+               ORDER BY called_at DESC LIMIT 100)`,
+            params,
+          )
+        )[0]?.r ?? null;
+      const ratio = (await ratioOf('endpoint_id = $1', [c.endpointId])) ?? (await ratioOf(`path LIKE '/v3/%'`, []));
+      const [row] = await wh.all<{ chargeCny: string | null; costUsd: string }>(
+        `UPDATE ledger SET cost_usd = $2::DECIMAL(18,6), charge_cny = round($2::DECIMAL(18,6) * $3::DOUBLE, ${REFUND_DECIMALS})::DECIMAL(18,6),
+                charge_estimated = $3::DOUBLE IS NOT NULL
+         WHERE call_id = $1 RETURNING charge_cny::VARCHAR AS "chargeCny", cost_usd::VARCHAR AS "costUsd"`,
+        [c.callId, c.cost, ratio],
+      );
+      if (row) out.push({ callId: c.callId, ...row });
+    }
+    return out;
+  },
+
   /** The calls of a reindexed temp table (`reindexRaw`'s `_reindexed`) the ledger does not hold; callbacks get none. */
   async reindexedCalls(wh: Warehouse, source: string): Promise<void> {
     await wh.run(`
-      INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id)
+      INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id, charge_estimated)
       SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), coalesce(refund_cny, '0')::DECIMAL(18,6),
-             cost_usd::DECIMAL(18,6), balance_cny::DECIMAL(18,6), coalesce(tasks_sent, 0), received_at, NULL
+             cost_usd::DECIMAL(18,6), balance_cny::DECIMAL(18,6), coalesce(tasks_sent, 0), received_at, NULL, false
       FROM ${source} WHERE NOT callback AND call_id NOT IN (SELECT call_id FROM ledger WHERE call_id IN (SELECT call_id FROM ${source}))`);
   },
 
@@ -111,8 +159,8 @@ export const ledgerWriter = {
  */
 function REFUNDS_FROM(relation: string): string {
   return `
-    INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id)
-    SELECT 'refund:' || t.task_id, t.run_id, t.pipeline, t.endpoint_id, 'REFUND', p.path, NULL, NULL, -r.cny, r.cny, -(t.cost_usd - g.net_usd), NULL, 0, g.seen_at, t.task_id
+    INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id, charge_estimated)
+    SELECT 'refund:' || t.task_id, t.run_id, t.pipeline, t.endpoint_id, 'REFUND', p.path, NULL, NULL, -r.cny, r.cny, -(t.cost_usd - g.net_usd), NULL, 0, g.seen_at, t.task_id, coalesce(p.charge_estimated, false)
     FROM (SELECT * FROM ${relation} QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY seen_at) = 1) AS g
     JOIN tasks t ON t.task_id = g.task_id
     JOIN ledger p ON p.call_id = t.post_call_id,

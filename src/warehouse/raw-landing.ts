@@ -262,6 +262,35 @@ export class RawLanding {
   };
 
   /**
+   * The ledger row of a charged POST sent whose answer never came (the client's `lost`): no
+   * body and no header, so its charge is unknown (null) until `id_list` tells which of its tasks
+   * were created (ledgerWriter.estimateLost). Committed before the call fails, as an answered
+   * call's row is, on the connection the landing's rows go to. No raw file: a reindex cannot
+   * rebuild it.
+   */
+  readonly lost = async (call: { callId: string; at: Date; method: string; path: string; endpointId: string; tasksSent: number }): Promise<void> => {
+    const wh = this.opts.indexOn ?? this.wh;
+    await wh.transaction(() =>
+      ledgerWriter.calls(wh, this.ctx, [
+        {
+          callId: call.callId,
+          endpointId: call.endpointId,
+          method: call.method,
+          path: call.path,
+          httpStatus: null,
+          requestId: null,
+          chargeCny: null,
+          refundCny: '0',
+          costUsd: null,
+          balanceCny: null,
+          tasks: call.tasksSent,
+          calledAt: call.at,
+        },
+      ]),
+    );
+  };
+
+  /**
    * Commits the rows of every deferred response landed so far (flushes run one after
    * another, so when this resolves, rows an earlier flush was committing are in too).
    */

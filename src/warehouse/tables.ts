@@ -103,15 +103,24 @@ export const ledgerTable: TableSpec = {
     { name: 'endpoint_id', kind: 'varchar' },
     { name: 'method', kind: 'varchar' },
     { name: 'path', kind: 'varchar' },
-    { name: 'http_status', kind: 'int' },
+    { name: 'http_status', kind: 'int', doc: 'null for a charged POST sent whose answer never arrived (a timeout, a dropped connection): the service may have charged it' },
     { name: 'request_id', kind: 'varchar', doc: 'X-Svc-Request-ID' },
-    { name: 'charge_cny', kind: 'decimal', doc: 'X-Svc-Charge-CNY: the amount charged; negative on a refund row (and for a negative header); null when the header was absent' },
+    {
+      name: 'charge_cny',
+      kind: 'decimal',
+      doc: 'X-Svc-Charge-CNY: the amount charged; negative on a refund row (and for a negative header); null when the header was absent or the answer never arrived, until estimated (charge_estimated)',
+    },
     { name: 'refund_cny', kind: 'decimal', doc: 'amount given back to the balance (unused depth): the refund of a refund row, 0 on a call' },
-    { name: 'cost_usd', kind: 'decimal', doc: 'X-Svc-Cost-USD: raw cost, for reference only (a refund row: the USD cost given back, negative)' },
+    { name: 'cost_usd', kind: 'decimal', doc: "X-Svc-Cost-USD: raw cost, for reference only (a refund row: the USD cost given back, negative; a POST whose answer never arrived: id_list's costs of the tasks it created, once looked up)" },
     { name: 'balance_cny', kind: 'decimal', doc: 'X-Svc-Balance-CNY after the call' },
     { name: 'tasks', kind: 'int', doc: 'tasks sent in the body (0 on a refund row)' },
-    { name: 'called_at', kind: 'timestamptz', doc: 'when the call was answered; a refund row: when the refund was seen (the net cost collected)' },
+    { name: 'called_at', kind: 'timestamptz', doc: 'when the call was answered (a call whose answer never arrived: when it was sent); a refund row: when the refund was seen (the net cost collected)' },
     { name: 'task_id', kind: 'varchar', doc: 'the refunded task on a refund row (method REFUND); null on a call' },
+    {
+      name: 'charge_estimated',
+      kind: 'bool',
+      doc: "true when no header gave charge_cny: a POST whose answer never arrived, priced from the USD cost id_list lists for the tasks it created, at the CNY/USD ratio of the endpoint's answered calls; false otherwise (null on rows written before this column)",
+    },
   ],
 };
 

@@ -100,4 +100,32 @@ describe('reconcile the ledger with the account', () => {
     expect(Number(r.unitemizedCny)).toBe(Number(v1!.cny));
     expect(Number(r.accountCny)).toBeCloseTo(Number(r.ledgerCny) - Number(r.unitemizedCny), 6);
   });
+
+  it('counts in the balance chain the charge of a call that gave no balance', async () => {
+    // A second night the same day: its POST comes after calls whose answers carried a balance.
+    await runPipeline({
+      pipeline: parsePipeline(
+        'name: rec2\njobs:\n  - kind: serp\n    depth: 30\n    locations: [2840]\n    keywords: [g, h]\n',
+        'rec2.yaml',
+        {},
+      ),
+      file: 'rec2.yaml',
+      warehouseDir: tmp.dir,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+    });
+    await withWarehouse(tmp.dir, async (wh) => {
+      // As an endpoint without X-Svc-Balance-CNY, or a POST whose answer was lost and then priced, would leave it.
+      const [post] = await wh.all<{ call_id: string; before: number }>(
+        `SELECT call_id, (SELECT count(*) FROM ledger AS b WHERE b.called_at < l.called_at AND b.balance_cny IS NOT NULL)::INT AS before
+         FROM ledger AS l WHERE path LIKE '%task_post' AND pipeline = 'rec2'`,
+      );
+      expect(post!.before).toBeGreaterThan(0);
+      await wh.run(`UPDATE ledger SET balance_cny = NULL WHERE call_id = $1`, [post!.call_id]);
+    });
+    const r = await withWarehouse(tmp.dir, (wh) => reconcile(wh, client));
+    expect(r.discrepancies).toEqual([]);
+  });
 });

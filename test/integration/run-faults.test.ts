@@ -105,18 +105,25 @@ describe('runs against a faulty service: every task created once, every result s
       expect(items!.n).toBe(items!.keys);
       expect(items!.n).toBeGreaterThanOrEqual(expected * 10);
 
-      const ledger = await wh.all<{ request_id: string | null; charge: string | null }>(
-        `SELECT request_id, charge_cny::VARCHAR AS charge FROM ledger`,
+      const ledger = await wh.all<{ request_id: string | null; charge: string | null; lost: boolean; estimated: boolean }>(
+        `SELECT request_id, charge_cny::VARCHAR AS charge, http_status IS NULL AS lost, charge_estimated AS estimated FROM ledger`,
       );
-      const byRequest = new Map(ledger.map((l) => [l.request_id, l.charge ?? '0']));
-      expect(byRequest.size).toBe(ledger.length); // one ledger row per answer
+      const answered = ledger.filter((l) => !l.lost);
+      const byRequest = new Map(answered.map((l) => [l.request_id, l.charge ?? '0']));
+      expect(byRequest.size).toBe(answered.length); // one ledger row per answer
       const log = sandbox.log.filter((l) => !lookups.has(l.requestId));
       const received = log.filter((l) => byRequest.has(l.requestId));
       const missing = log.filter((l) => !byRequest.has(l.requestId));
-      expect(received).toHaveLength(ledger.length); // no ledger row the emulator did not send
+      expect(received).toHaveLength(answered.length); // no ledger row the emulator did not send
       for (const l of received) expect(toMicros(byRequest.get(l.requestId)!)).toBe(toMicros(l.chargeCny));
       expect(missing).toHaveLength(lost);
-      expect(sumDecimals(ledger.map((l) => l.charge ?? '0'))).toBe(sumDecimals(received.map((l) => l.chargeCny)));
+      expect(sumDecimals(answered.map((l) => l.charge ?? '0'))).toBe(sumDecimals(received.map((l) => l.chargeCny)));
+      // Each call whose answer never arrived has its row too, priced once its tasks were found by
+      // tag (charge_estimated): the ledger holds every CNY the service charged.
+      const unanswered = ledger.filter((l) => l.lost);
+      expect(unanswered).toHaveLength(lost);
+      expect(unanswered.filter((l) => !l.estimated)).toEqual([]);
+      expect(sumDecimals(ledger.map((l) => l.charge ?? '0'))).toBe(sumDecimals([s.charged_cny]));
       expect(sumDecimals(sandbox.log.map((l) => l.chargeCny))).toBe(sumDecimals([s.charged_cny]));
     });
     return s;
@@ -158,7 +165,7 @@ describe('runs against a faulty service: every task created once, every result s
     }
   }, 120_000);
 
-  it('dropped connections after processing: the charge the ledger never saw is the only difference', async () => {
+  it('dropped connections after processing: each lost charge is in the ledger, priced from id_list once its tasks are found', async () => {
     await start({ seed: 8, faults: { drop: 0.4 }, faultPaths: /\/task_post$/ });
     const runs = await runUntilComplete(() => opts());
     const s = await expectExactlyOnce((await stats()).faults_injected.drop ?? 0);

@@ -89,6 +89,14 @@ describe('live calls against a faulty service: a charged call is never bought tw
           expect(r).toEqual({ n: TASKS - lost, ids: TASKS - lost });
           const failed = await wh.all<{ m: string }>(`SELECT status_message AS m FROM tasks WHERE state = 'failed'`);
           for (const f of failed) expect(f.m).toContain('not bought twice');
+          // Each lost call is in the ledger, priced once its task was found by tag: every CNY the
+          // service charged is in the ledger.
+          const [l] = await wh.all<{ lost: number; estimated: number; cny: string }>(
+            `SELECT count(*) FILTER (WHERE http_status IS NULL)::INT AS lost, count(*) FILTER (WHERE charge_estimated)::INT AS estimated,
+                    sum(charge_cny) FILTER (WHERE task_id IS NULL)::VARCHAR AS cny
+             FROM ledger`,
+          );
+          expect(l).toEqual({ lost, estimated: lost, cny: `${s.charged_cny}00` });
         });
       } finally {
         await dispatcher?.close();

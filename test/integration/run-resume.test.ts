@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePipeline, type Pipeline } from '../../src/config/index.js';
+import { ServiceClient } from '../../src/client/index.js';
+import { reconcile } from '../../src/run/reconcile.js';
 import { runPipeline, type RunOptions } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
@@ -132,9 +134,114 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
     expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
-    // The POST's charge came back with the answer that was lost: the run says it is not in the ledger.
-    expect(notes.find((n) => n.includes('5 found by tag'))).toMatch(/that charge is not in the ledger, and `pipeline reconcile` shows it/);
+    // The POST's charge came back with the answer that was lost: its ledger row has the USD cost
+    // id_list gave its tasks, and no earlier answered POST gives a CNY price for it.
+    expect(notes.find((n) => n.includes('5 found by tag'))).toMatch(
+      /1 POST\(s\) have no earlier charge to price them by: their charge is unknown. `pipeline reconcile` lists it/,
+    );
+    const lostRows = await withWarehouse(wh.dir, (db) =>
+      db.all<{ h: number | null; c: string | null; u: string; e: boolean }>(
+        `SELECT http_status AS h, charge_cny::VARCHAR AS c, cost_usd::VARCHAR AS u, charge_estimated AS e FROM ledger WHERE path LIKE '%/task_post'`,
+      ),
+    );
+    expect(lostRows).toEqual([{ h: null, c: null, u: expect.stringMatching(/^0\.0\d+$/), e: false }]);
+    expect(Number(lostRows[0]!.u)).toBeGreaterThan(0);
     expect(sandbox.log.some((l) => l.path.endsWith('/serp/id_list'))).toBe(true);
+  });
+
+  it('puts the charge of a POST whose answer was lost in the ledger, priced once its tasks are found, and reconcile agrees', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const target = sandbox.url;
+    // The runs' clock moves on at each reading, so that the ledger's calls are in the order they
+    // were made (reconcile follows the balance from call to call).
+    const ticking = () => {
+      clock.advance(1);
+      return clock.now();
+    };
+    // An answered night first: the ledger knows what this endpoint's POSTs cost in CNY per USD.
+    const answered = await runPipeline(
+      base(sandbox.url, { collectTimeoutMs: 10_000, now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
+    );
+    expect(answered.state).toBe('completed');
+    clock.advance(86_400_000);
+    // The next night's POST reaches the service, and its answer never comes back.
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      await forward(target, req, chunks);
+      res.socket?.destroy();
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const lost = await runPipeline(
+      base(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
+    );
+    expect(lost.stopKind).toBe('unknown');
+    const posts = sandbox.log.filter((l) => l.path.endsWith('/task_post'));
+    expect(posts).toHaveLength(2);
+    const charged = posts[1]!.chargeCny;
+    expect(Number(charged)).toBeGreaterThan(0);
+    const postRows = () =>
+      withWarehouse(wh.dir, (db) =>
+        db.all<{
+          call_id: string;
+          http_status: number | null;
+          charge: string | null;
+          cost: string | null;
+          estimated: boolean | null;
+          tasks: number;
+        }>(
+          `SELECT l.call_id, l.http_status, l.charge_cny::VARCHAR AS charge, l.cost_usd::VARCHAR AS cost, l.charge_estimated AS estimated, l.tasks
+           FROM ledger AS l WHERE l.run_id = $1 AND l.path LIKE '%/task_post'`,
+          [lost.runId],
+        ),
+      );
+    // The call is in the ledger, its charge unknown; its tasks name it as the POST that created them.
+    const [before] = await postRows();
+    expect(await postRows()).toEqual([
+      { call_id: before!.call_id, http_status: null, charge: null, cost: null, estimated: false, tasks: 5 },
+    ]);
+    const [named] = await withWarehouse(wh.dir, (db) =>
+      db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM tasks WHERE run_id = $1 AND post_call_id = $2 AND state = 'unknown'`, [
+        lost.runId,
+        before!.call_id,
+      ]),
+    );
+    expect(named!.n).toBe(5);
+
+    const notes: string[] = [];
+    const onProgress = (p: { kind: string; text?: string }) => void (p.kind === 'note' && notes.push(p.text!));
+    const resumed = await runPipeline(
+      base(sandbox.url, { collectTimeoutMs: 10_000, onProgress, now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
+    );
+    expect(resumed.runId).toBe(lost.runId);
+    expect(resumed.state).toBe('completed');
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(2); // never bought twice
+    // Priced from id_list's USD cost at the answered night's ratio: what the service charged.
+    const [after] = await postRows();
+    expect(after).toMatchObject({ call_id: before!.call_id, http_status: null, estimated: true, tasks: 5 });
+    expect(after!.charge).toBe(`${charged}00`);
+    expect(Number(after!.cost)).toBeGreaterThan(0);
+    expect(notes.find((n) => n.includes('5 found by tag'))).toContain(
+      `the ledger holds ${charged}00 CNY for it, estimated from id_list's USD cost`,
+    );
+    // Every CNY the service charged is in the ledger.
+    const [sum] = await withWarehouse(wh.dir, (db) =>
+      db.all<{ cny: string }>(`SELECT sum(charge_cny)::VARCHAR AS cny FROM ledger WHERE task_id IS NULL`),
+    );
+    const micros = (x: string) => Math.round(Number(x) * 1e6);
+    expect(micros(sum!.cny)).toBe(sandbox.log.reduce((s, l) => s + micros(l.chargeCny), 0));
+    // The day's account figures agree with the ledger; the estimate is listed apart, to confirm.
+    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_resumetest', land: async () => {}, now: ticking });
+    const r = await withWarehouse(wh.dir, (db) => reconcile(db, client));
+    expect(r.discrepancies).toEqual([]);
+    expect(r.estimates).toEqual([
+      {
+        callId: before!.call_id,
+        path: '/v3/serp/engA/organic/task_post',
+        amountCny: `${charged}00`,
+        detail: expect.stringContaining('id_list'),
+      },
+    ]);
   });
 
   it('posts tasks of unknown outcome that the service says it never created', async () => {

@@ -62,7 +62,7 @@ export const apiCommand: CommandModule<object, ApiArgs> = {
       const r = await withWarehouse(args.warehouse, async (wh) => {
         const landing = new RawLanding(wh, { runId: apiRunId(new Date()), pipeline: 'api' });
         return exploreCall(
-          { baseUrl: target.baseUrl, apiKey: target.apiKey, land: landing.land },
+          { baseUrl: target.baseUrl, apiKey: target.apiKey, land: landing.land, lost: landing.lost },
           { method: args.method, path: args.path, data },
         );
       });

@@ -58,6 +58,14 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
                 'table',
               ),
         );
+        if (r.estimates.length > 0)
+          process.stdout.write(
+            `${r.estimates.length} charge(s) of the day are estimates (answers lost), counted above; confirm them with the service:\n` +
+              render(
+                r.estimates.map((e) => ({ call_id: e.callId, path: e.path, amount_cny: e.amountCny })),
+                'table',
+              ),
+          );
       }
       process.exitCode = r.discrepancies.length ? 1 : 0;
     } finally {

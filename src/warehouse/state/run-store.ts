@@ -187,14 +187,15 @@ export class RunStore {
 
   /**
    * Records the service's answer for each task of a POST, or of an `id_list` look-up: `posted`
-   * with its id when created, `failed` with the code when refused. One statement.
+   * with its id when created, `failed` with the code when refused. One statement. A row without a
+   * `postCallId` (a look-up of a lost POST's tasks) keeps the one recorded with the tasks.
    */
   async recordPosted(rows: readonly PostedTaskRow[], at: Date): Promise<void> {
     if (rows.length === 0) return;
     await runColumns(
       this.wh,
       `UPDATE tasks SET state = v.state, task_id = v.task_id, status_code = v.status_code, status_message = v.message, posted_at = $2::TIMESTAMPTZ,
-              cost_usd = v.cost_usd::DECIMAL(18,6), post_call_id = v.post_call_id
+              cost_usd = v.cost_usd::DECIMAL(18,6), post_call_id = coalesce(v.post_call_id, tasks.post_call_id)
        FROM (SELECT unnest($3::VARCHAR[]) AS tag, unnest($4::VARCHAR[]) AS state, unnest($5::VARCHAR[]) AS task_id,
                     unnest($6::INTEGER[]) AS status_code, unnest($7::VARCHAR[]) AS message, unnest($8::VARCHAR[]) AS cost_usd,
                     unnest($9::VARCHAR[]) AS post_call_id) AS v
@@ -218,9 +219,19 @@ export class RunStore {
     await this.#markTags(tags, 'unsent', INTO.unsent, reason);
   }
 
-  /** A POST whose outcome is unknown (sent, no answer): its tasks are looked up by tag, never re-posted blindly. */
-  async recordUnknown(tags: readonly string[], reason: string): Promise<void> {
+  /**
+   * A POST whose outcome is unknown (sent, no answer): its tasks are looked up by tag, never
+   * re-posted blindly. `postCallId`: the POST's ledger call id, kept on the tasks (`post_call_id`)
+   * so the look-up that finds them prices that POST's ledger row (ledgerWriter.estimateLost).
+   */
+  async recordUnknown(tags: readonly string[], reason: string, postCallId?: string): Promise<void> {
     await this.#markTags(tags, 'unknown', INTO.unknown, reason);
+    if (postCallId === undefined || tags.length === 0) return;
+    await runColumns(this.wh, `UPDATE tasks SET post_call_id = $2 WHERE run_id = $1 AND state = 'unknown' AND tag IN (SELECT unnest($3::VARCHAR[]))`, [
+      this.runId,
+      postCallId,
+      varchars(tags),
+    ]);
   }
 
   async #markTags(tags: readonly string[], state: TaskState, from: string, reason: string): Promise<void> {
@@ -294,12 +305,12 @@ export class RunStore {
   }
 
   /** Tasks whose POST outcome is not known, as recorded (so an edited file cannot hide them). */
-  async openTasks(): Promise<{ tag: string; endpointId: string; plannedAt: Date }[]> {
-    const rows = await this.wh.all<{ tag: string; endpoint_id: string; planned_at: Date }>(
-      `SELECT tag, endpoint_id, planned_at FROM tasks WHERE run_id = $1 AND state IN ('planned', 'unknown') ORDER BY tag`,
+  async openTasks(): Promise<{ tag: string; endpointId: string; plannedAt: Date; postCallId: string | null }[]> {
+    const rows = await this.wh.all<{ tag: string; endpoint_id: string; planned_at: Date; post_call_id: string | null }>(
+      `SELECT tag, endpoint_id, planned_at, post_call_id FROM tasks WHERE run_id = $1 AND state IN ('planned', 'unknown') ORDER BY tag`,
       [this.runId],
     );
-    return rows.map((r) => ({ tag: r.tag, endpointId: r.endpoint_id, plannedAt: new Date(r.planned_at) }));
+    return rows.map((r) => ({ tag: r.tag, endpointId: r.endpoint_id, plannedAt: new Date(r.planned_at), postCallId: r.post_call_id }));
   }
 
   /** Counts of the run's tasks per post endpoint (what progress lines show). */
