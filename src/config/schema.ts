@@ -46,7 +46,9 @@ export const pipelineSchema = z
       .number()
       .positive('a positive number of CNY')
       .optional()
-      .describe('Spending cap of one run in CNY: the run stops posting tasks before the charges would pass it.'),
+      .describe(
+        "Spending cap of one run in CNY: the run stops posting tasks before the charges would pass it, pricing each batch by what its endpoint cost before (in this run, else in earlier ones); an endpoint never bought yet is priced by buying one task alone first, so a first run can pass the cap by that one task's charge at most.",
+      ),
     schedule: z
       .string()
       .refine((s) => cron.validate(s), {

@@ -3,7 +3,7 @@ import { rereadNote } from '../collect/index.js';
 import { EtlError } from '../errors.js';
 import { readPriceHistory, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
-import { budgetStop } from './budget.js';
+import { budgetStop, priceUnknown, type NextPurchase } from './budget.js';
 import { postingLine, type RunContext, type Stop } from './context.js';
 import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live.js';
 import { lookUpAfter5xx } from './post-retry.js';
@@ -58,8 +58,10 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
   let fatal: { err: unknown } | undefined;
   const queue = new PQueue({ concurrency: c.o.pipeline.budget_cny === undefined ? POSTS_IN_FLIGHT : 1 });
   const slotFree = () => (queue.pending < queue.concurrency ? Promise.resolve() : new Promise<void>((r) => queue.once('next', () => r())));
-  for (let i = 0; i < batches.length && !stop && !fatal;) {
-    const first = batches[i]!;
+  // Batches as they go: one may be split in two to price it (probeFirst).
+  const work = [...batches];
+  for (let i = 0; i < work.length && !stop && !fatal;) {
+    const first = work[i]!;
     if (c.o.signal?.aborted) {
       stop = { kind: 'interrupted', reason: `interrupted before batch ${first.no} of ${batches.length}; run again to resume` };
       break;
@@ -67,29 +69,42 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
     if (first.endpoint.mode === 'live') {
       await queue.onIdle();
       if (stop || fatal) break;
+      const split = await probeFirst(c, first);
+      if (split.length > 1) {
+        work.splice(i, 1, ...split);
+        continue;
+      }
       const group: PlannedBatch[] = [first];
-      while (group.length < LIVE_CONCURRENCY && batches[i + group.length]?.endpoint.mode === 'live') group.push(batches[i + group.length]!);
+      // A call of an endpoint with no price yet goes alone: its charge prices the next ones.
+      const alone = await unpriced(c, first);
+      while (!alone && group.length < LIVE_CONCURRENCY && work[i + group.length]?.endpoint.mode === 'live')
+        group.push(work[i + group.length]!);
       const over = await overBudget(c, group);
       if (over) return { kind: 'budget', reason: over };
       i += group.length;
       const liveStop = await postLive(c, group);
       liveDone += group.length;
       if (liveStop) return liveStop;
-      const last = i === batches.length || batches[i]!.endpoint.mode !== 'live';
+      const last = i === work.length || work[i]!.endpoint.mode !== 'live';
       if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0)
         c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
-      await postingLine(c, batches.slice(i));
+      await postingLine(c, work.slice(i));
       continue;
     }
     await slotFree();
     if (stop || fatal) break;
+    const split = await probeFirst(c, first);
+    if (split.length > 1) {
+      work.splice(i, 1, ...split);
+      continue;
+    }
     const over = await overBudget(c, [first]);
     if (over) {
       stop = { kind: 'budget', reason: over };
       break;
     }
     i++;
-    const rest = batches.slice(i);
+    const rest = work.slice(i);
     // Never rejects: a failure is kept in `stop` or `fatal`, and no new POST starts after it.
     void queue.add(async () => {
       try {
@@ -241,23 +256,61 @@ async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | nu
   return stop;
 }
 
-/** Reads what this run spent and what earlier runs paid per task, and asks the budget policy. */
-async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promise<string | null> {
-  const budget = c.o.pipeline.budget_cny;
-  if (budget === undefined) return null;
-  const [row] = await c.wh.all<{ spent: number; tasks: number }>(
-    `SELECT coalesce(sum(charge_cny), 0)::DOUBLE AS spent, coalesce(sum(tasks) FILTER (WHERE charge_cny > 0), 0)::DOUBLE AS tasks
-     FROM ledger WHERE run_id = $1`,
+/** What this run has spent (in all, and per endpoint) and what earlier runs paid per task, for the budget policy. */
+async function purchases(
+  c: RunContext,
+  group: readonly PlannedBatch[],
+): Promise<{ spentCny: number; chargedTasks: number; next: NextPurchase[] }> {
+  const rows = await c.wh.all<{ e: string; spent: number; tasks: number }>(
+    `SELECT endpoint_id AS e, coalesce(sum(charge_cny), 0)::DOUBLE AS spent, coalesce(sum(tasks) FILTER (WHERE charge_cny > 0), 0)::DOUBLE AS tasks
+     FROM ledger WHERE run_id = $1 GROUP BY endpoint_id`,
     [c.runId],
   );
   const history = (c.priceHistory ??= await readPriceHistory(c.wh));
-  return budgetStop({
-    budgetCny: budget,
-    spentCny: row?.spent ?? 0,
-    chargedTasks: row?.tasks ?? 0,
-    next: group.map((b) => ({
-      tasks: b.tasks.length,
-      knownPerTask: history.byPipeline.get(`${c.o.pipeline.name}\0${b.endpoint.id}`) ?? history.byEndpoint.get(b.endpoint.id),
-    })),
-  });
+  const byEndpoint = new Map(rows.map((r) => [r.e, r]));
+  return {
+    spentCny: rows.reduce((s, r) => s + r.spent, 0),
+    chargedTasks: rows.reduce((s, r) => s + r.tasks, 0),
+    next: group.map((b) => {
+      const own = byEndpoint.get(b.endpoint.id);
+      const known = history.byPipeline.get(`${c.o.pipeline.name}\0${b.endpoint.id}`) ?? history.byEndpoint.get(b.endpoint.id);
+      return {
+        tasks: b.tasks.length,
+        ...(own && own.tasks > 0 ? { runPerTask: own.spent / own.tasks } : {}),
+        ...(known === undefined ? {} : { knownPerTask: known }),
+      };
+    }),
+  };
+}
+
+/** Asks the budget policy whether buying `group` would pass the budget (null: go on, or no budget). */
+async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promise<string | null> {
+  const budget = c.o.pipeline.budget_cny;
+  if (budget === undefined) return null;
+  return budgetStop({ budgetCny: budget, ...(await purchases(c, group)) });
+}
+
+/**
+ * With a budget, a batch whose endpoint neither this run nor an earlier one has paid for is
+ * first bought one task alone: its charge prices the rest, which the budget then checks, so a
+ * first run passes its budget by one task's charge at most, not by a batch (100 tasks). Returns
+ * the batch as it should go: [the one task, the rest], or itself.
+ */
+async function probeFirst(c: RunContext, batch: PlannedBatch): Promise<PlannedBatch[]> {
+  if (batch.tasks.length < 2 || !(await unpriced(c, batch))) return [batch];
+  c.note(
+    `${batch.endpoint.path}: nothing tells its price yet, so one task is bought alone first and its charge prices the rest for the budget`,
+  );
+  return [
+    { ...batch, tasks: batch.tasks.slice(0, 1) },
+    { ...batch, tasks: batch.tasks.slice(1) },
+  ];
+}
+
+/** With a budget: whether neither this run nor an earlier one has paid for the batch's endpoint. */
+async function unpriced(c: RunContext, batch: PlannedBatch): Promise<boolean> {
+  // A sandbox key is never charged: nothing to price.
+  if (c.o.pipeline.budget_cny === undefined || c.client.keyKind === 'sandbox') return false;
+  const { next } = await purchases(c, [batch]);
+  return priceUnknown(next[0]!);
 }

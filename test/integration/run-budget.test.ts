@@ -51,7 +51,8 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
 
   it('stops before the batch that would pass the budget, then resumes with a higher one', async () => {
     sandbox = await startSandbox({ readyAfterMs: 0 });
-    // 250 tasks in POSTs of 100, 100 and 50; each task costs 0.0043 CNY in the emulator.
+    // 250 tasks in POSTs of 100, 100 and 50; each task costs 0.0043 CNY in the emulator. Nothing
+    // prices them yet: one task is bought alone first, then the 99 others of its batch (0.43 CNY in all).
     const first = await runPipeline(opts(0.5));
     expect(first.state).toBe('partial');
     expect(first.stopKind).toBe('budget');
@@ -66,7 +67,14 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ planned: 250, posted: 250, collected: 250 });
-    expect(posts()).toHaveLength(3); // the first 100 were never bought again
+    expect(posts()).toHaveLength(4); // the first 100 were never bought again
+    const wh = await Warehouse.open(tmp.dir);
+    try {
+      const sizes = await wh.all<{ n: number }>(`SELECT tasks AS n FROM ledger WHERE path LIKE '%/task_post' ORDER BY called_at, tasks`);
+      expect(sizes.map((r) => r.n)).toEqual([1, 99, 100, 50]);
+    } finally {
+      wh.close();
+    }
     expect(second.chargedCny).toBe(sumDecimals(sandbox.log.map((l) => l.chargeCny)));
   });
 
@@ -78,12 +86,27 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     // The same night, run again: resumed (and stopped by the same budget, buying nothing).
     const again = await runPipeline(opts(0.5, { now: movingClock('2026-11-20T03:00:00Z') }));
     expect(again.runId).toBe(first.runId);
-    expect(posts()).toHaveLength(1);
+    expect(posts()).toHaveLength(2); // the first run's one task alone, then the 99 others of its batch
     // The next night: the old run is settled, and tonight's posts its first batch under its budget.
     const next = await runPipeline(opts(0.5, { now: movingClock('2026-11-21T02:00:00Z') }));
     expect(next.runId).not.toBe(first.runId);
     expect(next.tasks).toMatchObject({ posted: 100, collected: 100 });
-    expect(posts()).toHaveLength(2);
+    expect(posts()).toHaveLength(3); // priced by the first night: one POST of 100
+  });
+
+  it('buys one task alone when nothing prices a batch yet, so a first run passes its budget by one task at most', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    const notes: string[] = [];
+    const onProgress = (p: { kind: string; text?: string }) => void (p.kind === 'note' && notes.push(p.text!));
+    // A batch of 100 tasks costs 0.43 CNY, twice this budget.
+    const first = await runPipeline(opts(0.2, { onProgress }));
+    expect(first.stopKind).toBe('budget');
+    expect(first.tasks).toMatchObject({ planned: 250, posted: 1, collected: 1 });
+    expect(Number(first.chargedCny)).toBeGreaterThan(0);
+    expect(Number(first.chargedCny)).toBeLessThanOrEqual(0.2);
+    expect(first.stopReason).toMatch(/the next batch would cost about 0\.4257 CNY/); // the 99 others, at the one task's price
+    expect(notes.some((n) => n.includes('one task is bought alone first'))).toBe(true);
+    expect(posts()).toHaveLength(1);
   });
 
   it('prices the first batch from earlier runs, so a small budget posts nothing', async () => {

@@ -209,7 +209,9 @@ describe('runs against a faulty service: every task created once, every result s
     await start({ seed: 6 });
     const first = await runPipeline(opts({}, 'budget_cny: 0.08\n'));
     expect(first).toMatchObject({ state: 'partial', stopKind: 'budget' });
-    expect(first.tasks).toMatchObject({ posted: 12, collected: 12 });
+    // Each engine is an endpoint of its own, priced by one task bought alone first: engA's 12 tasks
+    // (0.0516 CNY), then engB's first; engB's other 11 would pass the budget.
+    expect(first.tasks).toMatchObject({ posted: 13, collected: 13 });
     expect(Number(first.chargedCny)).toBeLessThanOrEqual(0.08);
     const last = await runPipeline(opts({}, 'budget_cny: 1\n'));
     expect(last).toMatchObject({ state: 'completed', runId: first.runId });

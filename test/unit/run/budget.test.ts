@@ -1,16 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { budgetStop } from '../../../src/run/budget.js';
+import { budgetStop, priceUnknown } from '../../../src/run/budget.js';
 
 describe('budgetStop: a pure function of the budget, the spend so far and the next purchase', () => {
   it('no budget never stops', () => {
     expect(budgetStop({ budgetCny: undefined, spentCny: 1e9, chargedTasks: 1, next: [{ tasks: 100 }] })).toBeNull();
   });
 
-  it("prices the next batch at this run's own average once it has charges", () => {
-    // 0.6 CNY over 100 tasks: 0.006 a task; 50 more cost 0.3, so 0.9 <= 1 goes on and 0.9 > 0.8 stops.
-    expect(budgetStop({ budgetCny: 1, spentCny: 0.6, chargedTasks: 100, next: [{ tasks: 50, knownPerTask: 1 }] })).toBeNull();
-    const stop = budgetStop({ budgetCny: 0.8, spentCny: 0.6, chargedTasks: 100, next: [{ tasks: 50, knownPerTask: 0 }] });
+  it('prices the next batch at what this run paid for its endpoint, before what earlier runs paid', () => {
+    // 0.006 a task in this run; 50 more cost 0.3, so 0.9 <= 1 goes on and 0.9 > 0.8 stops, whatever earlier runs paid.
+    expect(
+      budgetStop({ budgetCny: 1, spentCny: 0.6, chargedTasks: 100, next: [{ tasks: 50, runPerTask: 0.006, knownPerTask: 1 }] }),
+    ).toBeNull();
+    const stop = budgetStop({
+      budgetCny: 0.8,
+      spentCny: 0.6,
+      chargedTasks: 100,
+      next: [{ tasks: 50, runPerTask: 0.006, knownPerTask: 0 }],
+    });
     expect(stop).toMatch(/^budget of 0.8 CNY reached: 0.6000 CNY spent, the next batch would cost about 0.3000 CNY/);
+  });
+
+  it("an endpoint this run has not paid for yet is priced at what earlier runs paid for it, else at the run's average", () => {
+    // This run paid 0.6 for 100 tasks of another endpoint: 0.02 a task from the history wins over its 0.006.
+    expect(budgetStop({ budgetCny: 1, spentCny: 0.6, chargedTasks: 100, next: [{ tasks: 50, knownPerTask: 0.02 }] })).toMatch(
+      /about 1.0000 CNY/,
+    );
+    expect(budgetStop({ budgetCny: 0.8, spentCny: 0.6, chargedTasks: 100, next: [{ tasks: 50 }] })).toMatch(/about 0.3000 CNY/);
+  });
+
+  it('a purchase has no price when neither this run nor an earlier one paid for its endpoint', () => {
+    expect(priceUnknown({ tasks: 100 })).toBe(true);
+    expect(priceUnknown({ tasks: 100, knownPerTask: 0.01 })).toBe(false);
+    expect(priceUnknown({ tasks: 100, runPerTask: 0.01 })).toBe(false);
   });
 
   it('before the first charge, prices at what earlier runs paid; never bought before is 0', () => {
