@@ -62,7 +62,8 @@ export async function readKeywordsFileFromDisk(path: string, place: KeywordsFile
 /**
  * Reads the keywords of a `.txt` (one a line; blank lines and `#` comments skipped) or
  * `.csv` file (the `keyword` column when the header names one, else the first column of
- * every row). Each keyword keeps its line number, so a bad one is reported where it is.
+ * every row; a header naming no keywords column is refused, KeywordsFileError). Each keyword
+ * keeps its line number, so a bad one is reported where it is.
  */
 export function parseKeywordsFile(text: string, path: string): { keyword: string; line: number }[] {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
@@ -74,8 +75,32 @@ export function parseKeywordsFile(text: string, path: string): { keyword: string
   // The keywords' column by its header (as keyword tools export it); without one, the first
   // column, and the first row is a keyword.
   const col = header.findIndex((h) => KEYWORD_HEADERS.has(h));
+  // A header naming no keywords column would otherwise be bought as a keyword ("kw,vol").
+  if (col < 0 && looksLikeHeader(rows.map((r) => r.cells)))
+    throw new KeywordsFileError(
+      `its first line (${header.join(', ')}) is a header that names no keywords column: name that column one of ${[...KEYWORD_HEADERS].join(', ')}, or drop the header (the first column is then read)`,
+    );
   const body = col >= 0 ? rows.slice(1) : rows;
   return body.map((r) => ({ keyword: (r.cells[Math.max(col, 0)] ?? '').trim(), line: r.line })).filter((k) => k.keyword !== '');
+}
+
+/**
+ * Whether a CSV's first row is a header rather than keywords, as a spreadsheet export has it:
+ * some column after the first holds words on the first row and numbers on every other
+ * (`kw,vol` over `shoes,1200`). A file of one column cannot tell, and its first row is read as a
+ * keyword, as is the first row of `running shoes,1`.
+ */
+function looksLikeHeader(rows: readonly string[][]): boolean {
+  if (rows.length < 2) return false;
+  const numeric = (c: string) => /^[-+]?\d[\d.,\s]*%?$/.test(c.trim());
+  const width = Math.max(...rows.map((r) => r.length));
+  for (let j = 1; j < width; j++) {
+    const top = rows[0]![j]?.trim() ?? '';
+    if (top === '' || numeric(top)) continue;
+    const below = rows.slice(1).map((r) => r[j]?.trim() ?? '');
+    if (below.some((c) => c !== '') && below.every((c) => c === '' || numeric(c))) return true;
+  }
+  return false;
 }
 
 /** Headers of a CSV's keywords column. */
@@ -156,7 +181,14 @@ export async function readKeywordsFiles<
       continue;
     }
     const max = job.kind === 'search_volume' ? 80 : 700;
-    const found = parseKeywordsFile(text, path);
+    let found: { keyword: string; line: number }[];
+    try {
+      found = parseKeywordsFile(text, path);
+    } catch (err) {
+      if (!(err instanceof KeywordsFileError)) throw err;
+      issues.push({ file: path, line: 1, column: 1, field, rule: `${err.message} (named by ${field} in ${pipelineFile})` });
+      continue;
+    }
     for (const k of found) {
       const problem = keywordProblem(k.keyword);
       if (k.keyword.length > max)

@@ -34,6 +34,26 @@ describe('keywords from a file', () => {
     expect(parseKeywordsFile('running shoes,1\ntrail shoes,2\n', 'b.csv').map((k) => k.keyword)).toEqual(['running shoes', 'trail shoes']);
   });
 
+  it('refuses a .csv whose header names no keywords column, rather than buy the header as a keyword', async () => {
+    const err = await loadPipeline('/p/f.yaml', {
+      env: {},
+      readFile: files({
+        'f.yaml': pipeline('serp', '    keywords_file: kws.csv\n'),
+        'kws.csv': 'kw,vol\nrunning shoes,1200\ntrail shoes,\n',
+      }),
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    const [issue] = (err as ConfigError).issues;
+    expect([issue!.file.split('/').pop(), issue!.line, issue!.field]).toEqual(['kws.csv', 1, 'jobs[0].keywords_file']);
+    expect(issue!.rule).toMatch(
+      /^its first line \(kw, vol\) is a header that names no keywords column: name that column one of keyword, keywords/,
+    );
+    // Numbers on the first row too: no header, every row is a keyword.
+    expect(parseKeywordsFile('running shoes,1\ntrail shoes,2\n', 'b.csv').map((k) => k.keyword)).toEqual(['running shoes', 'trail shoes']);
+    // One column cannot tell: its first row is a keyword.
+    expect(parseKeywordsFile('kw\nshoes\n', 'c.csv').map((k) => k.keyword)).toEqual(['kw', 'shoes']);
+  });
+
   it('reports a missing file and a too-long keyword with their file and line, all at once', async () => {
     const long = 'k'.repeat(81);
     const err = await loadPipeline('/p/f.yaml', {
