@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +53,17 @@ describe('pipeline plan', () => {
     // With no past charge and no exchange rate, the price is honestly unknown.
     expect(s.estimatedCny).toBeNull();
     expect(s.endpoints[0].note).toContain('--cny-per-usd');
+  });
+
+  it('refuses what a run would refuse before buying, with the same file, line and rule, and creates no warehouse', async () => {
+    const bad = join(tmp.dir, 'badloc.yaml');
+    await writeFile(bad, YAML.replace('locations: [2840, 2826]', 'locations: [2840, 99999]'));
+    const out = await cli(['plan', bad, '--warehouse', join(tmp.dir, 'none')], env());
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`${bad}:6:23  jobs[0].locations[1]: location 99999 is not in serp/engA/locations`);
+    expect(out.stdout).toBe('');
+    expect(existsSync(join(tmp.dir, 'none'))).toBe(false);
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(0);
   });
 
   it('prices from the account rates when told the exchange rate, the extra depth blocks included', async () => {

@@ -17,6 +17,7 @@ import {
 import { cachedEmbeddingKeys } from '../../models/clusters/index.js';
 import { withWarehouse } from '../../warehouse/index.js';
 import { render } from '../render.js';
+import { preflightJobs, type ReferenceCache } from '../../run/preflight.js';
 import { resolveTarget } from '../service-target.js';
 import { checkOptions, num } from '../option-checks.js';
 
@@ -61,6 +62,12 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       const sandboxKey = target.apiKey.startsWith('svc_sandbox_');
       // user_data is free: the account's base rates price what the ledger has never seen.
       const client = new ServiceClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, land: async () => {} });
+      // What a run would refuse before buying anything (a place, a model or a version the service's
+      // free reference lists lack), the plan refuses too, with the same file, line and rule. The
+      // warehouse's copies of those lists are read when fresh, as a run reads them.
+      const check = (cache?: ReferenceCache) => preflightJobs(client, pipeline, args.file, cache);
+      const warnings = hasWarehouse ? await withWarehouse(args.warehouse, (wh) => check({ wh, now: () => new Date() })) : await check();
+      for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
       const user = (await client.call(endpoint('appendix.user_data'))).envelope.tasks?.[0]?.result?.[0] as
         { rates?: Record<string, unknown> } | undefined;
       const high = new Set(plan.tasks.filter((t) => t.spec.priority === 2).map((t) => t.endpoint.id));
