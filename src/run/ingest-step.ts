@@ -116,6 +116,14 @@ export async function ingestStep(
     await store.reopenRun();
     note(`resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): collecting what it posted first`);
   } else {
+    // A second run the same day buys every task again: said, not refused (a pipeline may be
+    // scheduled twice a day), so that an analyst's repeat by hand is not a silent purchase.
+    const earlier = ctx.client.keyKind === 'sandbox' ? undefined : await completedToday(wh, o.pipeline.name, o.pipeline.timezone, started);
+    if (earlier) {
+      const msg = `a run of ${o.pipeline.name} already completed today (${earlier.runId}, started ${earlier.startedAt}): this run buys its ${plan.tasks.length} tasks again`;
+      note(msg);
+      log.warn({ earlierRun: earlier.runId }, msg);
+    }
     await store.startRun({ file: o.file, baseUrl: o.baseUrl, keyKind: ctx.client.keyKind, at: started });
   }
   await store.recordJobs(o.pipeline.jobs);
@@ -192,4 +200,21 @@ export async function ingestStep(
   } finally {
     await ctx.push?.close();
   }
+}
+
+/** The latest run of the pipeline with a charged key that completed, started on `at`'s day in `timezone`. */
+async function completedToday(
+  wh: Warehouse,
+  pipeline: string,
+  timezone: string,
+  at: Date,
+): Promise<{ runId: string; startedAt: string } | undefined> {
+  const [r] = await wh.all<{ runId: string; startedAt: string }>(
+    `SELECT run_id AS "runId", strftime(started_at AT TIME ZONE $2, '%Y-%m-%d %H:%M') || ' ' || $2 AS "startedAt" FROM runs
+     WHERE pipeline = $1 AND state = 'completed' AND coalesce(key_kind, '') <> 'sandbox'
+       AND (started_at AT TIME ZONE $2)::DATE = ($3::TIMESTAMPTZ AT TIME ZONE $2)::DATE
+     ORDER BY started_at DESC LIMIT 1`,
+    [pipeline, timezone, at.toISOString()],
+  );
+  return r;
 }

@@ -120,6 +120,23 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(posts()).toHaveLength(before);
   });
 
+  it('says so when a run buys again what a run of the same day already bought', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    const notesOf = async (at: string) => {
+      const notes: string[] = [];
+      const r = await runPipeline(opts(5, { now: movingClock(at), onProgress: (p) => void (p.kind === 'note' && notes.push(p.text!)) }));
+      expect(r.state).toBe('completed');
+      return { r, repeat: notes.filter((n) => n.includes('already completed today')) };
+    };
+    const first = await notesOf('2026-11-20T02:00:00Z');
+    expect(first.repeat).toEqual([]);
+    const again = await notesOf('2026-11-20T09:00:00Z');
+    expect(again.repeat).toEqual([
+      `a run of budget already completed today (${first.r.runId}, started 2026-11-20 02:00 UTC): this run buys its 250 tasks again`,
+    ]);
+    expect((await notesOf('2026-11-21T02:00:00Z')).repeat).toEqual([]); // the next night is a night like any
+  });
+
   it('stops at a 402 with the refused batch left to post, not lost and not bought', async () => {
     sandbox = await startSandbox({ readyAfterMs: 0, balanceCny: '0.5000' });
     const r = await runPipeline(opts(50));
