@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants, existsSync } from 'node:fs';
+import { access, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { endpoint } from '../catalog/index.js';
 import { ServiceClient } from '../client/index.js';
@@ -152,10 +153,29 @@ async function statusCheck(client: ServiceClient): Promise<Check> {
   }
 }
 
+/**
+ * The warehouse folder is writable and its DuckDB file opens. A check creates nothing: a folder
+ * that does not exist yet (a mistyped --warehouse, or before the first run) is reported with the
+ * nearest folder above it that does, which must be writable for the first run to create it.
+ */
 async function warehouseCheck(dir: string): Promise<Check> {
+  if (!existsSync(dir)) {
+    let parent = resolve(dir);
+    while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+    try {
+      await access(parent, constants.W_OK);
+    } catch {
+      return {
+        name: 'warehouse',
+        level: 'fail',
+        detail: `${dir} does not exist, and ${parent} is not writable`,
+        fix: 'pass --warehouse DIR with a folder this user can write',
+      };
+    }
+    return { name: 'warehouse', level: 'ok', detail: `${dir} does not exist yet: the first run creates it (${parent} is writable)` };
+  }
   const probe = join(dir, `.doctor-${randomUUID().slice(0, 8)}`);
   try {
-    await mkdir(dir, { recursive: true });
     await writeFile(probe, 'ok');
     await rm(probe);
   } catch (err) {
@@ -166,6 +186,8 @@ async function warehouseCheck(dir: string): Promise<Check> {
       fix: 'pass --warehouse DIR with a folder this user can write',
     };
   }
+  if (!existsSync(join(dir, 'warehouse.duckdb')))
+    return { name: 'warehouse', level: 'ok', detail: `${dir} is writable; no warehouse.duckdb yet (the first run creates it)` };
   try {
     await withWarehouse(dir, async () => {});
     return { name: 'warehouse', level: 'ok', detail: `${dir} is writable and its DuckDB file opens` };

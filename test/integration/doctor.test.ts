@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +38,9 @@ describe('pipeline doctor', () => {
     expect(checks.key!.detail).toContain('live key accepted');
     expect(checks.balance!.detail).toMatch(/balance \d+(\.\d+)? CNY/);
     expect(checks.limits!.detail).toContain('serp 60');
+    // A check creates nothing: the folder a first run would create is still not there.
+    expect(checks.warehouse!.detail).toBe(`${join(tmp.dir, 'wh')} does not exist yet: the first run creates it (${tmp.dir} is writable)`);
+    expect(existsSync(join(tmp.dir, 'wh'))).toBe(false);
   });
 
   it('fails a refused key with what to do, without printing the key', async () => {
