@@ -106,7 +106,7 @@ describe('runs against a faulty service: every task created once, every result s
       expect(items!.n).toBeGreaterThanOrEqual(expected * 10);
 
       const ledger = await wh.all<{ request_id: string | null; charge: string | null; lost: boolean; estimated: boolean }>(
-        `SELECT request_id, charge_cny::VARCHAR AS charge, http_status IS NULL AS lost, charge_estimated AS estimated FROM ledger`,
+        `SELECT request_id, charge_cny::VARCHAR AS charge, http_status IS NULL AS lost, charge_estimated AS estimated FROM ledger WHERE task_id IS NULL`,
       );
       const answered = ledger.filter((l) => !l.lost);
       const byRequest = new Map(answered.map((l) => [l.request_id, l.charge ?? '0']));
