@@ -68,6 +68,7 @@ export async function ingestStep(
   const latest = unfinished.at(-1);
   const resume = o.newRun || !latest || started.getTime() - latest.startedAt.getTime() > RESUME_WITHIN_MS ? undefined : latest;
   const runId = resume?.runId ?? newRunId(started);
+  o.onRunId?.(runId);
   const plan = planPipeline(o.pipeline, runId);
   const collection = resolveCollection(o.pipeline.collection, {
     ...o.collection,

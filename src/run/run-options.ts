@@ -32,6 +32,8 @@ export interface RunOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Progress for people; the outcome is returned, not printed. */
   onProgress?: (e: ProgressEvent) => void;
+  /** Told the run's id as soon as it is known: a new run's, or the unfinished one it resumes. */
+  onRunId?: (runId: string) => void;
   /** Build and test the SQL models after loading (default true; `--no-models`). */
   models?: boolean;
   /**

@@ -4,6 +4,7 @@ import { collectGarbage } from './collect-garbage.js';
 import { alertStep, type AlertOutcome } from '../alerts/index.js';
 import { withWarehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
+import { LiveStatus } from './live-status.js';
 import { clustersStep, modelsStep, type ClustersOutcome, type ModelsOutcome } from './models-step.js';
 import { lakePreflight, lakeStep } from './lake-step.js';
 import { publishStep, type PublishedSummary } from './publish-step.js';
@@ -56,7 +57,10 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   // Wall time of each step, in the outcome and the log: what a night spends where.
   const stepsMs: Record<string, number> = {};
   const stepsPeakMb: Record<string, number> = {};
+  // Where the run stands, for `pipeline status` while this process holds the database.
+  let live: LiveStatus | undefined;
   const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
+    live?.step(step);
     const t0 = performance.now();
     try {
       return await fn();
@@ -67,9 +71,21 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
     }
   };
   const outcome = await withWarehouse(o.warehouseDir, async (wh): Promise<RunOutcome> => {
+    const status = (live = new LiveStatus(wh.dir, o.pipeline.name, now));
+    const seen: RunOptions = {
+      ...o,
+      onProgress: (e) => {
+        status.event(e);
+        o.onProgress?.(e);
+      },
+      onRunId: (id) => {
+        status.runId(id);
+        o.onRunId?.(id);
+      },
+    };
     const indexOn = await wh.sibling();
     try {
-      const ingest = await timed('ingest', () => ingestStep(o, wh, indexOn, now, sleep));
+      const ingest = await timed('ingest', () => ingestStep(seen, wh, indexOn, now, sleep));
       const { ctx } = ingest;
       const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
       // Each later step starts without what the one before left in memory: in DuckDB's (the
@@ -158,6 +174,8 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
           ),
         );
       indexOn.close();
+      status.end();
+      live = undefined;
     }
   });
   if (!o.lake) return outcome;

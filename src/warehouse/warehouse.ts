@@ -147,7 +147,7 @@ export class Warehouse {
    * process holds `warehouse.duckdb`, waits for it (see `openWaiting`) and then fails with
    * `ETL_WAREHOUSE_LOCKED`, naming the holder.
    */
-  static async open(dir: string, o: { onWait?: (message: string) => void } = {}): Promise<Warehouse> {
+  static async open(dir: string, o: { onWait?: (message: string) => void; waitSeconds?: number } = {}): Promise<Warehouse> {
     const root = resolve(dir);
     try {
       // Owner-only, whatever the umask: raw bodies, the ledger and the database are the user's alone.
@@ -161,7 +161,7 @@ export class Warehouse {
             memory_limit: memoryLimit,
             checkpoint_threshold: CHECKPOINT_THRESHOLD,
           }),
-        { file: join(root, 'warehouse.duckdb'), onWait: o.onWait },
+        { file: join(root, 'warehouse.duckdb'), onWait: o.onWait, ...(o.waitSeconds === undefined ? {} : { waitSeconds: o.waitSeconds }) },
       );
       for (const f of ['warehouse.duckdb', 'warehouse.duckdb.wal']) await ownerOnlyFile(join(root, f));
       const db = await instance.connect();

@@ -54,9 +54,13 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
     expect(summary.state).toBe('completed');
     const all = expected + volumeTasks;
     expect(summary.tasks).toEqual({ planned: all, posted: all, failed: 0, collected: all, pending: 0 });
+    // The file sets a budget and nothing prices its endpoints yet: each buys one task alone first,
+    // then the rest of its batch in one POST.
     const posts = sandbox.log.filter((l) => l.method === 'POST');
     expect(posts.map((p) => p.path).sort()).toEqual([
       '/v3/keywords_data/engA_ads/search_volume/task_post',
+      '/v3/keywords_data/engA_ads/search_volume/task_post',
+      '/v3/serp/engA/organic/task_post',
       '/v3/serp/engA/organic/task_post',
     ]);
     await withWarehouse(wh.dir, async (db) => {
@@ -150,8 +154,8 @@ describe('pipeline run pipelines/keywords.yaml against the emulator on loopback'
     }
     expect(lines).toHaveLength(sandbox.log.length);
     const post = lines.filter((l) => l.path === '/v3/serp/engA/organic/task_post');
-    expect(post).toHaveLength(1);
-    expect(post[0]).toMatchObject({ method: 'POST', http_status: 200 });
+    expect(post).toHaveLength(2); // one task alone to learn the price (the budget), then the rest
+    for (const p of post) expect(p).toMatchObject({ method: 'POST', http_status: 200 });
   });
 
   it('writes Parquet that read_parquet reads back, row for row', async () => {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
 import { runStatuses, type RunStatus } from '../../run/status.js';
-import { withWarehouse } from '../../warehouse/index.js';
+import { readLiveRun, type LiveRun } from '../../run/live-status.js';
+import { Warehouse, withWarehouse } from '../../warehouse/index.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface StatusArgs {
@@ -36,11 +37,45 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       .check(checkOptions({ limit: num({ integer: true, min: 1 }) })) as Argv<StatusArgs>,
   handler: async (args: ArgumentsCamelCase<StatusArgs>) => {
     requireWarehouse(args.warehouse);
-    const runs = await withWarehouse(args.warehouse, (wh) => runStatuses(wh, { runId: args.run, limit: args.limit }));
+    const read = (wh: Warehouse) => runStatuses(wh, { runId: args.run, limit: args.limit });
+    // A run holds the database while it works: what it last wrote of itself is shown at once,
+    // rather than waiting for it to end.
+    const live = readLiveRun(args.warehouse);
+    if (live && (!args.run || args.run === live.runId)) {
+      let wh: Warehouse;
+      try {
+        wh = await Warehouse.open(args.warehouse, { waitSeconds: 0 });
+      } catch (err) {
+        if (!(err instanceof EtlError) || err.code !== 'ETL_WAREHOUSE_LOCKED') throw err;
+        process.stdout.write(args.json ? `${JSON.stringify([{ live: true, ...live }], null, 2)}\n` : formatLive(live, new Date()));
+        return;
+      }
+      try {
+        process.stdout.write(args.json ? `${JSON.stringify(await read(wh), null, 2)}\n` : formatStatuses(await read(wh)));
+      } finally {
+        wh.close();
+      }
+      return;
+    }
+    const runs = await withWarehouse(args.warehouse, read);
     if (args.run && runs.length === 0) throw new EtlError('ETL_CONFIG_INVALID', `no run ${args.run} in ${args.warehouse}`);
     process.stdout.write(args.json ? `${JSON.stringify(runs, null, 2)}\n` : formatStatuses(runs));
   },
 };
+
+/** A run in progress, from its `run-live.json`, while it holds the database. */
+export function formatLive(r: LiveRun, now: Date): string {
+  const ago = Math.max(0, Math.round((now.getTime() - Date.parse(r.updatedAt)) / 1000));
+  return [
+    `${r.runId ?? '(run id not known yet)'}  ${r.pipeline}  running now (PID ${r.pid})  started ${r.startedAt}  step ${r.step}`,
+    ...(r.progress ? [`  ${r.progress}`] : []),
+    ...(r.note ? [`  last note: ${r.note}`] : []),
+    `  updated ${ago} s ago`,
+    '',
+    'This run holds the warehouse until it ends: the other runs are shown then. Meanwhile serving.duckdb and parquet/ hold what the last run published.',
+    '',
+  ].join('\n');
+}
 
 export function formatStatuses(runs: readonly RunStatus[]): string {
   if (runs.length === 0) return 'no runs yet\n';
