@@ -71,6 +71,18 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     ...extra,
   });
 
+  /** A proxy (the test's `server`) that forwards each request to `target` (the emulator), then drops the answer on the floor. */
+  async function answerDropper(target: string): Promise<string> {
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      await forward(target, req, chunks);
+      res.socket?.destroy();
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
   async function runsAndTasks() {
     return withWarehouse(wh.dir, async (db) => ({
       runs: await db.all<{ run_id: string; state: string }>(`SELECT run_id, state FROM runs ORDER BY started_at`),
@@ -112,16 +124,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
 
   it('finds by tag the tasks a lost answer had created, and collects them without buying them again', async () => {
     sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
-    const target = sandbox.url;
-    // A proxy that forwards the task_post to the emulator, then drops the answer on the floor.
-    server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      await forward(target, req, chunks);
-      res.socket?.destroy();
-    });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const proxy = await answerDropper(sandbox.url);
     const first = await runPipeline(base(proxy));
     expect(first.stopKind).toBe('unknown');
     expect((await runsAndTasks()).tasks).toEqual([{ state: 'unknown', n: 5 }]);
@@ -151,7 +154,6 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
 
   it('puts the charge of a POST whose answer was lost in the ledger, priced once its tasks are found, and reconcile agrees', async () => {
     sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
-    const target = sandbox.url;
     // The runs' clock moves on at each reading, so that the ledger's calls are in the order they
     // were made (reconcile follows the balance from call to call).
     const ticking = () => {
@@ -165,15 +167,8 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(answered.state).toBe('completed');
     clock.advance(86_400_000);
     // The next night's POST reaches the service, and its answer never comes back.
-    server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      await forward(target, req, chunks);
-      res.socket?.destroy();
-    });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const lost = await runPipeline(
-      base(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
+      base(await answerDropper(sandbox.url), { now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
     );
     expect(lost.stopKind).toBe('unknown');
     const posts = sandbox.log.filter((l) => l.path.endsWith('/task_post'));
