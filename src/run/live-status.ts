@@ -65,9 +65,9 @@ export class LiveStatus {
     rmSync(join(this.dir, LIVE_FILE), { force: true });
   }
 
-  private write(now: boolean): void {
+  private write(force: boolean): void {
     const t = Date.now();
-    if (!now && t - this.last < WRITE_EVERY_MS) return;
+    if (!force && t - this.last < WRITE_EVERY_MS) return;
     this.last = t;
     this.state.updatedAt = this.now().toISOString();
     const file = join(this.dir, LIVE_FILE);

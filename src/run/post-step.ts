@@ -69,14 +69,13 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
     if (first.endpoint.mode === 'live') {
       await queue.onIdle();
       if (stop || fatal) break;
-      const split = await probeFirst(c, first);
+      const { split, alone } = await probeFirst(c, first);
       if (split.length > 1) {
         work.splice(i, 1, ...split);
         continue;
       }
       const group: PlannedBatch[] = [first];
       // A call of an endpoint with no price yet goes alone: its charge prices the next ones.
-      const alone = await unpriced(c, first);
       while (!alone && group.length < LIVE_CONCURRENCY && work[i + group.length]?.endpoint.mode === 'live')
         group.push(work[i + group.length]!);
       const over = await overBudget(c, group);
@@ -93,7 +92,7 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
     }
     await slotFree();
     if (stop || fatal) break;
-    const split = await probeFirst(c, first);
+    const { split } = await probeFirst(c, first);
     if (split.length > 1) {
       work.splice(i, 1, ...split);
       continue;
@@ -294,17 +293,22 @@ async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promis
  * With a budget, a batch whose endpoint neither this run nor an earlier one has paid for is
  * first bought one task alone: its charge prices the rest, which the budget then checks, so a
  * first run passes its budget by one task's charge at most, not by a batch (100 tasks). Returns
- * the batch as it should go: [the one task, the rest], or itself.
+ * the batch as it should go (`split`: [the one task, the rest], or itself) and whether nothing
+ * prices it (`alone`: a live call of such an endpoint goes without others beside it).
  */
-async function probeFirst(c: RunContext, batch: PlannedBatch): Promise<PlannedBatch[]> {
-  if (batch.tasks.length < 2 || !(await unpriced(c, batch))) return [batch];
+async function probeFirst(c: RunContext, batch: PlannedBatch): Promise<{ split: PlannedBatch[]; alone: boolean }> {
+  const alone = await unpriced(c, batch);
+  if (batch.tasks.length < 2 || !alone) return { split: [batch], alone };
   c.note(
     `${batch.endpoint.path}: nothing tells its price yet, so one task is bought alone first and its charge prices the rest for the budget`,
   );
-  return [
-    { ...batch, tasks: batch.tasks.slice(0, 1) },
-    { ...batch, tasks: batch.tasks.slice(1) },
-  ];
+  return {
+    split: [
+      { ...batch, tasks: batch.tasks.slice(0, 1) },
+      { ...batch, tasks: batch.tasks.slice(1) },
+    ],
+    alone,
+  };
 }
 
 /** With a budget: whether neither this run nor an earlier one has paid for the batch's endpoint. */

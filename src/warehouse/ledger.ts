@@ -101,6 +101,7 @@ export const ledgerWriter = {
        ORDER BY 1`,
     );
     const out: { callId: string; chargeCny: string | null; costUsd: string }[] = [];
+    const ratios = new Map<string, string | null>();
     for (const c of lost) {
       // The last 100 answered calls: the headers round the charge to 0.0001 CNY and the cost to
       // a micro-dollar, and a sum over many calls gives the ratio more exactly than one call.
@@ -114,7 +115,12 @@ export const ledgerWriter = {
             params,
           )
         )[0]?.r ?? null;
-      const ratio = (await ratioOf('endpoint_id = $1', [c.endpointId])) ?? (await ratioOf(`path LIKE '/v3/%'`, []));
+      // One look per endpoint: a crash's lost POSTs are often of one endpoint.
+      let ratio = ratios.get(c.endpointId);
+      if (ratio === undefined) {
+        ratio = (await ratioOf('endpoint_id = $1', [c.endpointId])) ?? (await ratioOf(`path LIKE '/v3/%'`, []));
+        ratios.set(c.endpointId, ratio);
+      }
       const [row] = await wh.all<{ chargeCny: string | null; costUsd: string }>(
         `UPDATE ledger SET cost_usd = $2::DECIMAL(18,6), charge_cny = round($2::DECIMAL(18,6) * $3::DOUBLE, ${REFUND_DECIMALS})::DECIMAL(18,6),
                 charge_estimated = $3::DOUBLE IS NOT NULL
