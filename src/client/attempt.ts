@@ -20,10 +20,14 @@ export interface RawResponse {
 /** Persists a raw response durably; the client waits for it before parsing. */
 export type Lander = (raw: RawResponse) => Promise<void>;
 
-/** A charged POST that was sent and got no answer: the service may have charged it, and only the answer said how much. */
-export interface LostCall {
+/**
+ * A charged POST about to be sent: the service may charge it, and only its answer says how much.
+ * Its ledger row is written before it goes (ServiceClient's `sending`), so that a process killed
+ * while it is out, or an answer lost on the way, leaves the call in the ledger.
+ */
+export interface SentCall {
   callId: string;
-  /** When it was sent: the service charges a call when it takes it, so the charge is placed here among the calls. */
+  /** When it is sent: the service charges a call when it takes it, so the charge is placed here among the calls. */
   at: Date;
   method: 'GET' | 'POST';
   path: string;
@@ -62,6 +66,8 @@ export async function attempt(
   timeoutMs = o.timeoutMs,
   /** Called the moment the whole answer is in, before it is landed (the rate limiter counts from here). */
   onAnswered: () => void = () => {},
+  /** Awaited with the attempt's id and time before anything is sent (a charged POST's write-ahead); if it throws, nothing is sent. */
+  beforeSend?: (callId: string, sentAt: Date) => Promise<void>,
 ): Promise<Attempt> {
   const callId = randomUUID();
   const headers: Record<string, string> = {
@@ -73,6 +79,7 @@ export async function attempt(
   let res: Dispatcher.ResponseData;
   let text: string;
   const sentAt = o.now();
+  await beforeSend?.(callId, sentAt);
   try {
     res = await request(o.baseUrl + path, {
       method: ep.method,

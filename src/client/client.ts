@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { aiPath, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
-import { attempt, type Attempt, type Lander, type LostCall } from './attempt.js';
+import { attempt, type Attempt, type Lander, type SentCall } from './attempt.js';
 import type { ChargeRecord } from './charge.js';
 import { envelopeSchema, type Envelope } from './envelope.js';
 import { outcomeUnknown, statusError, v1ErrorDetail, type FailureContext } from './failures.js';
@@ -27,11 +27,14 @@ export interface ClientOptions {
   /** Called with every response body before it is parsed (raw landing + ledger). */
   land: Lander;
   /**
-   * Called for every charged POST sent whose answer never came (a timeout, a dropped
-   * connection), before the call fails or is sent again: the ledger's row of a call whose
-   * charge only the lost answer held (RawLanding.lost).
+   * Awaited before every attempt at a charged POST is sent: the ledger's row of the call, with
+   * its charge unknown until the answer's headers replace it (RawLanding.sending). A call whose
+   * answer never comes (a timeout, a dropped connection, this process killed while it is out)
+   * so stays in the ledger, to be priced once its tasks are found (ledgerWriter.estimateLost).
    */
-  lost?: (call: LostCall) => Promise<void>;
+  sending?: (call: SentCall) => Promise<void>;
+  /** Called when an attempt `sending` announced made no connection, so nothing was sent: its row goes (RawLanding.notSent). */
+  notSent?: (callId: string) => Promise<void>;
   dispatcher?: Dispatcher;
   limits?: RateLimiterOptions;
   /** Header and body timeout per attempt. */
@@ -59,6 +62,12 @@ export interface CallInput {
   tasks?: unknown[];
   /** Ask for the AI-optimized response (`.ai` suffix, no extra charge) where the entry has one. */
   ai?: boolean;
+  /**
+   * Awaited with each attempt's call id before a charged POST is sent (and before `sending`):
+   * the run keeps it on the tasks sent (`tasks.post_call_id`), so that after a crash the look-up
+   * that finds them prices that call's ledger row.
+   */
+  onSend?: (callId: string) => Promise<void>;
 }
 
 export interface CallResult {
@@ -91,7 +100,7 @@ export const IMAGE_TIMEOUT_FLOOR_MS = 180_000;
  * re-buy a charged result. Every response is landed before it is parsed.
  */
 export class ServiceClient {
-  private readonly opts: Required<Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs' | 'lost'>> & ClientOptions;
+  private readonly opts: Required<Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs' | 'sending' | 'notSent'>> & ClientOptions;
   readonly limiter: RateLimiter;
 
   constructor(opts: ClientOptions) {
@@ -161,7 +170,7 @@ export class ServiceClient {
     const f = this.failure(ep, path, tasks);
     const repeatable = !ep.charged || ep.method === 'GET';
     for (let n = 1; ; n++) {
-      const res = await this.exchange(ep, path, body, tasks.length, f);
+      const res = await this.exchange(ep, path, body, tasks.length, f, input.onSend);
       try {
         return this.finishV3(f, res, input.ai === true && ep.mode === 'task_post');
       } catch (err) {
@@ -220,20 +229,29 @@ export class ServiceClient {
     body: string | undefined,
     tasksSent: number,
     f: FailureContext,
+    onSend?: (callId: string) => Promise<void>,
   ): Promise<Extract<Attempt, { kind: 'answered' }>> {
     const repeatable = !ep.charged || ep.method === 'GET';
     const image = ep.resultKind === 'image_generation';
     const timeoutMs = this.timeoutFor(ep);
+    // A charged POST is in the ledger before it goes: neither a lost answer nor a kill while it
+    // is out leaves a charge the ledger does not know of.
+    const writeAhead = ep.charged && ep.method === 'POST';
+    const beforeSend = writeAhead
+      ? async (callId: string, at: Date) => {
+          await onSend?.(callId);
+          await this.opts.sending?.({ callId, at, method: ep.method, path, endpointId: ep.id, tasksSent });
+        }
+      : undefined;
     let imageRetried = false;
     for (let n = 1; ; n++) {
       const a = await this.limiter.schedule(
         ep.family,
-        (answered) => attempt(this.opts, ep, path, body, tasksSent, timeoutMs, answered),
+        (answered) => attempt(this.opts, ep, path, body, tasksSent, timeoutMs, answered, beforeSend),
         (r) => r.kind === 'answered' && (r.httpStatus === 429 || rateLimitedIn200(r)),
       );
       f.callIds.push(a.callId);
-      if (a.kind === 'lost' && ep.charged && ep.method === 'POST')
-        await this.opts.lost?.({ callId: a.callId, at: a.sentAt, method: ep.method, path, endpointId: ep.id, tasksSent });
+      if (a.kind === 'not_sent' && writeAhead) await this.opts.notSent?.(a.callId);
       const more = n < this.opts.maxAttempts;
       let retry: boolean;
       if (a.kind === 'not_sent') {

@@ -27,7 +27,14 @@ export async function runClusters(o: ClusterRunOptions): Promise<ClusterKeywords
     .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
   return withWarehouse(o.warehouseDir, async (wh) => {
     const landing = new RawLanding(wh, { runId, pipeline: '(models)' });
-    const client = new ServiceClient({ baseUrl: o.baseUrl, apiKey: o.apiKey, land: landing.land, lost: landing.lost, now });
+    const client = new ServiceClient({
+      baseUrl: o.baseUrl,
+      apiKey: o.apiKey,
+      land: landing.land,
+      sending: landing.sending,
+      notSent: landing.notSent,
+      now,
+    });
     const model = o.model ?? 'text-embedding-3-small';
     const dimensions = o.dimensions ?? 256;
     const r = await clusterKeywords(wh, {

@@ -131,7 +131,7 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
         kind: 'missing_charge_header',
         amountCny: '0.000000',
         detail: r.lost
-          ? `${r.path}: sent, but its answer never arrived (a timeout or a dropped connection), so its charge is unknown; the service may have charged it. Its tasks are looked up by tag at the next run of its pipeline, which prices it (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`
+          ? `${r.path}: sent, but its answer never arrived (a timeout, a dropped connection, or the run was killed while it was out), so its charge is unknown; the service may have charged it. Its tasks are looked up by tag at the next run of its pipeline, which prices it (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`
           : `${r.path}: no X-Svc-Charge-CNY header; its cost is unknown`,
         callId: r.call_id,
         requestId: r.request_id ?? undefined,

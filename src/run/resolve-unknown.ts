@@ -105,7 +105,7 @@ export function lostChargesNote(estimated: readonly { callId: string; chargeCny:
     );
   if (priced.length < estimated.length)
     parts.push(`${estimated.length - priced.length} POST(s) have no earlier charge to price them by: their charge is unknown`);
-  // Tasks planned before a crash: the POST's id was never recorded, and no ledger row was written for it.
+  // Tasks whose POST has no ledger row: posted by a version that wrote a POST's row only once it was answered, and killed while it was out.
   if (estimated.length === 0) parts.push('that charge is not in the ledger');
   return `${parts.join('; ')}. \`pipeline reconcile\` lists ${estimated.length === 1 || estimated.length === 0 ? 'it' : 'them'}`;
 }

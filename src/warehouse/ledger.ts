@@ -8,7 +8,7 @@ export interface LedgerCall {
   endpointId: string;
   method: string;
   path: string;
-  /** Null for a call sent whose answer never arrived (ledgerWriter.lost). */
+  /** Null for a call sent whose answer has not arrived (RawLanding.sending), or never did. */
   httpStatus: number | null;
   requestId: string | null;
   chargeCny: string | null;
@@ -35,6 +35,9 @@ export interface CollectedCost {
  */
 const REFUND_DECIMALS = 4;
 
+/** A call's row written before it was sent, whose answer has not been landed (a refund row has a task id). */
+const SENT_UNANSWERED = 'http_status IS NULL AND task_id IS NULL';
+
 /**
  * The one writer of the `ledger` table (the raw landing and the reindex call it): a row per
  * call from its charge headers, and a row per refund.
@@ -50,9 +53,15 @@ const REFUND_DECIMALS = 4;
  * task whatever the number of fetches. A live call needs none: its headers are already net.
  */
 export const ledgerWriter = {
-  /** The calls of a landing group (one transaction is the caller's). */
+  /**
+   * The calls of a landing group (one transaction is the caller's). An answered POST's row
+   * replaces the one written before it was sent (RawLanding.sending).
+   */
   async calls(wh: Warehouse, ctx: { runId: string; pipeline: string }, rows: readonly LedgerCall[]): Promise<void> {
     if (rows.length === 0) return;
+    const answeredPosts = rows.filter((r) => r.method === 'POST' && r.httpStatus !== null).map((r) => r.callId);
+    if (answeredPosts.length > 0)
+      await wh.run(`DELETE FROM ledger WHERE ${SENT_UNANSWERED} AND call_id IN (SELECT unnest(${sqlList(answeredPosts)}::VARCHAR[]))`);
     await runColumns(
       wh,
       `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id, charge_estimated)
@@ -132,8 +141,16 @@ export const ledgerWriter = {
     return out;
   },
 
+  /** Removes the row of a call announced as sending (RawLanding.sending) that made no connection. */
+  async unsent(wh: Warehouse, callId: string): Promise<void> {
+    await wh.run(`DELETE FROM ledger WHERE ${SENT_UNANSWERED} AND call_id = $1`, [callId]);
+  },
+
   /** The calls of a reindexed temp table (`reindexRaw`'s `_reindexed`) the ledger does not hold; callbacks get none. */
   async reindexedCalls(wh: Warehouse, source: string): Promise<void> {
+    // A POST landed and killed before its rows were committed: its answer replaces the row
+    // written before it was sent (and any estimate of it).
+    await wh.run(`DELETE FROM ledger WHERE ${SENT_UNANSWERED} AND call_id IN (SELECT call_id FROM ${source} WHERE NOT callback AND http_status IS NOT NULL)`);
     await wh.run(`
       INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id, charge_estimated)
       SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny::DECIMAL(18,6), coalesce(refund_cny, '0')::DECIMAL(18,6),

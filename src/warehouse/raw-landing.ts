@@ -262,13 +262,14 @@ export class RawLanding {
   };
 
   /**
-   * The ledger row of a charged POST sent whose answer never came (the client's `lost`): no
-   * body and no header, so its charge is unknown (null) until `id_list` tells which of its tasks
-   * were created (ledgerWriter.estimateLost). Committed before the call fails, as an answered
-   * call's row is, on the connection the landing's rows go to. No raw file: a reindex cannot
-   * rebuild it.
+   * The ledger row of a charged POST about to be sent (the client's `sending`), committed before
+   * it goes, on the connection the landing's rows go to: `http_status` and `charge_cny` null, as
+   * no answer came yet. Its answer's row replaces it when landed (ledgerWriter.calls). One whose
+   * answer never comes (a timeout, a dropped connection, this process killed while it was out)
+   * keeps it: its charge is unknown until `id_list` tells which of its tasks were created
+   * (ledgerWriter.estimateLost). No raw file: a reindex cannot rebuild it.
    */
-  readonly lost = async (call: { callId: string; at: Date; method: string; path: string; endpointId: string; tasksSent: number }): Promise<void> => {
+  readonly sending = async (call: { callId: string; at: Date; method: string; path: string; endpointId: string; tasksSent: number }): Promise<void> => {
     const wh = this.opts.indexOn ?? this.wh;
     await wh.transaction(() =>
       ledgerWriter.calls(wh, this.ctx, [
@@ -288,6 +289,12 @@ export class RawLanding {
         },
       ]),
     );
+  };
+
+  /** Removes the row `sending` wrote for an attempt that made no connection (the client's `notSent`): nothing was sent. */
+  readonly notSent = async (callId: string): Promise<void> => {
+    const wh = this.opts.indexOn ?? this.wh;
+    await wh.transaction(() => ledgerWriter.unsent(wh, callId));
   };
 
   /**

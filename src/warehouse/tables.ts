@@ -103,7 +103,7 @@ export const ledgerTable: TableSpec = {
     { name: 'endpoint_id', kind: 'varchar' },
     { name: 'method', kind: 'varchar' },
     { name: 'path', kind: 'varchar' },
-    { name: 'http_status', kind: 'int', doc: 'null for a charged POST sent whose answer never arrived (a timeout, a dropped connection): the service may have charged it' },
+    { name: 'http_status', kind: 'int', doc: 'null for a charged POST whose answer has not been landed: its row is written before it is sent, so one whose answer never arrived (a timeout, a dropped connection, the process killed while it was out) keeps it; the service may have charged it' },
     { name: 'request_id', kind: 'varchar', doc: 'X-Svc-Request-ID' },
     {
       name: 'charge_cny',

@@ -62,7 +62,7 @@ export const apiCommand: CommandModule<object, ApiArgs> = {
       const r = await withWarehouse(args.warehouse, async (wh) => {
         const landing = new RawLanding(wh, { runId: apiRunId(new Date()), pipeline: 'api' });
         return exploreCall(
-          { baseUrl: target.baseUrl, apiKey: target.apiKey, land: landing.land, lost: landing.lost },
+          { baseUrl: target.baseUrl, apiKey: target.apiKey, land: landing.land, sending: landing.sending, notSent: landing.notSent },
           { method: args.method, path: args.path, data },
         );
       });

@@ -220,6 +220,19 @@ export class RunStore {
   }
 
   /**
+   * The call about to send these tasks (each attempt's id, before it goes): kept on them
+   * (`post_call_id`), so that if this process dies while the call is out, the next run's
+   * look-up that finds them by tag prices the call's ledger row, written before it went
+   * (RawLanding.sending, ledgerWriter.estimateLost).
+   */
+  async recordSending(tags: readonly string[], callId: string): Promise<void> {
+    if (tags.length === 0) return;
+    await this.wh.transaction(() =>
+      runColumns(this.wh, `UPDATE tasks SET post_call_id = $2 WHERE run_id = $1 AND tag IN (SELECT unnest($3::VARCHAR[]))`, [this.runId, callId, varchars(tags)]),
+    );
+  }
+
+  /**
    * A POST whose outcome is unknown (sent, no answer): its tasks are looked up by tag, never
    * re-posted blindly. `postCallId`: the POST's ledger call id, kept on the tasks (`post_call_id`)
    * so the look-up that finds them prices that POST's ledger row (ledgerWriter.estimateLost).
