@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { alertsCommand } from './commands/alerts.js';
 import { apiCommand } from './commands/api.js';
@@ -18,6 +19,9 @@ import { schemaCommand } from './commands/schema.js';
 import { statusCommand } from './commands/status.js';
 import { EPILOG } from './epilog.js';
 import { exitWithError, exitWithUsage } from './exit.js';
+
+/** The package's version (`pipeline --version`), for scripts and bug reports. */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The `pipeline` command line; `src/bin.ts` only parses it. */
 export function buildCli(argv: string[]): Argv {
@@ -50,7 +54,7 @@ export function buildCli(argv: string[]): Argv {
     .epilog(EPILOG)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .help()
-    .version(false)
+    .version(VERSION)
     .fail((msg, err) => {
       if (err) exitWithError(err);
       exitWithUsage(msg);

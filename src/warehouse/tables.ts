@@ -41,14 +41,22 @@ export const tasksTable: TableSpec = {
     { name: 'spec', kind: 'json', doc: 'the task as posted' },
     { name: 'state', kind: 'varchar', doc: `${TASK_STATES.join(', ')} (docs/lifecycle.md)` },
     { name: 'task_id', kind: 'varchar' },
-    { name: 'status_code', kind: 'int' },
-    { name: 'status_message', kind: 'varchar' },
+    {
+      name: 'status_code',
+      kind: 'int',
+      doc: "the task's status_code in its POST's answer (20100: created), kept once it is collected (state says so: a collected task's result was 20000); the service's code for a task it refused, or that failed at collection",
+    },
+    { name: 'status_message', kind: 'varchar', doc: "the message that goes with status_code, or why the run left the task where it is (a POST that failed, a look-up by tag)" },
     { name: 'planned_at', kind: 'timestamptz' },
     { name: 'posted_at', kind: 'timestamptz' },
     { name: 'collected_at', kind: 'timestamptz' },
     { name: 'rows_loaded', kind: 'int' },
     { name: 'cost_usd', kind: 'decimal', doc: "the task's raw USD `cost` when created (the POST's answer, or id_list's); a refund is measured against it" },
-    { name: 'post_call_id', kind: 'varchar', doc: 'ledger call_id of the POST that created it: its CNY/USD ratio prices a refund' },
+    {
+      name: 'post_call_id',
+      kind: 'varchar',
+      doc: 'ledger call_id of the POST that created it (set before each attempt is sent): its CNY/USD ratio prices a refund, and its row is priced from id_list when its answer never came',
+    },
   ],
 };
 

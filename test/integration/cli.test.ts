@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,6 +212,12 @@ describe('pipeline CLI', () => {
     const doctor = await cli(['doctor', '--help']);
     expect(doctor.code).toBe(0);
     expect(doctor.stdout).toMatch(/Exit codes:\n\s+0 no check failed.*\s+1 some check failed/);
+  });
+
+  it('prints the package version with --version, and exits 0', async () => {
+    const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    const out = await cli(['--version']);
+    expect(out).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
   it('rejects an unknown command with a usage hint and exit code 2', async () => {
