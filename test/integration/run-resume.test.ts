@@ -113,6 +113,8 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(first.state).toBe('partial');
     expect(first.stopKind).toBe('unavailable');
     expect((await runsAndTasks()).tasks).toEqual([{ state: 'unsent', n: 5 }]);
+    // Each attempt's ledger row, written before it was to go, went when it made no connection.
+    expect(await withWarehouse(wh.dir, (db) => db.all(`SELECT call_id FROM ledger`))).toEqual([]);
 
     sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
     const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
