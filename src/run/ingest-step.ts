@@ -138,7 +138,9 @@ export async function ingestStep(
       if (settled.found + settled.notCreated > 0) {
         note(
           `tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)` +
-            (settled.found > 0 ? `. ${lostChargesNote(settled.estimated)}` : ''),
+            (settled.found > 0 && lostChargesNote(settled.estimated, settled.unrecorded)
+              ? `. ${lostChargesNote(settled.estimated, settled.unrecorded)}`
+              : ''),
         );
       }
       if (settled.error) log.warn(settled.error);

@@ -101,8 +101,9 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
     lost: boolean;
     estimated: boolean;
     sandbox: boolean;
+    tasks: number;
   }>(
-    `SELECT l.call_id, l.request_id, l.path, l.charge_cny::VARCHAR AS charge, l.balance_cny::VARCHAR AS balance,
+    `SELECT l.call_id, l.request_id, l.path, l.charge_cny::VARCHAR AS charge, l.balance_cny::VARCHAR AS balance, l.tasks,
             l.http_status IS NULL AS lost, coalesce(l.charge_estimated, false) AS estimated,
             coalesce(r.key_kind = 'sandbox', false) AS sandbox
      FROM ledger l LEFT JOIN runs r USING (run_id)
@@ -131,7 +132,7 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
         kind: 'missing_charge_header',
         amountCny: '0.000000',
         detail: r.lost
-          ? `${r.path}: sent, but its answer never arrived (a timeout, a dropped connection, or the run was killed while it was out), so its charge is unknown; the service may have charged it. Its tasks are looked up by tag at the next run of its pipeline, which prices it (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`
+          ? `${r.path}: sent, but its answer never arrived (a timeout, a dropped connection, or the run was killed while it was out), so its charge is unknown; the service may have charged it. ${r.path.startsWith('/v3/') && r.tasks > 0 ? 'Its tasks are looked up by tag at the next run of its pipeline, which prices it' : 'It has no tasks to look up: ask the service for the charge of this request'} (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`
           : `${r.path}: no X-Svc-Charge-CNY header; its cost is unknown`,
         callId: r.call_id,
         requestId: r.request_id ?? undefined,
@@ -143,7 +144,10 @@ export async function reconcile(wh: Warehouse, client: ServiceClient): Promise<R
         callId: r.call_id,
         path: r.path,
         amountCny: fromMicros(toMicros(r.charge)),
-        detail: `its answer never arrived; estimated from the USD cost id_list gave the tasks it created, and counted in the ledger's charges above (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`,
+        detail:
+          toMicros(r.charge) === 0n
+            ? `its answer never arrived, and id_list lists none of its tasks: the service created nothing, so nothing was charged (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`
+            : `its answer never arrived; estimated from the USD cost id_list gave the tasks it created, and counted in the ledger's charges above (our request id ${r.call_id}, sent in the X-Svc-Request-ID header)`,
       });
     const api = r.path.startsWith('/v1/') ? 'v1' : (r.path.split('/')[2] ?? 'unknown');
     const m = toMicros(r.charge);

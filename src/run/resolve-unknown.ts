@@ -1,7 +1,7 @@
 import { endpoint, monthsBefore } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import { EtlError } from '../errors.js';
-import { ledgerWriter, type RunStore, type Warehouse } from '../warehouse/index.js';
+import { ledgerWriter, sqlList, type RunStore, type Warehouse } from '../warehouse/index.js';
 import { findTasksByTag } from './find-by-tag.js';
 import { fromMicros, toMicros } from './money.js';
 
@@ -29,6 +29,8 @@ export async function resolveUnknown(a: {
   stillUnknown: number;
   /** Ledger rows of lost POSTs priced now (ledgerWriter.estimateLost): a null charge had no ratio to price it at. */
   estimated: { callId: string; chargeCny: string | null; costUsd: string }[];
+  /** Tasks found whose POST has no ledger row (lostChargesNote). */
+  unrecorded: number;
   error?: string;
 }> {
   const open = await a.store.openTasks();
@@ -41,6 +43,7 @@ export async function resolveUnknown(a: {
   let notCreated = 0;
   let stillUnknown = 0;
   let error: string | undefined;
+  const foundTags: string[] = [];
   const byEndpoint = new Map<string, typeof open>();
   for (const t of open) byEndpoint.set(t.endpointId, [...(byEndpoint.get(t.endpointId) ?? []), t]);
   for (const [endpointId, tasks] of byEndpoint) {
@@ -58,6 +61,7 @@ export async function resolveUnknown(a: {
       break;
     }
     const hit = new Set(matches.map((m) => m.tag));
+    foundTags.push(...hit);
     await a.store.recordPosted(
       matches.map((m) => ({
         tag: m.tag,
@@ -88,14 +92,31 @@ export async function resolveUnknown(a: {
     a.wh,
     open.flatMap((t) => (t.postCallId ? [t.postCallId] : [])),
   );
-  return { found, notCreated, stillUnknown, estimated, ...(error === undefined ? {} : { error }) };
+  // Found tasks whose POST has no ledger row at all: posted by a version that wrote a POST's row
+  // only once it was answered, and killed while it was out. (An answered POST, a 5xx included,
+  // has its answer's row; a lost one, the row written before it was sent.)
+  const [u] =
+    foundTags.length > 0
+      ? await a.wh.all<{ n: number }>(
+          `SELECT count(*)::INT AS n FROM tasks AS t WHERE t.run_id = $1 AND t.tag IN (SELECT unnest(${sqlList(foundTags)}::VARCHAR[]))
+             AND (t.post_call_id IS NULL OR NOT EXISTS (SELECT 1 FROM ledger AS l WHERE l.call_id = t.post_call_id))`,
+          [a.runId],
+        )
+      : [];
+  return { found, notCreated, stillUnknown, estimated, unrecorded: u?.n ?? 0, ...(error === undefined ? {} : { error }) };
 }
 
 /**
- * What a run says of the POSTs whose answers were lost, once their tasks were found by tag: the
- * charge only the answer held is in the ledger as an estimate (`charge_estimated`), or unknown.
+ * What a run says of the charges of the POSTs that created tasks found by tag: those whose answer
+ * never came back are in the ledger as an estimate (`charge_estimated`), or unknown; those with
+ * no ledger row (`unrecorded` tasks) are not in it. Empty when every such charge came with its
+ * answer.
  */
-export function lostChargesNote(estimated: readonly { callId: string; chargeCny: string | null; costUsd: string }[]): string {
+export function lostChargesNote(
+  estimated: readonly { callId: string; chargeCny: string | null; costUsd: string }[],
+  unrecorded = 0,
+): string {
+  if (estimated.length === 0 && unrecorded === 0) return '';
   const priced = estimated.filter((e) => e.chargeCny !== null);
   const sum = priced.reduce((s, e) => s + toMicros(e.chargeCny), 0n);
   const parts = ['The service charged the POST that created them, but its answer (with the charge) never came back'];
@@ -105,7 +126,9 @@ export function lostChargesNote(estimated: readonly { callId: string; chargeCny:
     );
   if (priced.length < estimated.length)
     parts.push(`${estimated.length - priced.length} POST(s) have no earlier charge to price them by: their charge is unknown`);
-  // Tasks whose POST has no ledger row: posted by a version that wrote a POST's row only once it was answered, and killed while it was out.
-  if (estimated.length === 0) parts.push('that charge is not in the ledger');
-  return `${parts.join('; ')}. \`pipeline reconcile\` lists ${estimated.length === 1 || estimated.length === 0 ? 'it' : 'them'}`;
+  if (unrecorded > 0)
+    parts.push(
+      `the POST of ${unrecorded} of them has no ledger row (sent by an older version of this tool): that charge is not in the ledger`,
+    );
+  return `${parts.join('; ')}. \`pipeline reconcile\` lists ${estimated.length === 1 ? 'it' : estimated.length === 0 ? 'the difference' : 'them'}`;
 }

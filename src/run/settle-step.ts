@@ -13,7 +13,9 @@ export async function settleStep(c: RunContext, by: string): Promise<void> {
   const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now, sleep: c.o.sleep });
   if (r.error) c.log.warn(r.error);
   if (r.found > 0)
-    c.note(`run ${c.runId}: ${r.found} task(s) of unknown outcome found by tag (not bought again). ${lostChargesNote(r.estimated)}`);
+    c.note(
+      `run ${c.runId}: ${r.found} task(s) of unknown outcome found by tag (not bought again).${lostChargesNote(r.estimated, r.unrecorded) ? ` ${lostChargesNote(r.estimated, r.unrecorded)}` : ''}`,
+    );
   await settleLiveTasks(c);
   const waiting = await c.store.waitingEndpointIds();
   const open = await c.store.openTasks();

@@ -131,8 +131,11 @@ export const ledgerWriter = {
         ratios.set(c.endpointId, ratio);
       }
       const [row] = await wh.all<{ chargeCny: string | null; costUsd: string }>(
-        `UPDATE ledger SET cost_usd = $2::DECIMAL(18,6), charge_cny = round($2::DECIMAL(18,6) * $3::DOUBLE, ${REFUND_DECIMALS})::DECIMAL(18,6),
-                charge_estimated = $3::DOUBLE IS NOT NULL
+        // A POST none of whose tasks was created (killed before it went, or refused whole) cost
+        // nothing, with or without a ratio.
+        `UPDATE ledger SET cost_usd = $2::DECIMAL(18,6),
+                charge_cny = CASE WHEN $2::DECIMAL(18,6) = 0 THEN 0 ELSE round($2::DECIMAL(18,6) * $3::DOUBLE, ${REFUND_DECIMALS}) END::DECIMAL(18,6),
+                charge_estimated = $2::DECIMAL(18,6) = 0 OR $3::DOUBLE IS NOT NULL
          WHERE call_id = $1 RETURNING charge_cny::VARCHAR AS "chargeCny", cost_usd::VARCHAR AS "costUsd"`,
         [c.callId, c.cost, ratio],
       );

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { landedLine, RawLanding, reindexRaw, type Warehouse } from '../../../src/warehouse/index.js';
+import { landedLine, ledgerWriter, RawLanding, reindexRaw, RunStore, type Warehouse } from '../../../src/warehouse/index.js';
 import { rawFileName } from '../../../src/warehouse/raw/raw-index.js';
 import { compactFixture, response, tempWarehouse } from './helpers.js';
 
@@ -59,5 +59,20 @@ describe("a charged POST's ledger row is written before it is sent, and its answ
     await writeFile(file, gzipSync(`${landed.line}\n`));
     expect(await reindexRaw(t.wh)).toBe(1);
     expect(await rows(t.wh, 'call-c')).toEqual([{ http: 200, charge: '0.052000', request_id: 'svc-call-c' }]);
+  });
+
+  it('a call none of whose tasks was created (killed after its row, before it went) is priced at 0, though no answered call gives a ratio', async () => {
+    const store = new RunStore(t.wh, ctx.runId, ctx.pipeline);
+    const tags = ['tag-1', 'tag-2'];
+    await store.recordPlanned(
+      tags.map((tag) => ({ tag, job: 'j', endpointId: 'backlinks.backlinks.live', batchNo: 1, spec: {} })),
+      new Date('2026-11-20T08:59:58Z'),
+    );
+    await store.recordSending(tags, 'call-d');
+    await new RawLanding(t.wh, ctx).sending(sent('call-d'));
+    // The next run's look-up by tag finds neither task: the service never created them.
+    await store.recordUnsent(tags, 'not found by tag with id_list: the service never created it');
+    expect(await ledgerWriter.estimateLost(t.wh, ['call-d'])).toEqual([{ callId: 'call-d', chargeCny: '0.000000', costUsd: '0.000000' }]);
+    expect(await rows(t.wh, 'call-d')).toEqual([{ http: null, charge: '0.000000', request_id: null }]);
   });
 });
