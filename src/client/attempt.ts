@@ -33,6 +33,8 @@ export interface SentCall {
   path: string;
   endpointId: string;
   tasksSent: number;
+  /** The `tag` of each task in its body: the run keeps the call's id on those tasks (`tasks.post_call_id`). */
+  tags: readonly string[];
 }
 
 /** What one HTTP exchange came to. `callId` is also sent as `X-Svc-Request-ID`. */

@@ -28,9 +28,10 @@ export interface ClientOptions {
   land: Lander;
   /**
    * Awaited before every attempt at a charged POST is sent: the ledger's row of the call, with
-   * its charge unknown until the answer's headers replace it (RawLanding.sending). A call whose
-   * answer never comes (a timeout, a dropped connection, this process killed while it is out)
-   * so stays in the ledger, to be priced once its tasks are found (ledgerWriter.estimateLost).
+   * its charge unknown until the answer's headers replace it (RawLanding.sending; a run also
+   * keeps the call's id on the tasks it sends). A call whose answer never comes (a timeout, a
+   * dropped connection, this process killed while it is out) so stays in the ledger, to be
+   * priced once its tasks are found (ledgerWriter.estimateLost).
    */
   sending?: (call: SentCall) => Promise<void>;
   /** Called when an attempt `sending` announced made no connection, so nothing was sent: its row goes (RawLanding.notSent). */
@@ -62,12 +63,6 @@ export interface CallInput {
   tasks?: unknown[];
   /** Ask for the AI-optimized response (`.ai` suffix, no extra charge) where the entry has one. */
   ai?: boolean;
-  /**
-   * Awaited with each attempt's call id before a charged POST is sent (and before `sending`):
-   * the run keeps it on the tasks sent (`tasks.post_call_id`), so that after a crash the look-up
-   * that finds them prices that call's ledger row.
-   */
-  onSend?: (callId: string) => Promise<void>;
 }
 
 export interface CallResult {
@@ -170,7 +165,7 @@ export class ServiceClient {
     const f = this.failure(ep, path, tasks);
     const repeatable = !ep.charged || ep.method === 'GET';
     for (let n = 1; ; n++) {
-      const res = await this.exchange(ep, path, body, tasks.length, f, input.onSend);
+      const res = await this.exchange(ep, path, body, tasks.length, f);
       try {
         return this.finishV3(f, res, input.ai === true && ep.mode === 'task_post');
       } catch (err) {
@@ -229,7 +224,6 @@ export class ServiceClient {
     body: string | undefined,
     tasksSent: number,
     f: FailureContext,
-    onSend?: (callId: string) => Promise<void>,
   ): Promise<Extract<Attempt, { kind: 'answered' }>> {
     const repeatable = !ep.charged || ep.method === 'GET';
     const image = ep.resultKind === 'image_generation';
@@ -238,10 +232,8 @@ export class ServiceClient {
     // is out leaves a charge the ledger does not know of.
     const writeAhead = ep.charged && ep.method === 'POST';
     const beforeSend = writeAhead
-      ? async (callId: string, at: Date) => {
-          await onSend?.(callId);
-          await this.opts.sending?.({ callId, at, method: ep.method, path, endpointId: ep.id, tasksSent });
-        }
+      ? (callId: string, at: Date) =>
+          this.opts.sending?.({ callId, at, method: ep.method, path, endpointId: ep.id, tasksSent, tags: f.tags }) ?? Promise.resolve()
       : undefined;
     let imageRetried = false;
     for (let n = 1; ; n++) {

@@ -3,7 +3,7 @@ import { ServiceClient, type RawResponse } from '../client/index.js';
 import type { ResolvedCollection } from '../config/index.js';
 import type { PushCollector } from '../collect/index.js';
 import type { PlannedBatch, PriceHistory } from '../plan/index.js';
-import { RawLanding, RunStore, type Warehouse } from '../warehouse/index.js';
+import { ledgerWriter, RawLanding, RunStore, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
 import { postingProgress } from './progress.js';
 import type { RunOptions } from './run-options.js';
@@ -53,22 +53,30 @@ export function makeContext(w: RunWorld, runId: string): RunContext {
   const { o, wh } = w;
   // Free reads (task_get, tasks_ready) are indexed in batches: a commit per read cost
   // more CPU than the read's rows (bench/engine.ts). Whatever reads the index flushes first.
-  const landing = new RawLanding(wh, { runId, pipeline: o.pipeline.name }, { deferFreeReads: true, indexOn: w.indexOn });
+  const ctx = { runId, pipeline: o.pipeline.name };
+  const landing = new RawLanding(wh, ctx, { deferFreeReads: true, indexOn: w.indexOn });
   // The charge headers seen by this invocation, summed exactly, for progress lines.
   const land = async (raw: RawResponse) => {
     await landing.land(raw);
     w.charged.micros += toMicros(raw.charge.chargeCny);
   };
+  const store = new RunStore(wh, runId, o.pipeline.name);
   return {
     o,
     wh,
     runId,
-    store: new RunStore(wh, runId, o.pipeline.name),
+    store,
     client: new ServiceClient({
       baseUrl: o.baseUrl,
       apiKey: o.apiKey,
       land,
-      sending: landing.sending,
+      // Before a charged POST goes: its id on the tasks it sends, and its ledger row (charge
+      // unknown), in one transaction on the connection that owns the tasks.
+      sending: (call) =>
+        wh.transaction(async () => {
+          await store.recordSending(call.tags, call.callId);
+          await ledgerWriter.sent(wh, ctx, call);
+        }),
       notSent: landing.notSent,
       dispatcher: o.dispatcher,
       limits: o.limits,

@@ -192,10 +192,7 @@ async function postChunk(c: RunContext, batch: PlannedBatch, tasks: readonly Pla
     c.push?.sending(batch.endpoint, tags);
     let call;
     try {
-      call = await c.client.call(batch.endpoint, {
-        tasks: todo.map((t) => ({ ...t.spec, ...callbacks })),
-        onSend: (callId) => c.store.recordSending(tags, callId),
-      });
+      call = await c.client.call(batch.endpoint, { tasks: todo.map((t) => ({ ...t.spec, ...callbacks })) });
     } catch (err) {
       const outcome = failedOutcome(err);
       const looked = await lookUpAfter5xx(c, batch.endpoint, todo, outcome, n);
@@ -231,18 +228,7 @@ async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | nu
     group.flatMap((b) => b.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: b.no, spec: t.spec }))),
     c.now(),
   );
-  const answers = await Promise.allSettled(
-    group.map((b) =>
-      c.client.call(b.endpoint, {
-        tasks: b.tasks.map((t) => t.spec),
-        onSend: (callId) =>
-          c.store.recordSending(
-            b.tasks.map((t) => t.tag),
-            callId,
-          ),
-      }),
-    ),
-  );
+  const answers = await Promise.allSettled(group.map((b) => c.client.call(b.endpoint, { tasks: b.tasks.map((t) => t.spec) })));
   const ok: string[] = [];
   let stop: Stop | null = null;
   let fatal: unknown;

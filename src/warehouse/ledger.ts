@@ -1,5 +1,5 @@
 import { runColumns, varchars, integers } from './bulk.js';
-import { sqlList } from './columns.js';
+import { sqlList, sqlString } from './columns.js';
 import type { Warehouse } from './warehouse.js';
 
 /** A call's ledger row, as the raw landing knows it. */
@@ -142,6 +142,19 @@ export const ledgerWriter = {
       if (row) out.push({ callId: c.callId, ...row });
     }
     return out;
+  },
+
+  /**
+   * The row of a charged POST about to be sent (RawLanding.sending): `http_status` and
+   * `charge_cny` null, as no answer came yet; `called_at` when it is sent. Written in, not bound
+   * (one call into DuckDB, not three): a live night makes one per call.
+   */
+  async sent(wh: Warehouse, ctx: { runId: string; pipeline: string }, call: { callId: string; at: Date; method: string; path: string; endpointId: string; tasksSent: number }): Promise<void> {
+    const v = [call.callId, ctx.runId, ctx.pipeline, call.endpointId, call.method, call.path].map(sqlString).join(', ');
+    await wh.run(
+      `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id, charge_estimated)
+       VALUES (${v}, NULL, NULL, NULL, 0, NULL, NULL, ${Math.trunc(call.tasksSent)}, ${sqlString(call.at.toISOString())}::TIMESTAMPTZ, NULL, false)`,
+    );
   },
 
   /** Removes the row of a call announced as sending (RawLanding.sending) that made no connection. */

@@ -271,24 +271,7 @@ export class RawLanding {
    */
   readonly sending = async (call: { callId: string; at: Date; method: string; path: string; endpointId: string; tasksSent: number }): Promise<void> => {
     const wh = this.opts.indexOn ?? this.wh;
-    await wh.transaction(() =>
-      ledgerWriter.calls(wh, this.ctx, [
-        {
-          callId: call.callId,
-          endpointId: call.endpointId,
-          method: call.method,
-          path: call.path,
-          httpStatus: null,
-          requestId: null,
-          chargeCny: null,
-          refundCny: '0',
-          costUsd: null,
-          balanceCny: null,
-          tasks: call.tasksSent,
-          calledAt: call.at,
-        },
-      ]),
-    );
+    await wh.transaction(() => ledgerWriter.sent(wh, this.ctx, call));
   };
 
   /** Removes the row `sending` wrote for an attempt that made no connection (the client's `notSent`): nothing was sent. */

@@ -1,4 +1,5 @@
 import { integers, runColumns, varchars } from '../bulk.js';
+import { sqlString } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 import { runStatesInto, sqlStates, taskStatesInto, type RunState, type TaskState } from './lifecycle.js';
 
@@ -222,13 +223,17 @@ export class RunStore {
   /**
    * The call about to send these tasks (each attempt's id, before it goes): kept on them
    * (`post_call_id`), so that if this process dies while the call is out, the next run's
-   * look-up that finds them by tag prices the call's ledger row, written before it went
-   * (RawLanding.sending, ledgerWriter.estimateLost).
+   * look-up that finds them by tag prices the call's ledger row, written with this in one
+   * transaction (the run's client's `sending`, ledgerWriter.sent, ledgerWriter.estimateLost).
+   * Written in, not bound: a statement with parameters is three calls into DuckDB (extract,
+   * prepare, run), and a live night makes one per call.
    */
   async recordSending(tags: readonly string[], callId: string): Promise<void> {
     if (tags.length === 0) return;
     await this.wh.transaction(() =>
-      runColumns(this.wh, `UPDATE tasks SET post_call_id = $2 WHERE run_id = $1 AND tag IN (SELECT unnest($3::VARCHAR[]))`, [this.runId, callId, varchars(tags)]),
+      this.wh.run(
+        `UPDATE tasks SET post_call_id = ${sqlString(callId)} WHERE run_id = ${sqlString(this.runId)} AND tag IN (${tags.map(sqlString).join(', ')})`,
+      ),
     );
   }
 
