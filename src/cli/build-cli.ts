@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import yargs, { type Argv } from 'yargs';
 import { alertsCommand } from './commands/alerts.js';
 import { apiCommand } from './commands/api.js';
@@ -20,8 +22,21 @@ import { statusCommand } from './commands/status.js';
 import { EPILOG } from './epilog.js';
 import { exitWithError, exitWithUsage } from './exit.js';
 
-/** The package's version (`pipeline --version`), for scripts and bug reports. */
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/**
+ * The package's version (`pipeline --version`), for scripts and bug reports: from the nearest
+ * `package.json` of this package above this file (the sources, or a build of them elsewhere).
+ */
+function packageVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    try {
+      const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (p.name === 'pipeline' && typeof p.version === 'string') return p.version;
+    } catch {
+      // none here: look further up
+    }
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
 
 /** The `pipeline` command line; `src/bin.ts` only parses it. */
 export function buildCli(argv: string[]): Argv {
@@ -54,7 +69,7 @@ export function buildCli(argv: string[]): Argv {
     .epilog(EPILOG)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .help()
-    .version(VERSION)
+    .version(packageVersion())
     .fail((msg, err) => {
       if (err) exitWithError(err);
       exitWithUsage(msg);
