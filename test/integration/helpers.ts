@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { ServiceClient } from '../../src/client/index.js';
@@ -73,6 +74,24 @@ export function killWhenSaid(script: string, args: string[], env: NodeJS.Process
     child.on('error', reject);
     child.on('exit', (_code, signal) =>
       signal === 'SIGKILL' ? resolve({ said }) : reject(new Error(`child ended without being killed: ${said} ${err}`)),
+    );
+  });
+}
+
+/** The project's root, where `bin/pipeline.mjs` is. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The real `pipeline run ARGS` in a child process, to its end: its exit code and output. */
+export function pipelineRun(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin/pipeline.mjs'), 'run', ...args],
+      { env, cwd: PROJECT_ROOT, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (err as { code?: number }).code : 0;
+        resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+      },
     );
   });
 }

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,27 +7,11 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { killWhenSaid, tempDir } from './helpers.js';
+import { killWhenSaid, pipelineRun, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_testcrashpub';
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./run-kill-child.ts', import.meta.url));
 const TASKS = 10; // 5 keywords x 2 locations: one POST
-
-/** The real `pipeline run` in a child process. */
-function pipelineRun(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(ROOT, 'bin/pipeline.mjs'), 'run', ...args],
-      { env, cwd: ROOT, timeout: 120_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (err as { code?: number }).code : 0;
-        resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
-      },
-    );
-  });
-}
 
 describe('killed after its loads committed and before it published, a run is finished by the rerun, which buys nothing', () => {
   let sandbox: SandboxHandle;

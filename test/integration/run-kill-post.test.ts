@@ -1,30 +1,18 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/client/index.js';
 import { reconcile } from '../../src/run/reconcile.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { tempDir } from './helpers.js';
+import { PROJECT_ROOT, pipelineRun, tempDir } from './helpers.js';
 
 const KEY = 'svc_live_testkillpost';
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'bin/pipeline.mjs');
-
-/** The real `pipeline run` in a child process, to its end. */
-function pipelineRun(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, 'run', ...args], { env, cwd: ROOT, timeout: 120_000 }, (err, stdout, stderr) => {
-      const code = err ? (err as { code?: number }).code : 0;
-      resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
-    });
-  });
-}
+const CLI = join(PROJECT_ROOT, 'bin/pipeline.mjs');
 
 describe('killed while its task_post is out, a run leaves the charged call in the ledger, and the rerun prices it', () => {
   let sandbox: SandboxHandle;
@@ -83,7 +71,7 @@ describe('killed while its task_post is out, a run leaves the charged call in th
     await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', r));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     const killed = await new Promise<NodeJS.Signals | null>((resolve) => {
-      child = spawn(process.execPath, [CLI, 'run', ...args()], { env: env(proxyUrl), cwd: ROOT, stdio: 'ignore' });
+      child = spawn(process.execPath, [CLI, 'run', ...args()], { env: env(proxyUrl), cwd: PROJECT_ROOT, stdio: 'ignore' });
       child.on('exit', (_code, signal) => resolve(signal));
     });
     expect(killed).toBe('SIGKILL');
