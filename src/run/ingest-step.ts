@@ -136,11 +136,10 @@ export async function ingestStep(
       stop = first.stop;
       const settled = await resolveUnknown({ wh, client: ctx.client, store, runId, now, sleep: o.sleep });
       if (settled.found + settled.notCreated > 0) {
+        const charges = settled.found > 0 ? lostChargesNote(settled.estimated, settled.unrecorded) : '';
         note(
           `tasks of unknown outcome: ${settled.found} found by tag (collected, not bought again), ${settled.notCreated} never created (posted now)` +
-            (settled.found > 0 && lostChargesNote(settled.estimated, settled.unrecorded)
-              ? `. ${lostChargesNote(settled.estimated, settled.unrecorded)}`
-              : ''),
+            (charges ? `. ${charges}` : ''),
         );
       }
       if (settled.error) log.warn(settled.error);

@@ -129,8 +129,8 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
 async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedPost): Promise<Stop> {
   const tags = outcome.tags ?? batch.tasks.map((t) => t.tag);
   if (outcome.kind === 'refused') await c.store.recordUnsent(tags, outcome.error.message);
-  // The last request id is the POST sent (the ledger's row of its lost answer, or of its 5xx).
-  else await c.store.recordUnknown(tags, outcome.error.message, (outcome.error.context.clientRequestIds as string[] | undefined)?.at(-1));
+  // Its tasks already name the POST sent (recordSending, before it went).
+  else await c.store.recordUnknown(tags, outcome.error.message);
   return stopFor(outcome);
 }
 

@@ -12,10 +12,10 @@ export async function settleStep(c: RunContext, by: string): Promise<void> {
   await collectStep(c, { sweep: true, timeoutMs: 0 });
   const r = await resolveUnknown({ wh: c.wh, client: c.client, store: c.store, runId: c.runId, now: c.now, sleep: c.o.sleep });
   if (r.error) c.log.warn(r.error);
-  if (r.found > 0)
-    c.note(
-      `run ${c.runId}: ${r.found} task(s) of unknown outcome found by tag (not bought again).${lostChargesNote(r.estimated, r.unrecorded) ? ` ${lostChargesNote(r.estimated, r.unrecorded)}` : ''}`,
-    );
+  if (r.found > 0) {
+    const charges = lostChargesNote(r.estimated, r.unrecorded);
+    c.note(`run ${c.runId}: ${r.found} task(s) of unknown outcome found by tag (not bought again).${charges ? ` ${charges}` : ''}`);
+  }
   await settleLiveTasks(c);
   const waiting = await c.store.waitingEndpointIds();
   const open = await c.store.openTasks();

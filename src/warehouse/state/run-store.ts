@@ -239,17 +239,11 @@ export class RunStore {
 
   /**
    * A POST whose outcome is unknown (sent, no answer): its tasks are looked up by tag, never
-   * re-posted blindly. `postCallId`: the POST's ledger call id, kept on the tasks (`post_call_id`)
-   * so the look-up that finds them prices that POST's ledger row (ledgerWriter.estimateLost).
+   * re-posted blindly. They already name the call (`post_call_id`, recordSending), so the
+   * look-up that finds them prices its ledger row (ledgerWriter.estimateLost).
    */
-  async recordUnknown(tags: readonly string[], reason: string, postCallId?: string): Promise<void> {
+  async recordUnknown(tags: readonly string[], reason: string): Promise<void> {
     await this.#markTags(tags, 'unknown', INTO.unknown, reason);
-    if (postCallId === undefined || tags.length === 0) return;
-    await runColumns(this.wh, `UPDATE tasks SET post_call_id = $2 WHERE run_id = $1 AND state = 'unknown' AND tag IN (SELECT unnest($3::VARCHAR[]))`, [
-      this.runId,
-      postCallId,
-      varchars(tags),
-    ]);
   }
 
   async #markTags(tags: readonly string[], state: TaskState, from: string, reason: string): Promise<void> {

@@ -17,6 +17,10 @@ describe('lostChargesNote: what a run says of the charges of POSTs whose tasks w
     expect(note).toMatch(/lists them$/);
   });
 
+  it('says nothing of a POST none of whose tasks was created (it cost nothing)', () => {
+    expect(lostChargesNote([{ callId: 'a', chargeCny: '0.000000', costUsd: '0.000000' }], 0)).toBe('');
+  });
+
   it('says a charge is missing from the ledger only for tasks whose POST has no row', () => {
     const note = lostChargesNote([], 3);
     expect(note).toContain('the POST of 3 of them has no ledger row');
