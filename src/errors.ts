@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'ETL_WAREHOUSE'
   | 'ETL_WAREHOUSE_LOCKED'
   | 'ETL_TIMEOUT'
+  | 'ETL_INTERRUPTED'
   | 'ETL_LAKE_CONFIG'
   | 'ETL_LAKE_REFUSED'
   | 'ETL_LAKE_UNREACHABLE'
@@ -102,6 +103,7 @@ export function exitCodeFor(err: unknown): number {
     case 'ETL_LAKE_UNREACHABLE':
       return ExitCode.serviceUnavailable;
     case 'ETL_OUTCOME_UNKNOWN':
+    case 'ETL_INTERRUPTED':
       return ExitCode.partial;
     case 'ETL_WAREHOUSE_LOCKED':
       return ExitCode.warehouseLocked;

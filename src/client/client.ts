@@ -236,12 +236,27 @@ export class ServiceClient {
           this.opts.sending?.({ callId, at, method: ep.method, path, endpointId: ep.id, tasksSent, tags: f.tags }) ?? Promise.resolve()
       : undefined;
     let imageRetried = false;
+    // An image attempt that may have been charged (no answer, or a 5xx) before the one waiting.
+    let imageUnsure = false;
     for (let n = 1; ; n++) {
-      const a = await this.limiter.schedule(
-        ep.family,
-        (answered) => attempt(this.opts, ep, path, body, tasksSent, timeoutMs, answered, beforeSend),
-        (r) => r.kind === 'answered' && (r.httpStatus === 429 || rateLimitedIn200(r)),
-      );
+      let a: Attempt;
+      try {
+        a = await this.limiter.schedule(
+          ep.family,
+          (answered) => attempt(this.opts, ep, path, body, tasksSent, timeoutMs, answered, beforeSend),
+          (r) => r.kind === 'answered' && (r.httpStatus === 429 || rateLimitedIn200(r)),
+        );
+      } catch (err) {
+        // Interrupted (Ctrl-C) while waiting for the rate limit: this attempt was never sent, and
+        // every attempt before it was refused or free, except an image attempt left unsure.
+        if (!(err instanceof EtlError) || err.code !== 'ETL_INTERRUPTED') throw err;
+        if (imageUnsure) throw outcomeUnknown(f, 'interrupted before its one retry');
+        throw new EtlError(
+          'ETL_INTERRUPTED',
+          `${ep.method} ${path}: interrupted while waiting for the rate limit, so it was not sent; nothing was created or charged.`,
+          { retryable: true, context: { stage: 'client', path }, cause: err },
+        );
+      }
       f.callIds.push(a.callId);
       if (a.kind === 'not_sent' && writeAhead) await this.opts.notSent?.(a.callId);
       const more = n < this.opts.maxAttempts;
@@ -257,6 +272,7 @@ export class ServiceClient {
       } else if (image) {
         // The spec's rule for image generation: wait, then once more with a new request id.
         const failed = a.kind === 'lost' || a.httpStatus === 429 || a.httpStatus >= 500;
+        imageUnsure = a.kind === 'lost' || a.httpStatus >= 500;
         if (a.kind === 'lost' && imageRetried)
           throw outcomeUnknown(f, `sent but got no answer (${redact(errorText(a.error), [this.opts.apiKey])})`);
         if (a.kind === 'answered' && a.httpStatus === 429) this.limiter.penalize(ep.family, a.retryAfterMs);

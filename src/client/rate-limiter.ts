@@ -12,6 +12,8 @@ export interface RateLimiterOptions {
   adaptive?: boolean;
   /** Clock in milliseconds (monotonic); injected by tests. */
   now?: () => number;
+  /** Ends every wait for a slot when it aborts: the waiting calls fail unsent (`ETL_INTERRUPTED`). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -87,6 +89,7 @@ export class RateLimiter {
         concurrency: this.opts.concurrency,
         ...(this.opts.now ? { now: this.opts.now } : {}),
         ...(this.opts.adaptive === undefined ? {} : { adaptive: this.opts.adaptive }),
+        ...(this.opts.signal ? { signal: this.opts.signal } : {}),
       });
       this.windows.set(family, w);
     }

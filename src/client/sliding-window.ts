@@ -1,3 +1,5 @@
+import { EtlError } from '../errors.js';
+
 /** Options of one family's window. */
 export interface SlidingWindowOptions {
   /** Calls the server allows in any window. */
@@ -10,6 +12,16 @@ export interface SlidingWindowOptions {
   adaptive?: boolean;
   /** Clock in milliseconds; injected by tests. */
   now?: () => number;
+  /** Ends every wait for a slot when it aborts (Ctrl-C): the waiting calls fail unsent, with `ETL_INTERRUPTED`. */
+  signal?: AbortSignal;
+}
+
+/** What a call waiting for a slot gets when the run is interrupted: it was not sent. */
+export function interruptedWait(): EtlError {
+  return new EtlError('ETL_INTERRUPTED', 'interrupted while waiting for the rate limit, so the call was not sent', {
+    retryable: true,
+    context: { stage: 'client' },
+  });
 }
 
 /**
@@ -29,11 +41,11 @@ export interface SlidingWindowOptions {
  * decrease).
  */
 export class SlidingWindow {
-  private readonly opts: Required<SlidingWindowOptions>;
+  private readonly opts: Required<Omit<SlidingWindowOptions, 'signal'>> & Pick<SlidingWindowOptions, 'signal'>;
   /** Times at which finished calls give their slot back. */
   private readonly releases: number[] = [];
   private inFlight = 0;
-  private readonly waiters: Array<() => void> = [];
+  private readonly waiters: Array<{ go: () => void; stop: (err: Error) => void }> = [];
   private timer: NodeJS.Timeout | undefined;
   private pausedUntil = 0;
   private current: number;
@@ -59,8 +71,13 @@ export class SlidingWindow {
    * refusal is reported through {@link penalize}.
    */
   async acquire(): Promise<(refused?: boolean, answeredAt?: number) => void> {
-    await new Promise<void>((resolve) => {
-      this.waiters.push(resolve);
+    const { signal } = this.opts;
+    if (signal?.aborted) throw interruptedWait();
+    await new Promise<void>((resolve, reject) => {
+      // One `abort` listener for all of this gate's waiters, there only while some wait (as in
+      // abortableSleep): a scheduler's signal outlives every night's client.
+      if (this.waiters.length === 0) signal?.addEventListener('abort', this.onAbort, { once: true });
+      this.waiters.push({ go: resolve, stop: reject });
       this.pump();
     });
     let done = false;
@@ -79,6 +96,12 @@ export class SlidingWindow {
   now(): number {
     return this.opts.now();
   }
+
+  /** Fails every call still waiting for a slot: none of them was sent. */
+  private readonly onAbort = (): void => {
+    for (const w of this.waiters.splice(0)) w.stop(interruptedWait());
+    this.pump();
+  };
 
   /** Keeps `releases` in time order (answers can be handed back out of order). */
   private addRelease(at: number): void {
@@ -138,9 +161,12 @@ export class SlidingWindow {
     this.recover(now);
     while (this.waiters.length > 0 && now >= this.pausedUntil && this.inFlight < this.opts.concurrency && this.used(now) < this.current) {
       this.inFlight++; // counted here, so the slot is taken before the waiter even runs
-      this.waiters.shift()!();
+      this.waiters.shift()!.go();
     }
-    if (this.waiters.length === 0) return;
+    if (this.waiters.length === 0) {
+      this.opts.signal?.removeEventListener('abort', this.onAbort);
+      return;
+    }
     // Wake when the pause ends or the earliest slot frees; in-flight calls wake us on release.
     const wakeAt = now < this.pausedUntil ? this.pausedUntil : this.inFlight < this.opts.concurrency ? this.releases[0] : undefined;
     if (wakeAt !== undefined && wakeAt > now) this.timer = setTimeout(() => this.pump(), Math.ceil(wakeAt - now) + 1);

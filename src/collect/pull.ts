@@ -231,6 +231,8 @@ async function fetchAll(o: PullOptions, get: Endpoint, ids: readonly string[], o
       const got = await fetchTasks(o.client, get, [id], o.signal);
       for (const f of got.failed) o.loader.failed(f.id, f.statusCode, f.message);
       for (const t of got.done) o.loader.fetched(t.id!);
+      // Interrupted while waiting for the rate limit: not sent, the task stays posted, and the pass ends (aborted).
+      if (got.failure instanceof EtlError && got.failure.code === 'ETL_INTERRUPTED') continue;
       if (got.failure !== undefined) {
         left.push({ id, err: got.failure });
         if (!pastOne(got.failure) || ++failedInARow >= FAILED_IN_A_ROW) stopped = true;

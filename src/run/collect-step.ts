@@ -73,6 +73,8 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
     return { stop: await leftStop(c, pending) };
   } catch (err) {
     if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
+    // Ctrl-C while a call waited for the rate limit: it was not sent, and what is left stays posted.
+    if (err.code === 'ETL_INTERRUPTED' || c.o.signal?.aborted) return { stop: await leftStop(c, 0) };
     c.log.error({ code: err.code }, err.message);
     return {
       stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` },

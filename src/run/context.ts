@@ -79,7 +79,8 @@ export function makeContext(w: RunWorld, runId: string): RunContext {
         }),
       notSent: landing.notSent,
       dispatcher: o.dispatcher,
-      limits: o.limits,
+      // Ctrl-C ends the waits for the rate limit too: a call still waiting is not sent (ETL_INTERRUPTED).
+      limits: o.signal ? { ...o.limits, signal: o.signal } : o.limits,
       now: w.now,
       sleep: w.sleep,
     }),

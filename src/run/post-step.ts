@@ -19,7 +19,7 @@ export type BatchOutcome = { kind: 'created'; rows: PostedTaskRow[] } | FailedPo
 export type FailedPost = { kind: 'refused' | 'unknown'; error: EtlError; tags?: readonly string[] };
 
 /** Codes of a POST that created nothing. */
-const REFUSED = new Set(['ETL_SERVICE_UNAVAILABLE', 'ETL_RATE_LIMITED', 'ETL_PAYMENT_REQUIRED', 'ETL_AUTH']);
+const REFUSED = new Set(['ETL_SERVICE_UNAVAILABLE', 'ETL_RATE_LIMITED', 'ETL_PAYMENT_REQUIRED', 'ETL_AUTH', 'ETL_INTERRUPTED']);
 
 /** Classifies a failed POST; anything that is not an `EtlError` is a bug and rethrown. */
 export function failedOutcome(err: unknown): FailedPost {
@@ -34,6 +34,7 @@ export function failedOutcome(err: unknown): FailedPost {
 export function stopFor(outcome: FailedPost): Stop {
   const { error } = outcome;
   if (error.code === 'ETL_AUTH' || error.code === 'ETL_REQUEST_INVALID') throw error;
+  if (error.code === 'ETL_INTERRUPTED') return { kind: 'interrupted', reason: `${error.message} Run again to resume.` };
   const kind = error.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : outcome.kind === 'refused' ? 'unavailable' : 'unknown';
   return { kind, reason: error.message };
 }

@@ -165,6 +165,31 @@ describe('/v1 calls', () => {
     for (const q of s.seen) expect(err.message).toContain(String(q.headers['x-svc-request-id']));
   });
 
+  it('interrupted while waiting for the rate limit: a call not sent is ETL_INTERRUPTED; an image retry after a 502 is "outcome unknown"', async () => {
+    const s = await scripted((_q, res) => reply(res, 502, { error: { message: 'upstream unavailable' } }));
+    close = s.close;
+    const stop = new AbortController();
+    // One call a minute of the chat family: the retry would wait most of a minute for its slot.
+    const c = new ServiceClient({
+      baseUrl: s.url,
+      apiKey: LIVE_KEY,
+      land: async () => {},
+      sleep: async () => {},
+      limits: { perMinute: { chat: 1 }, signal: stop.signal },
+    });
+    const image = c.generateImage({ prompt: 'x' }).catch((e: unknown) => e as EtlError);
+    while (s.seen.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    const chat = c.chat({ model: 'chat5.6-luna', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e as EtlError);
+    stop.abort();
+    const [imageErr, chatErr] = await Promise.all([image, chat]);
+    expect(s.seen).toHaveLength(1); // neither the image's retry nor the chat call went
+    // The first image attempt got a 502 and may have been charged: not "nothing was charged".
+    expect(imageErr).toMatchObject({ code: 'ETL_OUTCOME_UNKNOWN' });
+    expect(chatErr).toMatchObject({ code: 'ETL_INTERRUPTED' });
+    expect((chatErr as EtlError).message).toContain('nothing was created or charged');
+  });
+
   it('image: a client timeout of at least 180 s, a sandbox key and a size above 4K refused before sending', async () => {
     const s = await scripted((_q, res) => reply(res, 200, completion('x')));
     close = s.close;

@@ -39,7 +39,7 @@ describe('pipeline status while a run holds the warehouse', () => {
       apiKey: 'svc_live_statuslive',
       logger: silentLogger,
       pollIntervalMs: 50,
-      // A rate-limit "minute" of 0.2 s: the ready-list polls never wait out a real minute, which an abort does not cut short.
+      // A rate-limit "minute" of 0.2 s: the ready-list polls never wait out a real minute.
       limits: { windowMs: 200 },
       collectTimeoutMs: 60_000,
       signal: stop.signal,

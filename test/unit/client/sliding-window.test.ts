@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SlidingWindow } from '../../../src/client/index.js';
 
@@ -73,6 +74,44 @@ describe('SlidingWindow', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     void w.acquire();
     expect(w.limit).toBe(10);
+  });
+
+  it('on abort fails every call still waiting, unsent, keeps the calls in flight, and leaves no listener behind', async () => {
+    const stop = new AbortController();
+    const w = new SlidingWindow({ limit: 2, windowMs: 60_000, concurrency: 10, now: () => Date.now(), signal: stop.signal });
+    const got = contend(w, 2);
+    const waiting = [w.acquire(), w.acquire()].map((p) =>
+      p.then(
+        () => 'sent',
+        (e: { code?: string }) => e.code,
+      ),
+    );
+    await flush();
+    expect(got).toHaveLength(2);
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1); // one for all the gate's waiters
+    stop.abort();
+    expect(await Promise.all(waiting)).toEqual(['ETL_INTERRUPTED', 'ETL_INTERRUPTED']);
+    await expect(w.acquire()).rejects.toMatchObject({ code: 'ETL_INTERRUPTED' });
+    // The calls in flight still hold their slots and give them back as before.
+    expect(w.free).toBe(0);
+    got.splice(0).forEach((r) => r());
+    await vi.advanceTimersByTimeAsync(60_001);
+    expect(w.free).toBe(2);
+  });
+
+  it('adds its abort listener only while a call waits', async () => {
+    const stop = new AbortController();
+    const w = new SlidingWindow({ limit: 1, windowMs: 100, concurrency: 10, now: () => Date.now(), signal: stop.signal });
+    for (let night = 0; night < 20; night++) {
+      const got = contend(w, 2);
+      await flush();
+      expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+      got[0]!();
+      await vi.advanceTimersByTimeAsync(101);
+      got[1]!();
+      await vi.advanceTimersByTimeAsync(101);
+      expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+    }
   });
 
   it('does nothing on a 429 when not adaptive', async () => {
