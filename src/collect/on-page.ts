@@ -97,7 +97,9 @@ export async function collectOnPage(o: OnPageOptions): Promise<OnPageResult> {
       o.onProgress?.({ collected: res.collected, failed: res.failed, pending: res.pending });
     }
     if (res.pending === 0 || o.signal?.aborted || o.now().getTime() - started >= o.timeoutMs) return res;
-    await o.sleep(o.pollIntervalMs);
+    // Never sleeps past the collection deadline.
+    await o.sleep(Math.min(o.pollIntervalMs, started + o.timeoutMs - o.now().getTime()));
+    if (o.now().getTime() - started >= o.timeoutMs) return res;
   }
 }
 

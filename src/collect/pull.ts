@@ -122,7 +122,9 @@ async function settleLoader(loader: TaskLoader, res: PullResult): Promise<void> 
 }
 
 async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
-  const started = o.now().getTime();
+  // Collection stops at its deadline, in a pass too: what is left stays posted for the next run.
+  const deadline = o.now().getTime() + o.timeoutMs;
+  const past = () => o.now().getTime() >= deadline;
   const fns = new Map<string, { ready: Endpoint; get: Endpoint }>();
   for (const e of o.postEndpoints) {
     const fn = taskFunctionOf(e);
@@ -165,6 +167,7 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
         fn.get,
         waiting.filter((w) => w.endpointId === epId).map((w) => w.taskId),
         progressDue,
+        past,
       );
     }
   }
@@ -180,16 +183,24 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
       const ours = readyIds(listed).filter((id) => pending.has(id));
       ready = ours.length;
       if (ready > 0) emit();
-      await fetchAll(o, fn.get, ours, async (id) => {
-        pending.delete(id);
-        res.pending = pending.size;
-        ready--;
-        await progressDue();
-      });
+      await fetchAll(
+        o,
+        fn.get,
+        ours,
+        async (id) => {
+          pending.delete(id);
+          res.pending = pending.size;
+          ready--;
+          await progressDue();
+        },
+        past,
+      );
     }
     if (pending.size === 0) continue;
-    if (o.signal?.aborted || o.now().getTime() - started >= o.timeoutMs) return;
-    await o.sleep(o.pollIntervalMs);
+    if (o.signal?.aborted || past()) return;
+    // Never sleeps past the deadline; a poll due after it is not made.
+    await o.sleep(Math.min(o.pollIntervalMs, deadline - o.now().getTime()));
+    if (past()) return;
   }
 }
 
@@ -214,10 +225,16 @@ function pastOne(err: unknown): boolean {
  * loader as it comes (the client landed its body first). A task whose call keeps failing
  * (pastOne) is left posted and the others are fetched; then the pass fails with what it left,
  * and the next run fetches those again. The pass stops taking new ids when the run is aborted,
- * when {@link FAILED_IN_A_ROW} calls fail in a row, or at any other failure; the calls under
- * way finish first.
+ * at the collection deadline (`past`), when {@link FAILED_IN_A_ROW} calls fail in a row, or at
+ * any other failure; the calls under way finish first.
  */
-async function fetchAll(o: PullOptions, get: Endpoint, ids: readonly string[], onEach: (id: string) => Promise<void>): Promise<void> {
+async function fetchAll(
+  o: PullOptions,
+  get: Endpoint,
+  ids: readonly string[],
+  onEach: (id: string) => Promise<void>,
+  past: () => boolean,
+): Promise<void> {
   let next = 0;
   // A failed hand-off to the loader ends the pass with its own error; failed calls are `left`.
   let loadFailure: { err: unknown } | undefined;
@@ -226,7 +243,7 @@ async function fetchAll(o: PullOptions, get: Endpoint, ids: readonly string[], o
   let fetched = 0;
   let failedInARow = 0;
   const worker = async () => {
-    while (next < ids.length && !o.signal?.aborted && !stopped) {
+    while (next < ids.length && !o.signal?.aborted && !stopped && !past()) {
       const id = ids[next++]!;
       const got = await fetchTasks(o.client, get, [id], o.signal);
       for (const f of got.failed) o.loader.failed(f.id, f.statusCode, f.message);

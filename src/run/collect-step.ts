@@ -87,7 +87,7 @@ async function leftStop(c: RunContext, pending: number): Promise<Stop | null> {
   const left = pending > 0 ? pending : (await c.store.pendingTaskIds()).length;
   if (left === 0) return null;
   if (c.o.signal?.aborted) return { kind: 'interrupted', reason: `interrupted with ${left} task(s) still to collect; run again to resume` };
-  return { kind: 'unknown', reason: `${left} task(s) not ready before the collection timeout; run again to collect them` };
+  return { kind: 'unknown', reason: `${left} task(s) still to collect at the collection deadline; run again to collect them` };
 }
 
 /** Loads live answers a crash left unloaded, and records live tasks whose answer was lost. */

@@ -306,7 +306,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(first.state).toBe('partial');
     expect(first.tasks.collected).toBe(1);
 
-    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 0 }));
+    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ posted: 5, collected: 5, pending: 0 });
@@ -353,7 +353,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(first.stopReason).toContain(`task_get failed for 1 task(s) (${poisoned})`);
     expect(first.stopReason).toContain('59 other task(s) of this pass were fetched');
 
-    const second = await runPipeline(base(sandbox.url, { pipeline: sixty, collectTimeoutMs: 0, limits: { windowMs: 100 } }));
+    const second = await runPipeline(base(sandbox.url, { pipeline: sixty, collectTimeoutMs: 10_000, limits: { windowMs: 100 } }));
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ posted: 60, collected: 60, pending: 0 });
