@@ -60,7 +60,13 @@ export async function readKeywordsFileFromDisk(path: string, place: KeywordsFile
 }
 
 /**
- * Reads the keywords of a `.txt` (one a line; blank lines and `#` comments skipped) or
+ * A comment line of a `.txt` keywords file: `#` alone or followed by a space, as in YAML and
+ * shells. `#hashtag` and `#1 running shoes` are keywords people search for, bought as written.
+ */
+const COMMENT = /^#(\s|$)/;
+
+/**
+ * Reads the keywords of a `.txt` (one a line; blank lines and `# ` comments skipped) or
  * `.csv` file (the `keyword` column when the header names one, else the first column of
  * every row; a header naming no keywords column is refused, KeywordsFileError). Each keyword
  * keeps its line number, so a bad one is reported where it is.
@@ -68,7 +74,7 @@ export async function readKeywordsFileFromDisk(path: string, place: KeywordsFile
 export function parseKeywordsFile(text: string, path: string): { keyword: string; line: number }[] {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (!/\.csv$/i.test(path)) {
-    return lines.map((l, i) => ({ keyword: l.trim(), line: i + 1 })).filter((k) => k.keyword !== '' && !k.keyword.startsWith('#'));
+    return lines.map((l, i) => ({ keyword: l.trim(), line: i + 1 })).filter((k) => k.keyword !== '' && !COMMENT.test(k.keyword));
   }
   const rows = lines.map((l, i) => ({ cells: splitCsvLine(l), line: i + 1 })).filter((r) => r.cells.some((c) => c.trim() !== ''));
   const header = rows[0]?.cells.map((c) => c.trim().toLowerCase()) ?? [];
@@ -104,7 +110,21 @@ function looksLikeHeader(rows: readonly string[][]): boolean {
 }
 
 /** Headers of a CSV's keywords column. */
-const KEYWORD_HEADERS = new Set(['keyword', 'keywords', 'query', 'queries', 'search term', 'search terms', 'search query']);
+const KEYWORD_HEADERS = new Set([
+  'keyword',
+  'keywords',
+  'kw',
+  'query',
+  'queries',
+  'search term',
+  'search terms',
+  'search query',
+  'search queries',
+  'search keyword',
+  'search keywords',
+  'keyword phrase',
+  'phrase',
+]);
 
 /** One CSV line per RFC 4180 (quoted cells, doubled quotes); keywords never span lines. */
 function splitCsvLine(line: string): string[] {

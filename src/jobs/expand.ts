@@ -17,10 +17,15 @@ export interface JobSpecs {
 
 const LANGUAGE_CODE = /^[a-z]{2,3}(-[a-z]{2,4})?$/i;
 
+/** U+200B zero-width space, U+2060 word joiner, U+FEFF zero-width no-break space, U+00AD soft hyphen. */
+const INVISIBLE = /[\u200b\u2060\ufeff\u00ad]/g;
+
 /** Lower-cases and collapses whitespace, as the service does, so duplicates are found before paying. */
 export function normalizeKeyword(k: string): string {
   // NFC first: 'café' typed and 'cafe' + a combining accent pasted are one keyword, bought once.
-  return k.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+  // Invisible characters a paste carries and no query means (zero-width space, word joiner, a BOM
+  // inside the text, soft hyphen) go too; the joiners that shape Persian words and emoji stay.
+  return k.normalize('NFC').replace(INVISIBLE, '').trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
 /** The request fields of one place: `location_code` or `location_name`, `language_code` or `language_name`. */

@@ -8,7 +8,7 @@ export const keywordsFileSchema = z
   .regex(/\.(txt|csv)$/i, 'a .txt (one keyword a line) or .csv file')
   .optional()
   .describe(
-    "Keywords from a file, relative to the pipeline file: .txt one a line, .csv the column headed keyword (or keywords, query, search term), else the first column of a file without a header (a header naming no such column is refused); added to `keywords`. A regular file of at most 10 MB, inside the pipeline file's folder unless `keywords_file_outside` is true.",
+    "Keywords from a file, relative to the pipeline file: .txt one a line (a line of `#` alone or followed by a space is a comment; `#hashtag` is a keyword), .csv the column headed keyword (or keywords, kw, query, search term, search keyword, phrase), else the first column of a file without a header (a header naming no such column is refused); added to `keywords`. A regular file of at most 10 MB, inside the pipeline file's folder unless `keywords_file_outside` is true.",
   );
 
 /** Lets `keywords_file` name a file outside the pipeline file's folder (or a symlink leading out of it). */

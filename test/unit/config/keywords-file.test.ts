@@ -39,19 +39,19 @@ describe('keywords from a file', () => {
       env: {},
       readFile: files({
         'f.yaml': pipeline('serp', '    keywords_file: kws.csv\n'),
-        'kws.csv': 'kw,vol\nrunning shoes,1200\ntrail shoes,\n',
+        'kws.csv': 'word,vol\nrunning shoes,1200\ntrail shoes,\n',
       }),
     }).catch((e) => e);
     expect(err).toBeInstanceOf(ConfigError);
     const [issue] = (err as ConfigError).issues;
     expect([issue!.file.split('/').pop(), issue!.line, issue!.field]).toEqual(['kws.csv', 1, 'jobs[0].keywords_file']);
     expect(issue!.rule).toMatch(
-      /^its first line \(kw, vol\) is a header that names no keywords column: name that column one of keyword, keywords/,
+      /^its first line \(word, vol\) is a header that names no keywords column: name that column one of keyword, keywords/,
     );
     // Numbers on the first row too: no header, every row is a keyword.
     expect(parseKeywordsFile('running shoes,1\ntrail shoes,2\n', 'b.csv').map((k) => k.keyword)).toEqual(['running shoes', 'trail shoes']);
     // One column cannot tell: its first row is a keyword.
-    expect(parseKeywordsFile('kw\nshoes\n', 'c.csv').map((k) => k.keyword)).toEqual(['kw', 'shoes']);
+    expect(parseKeywordsFile('word\nshoes\n', 'c.csv').map((k) => k.keyword)).toEqual(['word', 'shoes']);
   });
 
   it('reports a missing file and a too-long keyword with their file and line, all at once', async () => {
@@ -112,6 +112,20 @@ describe('keywords from a file', () => {
   it('takes a .csv column headed Keywords or Query as the keywords, not its header', () => {
     expect(parseKeywordsFile('Keywords,Volume\nrunning shoes,10\n', 'a.csv').map((k) => k.keyword)).toEqual(['running shoes']);
     expect(parseKeywordsFile('rank,query\n1,trail shoes\n', 'b.csv').map((k) => k.keyword)).toEqual(['trail shoes']);
+    // A file of one column cannot tell a header by its cells: the names keyword tools export are known.
+    expect(parseKeywordsFile('Search Keyword\nrunning shoes\ntrail shoes\n', 'c.csv').map((k) => k.keyword)).toEqual([
+      'running shoes',
+      'trail shoes',
+    ]);
+  });
+
+  it("keeps hashtag keywords in a .txt: only '#' alone or followed by a space starts a comment", () => {
+    const text = '# seeds for spring\n#1 running shoes\n#hashtag running\n#\n#\ttabbed note\nrunning shoes\n';
+    expect(parseKeywordsFile(text, 'k.txt')).toEqual([
+      { keyword: '#1 running shoes', line: 2 },
+      { keyword: '#hashtag running', line: 3 },
+      { keyword: 'running shoes', line: 6 },
+    ]);
   });
 
   it('needs keywords inline or from a file', async () => {

@@ -33,6 +33,17 @@ describe('planPipeline', () => {
     expect(new Set(plan.tasks.map((t) => t.spec.keyword))).toEqual(new Set(['caf\u00e9']));
   });
 
+  it('drops a keyword that differs only by invisible characters a paste carries, and keeps the joiners words need', () => {
+    const p = parsePipeline(
+      yaml(['zero width', '\u200bzero width', 'zero\u2060 width', 'zero wi\u00addth\ufeff', 'نیم\u200cفاصله', 'نیمفاصله']),
+      'p.yaml',
+      {},
+    );
+    const plan = planPipeline(p, 'run-1');
+    expect(plan.duplicatesDropped).toBe(6); // three repeats x two locations
+    expect(new Set(plan.tasks.map((t) => t.spec.keyword))).toEqual(new Set(['zero width', 'نیم\u200cفاصله', 'نیمفاصله']));
+  });
+
   it('packs at most 100 tasks per POST', () => {
     const kws = Array.from({ length: 125 }, (_, i) => `kw ${i}`);
     const plan = planPipeline(parsePipeline(yaml(kws), 'p.yaml', {}), 'run-1');
