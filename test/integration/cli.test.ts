@@ -145,6 +145,39 @@ describe('pipeline CLI', () => {
     expect(Number(summary.chargedCny)).toBe(0); // sandbox keys are never charged
   });
 
+  it("runs the README's queries, as written, on the serving catalog and the Parquet of that run", async () => {
+    const wh = join(tmp.dir, 'wh-ok'); // the sandbox run above
+    // A second run the same day (an ad-hoc run beside the nightly one): spend_daily has a row per run.
+    expect((await cli(['run', 'pipelines/keywords.yaml', '--json', '--warehouse', wh])).code).toBe(0);
+    const readme = await readFile('README.md', 'utf8');
+    const block = /\*\*Two queries\.\*\*[\s\S]*?```sql\n([\s\S]*?)```/.exec(readme)?.[1];
+    const queries = (block ?? '')
+      .split(/;\s*\n/)
+      .map((q) => q.replace(/^--.*$/gm, '').trim())
+      .filter(Boolean);
+    expect(queries).toHaveLength(2);
+    const parquet = /`(SELECT count\(\*\) FROM read_parquet\('warehouse\/[^`]*);`/.exec(readme)?.[1];
+    expect(parquet).toBeDefined();
+    const db = await DuckDBInstance.create(join(wh, 'serving.duckdb'), { access_mode: 'READ_ONLY' });
+    try {
+      const c = await db.connect();
+      await c.run(`SET file_search_path = '${wh}'`);
+      const [ranks, spend] = await Promise.all(queries.map(async (q) => (await c.runAndReadAll(q)).getRowObjectsJS()));
+      expect(Array.isArray(ranks)).toBe(true);
+      // One row per day, pipeline and endpoint, whatever the runs of the day.
+      const keys = spend!.map((r) => `${String(r.call_date)}|${String(r.pipeline)}|${String(r.endpoint_id)}`);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(new Set(keys).size).toBe(keys.length);
+      const counted = (await c.runAndReadAll(parquet!.replace("'warehouse/", `'${wh}/`))).getRows()[0]![0];
+      const items = (await c.runAndReadAll('SELECT count(*) FROM serp_items')).getRows()[0]![0];
+      expect(Number(counted)).toBeGreaterThan(0);
+      expect(counted).toBe(items);
+      c.closeSync();
+    } finally {
+      db.closeSync();
+    }
+  });
+
   it('export refuses a table name it does not publish (exit 2, naming the tables) instead of rewriting nothing; a known one is rewritten', async () => {
     const wh = join(tmp.dir, 'wh-ok'); // the sandbox run above
     const bad = await cli(['export', '--warehouse', wh, '--table', 'serp_items', '--table', 'nosuch']);
