@@ -54,20 +54,23 @@ export function priceTasks(
       continue;
     }
     const usd = rateUsd(rates, t.endpoint.path, t.endpoint.mode, highPriority(id));
+    const deep = t.endpoint.api === 'serp' ? depthFactor(plan, id) : { factor: 1, blocks: 0 };
+    const depthNote =
+      deep.blocks > 0
+        ? ` plus ${fmt(deep.blocks)} further block(s) of 10 results at ${SERP_EXTRA_PAGE_FRACTION * 100}% of it; unused depth is refunded`
+        : '';
     if (usd !== null && history.cnyPerUsd !== null) {
-      const deep = t.endpoint.api === 'serp' ? depthFactor(plan, id) : { factor: 1, blocks: 0 };
-      const note =
-        deep.blocks > 0
-          ? `base rate plus ${fmt(deep.blocks)} further block(s) of 10 results at ${SERP_EXTRA_PAGE_FRACTION * 100}% of it; unused depth is refunded`
-          : 'base rate';
-      out.set(id, { endpointId: id, cnyPerTask: usd * history.cnyPerUsd * deep.factor, source: 'rates', note });
+      out.set(id, { endpointId: id, cnyPerTask: usd * history.cnyPerUsd * deep.factor, source: 'rates', note: `base rate${depthNote}` });
     } else {
       out.set(id, {
         endpointId: id,
         cnyPerTask: null,
         source: 'unknown',
+        // The account's rates are in USD; the CNY charged per USD shows only in a past charge.
         note:
-          usd === null ? 'no rate in user_data and no past charge' : 'no past charge to convert the USD rate to CNY: pass --cny-per-usd',
+          usd === null
+            ? 'no rate in user_data and no past charge'
+            : `${(usd * deep.factor).toPrecision(3)} USD a task (base rate${depthNote}); no past charge gives its CNY: pass --cny-per-usd`,
       });
     }
   }

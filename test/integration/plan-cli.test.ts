@@ -77,6 +77,11 @@ describe('pipeline plan', () => {
     );
     expect(base.endpoints[0].note).toBe('base rate');
     expect(s.endpoints[0].cnyPerTask / base.endpoints[0].cnyPerTask).toBeCloseTo(1 + 9 * 0.75, 6);
+    // Without the exchange rate a first run is still priced, in the account's USD, depth included.
+    const usdOnly = JSON.parse((await cli(['plan', file, '--json', '--warehouse', join(tmp.dir, 'none')], env())).stdout);
+    const note = String(usdOnly.endpoints[0].note);
+    expect(note).toMatch(/^[\d.]+ USD a task \(base rate plus 9 further block\(s\) of 10 results/);
+    expect(Number(note.split(' ')[0]) / (s.endpoints[0].cnyPerTask / 7.2)).toBeCloseTo(1, 2);
   });
 
   it("sends the spec's default depth of 10 when a SERP job names none", async () => {
