@@ -247,6 +247,28 @@ describe('pipeline CLI', () => {
     expect(doctor.stdout).toMatch(/Exit codes:\n\s+0 no check failed.*\s+1 some check failed/);
   });
 
+  it('--time-scale scales the wait between polls as it scales the rate limits', async () => {
+    // Results ready 20 s of the emulator's time after posting, one real second at 20x: the
+    // first poll finds none, and the next comes 30 s / 20 later, not 30 s.
+    const fast = await startSandbox({ keys: ['svc_live_scaledkey1'], timeScale: 20, readyAfterMs: 20_000 });
+    try {
+      const t0 = Date.now();
+      const out = await cli(
+        ['run', 'pipelines/keywords.yaml', '--json', '--no-models', '--time-scale', '20', '--warehouse', join(tmp.dir, 'wh-scaled')],
+        {
+          SVC_API_KEY: 'svc_live_scaledkey1',
+          SVC_BASE_URL: fast.url,
+        },
+      );
+      expect(out.code).toBe(0);
+      expect(JSON.parse(out.stdout)).toMatchObject({ state: 'completed', tasks: { collected: 40 } });
+      expect(fast.log.filter((l) => l.path.endsWith('/tasks_ready')).length).toBeGreaterThan(1); // it did poll again
+      expect(Date.now() - t0).toBeLessThan(25_000);
+    } finally {
+      await fast.close();
+    }
+  });
+
   it('prints the package version with --version, and exits 0', async () => {
     const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
     const out = await cli(['--version']);

@@ -134,6 +134,11 @@ describe('status and ledger commands over a real warehouse', () => {
     expect(month13.code).toBe(2);
     expect(month13.stderr).toContain("--to must be a calendar day written yyyy-mm-dd, like 2026-11-21; got '2026-13-45'");
     expect(month13.stderr).not.toMatch(/Conversion Error|unexpected error/);
+    // A range backwards holds no day: refused, not an empty ledger that reads as "nothing spent".
+    const backwards = await cli(['ledger', '--warehouse', wh, '--from', '2026-11-28', '--to', '2026-11-27']);
+    expect(backwards.code).toBe(2);
+    expect(backwards.stderr).toContain('--from 2026-11-28 is after --to 2026-11-27');
+    expect(backwards.stdout).toBe('');
   });
 
   it('says there is no warehouse rather than creating one', async () => {

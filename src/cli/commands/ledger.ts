@@ -35,6 +35,8 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
       if (v !== undefined && !isCalendarDay(v))
         throw new EtlError('ETL_CONFIG_INVALID', `${name} must be a calendar day written yyyy-mm-dd, like 2026-11-21; got '${v}'`);
     }
+    if (args.from !== undefined && args.to !== undefined && args.from > args.to)
+      throw new EtlError('ETL_CONFIG_INVALID', `--from ${args.from} is after --to ${args.to}: no day is in that range; swap them`);
     if (args.format === 'parquet' && !args.out) throw new EtlError('ETL_CONFIG_INVALID', '--format parquet needs --out FILE');
     requireWarehouse(args.warehouse);
     const q = { from: args.from, to: args.to, by: args.by };
