@@ -3,7 +3,7 @@ import { rereadNote } from '../collect/index.js';
 import { EtlError } from '../errors.js';
 import { readPriceHistory, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
-import { budgetStop, priceUnknown, type NextPurchase } from './budget.js';
+import { budgetStop, priceUnknown, tasksWithinBudget, type NextPurchase } from './budget.js';
 import { postingLine, type RunContext, type Stop } from './context.js';
 import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live.js';
 import { lookUpAfter5xx } from './post-retry.js';
@@ -80,7 +80,13 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
       while (!alone && group.length < LIVE_CONCURRENCY && work[i + group.length]?.endpoint.mode === 'live')
         group.push(work[i + group.length]!);
       const over = await overBudget(c, group);
-      if (over) return { kind: 'budget', reason: over };
+      if (over) {
+        // The calls that fit within the budget go; the next group stops there.
+        let fit = over.tasks;
+        const k = group.findIndex((b) => (fit -= b.tasks.length) < 0);
+        if (k <= 0) return { kind: 'budget', reason: over.reason };
+        group.splice(k);
+      }
       i += group.length;
       const liveStop = await postLive(c, group);
       liveDone += group.length;
@@ -99,8 +105,16 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
       continue;
     }
     const over = await overBudget(c, [first]);
+    if (over && over.tasks > 0 && over.tasks < first.tasks.length) {
+      // Buys what fits within the budget, then stops at the rest.
+      c.note(
+        `budget_cny: ${over.tasks} of the ${first.tasks.length} tasks of batch ${first.no} fit within it; buying those, then stopping`,
+      );
+      work.splice(i, 1, { ...first, tasks: first.tasks.slice(0, over.tasks) }, { ...first, tasks: first.tasks.slice(over.tasks) });
+      continue;
+    }
     if (over) {
-      stop = { kind: 'budget', reason: over };
+      stop = { kind: 'budget', reason: over.reason };
       break;
     }
     i++;
@@ -284,10 +298,13 @@ async function purchases(
 }
 
 /** Asks the budget policy whether buying `group` would pass the budget (null: go on, or no budget). */
-async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promise<string | null> {
+async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promise<{ reason: string; tasks: number } | null> {
   const budget = c.o.pipeline.budget_cny;
   if (budget === undefined) return null;
-  return budgetStop({ budgetCny: budget, ...(await purchases(c, group)) });
+  const bought = { budgetCny: budget, ...(await purchases(c, group)) };
+  const reason = budgetStop(bought);
+  // `tasks`: how many of the group's tasks, in order, still fit within it.
+  return reason === null ? null : { reason, tasks: tasksWithinBudget(bought) };
 }
 
 /**

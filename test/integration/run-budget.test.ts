@@ -49,29 +49,33 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     await tmp.cleanup();
   });
 
-  it('stops before the batch that would pass the budget, then resumes with a higher one', async () => {
+  it('buys up to the budget, the batch that would pass it in part, then resumes with a higher one', async () => {
     sandbox = await startSandbox({ readyAfterMs: 0 });
+    const notes: string[] = [];
     // 250 tasks in POSTs of 100, 100 and 50; each task costs 0.0043 CNY in the emulator. Nothing
-    // prices them yet: one task is bought alone first, then the 99 others of its batch (0.43 CNY in all).
-    const first = await runPipeline(opts(0.5));
+    // prices them yet: one task is bought alone first, then the 99 others of its batch (0.43 CNY in all),
+    // then the 16 tasks of the second batch that fit in the 0.07 CNY left (0.0688).
+    const first = await runPipeline(opts(0.5, { onProgress: (p) => void (p.kind === 'note' && notes.push(p.text!)) }));
     expect(first.state).toBe('partial');
     expect(first.stopKind).toBe('budget');
     expect(first.stopReason).toMatch(/budget of 0\.5 CNY reached/);
+    expect(notes).toContain('budget_cny: 16 of the 100 tasks of batch 2 fit within it; buying those, then stopping');
     // The plan's 250 tasks, not only those the tasks table holds by then.
-    expect(first.tasks).toMatchObject({ planned: 250, posted: 100, collected: 100 });
+    expect(first.tasks).toMatchObject({ planned: 250, posted: 116, collected: 116 });
     expect(Number(first.chargedCny)).toBeLessThanOrEqual(0.5);
-    // `pipeline status` counts the plan too: 150 of its tasks were never recorded.
-    expect((await statusOf(first.runId)).tasks).toMatchObject({ planned: 250, posted: 100, collected: 100, unresolved: 0 });
+    expect(Number(first.chargedCny)).toBeGreaterThan(0.5 - 0.0043); // not a task more would have fitted
+    // `pipeline status` counts the plan too: 134 of its tasks were never bought.
+    expect((await statusOf(first.runId)).tasks).toMatchObject({ planned: 250, posted: 116, collected: 116, unresolved: 0 });
 
     const second = await runPipeline(opts(5));
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ planned: 250, posted: 250, collected: 250 });
-    expect(posts()).toHaveLength(4); // the first 100 were never bought again
+    expect(posts()).toHaveLength(5); // the first 116 were never bought again
     const wh = await Warehouse.open(tmp.dir);
     try {
       const sizes = await wh.all<{ n: number }>(`SELECT tasks AS n FROM ledger WHERE path LIKE '%/task_post' ORDER BY called_at, tasks`);
-      expect(sizes.map((r) => r.n)).toEqual([1, 99, 100, 50]);
+      expect(sizes.map((r) => r.n)).toEqual([1, 99, 16, 100, 34]); // the resume packs the 134 left anew
     } finally {
       wh.close();
     }
@@ -86,12 +90,12 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     // The same night, run again: resumed (and stopped by the same budget, buying nothing).
     const again = await runPipeline(opts(0.5, { now: movingClock('2026-11-20T03:00:00Z') }));
     expect(again.runId).toBe(first.runId);
-    expect(posts()).toHaveLength(2); // the first run's one task alone, then the 99 others of its batch
-    // The next night: the old run is settled, and tonight's posts its first batch under its budget.
+    expect(posts()).toHaveLength(3); // the first run's one task alone, the 99 others of its batch, and 16 that fitted
+    // The next night: the old run is settled, and tonight's buys up to its budget.
     const next = await runPipeline(opts(0.5, { now: movingClock('2026-11-21T02:00:00Z') }));
     expect(next.runId).not.toBe(first.runId);
-    expect(next.tasks).toMatchObject({ posted: 100, collected: 100 });
-    expect(posts()).toHaveLength(3); // priced by the first night: one POST of 100
+    expect(next.tasks).toMatchObject({ posted: 116, collected: 116 });
+    expect(posts()).toHaveLength(5); // priced by the first night: a POST of 100, then 16
   });
 
   it('buys one task alone when nothing prices a batch yet, so a first run passes its budget by one task at most', async () => {
@@ -101,23 +105,45 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     // A batch of 100 tasks costs 0.43 CNY, twice this budget.
     const first = await runPipeline(opts(0.2, { onProgress }));
     expect(first.stopKind).toBe('budget');
-    expect(first.tasks).toMatchObject({ planned: 250, posted: 1, collected: 1 });
-    expect(Number(first.chargedCny)).toBeGreaterThan(0);
+    // The one task's charge (0.0043) prices the others: 45 of them fit in the 0.1957 CNY left.
+    expect(first.tasks).toMatchObject({ planned: 250, posted: 46, collected: 46 });
+    expect(Number(first.chargedCny)).toBeGreaterThan(0.2 - 0.0043);
     expect(Number(first.chargedCny)).toBeLessThanOrEqual(0.2);
-    expect(first.stopReason).toMatch(/the next batch would cost about 0\.4257 CNY/); // the 99 others, at the one task's price
+    expect(first.stopReason).toMatch(/the next batch would cost about 0\.2322 CNY/); // the 54 left of it, at the one task's price
     expect(notes.some((n) => n.includes('one task is bought alone first'))).toBe(true);
-    expect(posts()).toHaveLength(1);
+    expect(posts()).toHaveLength(2);
   });
 
-  it('prices the first batch from earlier runs, so a small budget posts nothing', async () => {
+  it('prices the first batch from earlier runs: a small budget buys what it holds, one smaller than a task nothing', async () => {
     sandbox = await startSandbox({ readyAfterMs: 0 });
     await runPipeline(opts(5));
     const before = posts().length;
     const next = await runPipeline(opts(0.1, { newRun: true }));
     expect(next.stopKind).toBe('budget');
-    expect(next.tasks).toMatchObject({ planned: 250, posted: 0 });
-    expect((await statusOf(next.runId)).tasks).toMatchObject({ planned: 250, posted: 0 });
-    expect(posts()).toHaveLength(before);
+    expect(next.tasks).toMatchObject({ planned: 250, posted: 23 }); // 23 x 0.0043 = 0.0989
+    expect(Number(next.chargedCny)).toBeLessThanOrEqual(0.1);
+    expect((await statusOf(next.runId)).tasks).toMatchObject({ planned: 250, posted: 23 });
+    expect(posts()).toHaveLength(before + 1);
+    const none = await runPipeline(opts(0.004, { newRun: true }));
+    expect(none.stopKind).toBe('budget');
+    expect(none.tasks).toMatchObject({ planned: 250, posted: 0 });
+    expect(posts()).toHaveLength(before + 1);
+  });
+
+  it('live calls: a group of calls that would pass the budget goes in part, up to it', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    // A live task costs 0.0142 CNY in the emulator: 3.5 of them. The first call goes alone (nothing
+    // prices it), then two of the next group of four fit.
+    const live = parsePipeline(
+      `name: budget\nbudget_cny: 0.0497\njobs:\n  - kind: serp\n    mode: live\n    depth: 10\n    locations: [2840]\n    keywords: [${keywords}]\n`,
+      'b.yaml',
+      {},
+    );
+    const r = await runPipeline({ ...opts(1), pipeline: live });
+    expect(r.stopKind).toBe('budget');
+    expect(r.tasks).toMatchObject({ posted: 3, collected: 3 });
+    expect(r.chargedCny).toBe('0.042600');
+    expect(sandbox.log.filter((l) => l.path.includes('/live/'))).toHaveLength(3);
   });
 
   it('says so when a run buys again what a run of the same day already bought', async () => {

@@ -205,14 +205,15 @@ describe('runs against a faulty service: every task created once, every result s
     expect(sandbox.log.filter((l) => l.path.endsWith('/task_post') && l.status === 402)).toHaveLength(2);
   }, 120_000);
 
-  it('a budget reached part way: stops before the batch that would pass it, and a higher budget finishes the run', async () => {
+  it('a budget reached part way: buys up to it, the batch that would pass it in part, and a higher budget finishes the run', async () => {
     await start({ seed: 6 });
     const first = await runPipeline(opts({}, 'budget_cny: 0.08\n'));
     expect(first).toMatchObject({ state: 'partial', stopKind: 'budget' });
     // Each engine is an endpoint of its own, priced by one task bought alone first: engA's 12 tasks
-    // (0.0516 CNY), then engB's first; engB's other 11 would pass the budget.
-    expect(first.tasks).toMatchObject({ posted: 13, collected: 13 });
+    // (0.0516 CNY), then engB's first (0.0043); 5 of engB's other 11 fit in the 0.0241 left.
+    expect(first.tasks).toMatchObject({ posted: 18, collected: 18 });
     expect(Number(first.chargedCny)).toBeLessThanOrEqual(0.08);
+    expect(Number(first.chargedCny)).toBeGreaterThan(0.08 - 0.0043);
     const last = await runPipeline(opts({}, 'budget_cny: 1\n'));
     expect(last).toMatchObject({ state: 'completed', runId: first.runId });
     await expectExactlyOnce(0);

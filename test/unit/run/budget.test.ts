@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetStop, priceUnknown } from '../../../src/run/budget.js';
+import { budgetStop, priceUnknown, tasksWithinBudget } from '../../../src/run/budget.js';
 
 describe('budgetStop: a pure function of the budget, the spend so far and the next purchase', () => {
   it('no budget never stops', () => {
@@ -48,5 +48,33 @@ describe('budgetStop: a pure function of the budget, the spend so far and the ne
 
   it('spending exactly the budget is allowed', () => {
     expect(budgetStop({ budgetCny: 1, spentCny: 0.5, chargedTasks: 10, next: [{ tasks: 10 }] })).toBeNull();
+  });
+});
+
+describe('tasksWithinBudget: how much of the next purchases the budget still holds', () => {
+  it('counts whole tasks at the price budgetStop uses, in order, stopping at the first purchase that does not fit whole', () => {
+    // 0.7 left at 0.006 a task: 116 tasks (0.696), not 117.
+    expect(tasksWithinBudget({ budgetCny: 1, spentCny: 0.3, chargedTasks: 50, next: [{ tasks: 200, runPerTask: 0.006 }] })).toBe(116);
+    // Two calls of 4 tasks at 0.1 a task, 0.5 left: the first whole, one task of the second.
+    expect(
+      tasksWithinBudget({
+        budgetCny: 1,
+        spentCny: 0.5,
+        chargedTasks: 5,
+        next: [
+          { tasks: 4, knownPerTask: 0.1 },
+          { tasks: 4, knownPerTask: 0.1 },
+        ],
+      }),
+    ).toBe(5);
+    // Exactly the budget: the last task fits (no rounding error leaves it out).
+    expect(tasksWithinBudget({ budgetCny: 0.5, spentCny: 0.43, chargedTasks: 100, next: [{ tasks: 100, runPerTask: 0.0043 }] })).toBe(16);
+    expect(tasksWithinBudget({ budgetCny: 0.0989, spentCny: 0, chargedTasks: 0, next: [{ tasks: 100, knownPerTask: 0.0043 }] })).toBe(23);
+  });
+
+  it('nothing when less than a task is left; every task of a purchase with no price to go by', () => {
+    expect(tasksWithinBudget({ budgetCny: 0.004, spentCny: 0, chargedTasks: 0, next: [{ tasks: 100, knownPerTask: 0.0043 }] })).toBe(0);
+    expect(tasksWithinBudget({ budgetCny: 1, spentCny: 2, chargedTasks: 10, next: [{ tasks: 3, runPerTask: 0.1 }] })).toBe(0);
+    expect(tasksWithinBudget({ budgetCny: 1, spentCny: 0, chargedTasks: 0, next: [{ tasks: 7 }] })).toBe(7);
   });
 });
