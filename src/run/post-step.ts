@@ -123,7 +123,7 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
     void queue.add(async () => {
       try {
         const outcome = await postBatch(c, first);
-        if (outcome.kind === 'created') c.note(`posted batch ${first.no}/${batches.length} (${first.tasks.length} tasks)`);
+        if (outcome.kind === 'created') c.note(`posted batch ${first.no}/${batches.length} (${tasksOf(first, batches)})`);
         else {
           // Every failed POST's tasks are recorded (with its call id), not only the first's.
           const failed = await recordFailed(c, first, outcome);
@@ -138,6 +138,13 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
   await queue.onIdle();
   if (fatal) throw fatal.err;
   return stop;
+}
+
+/** A POST's tasks, as part of its batch when the batch went in parts (one task alone to price it, or what fitted a budget). */
+function tasksOf(sent: PlannedBatch, batches: readonly PlannedBatch[]): string {
+  const n = sent.tasks.length;
+  const whole = batches.find((b) => b.no === sent.no)?.tasks.length ?? n;
+  return n === whole ? `${n} task${n === 1 ? '' : 's'}` : `${n} of its ${whole} tasks`;
 }
 
 /** Records a failed POST's tasks (refused: `unsent`; anything else: `unknown`) and says why posting stops. */

@@ -60,6 +60,11 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(first.stopKind).toBe('budget');
     expect(first.stopReason).toMatch(/budget of 0\.5 CNY reached/);
     expect(notes).toContain('budget_cny: 16 of the 100 tasks of batch 2 fit within it; buying those, then stopping');
+    expect(notes.filter((n) => n.startsWith('posted batch'))).toEqual([
+      'posted batch 1/3 (1 of its 100 tasks)',
+      'posted batch 1/3 (99 of its 100 tasks)',
+      'posted batch 2/3 (16 of its 100 tasks)',
+    ]);
     // The plan's 250 tasks, not only those the tasks table holds by then.
     expect(first.tasks).toMatchObject({ planned: 250, posted: 116, collected: 116 });
     expect(Number(first.chargedCny)).toBeLessThanOrEqual(0.5);
