@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +140,17 @@ describe('status and ledger commands over a real warehouse', () => {
     expect(backwards.code).toBe(2);
     expect(backwards.stderr).toContain('--from 2026-11-28 is after --to 2026-11-27');
     expect(backwards.stdout).toBe('');
+  });
+
+  it('schema --warehouse says when the data added no column, and needs a warehouse', async () => {
+    const out = await cli(['schema', '--warehouse', wh]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe(''); // SERP tables only: every column declared
+    expect(out.stderr).toContain('no table or column was added from the data');
+    const none = await cli(['schema', '--warehouse', join(tmp.dir, 'nowhere')]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no warehouse at');
+    expect(existsSync(join(tmp.dir, 'nowhere'))).toBe(false);
   });
 
   it('says there is no warehouse rather than creating one', async () => {

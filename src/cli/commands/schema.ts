@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { schemaMarkdown, withWarehouse } from '../../warehouse/index.js';
+import { requireWarehouse } from './status.js';
 
 interface SchemaArgs {
   write?: string;
@@ -20,12 +21,16 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
       }) as Argv<SchemaArgs>,
   handler: async (args: ArgumentsCamelCase<SchemaArgs>) => {
     if (args.warehouse) {
+      requireWarehouse(args.warehouse);
       const rows = await withWarehouse(args.warehouse, (wh) =>
         wh.all<{ t: string; c: string; k: string; p: string | null }>(
           `SELECT table_name AS t, column_name AS c, kind AS k, path AS p FROM schema_columns ORDER BY table_name, position`,
         ),
       );
       for (const r of rows) process.stdout.write(`${r.t}.${r.c}\t${r.k}\t${r.p ?? ''}\n`);
+      // Said on stderr, so a script reading the list still reads an empty one.
+      if (rows.length === 0)
+        process.stderr.write('no table or column was added from the data: every table has the schema docs/schema.md declares\n');
       return;
     }
     const md = schemaMarkdown();
