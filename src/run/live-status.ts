@@ -34,6 +34,8 @@ const WRITE_EVERY_MS = 1000;
 export class LiveStatus {
   private readonly state: LiveRun;
   private last = 0;
+  /** The write a throttled progress event is owed, so the file never keeps a line a burst replaced. */
+  private trailing: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly dir: string,
@@ -62,12 +64,27 @@ export class LiveStatus {
   }
 
   end(): void {
+    clearTimeout(this.trailing);
+    this.trailing = undefined;
     rmSync(join(this.dir, LIVE_FILE), { force: true });
   }
 
   private write(force: boolean): void {
     const t = Date.now();
-    if (!force && t - this.last < WRITE_EVERY_MS) return;
+    if (!force && t - this.last < WRITE_EVERY_MS) {
+      // Written when the second is up: the last event of a burst (the last POST of a night) is
+      // otherwise shown stale until the next one, up to a poll interval later.
+      this.trailing ??= setTimeout(
+        () => {
+          this.trailing = undefined;
+          this.write(true);
+        },
+        WRITE_EVERY_MS - (t - this.last),
+      ).unref();
+      return;
+    }
+    clearTimeout(this.trailing);
+    this.trailing = undefined;
     this.last = t;
     this.state.updatedAt = this.now().toISOString();
     const file = join(this.dir, LIVE_FILE);
