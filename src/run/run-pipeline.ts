@@ -97,7 +97,10 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       };
       // Clusters first: their label calls are charged, and the spend mart the models build
       // (and the run publishes) counts every charge of the run. They read no model.
-      const clusters = ingest.embedded ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
+      // After Ctrl-C no label call is made: `pipeline models cluster` (or the next run) builds them.
+      const interrupted = o.signal?.aborted === true;
+      if (ingest.embedded && interrupted) ctx.note("clusters not built: interrupted; 'pipeline models cluster' builds them");
+      const clusters = ingest.embedded && !interrupted ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
       const models =
         o.models !== false && collected
           ? await timed('models', async () => {

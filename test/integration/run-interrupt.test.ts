@@ -97,6 +97,39 @@ describe('an interrupted run does not wait out the rate limit', () => {
     expect(sumDecimals((await ledger()).map((r) => r.charge ?? '0'))).toBe(charged());
   });
 
+  it('embeddings: a call still waiting is not sent, those made are kept, and the next run makes the rest without buying one twice', async () => {
+    const yaml = `name: interrupt-embed\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840]\n    keywords: [${KEYWORDS.join(', ')}]\n  - kind: embeddings\n    name: vectors\n    batch_size: 2\n`;
+    const pipeline = parsePipeline(yaml, 'interrupt-embed.yaml', {});
+    await warmReferenceLists(wh.dir, pipeline, 'interrupt-embed.yaml', () => new Date());
+    const stop = new AbortController();
+    const embeds = () => sandbox.log.filter((l) => l.path === '/v1/embeddings');
+    // Two embeddings calls a minute (2 keywords each): the third waits most of a minute.
+    const run = runPipeline({
+      ...options('task', { signal: stop.signal, limits: { perMinute: { v1_other: 2 } } }),
+      pipeline,
+      file: 'interrupt-embed.yaml',
+    });
+    await until(() => embeds().length >= 2);
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = performance.now();
+    stop.abort();
+    const first = await run;
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(first.state).toBe('partial'); // not failed: the run is resumable
+    expect(first.stopKind).toBe('interrupted');
+    expect(first.clusters).toBeUndefined(); // no label call after Ctrl-C
+    expect(embeds()).toHaveLength(2);
+    const cached = () => withWarehouse(wh.dir, (db) => db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM keyword_embeddings`));
+    expect(await cached()).toEqual([{ n: 4 }]);
+
+    const second = await runPipeline({ ...options('task', { limits: { windowMs: 50 } }), pipeline, file: 'interrupt-embed.yaml' });
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(embeds()).toHaveLength(KEYWORDS.length / 2); // each keyword embedded once
+    expect(await cached()).toEqual([{ n: KEYWORDS.length }]);
+    expect(sumDecimals((await ledger()).map((r) => r.charge ?? '0'))).toBe(charged());
+  });
+
   it('collection: task_get calls still waiting are not sent, and the next run collects the rest without posting again', async () => {
     await warmReferenceLists(wh.dir, pipelineOf('task'), 'interrupt-task.yaml', () => new Date());
     const stop = new AbortController();
