@@ -124,6 +124,29 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
   });
 
+  it('interrupted as it starts, a resume sends nothing (not even its look-up by tag), ends partial, and the next finishes', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const proxy = await answerDropper(sandbox.url);
+    const first = await runPipeline(base(proxy));
+    expect(first.stopKind).toBe('unknown');
+    const calls = sandbox.log.length;
+    // Ctrl-C as the resume starts: its look-up by tag (id_list) would be the next call.
+    const stop = new AbortController();
+    const onProgress = (p: { kind: string; text?: string }) => void (p.text?.startsWith('resuming unfinished run') && stop.abort());
+    const second = await runPipeline(base(sandbox.url, { signal: stop.signal, onProgress }));
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('partial');
+    // The look-up was not sent: the tasks' outcome is still unknown, for the next run to look up.
+    expect(second.stopKind).toBe('unknown');
+    expect(sandbox.log).toHaveLength(calls); // nothing sent
+    expect((await runsAndTasks()).runs).toEqual([{ run_id: first.runId, state: 'partial' }]);
+
+    const third = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    expect(third.runId).toBe(first.runId);
+    expect(third.state).toBe('completed');
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
+  });
+
   it('finds by tag the tasks a lost answer had created, and collects them without buying them again', async () => {
     sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
     const proxy = await answerDropper(sandbox.url);
