@@ -40,7 +40,7 @@ describe('the collection deadline', () => {
     file: 'deadline.yaml',
     warehouseDir: wh.dir,
     baseUrl,
-    apiKey: 'svc_live_deadlinetest',
+    apiKey: 'svc_live_testdeadline',
     logger: silentLogger,
     limits: { windowMs: 50 },
     models: false,

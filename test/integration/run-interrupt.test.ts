@@ -42,7 +42,7 @@ describe('an interrupted run does not wait out the rate limit', () => {
     file: `interrupt-${mode}.yaml`,
     warehouseDir: wh.dir,
     baseUrl: sandbox.url,
-    apiKey: 'svc_live_interrupttest',
+    apiKey: 'svc_live_testinterrupt',
     logger: silentLogger,
     pollIntervalMs: 1,
     collectTimeoutMs: 30_000,
