@@ -44,6 +44,11 @@ export class EtlError extends Error {
   }
 }
 
+/** A call not sent because the run was interrupted (Ctrl-C) while it waited for the rate limit. */
+export function isInterrupted(err: unknown): err is EtlError {
+  return err instanceof EtlError && err.code === 'ETL_INTERRUPTED';
+}
+
 /** One problem found in a pipeline file: where it is and which rule it breaks. */
 export interface ConfigIssue {
   file: string;

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { aiPath, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
-import { EtlError } from '../errors.js';
+import { EtlError, isInterrupted } from '../errors.js';
 import { attempt, type Attempt, type Lander, type SentCall } from './attempt.js';
 import type { ChargeRecord } from './charge.js';
 import { envelopeSchema, type Envelope } from './envelope.js';
@@ -249,7 +249,7 @@ export class ServiceClient {
       } catch (err) {
         // Interrupted (Ctrl-C) while waiting for the rate limit: this attempt was never sent, and
         // every attempt before it was refused or free, except an image attempt left unsure.
-        if (!(err instanceof EtlError) || err.code !== 'ETL_INTERRUPTED') throw err;
+        if (!isInterrupted(err)) throw err;
         if (imageUnsure) throw outcomeUnknown(f, 'interrupted before its one retry');
         throw new EtlError(
           'ETL_INTERRUPTED',

@@ -2,7 +2,7 @@ import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import { isTaskId, type CallResult, type ServiceClient } from '../client/index.js';
 import { totalCounts, type RunStore, type Warehouse } from '../warehouse/index.js';
 import type { CollectCounts } from './collect-counts.js';
-import { EtlError } from '../errors.js';
+import { EtlError, isInterrupted } from '../errors.js';
 import { fetchTasks } from './fetch-tasks.js';
 import { refetchFixed } from './refetch-fixed.js';
 import type { TaskLoader } from './task-loader.js';
@@ -249,7 +249,7 @@ async function fetchAll(
       for (const f of got.failed) o.loader.failed(f.id, f.statusCode, f.message);
       for (const t of got.done) o.loader.fetched(t.id!);
       // Interrupted while waiting for the rate limit: not sent, the task stays posted, and the pass ends (aborted).
-      if (got.failure instanceof EtlError && got.failure.code === 'ETL_INTERRUPTED') continue;
+      if (isInterrupted(got.failure)) continue;
       if (got.failure !== undefined) {
         left.push({ id, err: got.failure });
         if (!pastOne(got.failure) || ++failedInARow >= FAILED_IN_A_ROW) stopped = true;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PushCollector } from '../collect/index.js';
 import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
-import { EtlError } from '../errors.js';
+import { isInterrupted } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
 import { packBatches, planPipeline, type Plan } from '../plan/index.js';
 import { compactRaw, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
@@ -180,18 +180,16 @@ export async function ingestStep(
     stop ??= pulled.stop;
     // Embeddings of the pipeline's keywords come last: they need no task, only the keywords.
     let embedded = false;
-    const interrupted: Stop = {
-      kind: 'interrupted',
-      reason: 'interrupted before the embeddings were all made (those made are kept); run again to make the rest',
-    };
-    if (!stop && o.signal?.aborted && embeddingJobs(o.pipeline.jobs).length > 0) stop = interrupted;
     if (!stop) {
       try {
         embedded = await embedJobs(ctx, plan.tasks);
       } catch (err) {
-        // Ctrl-C while an embeddings call waited for the rate limit: it was not sent.
-        if (!(err instanceof EtlError) || err.code !== 'ETL_INTERRUPTED') throw err;
-        stop = interrupted;
+        // Ctrl-C while an embeddings call waited for the rate limit (or before it): it was not sent.
+        if (!isInterrupted(err)) throw err;
+        stop = {
+          kind: 'interrupted',
+          reason: 'interrupted before the embeddings were all made (those made are kept); run again to make the rest',
+        };
       }
     }
     const unresolved = (await store.openTasks()).length;
