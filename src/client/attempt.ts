@@ -52,6 +52,49 @@ export interface AttemptOptions {
   dispatcher?: Dispatcher;
   timeoutMs: number;
   now: () => Date;
+  /** The most bytes one answer may hold (maxResponseBytes); a longer one is cut and counts as no answer. */
+  maxResponseBytes?: number;
+}
+
+/**
+ * The most bytes one answer may hold: `PIPELINE_MAX_RESPONSE_MB`, default 256 MB. The largest
+ * answers the spec describes (a depth-700 SERP, 1,000 backlinks, a batch of embeddings, an image
+ * in base64) are tens of MB; an answer held in memory costs several times its size. A body that
+ * never ends (a broken proxy, a hostile service) would otherwise fill the machine's memory, and
+ * the run could not stop "after the calls in flight".
+ */
+export function maxResponseBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const mb = Number(env.PIPELINE_MAX_RESPONSE_MB);
+  return (env.PIPELINE_MAX_RESPONSE_MB !== undefined && Number.isFinite(mb) && mb > 0 ? mb : 256) * 2 ** 20;
+}
+
+/**
+ * How long one whole answer may take, in attempt timeouts: the timeout bounds the wait for the
+ * headers and each pause in the body, so a body that keeps trickling would never end without this.
+ */
+export const WHOLE_ANSWER_TIMEOUTS = 5;
+
+/** An answer cut short by this side: longer than maxResponseBytes, or not whole in time. */
+export class AnswerCut extends Error {
+  readonly code = 'ETL_ANSWER_CUT';
+}
+
+/** The body as UTF-8 (a leading BOM skipped, as undici's `text()` does), refused past `max` bytes. */
+async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of body as AsyncIterable<Buffer>) {
+    n += c.length;
+    if (n > max) {
+      body.destroy();
+      throw new AnswerCut(
+        `the answer passed ${Math.round(max / 2 ** 20)} MB and was cut there (PIPELINE_MAX_RESPONSE_MB raises the limit)`,
+      );
+    }
+    chunks.push(c);
+  }
+  const b = Buffer.concat(chunks, n);
+  return b.toString('utf8', b.length > 2 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0);
 }
 
 /**
@@ -82,6 +125,17 @@ export async function attempt(
   let text: string;
   const sentAt = o.now();
   await beforeSend?.(callId, sentAt);
+  const whole = new AbortController();
+  const wholeMs = timeoutMs * WHOLE_ANSWER_TIMEOUTS;
+  const timer = setTimeout(
+    () =>
+      whole.abort(
+        new AnswerCut(
+          `the answer was not whole after ${Number((wholeMs / 1000).toFixed(1))} s, ${WHOLE_ANSWER_TIMEOUTS} times the call timeout`,
+        ),
+      ),
+    wholeMs,
+  );
   try {
     res = await request(o.baseUrl + path, {
       method: ep.method,
@@ -90,10 +144,14 @@ export async function attempt(
       dispatcher: o.dispatcher,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      signal: whole.signal,
     });
-    text = await res.body.text();
+    text = await readCapped(res.body, o.maxResponseBytes ?? maxResponseBytes());
   } catch (error) {
-    return neverSent(error) ? { kind: 'not_sent', callId, error } : { kind: 'lost', callId, error, sentAt };
+    const e = whole.signal.aborted ? whole.signal.reason : error;
+    return neverSent(e) ? { kind: 'not_sent', callId, error: e } : { kind: 'lost', callId, error: e, sentAt };
+  } finally {
+    clearTimeout(timer);
   }
   onAnswered();
   const charge = readCharge(res.headers);

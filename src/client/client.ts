@@ -44,6 +44,8 @@ export interface ClientOptions {
   imageTimeoutMs?: number;
   /** Attempts for calls that are safe to repeat (free reads, refused requests). */
   maxAttempts?: number;
+  /** The most bytes one answer may hold (default `PIPELINE_MAX_RESPONSE_MB`, 256 MB); a longer one is cut and counts as no answer. */
+  maxResponseBytes?: number;
   /** First backoff delay; doubles per attempt up to `maxBackoffMs`, with jitter. */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -95,7 +97,10 @@ export const IMAGE_TIMEOUT_FLOOR_MS = 180_000;
  * re-buy a charged result. Every response is landed before it is parsed.
  */
 export class ServiceClient {
-  private readonly opts: Required<Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs' | 'sending' | 'notSent'>> & ClientOptions;
+  private readonly opts: Required<
+    Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs' | 'sending' | 'notSent' | 'maxResponseBytes'>
+  > &
+    ClientOptions;
   readonly limiter: RateLimiter;
 
   constructor(opts: ClientOptions) {

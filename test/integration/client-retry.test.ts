@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endpoint } from '../../src/catalog/index.js';
 import { ServiceClient, type RawResponse } from '../../src/client/index.js';
+import { maxResponseBytes } from '../../src/client/attempt.js';
 import { EtlError } from '../../src/errors.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
@@ -268,5 +269,80 @@ describe('client retries never re-buy a charged result', () => {
     expect(read.code).toBe('ETL_TIMEOUT');
     expect(s.hits()).toBe(4);
     for (const r of held) r.destroy();
+  });
+
+  /** Answers every request with a body that never ends: 1 MiB at a time while the socket takes it. */
+  function endless(res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-svc-charge-cny': '0.0142' });
+    res.write('{"version":"0.1","status_code":20000,"tasks":[{"x":"');
+    const mb = Buffer.alloc(1 << 20, 0x61);
+    const pump = () => {
+      while (!res.destroyed && res.write(mb));
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    res.on('error', () => {});
+    pump();
+  }
+
+  it('cuts an answer past maxResponseBytes: a free read is tried again and gives up, a charged live call is sent once, outcome unknown', async () => {
+    const s = await scripted((_req, res) => endless(res));
+    server = s.server;
+    const landed: RawResponse[] = [];
+    const c = new ServiceClient({
+      baseUrl: s.url,
+      apiKey: 'svc_live_testtesttest',
+      land: async (raw) => void landed.push(raw),
+      sleep: async () => {},
+      maxAttempts: 3,
+      maxResponseBytes: 4 << 20,
+    });
+    const rss0 = process.memoryUsage().rss;
+    const read = (await c.call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
+    expect(read.code).toBe('ETL_TIMEOUT');
+    expect(read.message).toMatch(/passed 4 MB and was cut there \(PIPELINE_MAX_RESPONSE_MB/);
+    expect(s.hits()).toBe(3);
+    const live = (await c
+      .call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, tag: 'live-1' }] })
+      .catch((e) => e)) as EtlError;
+    expect(live.code).toBe('ETL_OUTCOME_UNKNOWN');
+    expect(live.context.tags).toEqual(['live-1']);
+    expect(s.hits()).toBe(4);
+    // Nothing of a cut answer is landed or parsed: it is no answer.
+    expect(landed).toEqual([]);
+    expect(process.memoryUsage().rss - rss0).toBeLessThan(256 << 20);
+  });
+
+  it('cuts an answer that keeps trickling past five call timeouts in all', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const s = await scripted((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"status_code":20000,"tasks":[');
+      // A byte every 20 ms: never a pause as long as the timeout (100 ms), never an end.
+      timers.push(setInterval(() => res.destroyed || res.write(' '), 20));
+      res.on('error', () => {});
+    });
+    server = s.server;
+    const c = new ServiceClient({
+      baseUrl: s.url,
+      apiKey: 'svc_live_testtesttest',
+      land: async () => {},
+      sleep: async () => {},
+      timeoutMs: 100,
+      maxAttempts: 2,
+    });
+    const t0 = Date.now();
+    const err = (await c.call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
+    for (const t of timers) clearInterval(t);
+    expect(err.code).toBe('ETL_TIMEOUT');
+    expect(err.message).toMatch(/not whole after 0.5 s, 5 times the call timeout/);
+    expect(s.hits()).toBe(2);
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it('reads PIPELINE_MAX_RESPONSE_MB, and ignores a value that is no positive number', () => {
+    expect(maxResponseBytes({})).toBe(256 * 2 ** 20);
+    expect(maxResponseBytes({ PIPELINE_MAX_RESPONSE_MB: '1024' })).toBe(1024 * 2 ** 20);
+    expect(maxResponseBytes({ PIPELINE_MAX_RESPONSE_MB: '0' })).toBe(256 * 2 ** 20);
+    expect(maxResponseBytes({ PIPELINE_MAX_RESPONSE_MB: 'lots' })).toBe(256 * 2 ** 20);
   });
 });
