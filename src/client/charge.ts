@@ -12,7 +12,12 @@ export interface ChargeRecord {
   balanceCny: string | null;
 }
 
-const DECIMAL = /^-?\d+(\.\d+)?$/;
+/**
+ * A decimal amount the ledger's DECIMAL(18,6) holds: at most 12 digits before the point (a
+ * larger one, from a broken or hostile service, would fail the ledger's insert and with it the
+ * run; read as absent, the call's charge is unknown and `pipeline reconcile` shows it).
+ */
+const DECIMAL = /^-?\d{1,12}(\.\d+)?$/;
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
   const v = headers[name.toLowerCase()];

@@ -58,6 +58,17 @@ describe('charge headers', () => {
     expect(c.costUsd).toBeNull();
     expect(c.balanceCny).toBeNull();
   });
+
+  it('reads an amount too large for the ledger (over 12 digits before the point) as null, and a refund as negative', () => {
+    const c = readCharge({
+      'x-svc-charge-cny': '1234567890123.5',
+      'x-svc-cost-usd': '999999999999.999999',
+      'x-svc-balance-cny': '-0.0142',
+    });
+    expect(c.chargeCny).toBeNull();
+    expect(c.costUsd).toBe('999999999999.999999');
+    expect(c.balanceCny).toBe('-0.0142');
+  });
 });
 
 describe('redact', () => {
