@@ -15,6 +15,10 @@ export function formatSummary(s: RunSummary): string {
     `  warehouse  ${wh}/warehouse.duckdb, Parquet under ${wh}/parquet/`,
   ];
   if (s.stopReason) lines.push(`  stopped    ${s.stopReason}`);
+  if (s.completedWhileWaiting)
+    lines.push(
+      `  not run    this pipeline's run ${s.completedWhileWaiting} completed while this one waited for the warehouse; its figures are above, and nothing was bought again`,
+    );
   if (s.resumed) lines.push(`  resumed    an earlier unfinished run, finished under its id: what it had bought was not bought again`);
   return `${lines.join('\n')}\n`;
 }

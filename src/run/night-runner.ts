@@ -43,6 +43,7 @@ export function nightRunner(o: {
         ...o.extra,
       });
       o.log.info({ pipeline: p.name, runId: s.runId, state: s.state, chargedCny: s.chargedCny, models: s.models }, 'scheduled run done');
+      if (s.completedWhileWaiting) return { runId: s.runId, state: 'completed by the run that held the warehouse; nothing bought' };
       return { runId: s.runId, state: s.models && !s.models.ok ? `${s.state}, models failed` : s.state };
     } finally {
       await target.close?.();

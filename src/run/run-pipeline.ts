@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { abortableSleep } from './abortable-sleep.js';
 import { collectGarbage } from './collect-garbage.js';
 import { alertStep, type AlertOutcome } from '../alerts/index.js';
-import { withWarehouse } from '../warehouse/index.js';
+import { withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
 import { LiveStatus } from './live-status.js';
 import { clustersStep, modelsStep, type ClustersOutcome, type ModelsOutcome } from './models-step.js';
@@ -70,120 +70,174 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       o.logger.info({ step, ms: stepsMs[step], peakMb: stepsPeakMb[step] }, 'step done');
     }
   };
-  const outcome = await withWarehouse(o.warehouseDir, async (wh): Promise<RunOutcome> => {
-    const status = (live = new LiveStatus(wh.dir, o.pipeline.name, now));
-    const seen: RunOptions = {
-      ...o,
-      onProgress: (e) => {
-        status.event(e);
-        o.onProgress?.(e);
-      },
-      onRunId: (id) => {
-        status.runId(id);
-        o.onRunId?.(id);
-      },
-    };
-    const indexOn = await wh.sibling();
-    try {
-      const ingest = await timed('ingest', () => ingestStep(seen, wh, indexOn, now, sleep));
-      const { ctx } = ingest;
-      const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
-      // Each later step starts without what the one before left in memory: in DuckDB's (the
-      // night's uncheckpointed rows, a year's cached blocks: Warehouse.releaseMemory) and in the
-      // JavaScript heap (collectGarbage).
-      const handBack = async () => {
-        await wh.releaseMemory();
-        collectGarbage();
+  // Two invocations of one pipeline at once (a second scheduler, an analyst's run beside the
+  // nightly one): the second waits for the warehouse, and must not buy the night the first just
+  // bought. Only when it did wait is the runs table asked.
+  const invoked = now();
+  let waited = false;
+  const onWait = (message: string) => {
+    waited = true;
+    o.logger.warn(message);
+  };
+  const outcome = await withWarehouse(
+    o.warehouseDir,
+    async (wh): Promise<RunOutcome> => {
+      if (waited && !o.newRun) {
+        const other = await completedSince(wh, o.pipeline.name, invoked);
+        if (other) {
+          const text = `run ${other.runId} of ${o.pipeline.name} completed while this one waited for the warehouse: nothing was bought again ('pipeline run --new-run' buys the night again)`;
+          o.onProgress?.({ kind: 'note', text });
+          o.logger.warn({ runId: other.runId }, text);
+          const summary = await summarize(wh, {
+            runId: other.runId,
+            pipeline: o.pipeline.name,
+            state: 'completed',
+            stopReason: null,
+            stopKind: null,
+            started: other.startedAt,
+            finished: other.finishedAt,
+            warehouseDir: wh.dir,
+          });
+          return { ...summary, completedWhileWaiting: other.runId };
+        }
+      }
+      const status = (live = new LiveStatus(wh.dir, o.pipeline.name, now));
+      const seen: RunOptions = {
+        ...o,
+        onProgress: (e) => {
+          status.event(e);
+          o.onProgress?.(e);
+        },
+        onRunId: (id) => {
+          status.runId(id);
+          o.onRunId?.(id);
+        },
       };
-      // Clusters first: their label calls are charged, and the spend mart the models build
-      // (and the run publishes) counts every charge of the run. They read no model.
-      // After Ctrl-C no label call is made: `pipeline models cluster` (or the next run) builds them.
-      const interrupted = o.signal?.aborted === true;
-      if (ingest.embedded && interrupted) ctx.note("clusters not built: interrupted; 'pipeline models cluster' builds them");
-      const clusters = ingest.embedded && !interrupted ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
-      const models =
-        o.models !== false && collected
-          ? await timed('models', async () => {
-              await handBack();
-              return modelsStep(ctx);
-            })
-          : undefined;
-      // Alerts speak only of data whose models are built and tested; they are published with the rest.
-      const alerts =
-        o.pipeline.alerts && o.alerts !== false
-          ? await timed('alerts', () =>
-              alertStep({
-                wh,
-                pipeline: o.pipeline,
-                runId: ctx.runId,
-                runState: ingest.state,
-                stopReason: ingest.stop?.reason ?? null,
-                estimateCny: ingest.estimateCny,
-                now,
-                logger: o.logger,
-                dispatcher: o.dispatcher,
-                env: o.env,
-              }),
-            )
-          : undefined;
-      await wh.flushIndex();
-      const published = await timed('publish', async () => {
-        await handBack();
-        return publishStep(wh, now);
-      });
-      const summary = await timed('summary', () =>
-        summarize(wh, {
-          runId: ctx.runId,
-          pipeline: o.pipeline.name,
-          state: ingest.state,
-          stopReason: ingest.stop?.reason ?? null,
-          stopKind: ingest.stop?.kind ?? null,
-          started: ingest.started,
-          finished: now(),
-          warehouseDir: wh.dir,
-        }),
-      );
-      // The night's rows go into the database file last (CHECKPOINT_THRESHOLD: once a run), with
-      // everything handed back first: the checkpoint reads the rows back from DuckDB's temp folder
-      // as it writes them, and would otherwise run on top of all of them (and of the steps'
-      // garbage). Should it fail (durability does not need it: the rows are in the log), the
-      // close checkpoints instead.
-      await timed('checkpoint', async () => {
-        await handBack();
-        await wh
-          .checkpoint()
-          .catch((err: unknown) =>
-            o.logger.warn({ err: (err as Error).message }, 'checkpoint before closing the warehouse failed; the close checkpoints instead'),
-          );
-      });
-      return {
-        ...summary,
-        resumed: ingest.resumed,
-        ...(models ? { models } : {}),
-        ...(clusters ? { clusters } : {}),
-        ...(alerts ? { alerts } : {}),
-        published,
-        stepsMs,
-        stepsPeakMb,
-      };
-    } finally {
-      // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
-      await wh
-        .flushIndex()
-        .catch((err: unknown) =>
-          o.logger.warn(
-            { err: (err as Error).message },
-            'deferred raw index rows not committed; the next run rebuilds them from the raw files',
-          ),
+      const indexOn = await wh.sibling();
+      try {
+        const ingest = await timed('ingest', () => ingestStep(seen, wh, indexOn, now, sleep));
+        const { ctx } = ingest;
+        const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
+        // Each later step starts without what the one before left in memory: in DuckDB's (the
+        // night's uncheckpointed rows, a year's cached blocks: Warehouse.releaseMemory) and in the
+        // JavaScript heap (collectGarbage).
+        const handBack = async () => {
+          await wh.releaseMemory();
+          collectGarbage();
+        };
+        // Clusters first: their label calls are charged, and the spend mart the models build
+        // (and the run publishes) counts every charge of the run. They read no model.
+        // After Ctrl-C no label call is made: `pipeline models cluster` (or the next run) builds them.
+        const interrupted = o.signal?.aborted === true;
+        if (ingest.embedded && interrupted) ctx.note("clusters not built: interrupted; 'pipeline models cluster' builds them");
+        const clusters = ingest.embedded && !interrupted ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
+        const models =
+          o.models !== false && collected
+            ? await timed('models', async () => {
+                await handBack();
+                return modelsStep(ctx);
+              })
+            : undefined;
+        // Alerts speak only of data whose models are built and tested; they are published with the rest.
+        const alerts =
+          o.pipeline.alerts && o.alerts !== false
+            ? await timed('alerts', () =>
+                alertStep({
+                  wh,
+                  pipeline: o.pipeline,
+                  runId: ctx.runId,
+                  runState: ingest.state,
+                  stopReason: ingest.stop?.reason ?? null,
+                  estimateCny: ingest.estimateCny,
+                  now,
+                  logger: o.logger,
+                  dispatcher: o.dispatcher,
+                  env: o.env,
+                }),
+              )
+            : undefined;
+        await wh.flushIndex();
+        const published = await timed('publish', async () => {
+          await handBack();
+          return publishStep(wh, now);
+        });
+        const summary = await timed('summary', () =>
+          summarize(wh, {
+            runId: ctx.runId,
+            pipeline: o.pipeline.name,
+            state: ingest.state,
+            stopReason: ingest.stop?.reason ?? null,
+            stopKind: ingest.stop?.kind ?? null,
+            started: ingest.started,
+            finished: now(),
+            warehouseDir: wh.dir,
+          }),
         );
-      indexOn.close();
-      status.end();
-      live = undefined;
-    }
-  });
+        // The night's rows go into the database file last (CHECKPOINT_THRESHOLD: once a run), with
+        // everything handed back first: the checkpoint reads the rows back from DuckDB's temp folder
+        // as it writes them, and would otherwise run on top of all of them (and of the steps'
+        // garbage). Should it fail (durability does not need it: the rows are in the log), the
+        // close checkpoints instead.
+        await timed('checkpoint', async () => {
+          await handBack();
+          await wh
+            .checkpoint()
+            .catch((err: unknown) =>
+              o.logger.warn(
+                { err: (err as Error).message },
+                'checkpoint before closing the warehouse failed; the close checkpoints instead',
+              ),
+            );
+        });
+        return {
+          ...summary,
+          resumed: ingest.resumed,
+          ...(models ? { models } : {}),
+          ...(clusters ? { clusters } : {}),
+          ...(alerts ? { alerts } : {}),
+          published,
+          stepsMs,
+          stepsPeakMb,
+        };
+      } finally {
+        // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
+        await wh
+          .flushIndex()
+          .catch((err: unknown) =>
+            o.logger.warn(
+              { err: (err as Error).message },
+              'deferred raw index rows not committed; the next run rebuilds them from the raw files',
+            ),
+          );
+        indexOn.close();
+        status.end();
+        live = undefined;
+      }
+    },
+    { onWait },
+  );
   if (!o.lake) return outcome;
   const lake = await timed('lake', () => lakeStep(o.warehouseDir, o.lake!, env));
   return { ...outcome, lake, stepsMs, stepsPeakMb };
+}
+
+/**
+ * The run of `pipeline` that completed (its end steps done and published) at or after `since`,
+ * if any: one that ran while this process waited for the warehouse.
+ */
+async function completedSince(
+  wh: Warehouse,
+  pipeline: string,
+  since: Date,
+): Promise<{ runId: string; startedAt: Date; finishedAt: Date } | undefined> {
+  const [r] = await wh.all<{ run_id: string; started_at: Date; finished_at: Date }>(
+    `SELECT r.run_id, r.started_at, r.finished_at FROM runs AS r JOIN publish_runs AS p USING (run_id)
+     WHERE r.pipeline = $1 AND r.state = 'completed' AND p.state = r.state AND p.finished_at = r.finished_at
+       AND r.finished_at >= $2::TIMESTAMPTZ
+     ORDER BY r.finished_at DESC LIMIT 1`,
+    [pipeline, since.toISOString()],
+  );
+  return r && { runId: r.run_id, startedAt: new Date(r.started_at), finishedAt: new Date(r.finished_at) };
 }
 
 /**

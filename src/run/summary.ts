@@ -23,6 +23,11 @@ export interface RunSummary {
   warehouse: string;
   /** True when this invocation finished an earlier unfinished run instead of starting one. */
   resumed?: boolean;
+  /**
+   * Set when this invocation bought nothing: it waited for the warehouse while another process
+   * ran the same pipeline, and that run (this id; the figures above are its) completed meanwhile.
+   */
+  completedWhileWaiting?: string;
 }
 
 /** Reads the run's figures back from the warehouse, so the summary is what was stored. */

@@ -273,8 +273,12 @@ interface InstanceSettings {
 }
 
 /** Opens the warehouse, runs `fn`, and closes it whatever happens (kysely-ctl's `usingKysely`). */
-export async function withWarehouse<T>(dir: string, fn: (wh: Warehouse) => Promise<T>): Promise<T> {
-  const wh = await Warehouse.open(dir);
+export async function withWarehouse<T>(
+  dir: string,
+  fn: (wh: Warehouse) => Promise<T>,
+  o: { onWait?: (message: string) => void } = {},
+): Promise<T> {
+  const wh = await Warehouse.open(dir, o);
   try {
     return await fn(wh);
   } finally {
