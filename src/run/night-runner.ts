@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { loadPipeline, resolveLake } from '../config/index.js';
-import { runScheduledNight, type RunOptions } from './run-pipeline.js';
+import { RunStore, withWarehouse } from '../warehouse/index.js';
+import { RESUME_WITHIN_MS } from './ingest-step.js';
+import { runPipeline, runScheduledNight, type RunOptions } from './run-pipeline.js';
 import type { ScheduledPipeline, SchedulerOptions } from './scheduler.js';
 
 /** Where a scheduled night's calls go; `close` ends a built-in sandbox started for it. */
@@ -26,11 +28,19 @@ export function nightRunner(o: {
   /** Anything else a run takes (a clock, a dispatcher, the models' folder); tests pass these. */
   extra?: Partial<RunOptions>;
 }): SchedulerOptions['run'] {
-  return async (p: ScheduledPipeline, signal: AbortSignal) => {
+  return async (p: ScheduledPipeline, signal: AbortSignal, how: { finishOnly?: boolean } = {}) => {
     const pipeline = await loadPipeline(p.file);
+    if (how.finishOnly) {
+      // Only a run of this night left unfinished: one that ended after all (killed in its lake
+      // upload, or between its end and the journal's line) is not bought again.
+      const at = (o.extra?.now ?? (() => new Date()))().getTime();
+      const open = await withWarehouse(o.warehouseDir, (wh) => RunStore.unfinishedRuns(wh, pipeline.name));
+      if (!open.some((r) => at - r.startedAt.getTime() < RESUME_WITHIN_MS))
+        return { runId: '', state: 'nothing to finish: the run had ended' };
+    }
     const target = await o.target();
     try {
-      const s = await runScheduledNight({
+      const s = await (how.finishOnly ? runPipeline : runScheduledNight)({
         pipeline,
         file: p.file,
         warehouseDir: o.warehouseDir,

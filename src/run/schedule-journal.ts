@@ -53,6 +53,20 @@ export class ScheduleJournal {
       .map((l) => JSON.parse(l) as ScheduleEvent);
   }
 
+  /**
+   * The scheduled minute of a pipeline's latest run that started and never ended (no `finished`
+   * or `failed` after its `started`): the scheduler was killed while it ran.
+   */
+  async interrupted(pipeline: string): Promise<Date | null> {
+    let open: string | null = null;
+    for (const e of await this.events()) {
+      if (e.pipeline !== pipeline) continue;
+      if (e.event === 'started') open = e.scheduledFor;
+      else if ((e.event === 'finished' || e.event === 'failed') && e.scheduledFor === open) open = null;
+    }
+    return open ? new Date(open) : null;
+  }
+
   /** The latest scheduled minute the scheduler handled for a pipeline, whatever it did. */
   async lastScheduled(pipeline: string): Promise<Date | null> {
     let last: string | null = null;

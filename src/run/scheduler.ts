@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { CronClock, floorMinute } from '../config/cron-clock.js';
+import { RESUME_WITHIN_MS } from './ingest-step.js';
 import type { ScheduleEvent, ScheduleEventKind, ScheduleJournal } from './schedule-journal.js';
 
 export interface ScheduledPipeline {
@@ -13,8 +14,11 @@ export interface ScheduledPipeline {
 export interface SchedulerOptions {
   pipelines: readonly ScheduledPipeline[];
   now: () => Date;
-  /** Runs one pipeline (resuming its unfinished run first); aborting means "stop and save". */
-  run: (p: ScheduledPipeline, signal: AbortSignal) => Promise<{ runId: string; state: string }>;
+  /**
+   * Runs one pipeline (resuming its unfinished run first); aborting means "stop and save". With
+   * `finishOnly`, only a run of this night left unfinished is finished, and no new one is started.
+   */
+  run: (p: ScheduledPipeline, signal: AbortSignal, o?: { finishOnly?: boolean }) => Promise<{ runId: string; state: string }>;
   journal: ScheduleJournal;
   log: Logger;
   /** How far back a run missed while the scheduler was down is still caught up. */
@@ -54,6 +58,16 @@ export class Scheduler {
       const last = await this.o.journal.lastScheduled(e.p.name);
       if (!last) continue; // never scheduled before: nothing can have been missed
       const missed = e.clock.latestBetween(last > horizon ? last : horizon, now);
+      // Killed while a run worked (a reboot, an OOM kill, a restart of the service): that run is
+      // finished now, as `pipeline run` would (its posted tasks collected, the rest posted), not at
+      // the next tick, which for a nightly schedule is a day later and would only settle it. A
+      // missed later minute does it as well (its run finishes the unfinished one first).
+      const cut = await this.o.journal.interrupted(e.p.name);
+      if (!missed && cut && now.getTime() - cut.getTime() < RESUME_WITHIN_MS) {
+        await this.record(e, cut, 'missed', { detail: 'the scheduler stopped while this run worked; finishing it now' });
+        this.enqueue(e, cut, { finishOnly: true });
+        continue;
+      }
       if (!missed) continue;
       // The first tick is the next minute: a run due in the current one is started here.
       e.fired.add(e.clock.localKey(missed));
@@ -111,7 +125,7 @@ export class Scheduler {
     return this.queue.onIdle();
   }
 
-  private enqueue(e: Entry, scheduledFor: Date): void {
+  private enqueue(e: Entry, scheduledFor: Date, how: { finishOnly?: boolean } = {}): void {
     if (this.busy.has(e.p.name)) {
       this.o.log.warn({ pipeline: e.p.name, scheduledFor }, 'previous run still running or waiting: tick skipped');
       void this.record(e, scheduledFor, 'skipped', { detail: 'the previous run of this pipeline was still running or waiting' });
@@ -122,7 +136,7 @@ export class Scheduler {
       try {
         if (this.stopper.signal.aborted) return;
         await this.record(e, scheduledFor, 'started');
-        const r = await this.o.run(e.p, this.stopper.signal);
+        const r = await this.o.run(e.p, this.stopper.signal, how);
         await this.record(e, scheduledFor, 'finished', { runId: r.runId, detail: r.state });
       } catch (err) {
         this.o.log.error({ pipeline: e.p.name, err: (err as Error).message }, 'scheduled run failed');

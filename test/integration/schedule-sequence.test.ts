@@ -110,4 +110,43 @@ describe('pipeline schedule runs the same sequence as pipeline run', () => {
     );
     expect(published).toEqual([{ n: b.rankRows }]);
   });
+
+  it('after a kill, finishes the night left unfinished without buying a new one, and then has nothing to finish', async () => {
+    const warehouseDir = join(scheduled.dir, 'warehouse-killed');
+    // Stopped at once: the night's run exists, unfinished, with nothing bought yet.
+    const stopped = new AbortController();
+    stopped.abort();
+    const first = await runPipeline({
+      pipeline: await loadPipeline(file),
+      file,
+      warehouseDir,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 50,
+      now,
+      signal: stopped.signal,
+    });
+    expect(first.state).toBe('partial');
+    const run = nightRunner({
+      warehouseDir,
+      log: silentLogger,
+      target: async () => ({ baseUrl: sandbox.url, apiKey: KEY, pollIntervalMs: 50 }),
+      extra: { now },
+    });
+    const posts = () => sandbox.log.filter((l) => l.method === 'POST' && l.path.endsWith('/task_post')).length;
+    const before = posts();
+    const finished = await run({ name: 'nightly', file, schedule: '* * * * *', timezone: 'UTC' }, new AbortController().signal, {
+      finishOnly: true,
+    });
+    expect(finished).toEqual({ runId: first.runId, state: 'completed' });
+    expect(posts()).toBe(before + 1);
+    const again = await run({ name: 'nightly', file, schedule: '* * * * *', timezone: 'UTC' }, new AbortController().signal, {
+      finishOnly: true,
+    });
+    expect(again.state).toMatch(/^nothing to finish/);
+    expect(posts()).toBe(before + 1);
+    const runs = await withWarehouse(warehouseDir, (db) => db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM runs`));
+    expect(runs).toEqual([{ n: 1 }]);
+  });
 });

@@ -101,6 +101,64 @@ describe('Scheduler on a fake clock', () => {
     expect(missed.map((e) => e.scheduledFor)).toEqual(['2026-11-21T03:00:00.000Z']);
   });
 
+  it('finishes at start-up a run the scheduler was killed during, when it is of this night, and starts no new one', async () => {
+    const started = (scheduledFor: string, at: string) =>
+      journal.record({ pipeline: 'nightly', scheduledFor, localTime: '', event: 'started', at });
+    await journal.record({
+      pipeline: 'nightly',
+      scheduledFor: '2026-11-20T03:00:00.000Z',
+      localTime: '',
+      event: 'finished',
+      at: '2026-11-20T03:05:00.000Z',
+    });
+    await started('2026-11-21T03:00:00.000Z', '2026-11-21T03:00:01.000Z'); // then killed
+    const calls: { finishOnly?: boolean }[] = [];
+    const make = () =>
+      new Scheduler({
+        pipelines: [p('0 3 * * *')],
+        now,
+        journal,
+        log,
+        run: async (_p, _s, how) => (calls.push(how ?? {}), { runId: 'r', state: 'completed' }),
+      });
+    clock = Date.parse('2026-11-21T03:20:00Z');
+    const s = make();
+    await s.startUp();
+    await s.idle();
+    expect(calls).toEqual([{ finishOnly: true }]);
+    const events = (await journal.events()).slice(2).map((e) => [e.scheduledFor, e.event, e.detail]);
+    expect(events).toEqual([
+      ['2026-11-21T03:00:00.000Z', 'missed', 'the scheduler stopped while this run worked; finishing it now'],
+      ['2026-11-21T03:00:00.000Z', 'started', undefined],
+      ['2026-11-21T03:00:00.000Z', 'finished', 'completed'],
+    ]);
+    // Finished: the next start-up has nothing to finish.
+    await make().startUp();
+    expect(calls).toHaveLength(1);
+  });
+
+  it('leaves a run killed more than 12 hours ago to the next tick, which settles it and buys that night', async () => {
+    await journal.record({
+      pipeline: 'nightly',
+      scheduledFor: '2026-11-20T03:00:00.000Z',
+      localTime: '',
+      event: 'started',
+      at: '2026-11-20T03:00:01.000Z',
+    });
+    const calls: unknown[] = [];
+    clock = Date.parse('2026-11-21T02:00:00Z');
+    const s = new Scheduler({
+      pipelines: [p('0 3 * * *')],
+      now,
+      journal,
+      log,
+      run: async (_p, _s, how) => (calls.push(how), { runId: 'r', state: 'completed' }),
+    });
+    await s.startUp();
+    await s.idle();
+    expect(calls).toEqual([]);
+  });
+
   it('runs a run due in the very minute it starts, once', async () => {
     await journal.record({
       pipeline: 'nightly',
