@@ -29,7 +29,12 @@ interface Entry {
   p: ScheduledPipeline;
   clock: CronClock;
   fired: Set<string>;
+  /** A run refused because another process held the warehouse: tried again from this minute on, until the next scheduled one. */
+  retry?: { scheduledFor: Date; at: number };
 }
+
+/** How long after a run refused by a held warehouse (exit code 7) it is tried again. */
+const LOCKED_RETRY_MS = 60_000;
 
 /**
  * Runs pipelines on their cron schedules. One run at a time (they share one DuckDB file);
@@ -81,7 +86,15 @@ export class Scheduler {
     const at = floorMinute(minute);
     this.lastTick = at.getTime();
     for (const e of this.entries) {
+      // A night refused by a held warehouse (an analyst's run, `pipeline export`, a notebook on
+      // the private file) is tried again each minute until it runs or its next tick comes.
+      const retry = e.retry;
+      if (retry && !e.clock.matches(at) && retry.at <= at.getTime()) {
+        e.retry = undefined;
+        this.enqueue(e, retry.scheduledFor);
+      }
       if (!e.clock.matches(at)) continue;
+      e.retry = undefined;
       const key = e.clock.localKey(at);
       if (e.fired.has(key)) continue;
       e.fired.add(key);
@@ -139,8 +152,12 @@ export class Scheduler {
         const r = await this.o.run(e.p, this.stopper.signal, how);
         await this.record(e, scheduledFor, 'finished', { runId: r.runId, detail: r.state });
       } catch (err) {
+        const locked = (err as { code?: unknown }).code === 'ETL_WAREHOUSE_LOCKED' && !this.stopper.signal.aborted;
+        if (locked) e.retry = { scheduledFor, at: this.o.now().getTime() + LOCKED_RETRY_MS };
         this.o.log.error({ pipeline: e.p.name, err: (err as Error).message }, 'scheduled run failed');
-        await this.record(e, scheduledFor, 'failed', { detail: (err as Error).message });
+        await this.record(e, scheduledFor, 'failed', {
+          detail: (err as Error).message + (locked ? ' (tried again each minute until it runs or its next time comes)' : ''),
+        });
       } finally {
         this.busy.delete(e.p.name);
       }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CronClock } from '../../../src/config/cron-clock.js';
+import { EtlError } from '../../../src/errors.js';
 import { ScheduleJournal } from '../../../src/run/schedule-journal.js';
 import { Scheduler, type ScheduledPipeline } from '../../../src/run/scheduler.js';
 
@@ -157,6 +158,35 @@ describe('Scheduler on a fake clock', () => {
     await s.startUp();
     await s.idle();
     expect(calls).toEqual([]);
+  });
+
+  it('tries a night refused by a held warehouse again each minute until it runs; other failures are not tried again', async () => {
+    const calls: string[] = [];
+    let refusals = 2;
+    const s = new Scheduler({
+      pipelines: [p('0 3 * * *'), p('0 3 * * *', 'UTC', 'broken')],
+      now,
+      journal,
+      log,
+      run: async (q) => {
+        calls.push(`${q.name} ${now().toISOString().slice(11, 16)}`);
+        if (q.name === 'broken') throw new EtlError('ETL_CONFIG_INVALID', 'broken.yaml:3:5 jobs: required');
+        if (refusals-- > 0) throw new EtlError('ETL_WAREHOUSE_LOCKED', 'warehouse.duckdb is held by `pipeline export` (PID 42)');
+        return { runId: 'r1', state: 'completed' };
+      },
+    });
+    await tickRange(s, '2026-11-21T03:00:00Z', '2026-11-21T03:05:00Z');
+    expect(calls).toEqual(['nightly 03:00', 'broken 03:00', 'nightly 03:01', 'nightly 03:02']);
+    const nightly = (await journal.events()).filter((e) => e.pipeline === 'nightly').map((e) => [e.scheduledFor.slice(11, 16), e.event]);
+    expect(nightly).toEqual([
+      ['03:00', 'started'],
+      ['03:00', 'failed'],
+      ['03:00', 'started'],
+      ['03:00', 'failed'],
+      ['03:00', 'started'],
+      ['03:00', 'finished'],
+    ]);
+    expect((await journal.events()).find((e) => e.event === 'failed')!.detail).toMatch(/tried again each minute/);
   });
 
   it('runs a run due in the very minute it starts, once', async () => {
