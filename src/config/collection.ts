@@ -67,9 +67,9 @@ export const collectionSchema = z
       .number()
       .positive('a positive number of megabytes')
       .max(4096, 'at most 4096')
-      .default(256)
+      .default(16)
       .describe(
-        'Largest callback body accepted after gunzip, in MB (a guard against gzip bombs); a larger one is refused with 413 and the task is pulled instead.',
+        "Largest callback body accepted after gunzip, in MB (a guard against gzip bombs, and against many large bodies at once: 32 are read at a time); a larger one is refused with 413 and the task is pulled instead. 16 is also the largest answer the warehouse's load reads (DuckDB's read_json maximum_object_size).",
       ),
   })
   .describe('How results come back: pull, push (a callback server) or auto, and the limits of the callback server.');

@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endpoint } from '../../src/catalog/index.js';
 import { CallbackServer, InFlight, type CallbackServerOptions, type LandedCallback } from '../../src/collect/index.js';
+import { resolveCollection } from '../../src/config/index.js';
 import { tempDir } from './helpers.js';
 
 // Attacks on the callback server over loopback: each shows what is refused, that nothing
@@ -124,6 +125,21 @@ async function server(extra: Partial<CallbackServerOptions> = {}) {
 }
 
 describe('callback server under attack', () => {
+  it('refuses by default what the load could not read: over 16 MB once unzipped (32 padded bodies at once held several GB)', async () => {
+    const c = resolveCollection(undefined, { mode: 'push' });
+    if (c.mode !== 'push') throw new Error('push expected');
+    const x = await server({ maxUnzippedBytes: c.maxUnzippedBytes });
+    const padded = (mb: number) =>
+      gzipSync(JSON.stringify({ ...envelope(task(ID, 'genuine.example')), pad: 'A'.repeat(mb * 1024 * 1024) }));
+    const big = await x.post(`/${SECRET}/postback?id=${ID}&tag=t0`, padded(17));
+    expect(big.status).toBe(413);
+    expect(big.text).toMatch(/over the 16777216-byte limit once unzipped/);
+    expect(x.landed).toEqual([]);
+    const ok = await x.post(`/${SECRET}/postback?id=${ID}&tag=t0`, padded(15));
+    expect(ok.status).toBe(200);
+    expect(x.landed.map((l) => l.taskId)).toEqual([ID]);
+  });
+
   it('lands only the task the URL names from a body that holds other tasks, and logs the others', async () => {
     const x = await server();
     const body = envelope(task(FOREIGN, 'forged-foreign.example'), task(ID, 'genuine.example'), task(UNKNOWN, 'forged-unknown.example'));
