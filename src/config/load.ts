@@ -1,4 +1,5 @@
-import { ConfigError } from '../errors.js';
+import { dirname, resolve } from 'node:path';
+import { ConfigError, type ConfigIssue } from '../errors.js';
 import type { Env } from './env.js';
 import { readKeywordsFileFromDisk, readKeywordsFiles } from './keywords-file.js';
 import { parsePipeline } from './parse.js';
@@ -40,5 +41,40 @@ export async function loadPipeline(file: string, opts: LoadPipelineOptions = {})
   const readKeywords = opts.readFile ?? readKeywordsFileFromDisk;
   const { jobs, issues } = await readKeywordsFiles(pipeline.jobs, file, readKeywords);
   if (issues.length) throw new ConfigError(issues);
+  const tooMany = serpTasksOverLimit(jobs, file);
+  if (tooMany.length) throw new ConfigError(tooMany);
   return { ...pipeline, jobs, file };
+}
+
+/**
+ * The most SERP tasks one pipeline file may expand into. A night's plan holds every task in
+ * memory: 1.28 million took 1.35 GB to plan, and a keywords file within its size limit crossed
+ * with two locations and two devices (5 million) ran the planner out of memory.
+ */
+export const MAX_SERP_TASKS = 1_000_000;
+
+/** A SERP job's cross product (keywords × engines × devices × locations × languages), refused past MAX_SERP_TASKS, before anything is planned. */
+function serpTasksOverLimit(jobs: LoadedPipeline['jobs'], file: string): ConfigIssue[] {
+  let total = 0;
+  const issues: ConfigIssue[] = [];
+  for (const [i, job] of jobs.entries()) {
+    if (job.kind !== 'serp') continue;
+    const n = [
+      job.keywords?.length ?? 0,
+      job.engines?.length ?? 1,
+      job.devices?.length ?? 1,
+      job.locations.length,
+      job.languages?.length ?? 1,
+    ].reduce((a, b) => a * b, 1);
+    total += n;
+    if (total > MAX_SERP_TASKS)
+      issues.push({
+        file: job.keywords_file ? resolve(dirname(file), job.keywords_file) : file,
+        line: 1,
+        column: 1,
+        field: `jobs[${i}]`,
+        rule: `expands to ${n.toLocaleString('en-US')} SERP tasks (keywords × engines × devices × locations × languages)${total > n ? `, ${total.toLocaleString('en-US')} with the jobs before it` : ''}; at most ${MAX_SERP_TASKS.toLocaleString('en-US')} a pipeline: split the keywords over several pipeline files`,
+      });
+  }
+  return issues.slice(0, 1);
 }

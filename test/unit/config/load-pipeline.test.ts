@@ -37,4 +37,25 @@ describe('loadPipeline', () => {
     const err = await loadPipeline('b.yaml', { env: {}, readFile: async () => minimal }).catch((e: unknown) => e);
     expect((err as ConfigError).issues).toMatchObject([{ file: 'b.yaml', line: 5, field: 'jobs[0].keywords[0]' }]);
   });
+
+  it('refuses a pipeline whose SERP jobs expand past a million tasks, naming the keywords file and the job, before planning', async () => {
+    const yaml = (n: number) =>
+      `name: big\njobs:\n  - kind: serp\n    locations: [2840, 2826]\n    devices: [desktop, mobile]\n    keywords_file: kw${n}.txt\n`;
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `k${i}`).join('\n');
+    const load = (n: number) =>
+      loadPipeline('/p/big.yaml', { env: {}, readFile: async (path) => (path.endsWith('.yaml') ? yaml(n) : words(n)) });
+    // 250,000 keywords x 2 locations x 2 devices: exactly the limit.
+    expect(((await load(250_000)).jobs[0] as { keywords: string[] }).keywords).toHaveLength(250_000);
+    const err = (await load(250_001).catch((e: unknown) => e)) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.issues).toEqual([
+      {
+        file: '/p/kw250001.txt',
+        line: 1,
+        column: 1,
+        field: 'jobs[0]',
+        rule: 'expands to 1,000,004 SERP tasks (keywords × engines × devices × locations × languages); at most 1,000,000 a pipeline: split the keywords over several pipeline files',
+      },
+    ]);
+  });
 });
