@@ -216,7 +216,8 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
     },
     { onWait },
   );
-  if (!o.lake) return outcome;
+  // The run that completed meanwhile mirrored its own files.
+  if (!o.lake || outcome.completedWhileWaiting) return outcome;
   const lake = await timed('lake', () => lakeStep(o.warehouseDir, o.lake!, env));
   return { ...outcome, lake, stepsMs, stepsPeakMb };
 }
