@@ -69,7 +69,7 @@ export const collectionSchema = z
       .max(4096, 'at most 4096')
       .default(16)
       .describe(
-        "Largest callback body accepted after gunzip, in MB (a guard against gzip bombs, and against many large bodies at once: 32 are read at a time); a larger one is refused with 413 and the task is pulled instead. 16 is also the largest answer the warehouse's load reads (DuckDB's read_json maximum_object_size).",
+        'Largest callback body accepted after gunzip, in MB (a guard against gzip bombs, and against many large bodies at once: 32 are read at a time); a larger one is refused with 413 and the task is pulled instead.',
       ),
   })
   .describe('How results come back: pull, push (a callback server) or auto, and the limits of the callback server.');

@@ -125,7 +125,7 @@ async function server(extra: Partial<CallbackServerOptions> = {}) {
 }
 
 describe('callback server under attack', () => {
-  it('refuses by default what the load could not read: over 16 MB once unzipped (32 padded bodies at once held several GB)', async () => {
+  it('refuses by default a body over 16 MB once unzipped (32 padded bodies of 256 MB at once held several GB)', async () => {
     const c = resolveCollection(undefined, { mode: 'push' });
     if (c.mode !== 'push') throw new Error('push expected');
     const x = await server({ maxUnzippedBytes: c.maxUnzippedBytes });
