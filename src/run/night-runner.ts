@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { loadPipeline, resolveLake } from '../config/index.js';
 import { RunStore, withWarehouse } from '../warehouse/index.js';
 import { RESUME_WITHIN_MS } from './ingest-step.js';
+import { INTERRUPTED } from './schedule-journal.js';
 import { runPipeline, runScheduledNight, type RunOptions } from './run-pipeline.js';
 import type { ScheduledPipeline, SchedulerOptions } from './scheduler.js';
 
@@ -54,7 +55,9 @@ export function nightRunner(o: {
       });
       o.log.info({ pipeline: p.name, runId: s.runId, state: s.state, chargedCny: s.chargedCny, models: s.models }, 'scheduled run done');
       if (s.completedWhileWaiting) return { runId: s.runId, state: 'completed by the run that held the warehouse; nothing bought' };
-      return { runId: s.runId, state: s.models && !s.models.ok ? `${s.state}, models failed` : s.state };
+      // "interrupted": the scheduler was stopped while this run worked; its next start finishes it (Scheduler.startUp).
+      const interrupted = s.stopKind === 'interrupted' ? `, ${INTERRUPTED}` : '';
+      return { runId: s.runId, state: `${s.state}${interrupted}${s.models && !s.models.ok ? ', models failed' : ''}` };
     } finally {
       await target.close?.();
     }

@@ -3,6 +3,9 @@ import { dirname } from 'node:path';
 
 export type ScheduleEventKind = 'started' | 'finished' | 'failed' | 'skipped' | 'missed';
 
+/** In a `finished` line's detail: the run was stopped with the scheduler (`partial, interrupted`), and is finished at its next start. */
+export const INTERRUPTED = 'interrupted';
+
 /** One thing the scheduler did about one scheduled minute of one pipeline. */
 export interface ScheduleEvent {
   pipeline: string;
@@ -55,14 +58,16 @@ export class ScheduleJournal {
 
   /**
    * The scheduled minute of a pipeline's latest run that started and never ended (no `finished`
-   * or `failed` after its `started`): the scheduler was killed while it ran.
+   * or `failed` after its `started`: the scheduler was killed while it ran), or that ended
+   * interrupted (the scheduler was stopped while it ran).
    */
   async interrupted(pipeline: string): Promise<Date | null> {
     let open: string | null = null;
     for (const e of await this.events()) {
       if (e.pipeline !== pipeline) continue;
       if (e.event === 'started') open = e.scheduledFor;
-      else if ((e.event === 'finished' || e.event === 'failed') && e.scheduledFor === open) open = null;
+      else if ((e.event === 'finished' || e.event === 'failed') && e.scheduledFor === open)
+        open = e.event === 'finished' && e.detail?.split(', ').includes(INTERRUPTED) ? open : null;
     }
     return open ? new Date(open) : null;
   }

@@ -63,7 +63,7 @@ export class Scheduler {
       const last = await this.o.journal.lastScheduled(e.p.name);
       if (!last) continue; // never scheduled before: nothing can have been missed
       const missed = e.clock.latestBetween(last > horizon ? last : horizon, now);
-      // Killed while a run worked (a reboot, an OOM kill, a restart of the service): that run is
+      // Killed or stopped while a run worked (a reboot, an OOM kill, a restart of the service): that run is
       // finished now, as `pipeline run` would (its posted tasks collected, the rest posted), not at
       // the next tick, which for a nightly schedule is a day later and would only settle it. A
       // missed later minute does it as well (its run finishes the unfinished one first).

@@ -138,6 +138,41 @@ describe('Scheduler on a fake clock', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('finishes at start-up a run that ended interrupted when the scheduler was stopped (SIGTERM during a deploy)', async () => {
+    const rec = (event: 'started' | 'finished', detail?: string) =>
+      journal.record({
+        pipeline: 'nightly',
+        scheduledFor: '2026-11-21T03:00:00.000Z',
+        localTime: '',
+        event,
+        at: '2026-11-21T03:01:00.000Z',
+        ...(detail ? { detail } : {}),
+      });
+    await rec('started');
+    await rec('finished', 'partial, interrupted');
+    const calls: unknown[] = [];
+    clock = Date.parse('2026-11-21T03:05:00Z');
+    const make = () =>
+      new Scheduler({
+        pipelines: [p('0 3 * * *')],
+        now,
+        journal,
+        log,
+        run: async (_p, _s, how) => (calls.push(how), { runId: 'r', state: 'completed' }),
+      });
+    const first = make();
+    await first.startUp();
+    await first.idle();
+    expect(calls).toEqual([{ finishOnly: true }]);
+    // A run that ended partial for another reason (a budget) is not finished at start-up.
+    await rec('started');
+    await rec('finished', 'partial');
+    const second = make();
+    await second.startUp();
+    await second.idle();
+    expect(calls).toHaveLength(1);
+  });
+
   it('leaves a run killed more than 12 hours ago to the next tick, which settles it and buys that night', async () => {
     await journal.record({
       pipeline: 'nightly',
