@@ -102,28 +102,26 @@ describe('Scheduler on a fake clock', () => {
     expect(missed.map((e) => e.scheduledFor)).toEqual(['2026-11-21T03:00:00.000Z']);
   });
 
-  it('finishes at start-up a run the scheduler was killed during, when it is of this night, and starts no new one', async () => {
-    const started = (scheduledFor: string, at: string) =>
-      journal.record({ pipeline: 'nightly', scheduledFor, localTime: '', event: 'started', at });
-    await journal.record({
-      pipeline: 'nightly',
-      scheduledFor: '2026-11-20T03:00:00.000Z',
-      localTime: '',
-      event: 'finished',
-      at: '2026-11-20T03:05:00.000Z',
+  /** One line of the journal for the pipeline 'nightly', as an earlier scheduler process wrote it. */
+  const line = (event: 'started' | 'finished', scheduledFor: string, at: string, detail?: string) =>
+    journal.record({ pipeline: 'nightly', scheduledFor, localTime: '', event, at, ...(detail ? { detail } : {}) });
+
+  /** A scheduler of 'nightly' at 03:00 UTC whose runs record how they were asked to run. */
+  const nightly = (calls: unknown[]) =>
+    new Scheduler({
+      pipelines: [p('0 3 * * *')],
+      now,
+      journal,
+      log,
+      run: async (_p, _s, how) => (calls.push(how ?? {}), { runId: 'r', state: 'completed' }),
     });
-    await started('2026-11-21T03:00:00.000Z', '2026-11-21T03:00:01.000Z'); // then killed
-    const calls: { finishOnly?: boolean }[] = [];
-    const make = () =>
-      new Scheduler({
-        pipelines: [p('0 3 * * *')],
-        now,
-        journal,
-        log,
-        run: async (_p, _s, how) => (calls.push(how ?? {}), { runId: 'r', state: 'completed' }),
-      });
+
+  it('finishes at start-up a run the scheduler was killed during, when it is of this night, and starts no new one', async () => {
+    await line('finished', '2026-11-20T03:00:00.000Z', '2026-11-20T03:05:00.000Z');
+    await line('started', '2026-11-21T03:00:00.000Z', '2026-11-21T03:00:01.000Z'); // then killed
+    const calls: unknown[] = [];
     clock = Date.parse('2026-11-21T03:20:00Z');
-    const s = make();
+    const s = nightly(calls);
     await s.startUp();
     await s.idle();
     expect(calls).toEqual([{ finishOnly: true }]);
@@ -134,62 +132,34 @@ describe('Scheduler on a fake clock', () => {
       ['2026-11-21T03:00:00.000Z', 'finished', 'completed'],
     ]);
     // Finished: the next start-up has nothing to finish.
-    await make().startUp();
+    await nightly(calls).startUp();
     expect(calls).toHaveLength(1);
   });
 
   it('finishes at start-up a run that ended interrupted when the scheduler was stopped (SIGTERM during a deploy)', async () => {
-    const rec = (event: 'started' | 'finished', detail?: string) =>
-      journal.record({
-        pipeline: 'nightly',
-        scheduledFor: '2026-11-21T03:00:00.000Z',
-        localTime: '',
-        event,
-        at: '2026-11-21T03:01:00.000Z',
-        ...(detail ? { detail } : {}),
-      });
-    await rec('started');
-    await rec('finished', 'partial, interrupted');
+    const night = '2026-11-21T03:00:00.000Z';
+    await line('started', night, '2026-11-21T03:01:00.000Z');
+    await line('finished', night, '2026-11-21T03:01:00.000Z', 'partial, interrupted');
     const calls: unknown[] = [];
     clock = Date.parse('2026-11-21T03:05:00Z');
-    const make = () =>
-      new Scheduler({
-        pipelines: [p('0 3 * * *')],
-        now,
-        journal,
-        log,
-        run: async (_p, _s, how) => (calls.push(how), { runId: 'r', state: 'completed' }),
-      });
-    const first = make();
+    const first = nightly(calls);
     await first.startUp();
     await first.idle();
     expect(calls).toEqual([{ finishOnly: true }]);
     // A run that ended partial for another reason (a budget) is not finished at start-up.
-    await rec('started');
-    await rec('finished', 'partial');
-    const second = make();
+    await line('started', night, '2026-11-21T03:01:00.000Z');
+    await line('finished', night, '2026-11-21T03:01:00.000Z', 'partial');
+    const second = nightly(calls);
     await second.startUp();
     await second.idle();
     expect(calls).toHaveLength(1);
   });
 
   it('leaves a run killed more than 12 hours ago to the next tick, which settles it and buys that night', async () => {
-    await journal.record({
-      pipeline: 'nightly',
-      scheduledFor: '2026-11-20T03:00:00.000Z',
-      localTime: '',
-      event: 'started',
-      at: '2026-11-20T03:00:01.000Z',
-    });
+    await line('started', '2026-11-20T03:00:00.000Z', '2026-11-20T03:00:01.000Z');
     const calls: unknown[] = [];
     clock = Date.parse('2026-11-21T02:00:00Z');
-    const s = new Scheduler({
-      pipelines: [p('0 3 * * *')],
-      now,
-      journal,
-      log,
-      run: async (_p, _s, how) => (calls.push(how), { runId: 'r', state: 'completed' }),
-    });
+    const s = nightly(calls);
     await s.startUp();
     await s.idle();
     expect(calls).toEqual([]);
