@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
 import { abortableSleep } from './abortable-sleep.js';
 import { collectGarbage } from './collect-garbage.js';
 import { alertStep, type AlertOutcome } from '../alerts/index.js';
 import { withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
-import { LiveStatus } from './live-status.js';
+import { LiveStatus, readLiveRun, type LiveRun } from './live-status.js';
 import { clustersStep, modelsStep, type ClustersOutcome, type ModelsOutcome } from './models-step.js';
 import { lakePreflight, lakeStep } from './lake-step.js';
 import { publishStep, type PublishedSummary } from './publish-step.js';
@@ -75,15 +76,21 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   // bought. Only when it did wait is the runs table asked.
   const invoked = now();
   let waited = false;
+  // The run that held the warehouse when this one found it held, as its live file names it: a
+  // run finishes (runs.finished_at) before its end steps (models, publish, checkpoint), so one
+  // invoked during those would not see it as completed "since". The file lasts until it lets go.
+  let holder: LiveRun | undefined;
   const onWait = (message: string) => {
     waited = true;
+    holder = readLiveRun(resolve(o.warehouseDir));
     o.logger.warn(message);
   };
   const outcome = await withWarehouse(
     o.warehouseDir,
     async (wh): Promise<RunOutcome> => {
       if (waited && !o.newRun) {
-        const other = await completedSince(wh, o.pipeline.name, invoked);
+        const held = holder?.pipeline === o.pipeline.name ? holder.runId : null;
+        const other = await completedSince(wh, o.pipeline.name, invoked, held);
         if (other) {
           const text = `run ${other.runId} of ${o.pipeline.name} completed while this one waited for the warehouse: nothing was bought again ('pipeline run --new-run' buys the night again)`;
           o.onProgress?.({ kind: 'note', text });
@@ -210,12 +217,14 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
             ),
           );
         indexOn.close();
-        status.end();
-        live = undefined;
       }
     },
     { onWait },
-  );
+  ).finally(() => {
+    // Removed once the database is let go, not before: a run waiting for it reads who held it.
+    live?.end();
+    live = undefined;
+  });
   // The run that completed meanwhile mirrored its own files.
   if (!o.lake || outcome.completedWhileWaiting) return outcome;
   const lake = await timed('lake', () => lakeStep(o.warehouseDir, o.lake!, env));
@@ -223,20 +232,22 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
 }
 
 /**
- * The run of `pipeline` that completed (its end steps done and published) at or after `since`,
- * if any: one that ran while this process waited for the warehouse.
+ * The run of `pipeline` that completed (its end steps done and published) while this process
+ * waited for the warehouse, if any: the run that held it (`held`, from its live file), or one
+ * that finished at or after `since`.
  */
 async function completedSince(
   wh: Warehouse,
   pipeline: string,
   since: Date,
+  held: string | null,
 ): Promise<{ runId: string; startedAt: Date; finishedAt: Date } | undefined> {
   const [r] = await wh.all<{ run_id: string; started_at: Date; finished_at: Date }>(
     `SELECT r.run_id, r.started_at, r.finished_at FROM runs AS r JOIN publish_runs AS p USING (run_id)
      WHERE r.pipeline = $1 AND r.state = 'completed' AND p.state = r.state AND p.finished_at = r.finished_at
-       AND r.finished_at >= $2::TIMESTAMPTZ
+       AND (r.finished_at >= $2::TIMESTAMPTZ OR r.run_id IS NOT DISTINCT FROM $3)
      ORDER BY r.finished_at DESC LIMIT 1`,
-    [pipeline, since.toISOString()],
+    [pipeline, since.toISOString(), held],
   );
   return r && { runId: r.run_id, startedAt: new Date(r.started_at), finishedAt: new Date(r.finished_at) };
 }
