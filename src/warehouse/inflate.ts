@@ -198,6 +198,26 @@ export async function linesOf(file: string): Promise<number> {
   return n;
 }
 
+/** The bytes of the longest line of a landed file (gzip, or plain text when it does not end in `.gz`). */
+export async function longestLine(file: string): Promise<number> {
+  let longest = 0;
+  let run = 0;
+  const count = async (src: AsyncIterable<Buffer>) => {
+    for await (const b of src) {
+      let from = 0;
+      for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) {
+        longest = Math.max(longest, run + i - from);
+        run = 0;
+        from = i + 1;
+      }
+      run += b.length - from;
+    }
+  };
+  if (file.endsWith('.gz')) await pipeline(createReadStream(file), createGunzip(), count);
+  else await pipeline(createReadStream(file), count);
+  return Math.max(longest, run);
+}
+
 /** The first bytes of a gzip member header as Node's zlib writes it (magic, deflate, no flags). */
 const MEMBER_MAGIC = Buffer.from([0x1f, 0x8b, 0x08, 0x00]);
 

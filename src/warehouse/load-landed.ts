@@ -4,7 +4,8 @@ import { byteBatches } from './byte-batches.js';
 import { ident, oneRowOf, receivedBetween, sqlList, sqlString, sqlType } from './columns.js';
 import { EtlError } from '../errors.js';
 import { CALLS_KIND, kindSpec } from './kinds/index.js';
-import { clearScratch, inflate, removeInflated, scratchFile, intoPieces } from './inflate.js';
+import { clearScratch, inflate, longestLine, removeInflated, scratchFile, intoPieces } from './inflate.js';
+import { MAX_OBJECT_BYTES, OBJECT_TOO_LARGE, objectSizeFor, objectSizeOption } from './object-size.js';
 import { insertMarked, markReplaced, nextRowIdsOf } from './publish/mark-loaded.js';
 import { mergeShapes, type ShapeMap } from './shape.js';
 import { envelopeStructure, envelopeType, selectRowsFrom } from './sql-build.js';
@@ -91,7 +92,13 @@ export async function loadLanded(
   }
 }
 
-type Batches = { bytes: number; readDirectBelow: number; pieceBytes: number | undefined };
+type Batches = {
+  bytes: number;
+  readDirectBelow: number;
+  pieceBytes: number | undefined;
+  /** Files with a line longer than DuckDB reads by default, and the `maximum_object_size` each needs (object-size.ts). */
+  large?: ReadonlyMap<string, number>;
+};
 
 /** What intoPieces gives: the files to read, and the scratch files among them. */
 type Pieces = Awaited<ReturnType<typeof intoPieces>>;
@@ -227,8 +234,8 @@ async function planAndLoad(
   } catch (err) {
     // A raw file the load cannot read (torn gzip, bytes that are not NDJSON) fails the whole
     // batch: find such files, report them, and load the others.
-    const bad = await unreadable(wh, [...new Set(work.flatMap((w) => w.files))]);
-    if (bad.length === 0) throw err;
+    const { bad, large } = await unreadable(wh, [...new Set(work.flatMap((w) => w.files))]);
+    if (bad.length === 0 && large.size === 0) throw err;
     report.skippedFiles.push(...bad);
     forget(report);
     report.rereadPlain = report.rereadPlain.filter((f) => !bad.some((b) => b.file === f));
@@ -237,6 +244,7 @@ async function planAndLoad(
     await pickNewest(wh, `${selected} AND file NOT IN (SELECT unnest(${sqlList(bad.map((b) => b.file))}::VARCHAR[]))`);
     if ('taskIds' in sel) await readPicks(wh, report);
     const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
+    batches = { ...batches, large };
     await load(good);
   }
   return report;
@@ -363,6 +371,8 @@ async function commit(
               read.scratch = [plain];
               await inflate(landed.map((l) => l.file), plain);
             }
+            // A batch holding an answer larger than DuckDB reads by default (known only after it refused it).
+            const largest = batches.large && Math.max(0, ...batch.map(({ f }) => batches.large!.get(f) ?? 0));
             const inBatch = `file IN (SELECT unnest(${sqlList(batch.map(({ f }) => f))}::VARCHAR[])) AND parsed${received}`;
             const firstRowIds = new Map<TablePlan, string>();
             // Where each table's rows of this batch will start, for all of them in one look.
@@ -375,7 +385,7 @@ async function commit(
               const source = heads
                 ? `(SELECT call_id, run_id, received_at, from_json(head, ${type}) AS body FROM raw_heads
                    WHERE call_id IN (SELECT call_id FROM _sel WHERE ${inBatch})${received})`
-                : `read_json(${sqlList(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', received_at: 'VARCHAR', body: ${type}}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}')`;
+                : `read_json(${sqlList(read.files)}, columns = {call_id: 'VARCHAR', run_id: 'VARCHAR', received_at: 'VARCHAR', body: ${type}}, format = 'newline_delimited', compression = '${read.gzip ? 'gzip' : 'uncompressed'}'${objectSizeOption(largest)})`;
               const { rows, firstRowId } = await insertRows(wh, t, select(source), nextRowIds.get(t.name)!, list);
               // Rows read from heads are not read by DuckDB's gzip reader: nothing to check.
               if (!heads) firstRowIds.set(t, firstRowId);
@@ -648,9 +658,14 @@ async function readPicks(wh: Warehouse, report: LoadReport): Promise<void> {
   for (const r of await wh.all<{ t: string; c: string }>(`SELECT task_id AS t, call_id AS c FROM _pick`)) report.picked.set(r.t, r.c);
 }
 
-/** Files the load cannot read whole (a torn gzip, bytes that are not NDJSON), each tried alone as the load reads it. */
-async function unreadable(wh: Warehouse, files: string[]): Promise<{ file: string; error: string }[]> {
+/**
+ * Files the load cannot read whole (a torn gzip, bytes that are not NDJSON), each tried alone as
+ * the load reads it; and files it reads only with a larger `maximum_object_size` (`large`: an
+ * answer over about 32 MB), with the setting each needs.
+ */
+async function unreadable(wh: Warehouse, files: string[]): Promise<{ bad: { file: string; error: string }[]; large: Map<string, number> }> {
   const bad: { file: string; error: string }[] = [];
+  const large = new Map<string, number>();
   const plain = scratchFile(wh.dir);
   for (const f of files) {
     // Empty: Node inflates it to nothing, but DuckDB's gzip reader refuses it (not a gzip stream).
@@ -658,16 +673,26 @@ async function unreadable(wh: Warehouse, files: string[]): Promise<{ file: strin
       bad.push({ file: f, error: 'the file is empty (0 bytes)' });
       continue;
     }
+    const read = (bytes?: number) => wh.all(`SELECT count(*) FROM read_json(${sqlList([plain])}, columns = {call_id: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited'${objectSizeOption(bytes)})`);
     try {
       await inflate([join(wh.dir, f)], plain);
-      await wh.all(`SELECT count(*) FROM read_json(${sqlList([plain])}, columns = {call_id: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited')`);
+      try {
+        await read();
+      } catch (err) {
+        if (!OBJECT_TOO_LARGE.test((err as Error).message)) throw err;
+        const longest = await longestLine(plain);
+        const bytes = objectSizeFor(longest);
+        if (bytes === undefined) throw new Error(`an answer of ${longest} bytes, past the ${MAX_OBJECT_BYTES} bytes the load reads`);
+        await read(bytes);
+        large.set(f, bytes);
+      }
     } catch (err) {
       bad.push({ file: f, error: (err as Error).message.split('\n')[0]! });
     } finally {
       await removeInflated(plain);
     }
   }
-  return bad;
+  return { bad, large };
 }
 
 /**

@@ -2,7 +2,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { byteBatches } from './byte-batches.js';
 import { sqlList, sqlString } from './columns.js';
-import { inflate, linesOf, membersOf, removeInflated, scratchFile } from './inflate.js';
+import { inflate, linesOf, longestLine, membersOf, removeInflated, scratchFile } from './inflate.js';
+import { MAX_OBJECT_BYTES, OBJECT_TOO_LARGE, objectSizeFor, objectSizeOption } from './object-size.js';
 import { ledgerWriter } from './ledger.js';
 import { rawIndexWriter } from './raw/raw-index.js';
 import type { Warehouse } from './warehouse.js';
@@ -47,7 +48,19 @@ async function indexBatch(wh: Warehouse, batch: readonly { f: string }[]): Promi
   // The bodies are read in the inner query and only the task ids leave it: the temp tables
   // hold metadata, never a body (holding the bodies there took DuckDB to 3.7 GiB on a night
   // of 10,000 SERPs).
-  await wh.run(`CREATE OR REPLACE TEMP TABLE _reindexed_all AS ${indexRows(sqlList(batch.map(({ f }) => f)), `replace(filename, ${sqlString(`${wh.dir}/`)}, '')`)}`);
+  const files = sqlList(batch.map(({ f }) => f));
+  const named = `replace(filename, ${sqlString(`${wh.dir}/`)}, '')`;
+  // An answer larger than DuckDB reads by default: the batch is read again with the setting its longest line needs.
+  let bytes: number | undefined;
+  try {
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _reindexed_all AS ${indexRows(files, named)}`);
+  } catch (err) {
+    if (!OBJECT_TOO_LARGE.test((err as Error).message)) throw err;
+    const longest = Math.max(...(await Promise.all(batch.map(({ f }) => longestLine(f)))));
+    bytes = objectSizeFor(longest);
+    if (bytes === undefined) throw new Error(`${(err as Error).message} (a line of ${longest} bytes, past the ${MAX_OBJECT_BYTES} bytes the load reads)`, { cause: err });
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _reindexed_all AS ${indexRows(files, named, bytes)}`);
+  }
   try {
     // A file DuckDB read short as gzip (it has, without an error: 0e6f089) is read again from plain text.
     const short = await readShort(wh, batch.map(({ f }) => f), rel);
@@ -57,7 +70,7 @@ async function indexBatch(wh: Warehouse, batch: readonly { f: string }[]): Promi
         for (const p of plain) await inflate([p.f], p.scratch);
         const file = `CASE filename ${plain.map((p) => `WHEN ${sqlString(p.scratch)} THEN ${sqlString(rel(p.f))}`).join(' ')} END`;
         await wh.run(`DELETE FROM _reindexed_all WHERE file IN (SELECT unnest(${sqlList(short.map(rel))}::VARCHAR[]))`);
-        await wh.run(`INSERT INTO _reindexed_all ${indexRows(sqlList(plain.map((p) => p.scratch)), file)}`);
+        await wh.run(`INSERT INTO _reindexed_all ${indexRows(sqlList(plain.map((p) => p.scratch)), file, bytes)}`);
       } finally {
         await Promise.all(plain.map((p) => removeInflated(p.scratch)));
       }
@@ -79,7 +92,7 @@ async function indexBatch(wh: Warehouse, batch: readonly { f: string }[]): Promi
 }
 
 /** The index rows of the landed lines in `files` (a SQL list), each named by `file` (an expression of `filename`). */
-function indexRows(files: string, file: string): string {
+function indexRows(files: string, file: string, objectBytes?: number): string {
   return `
     SELECT call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id,
            landed_file AS file, received_at::TIMESTAMPTZ AS received_at, kind, parsed, shape,
@@ -102,7 +115,7 @@ function indexRows(files: string, file: string): string {
       call_id: 'VARCHAR', run_id: 'VARCHAR', pipeline: 'VARCHAR', endpoint_id: 'VARCHAR', method: 'VARCHAR', path: 'VARCHAR', http_status: 'INTEGER',
       request_id: 'VARCHAR', received_at: 'VARCHAR', kind: 'VARCHAR', parsed: 'BOOLEAN', shape: 'VARCHAR[]', charge_cny: 'VARCHAR', refund_cny: 'VARCHAR',
       cost_usd: 'VARCHAR', balance_cny: 'VARCHAR', tasks_sent: 'INTEGER', callback: 'BOOLEAN', callback_task: 'VARCHAR', body: 'JSON'
-    }, format = 'newline_delimited', filename = true)))`;
+    }, format = 'newline_delimited', filename = true${objectSizeOption(objectBytes)})))`;
 }
 
 /**
