@@ -45,6 +45,8 @@ export interface InFlightTask {
   tag: string | null;
   /** The `task_get` endpoint of its function, when known: where a postback's body would have come from. */
   get: Endpoint | null;
+  /** What a postback's `data` must echo (task-echo.ts), when this process posted it. */
+  echo?: string | null;
   state: InFlightState;
   /** Its row in `tasks` is committed with its id (until then the row is `planned`, and a load must wait). */
   recorded: boolean;
@@ -62,7 +64,7 @@ export interface InFlightTask {
  */
 export class InFlight {
   readonly #byId = new Map<string, InFlightTask>();
-  readonly #sending = new Map<string, Endpoint | null>();
+  readonly #sending = new Map<string, { get: Endpoint | null; echo: string | null }>();
   readonly #counts = new Map<InFlightState, number>();
   #waiters: Array<() => void> = [];
   #onRecorded: (ids: readonly string[]) => void = () => {};
@@ -73,15 +75,16 @@ export class InFlight {
   }
 
   /** Tags of a POST about to be sent (with `get`, the task_get endpoint of their function). */
-  sending(tags: readonly string[], get: Endpoint | null): void {
-    for (const t of tags) this.#sending.set(t, get);
+  sending(tags: readonly string[], get: Endpoint | null, echoes?: readonly (string | null)[]): void {
+    for (const [i, t] of tags.entries()) this.#sending.set(t, { get, echo: echoes?.[i] ?? null });
   }
 
   /** The POST answered: these tags have ids now. Tags without a row here were not created. */
   answered(tags: readonly string[], rows: readonly { tag: string; taskId: string | null }[]): void {
     for (const r of rows) {
       if (!this.#sending.has(r.tag) || !r.taskId) continue;
-      this.#add({ taskId: r.taskId, tag: r.tag, get: this.#sending.get(r.tag) ?? null, state: 'posted', recorded: false });
+      const sent = this.#sending.get(r.tag)!;
+      this.#add({ taskId: r.taskId, tag: r.tag, get: sent.get, echo: sent.echo, state: 'posted', recorded: false });
     }
     for (const t of tags) this.#sending.delete(t);
     this.#wake();

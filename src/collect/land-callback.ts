@@ -39,12 +39,14 @@ export interface CallbackBody {
   endpointId: string;
   body: string;
   receivedAt: Date;
+  /** Why the task's entry is not the answer to what was posted (a forged body), or null: checked before anything lands. */
+  verify?: (entry: TaskEntry) => string | null;
 }
 
 /** A body that is not the JSON envelope of the task its URL names: refused, not landed. */
 export class CallbackBodyError extends Error {}
 
-type TaskEntry = { id?: unknown; status_code?: unknown; status_message?: unknown };
+export type TaskEntry = { id?: unknown; status_code?: unknown; status_message?: unknown; data?: unknown };
 
 /**
  * The body narrowed to the task its URL names: a postback is accepted for one task only,
@@ -103,6 +105,8 @@ export class CallbackLanding {
 
   land(input: CallbackBody): Promise<LandedCallback> {
     const narrowed = narrowToTask(input.body, input.taskId);
+    const forged = input.verify?.(narrowed.entry);
+    if (forged) throw new CallbackBodyError(`body is not the answer to the task posted: ${forged}`);
     const raw: RawResponse = {
       callId: randomUUID(),
       receivedAt: input.receivedAt,

@@ -8,6 +8,7 @@ import { TaskLoader } from './task-loader.js';
 import { InFlight } from './in-flight.js';
 import { CallbackServer } from './push.js';
 import { failedCallbacks, resendCallbacks } from './recover-callbacks.js';
+import { echoOf } from './task-echo.js';
 
 /** The callback server's settings: the resolved `collection` block of the pipeline file, in push mode. */
 export type PushSettings = Omit<Extract<ResolvedCollection, { mode: 'push' }>, 'mode' | 'deadlineMs'>;
@@ -174,10 +175,10 @@ export class PushCollector {
     return this.#o.callback === 'postback' ? { postback_url: url, postback_data: 'advanced' } : { pingback_url: url };
   }
 
-  /** A POST of these tags is about to be sent. */
-  sending(ep: Endpoint, tags: readonly string[]): void {
+  /** A POST of these tags is about to be sent (`specs`: their task bodies, in the same order, for what a postback must echo). */
+  sending(ep: Endpoint, tags: readonly string[], specs?: readonly Record<string, unknown>[]): void {
     const fn = taskFunctionOf(ep);
-    if (ep.callbacks && fn) this.inFlight.sending(tags, fn.get);
+    if (ep.callbacks && fn) this.inFlight.sending(tags, fn.get, specs?.map(echoOf));
   }
 
   /** The POST answered (before its ids are recorded); `ok` rows got a task id. */

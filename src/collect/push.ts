@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { endpointPath, type Endpoint } from '../catalog/index.js';
 import { CallbackBodyError, CallbackLanding, type LandedCallback } from './land-callback.js';
 import type { InFlight, InFlightTask } from './in-flight.js';
+import { echoMismatch } from './task-echo.js';
 
 export interface CallbackServerOptions {
   host: string;
@@ -191,7 +192,7 @@ export class CallbackServer {
       // The body is read before taking a landing slot, so slow senders cannot hold the slots;
       // the bytes being read by all requests together stay under a budget instead.
       const sent = await this.#readBody(req);
-      const landed = await this.#withSlot(() => this.#landPostback(req, sent, task.taskId, get));
+      const landed = await this.#withSlot(() => this.#landPostback(req, sent, task, get));
       answer(res, 200, 'ok');
       this.counts.landed++;
       if (landed.ignored.length > 0) {
@@ -249,7 +250,8 @@ export class CallbackServer {
     }
   }
 
-  async #landPostback(req: IncomingMessage, sent: Buffer, taskId: string, get: Endpoint): Promise<LandedCallback> {
+  async #landPostback(req: IncomingMessage, sent: Buffer, task: InFlightTask, get: Endpoint): Promise<LandedCallback> {
+    const { taskId, echo } = task;
     const gzipped = req.headers['content-encoding'] === 'gzip' || (sent[0] === 0x1f && sent[1] === 0x8b);
     const text = (gzipped ? gunzipCapped(sent, this.#o.maxUnzippedBytes) : sent).toString('utf8');
     try {
@@ -259,6 +261,7 @@ export class CallbackServer {
         endpointId: get.id,
         body: text,
         receivedAt: this.#o.now(),
+        ...(echo ? { verify: (entry) => echoMismatch(echo, entry) } : {}),
       });
     } catch (err) {
       if (err instanceof CallbackBodyError) throw new Refusal(400, err.message);

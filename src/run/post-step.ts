@@ -211,7 +211,11 @@ async function postChunk(c: RunContext, batch: PlannedBatch, tasks: readonly Pla
   const rows: PostedTaskRow[] = [];
   for (let n = 1; ; n++) {
     const tags = todo.map((t) => t.tag);
-    c.push?.sending(batch.endpoint, tags);
+    c.push?.sending(
+      batch.endpoint,
+      tags,
+      todo.map((t) => t.spec),
+    );
     let call;
     try {
       call = await c.client.call(batch.endpoint, { tasks: todo.map((t) => ({ ...t.spec, ...callbacks })) });
