@@ -38,6 +38,23 @@ function packageVersion(): string {
   }
 }
 
+/** camelCase of a dashed option name, as yargs also sets it. */
+const camel = (k: string) => k.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * A usage error for an option given twice that takes one value (`--warehouse a --warehouse b`):
+ * yargs hands such a value on as a list, which a command would not expect.
+ */
+function givenOnce(argv: Record<string, unknown>, options: { array?: string[]; alias?: Record<string, string[]> }): true | string {
+  const lists = new Set<string>();
+  for (const a of options.array ?? []) for (const k of [a, ...(options.alias?.[a] ?? [])]) lists.add(camel(k));
+  for (const [k, v] of Object.entries(argv)) {
+    if (k === '_' || k === '$0' || !Array.isArray(v) || lists.has(camel(k))) continue;
+    return `--${k} was given ${v.length} times (${v.map(String).join(', ')}): give it once`;
+  }
+  return true;
+}
+
 /** The `pipeline` command line; `src/bin.ts` only parses it. */
 export function buildCli(argv: string[]): Argv {
   return yargs(argv)
@@ -65,13 +82,15 @@ export function buildCli(argv: string[]): Argv {
       'name a command: run, plan, models, report, alerts, replay, export, lake, schema, schedule, status, ledger, reconcile, doctor, endpoints, api or sandbox',
     )
     .strict()
+    .check(givenOnce, true)
     .recommendCommands()
     .epilog(EPILOG)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .help()
     .version(packageVersion())
     .fail((msg, err) => {
-      if (err) exitWithError(err);
+      // A check that failed (givenOnce) comes as its message, not an Error: a usage error.
+      if (err instanceof Error && err.name !== 'YError') exitWithError(err);
       exitWithUsage(msg);
     });
 }

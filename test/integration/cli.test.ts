@@ -130,6 +130,16 @@ describe('pipeline CLI', () => {
       exitCode: 2,
       message: expect.stringContaining('bogus-option'),
     });
+    // An option of one value given twice is a usage error, not a crash; a list option repeats.
+    const twice = await cli(['status', '--json', '--warehouse', join(tmp.dir, 'a'), '--warehouse', join(tmp.dir, 'b')]);
+    expect(twice.code).toBe(2);
+    expect(JSON.parse(twice.stdout).error).toMatchObject({
+      code: 'ETL_USAGE',
+      exitCode: 2,
+      message: `--warehouse was given 2 times (${join(tmp.dir, 'a')}, ${join(tmp.dir, 'b')}): give it once`,
+    });
+    const list = await cli(['report', '--json', '--pipeline', 'a', '--pipeline', 'b', '--warehouse', join(tmp.dir, 'none')]);
+    expect(JSON.parse(list.stdout).error).toMatchObject({ code: 'ETL_CONFIG_INVALID' });
   });
 
   it('runs the README command against the built-in sandbox and prints a JSON summary', async () => {
