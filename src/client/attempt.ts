@@ -39,7 +39,16 @@ export interface SentCall {
 
 /** What one HTTP exchange came to. `callId` is also sent as `X-Svc-Request-ID`. */
 export type Attempt =
-  | { kind: 'answered'; callId: string; httpStatus: number; charge: ChargeRecord; text: string; retryAfterMs: number | null }
+  | {
+      kind: 'answered';
+      callId: string;
+      httpStatus: number;
+      charge: ChargeRecord;
+      text: string;
+      retryAfterMs: number | null;
+      /** Where a redirect (3xx) pointed, never followed. */
+      location?: string | null;
+    }
   /** No connection was made: nothing reached the service. */
   | { kind: 'not_sent'; callId: string; error: unknown }
   /** The request may have reached the service, but no complete answer came back. */
@@ -175,6 +184,7 @@ export async function attempt(
     charge,
     text,
     retryAfterMs: retryAfterMs(res.headers['retry-after'], o.now()),
+    location: res.statusCode >= 300 && res.statusCode < 400 ? redirectTarget(res.headers.location, o.baseUrl) : null,
   };
 }
 
@@ -196,4 +206,16 @@ export function retryAfterMs(v: string | string[] | undefined, now: Date): numbe
   if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
   const at = Date.parse(s);
   return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
+}
+
+/** A redirect's target as shown in an error: its origin and path (no query, which may carry anything), or null. */
+function redirectTarget(location: string | string[] | undefined, base: string): string | null {
+  const l = Array.isArray(location) ? location[0] : location;
+  if (!l) return null;
+  try {
+    const u = new URL(l, base);
+    return `${u.origin}${u.pathname}`.slice(0, 200);
+  } catch {
+    return null;
+  }
 }

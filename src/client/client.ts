@@ -320,7 +320,7 @@ export class ServiceClient {
   private finishV3(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>, aiTaskCreation = false): CallResult {
     const { ep, path } = f;
     f.charge = res.charge;
-    const known = statusError(f, res.httpStatus);
+    const known = statusError(f, res.httpStatus, '', res.location ?? null);
     if (known && res.httpStatus !== 429) throw known;
     if (res.httpStatus >= 500 && ep.charged && ep.method === 'POST') throw outcomeUnknown(f, `HTTP ${res.httpStatus}`, res.httpStatus);
     if (rateLimitedIn200(res)) {
@@ -358,7 +358,7 @@ export class ServiceClient {
   private v1Failure(f: FailureContext, res: Extract<Attempt, { kind: 'answered' }>): EtlError {
     f.charge = res.charge;
     const detail = v1ErrorDetail(res.text);
-    const known = statusError(f, res.httpStatus, detail);
+    const known = statusError(f, res.httpStatus, detail, res.location ?? null);
     if (known) return known;
     if (res.httpStatus >= 500)
       return outcomeUnknown(f, `HTTP ${res.httpStatus}${detail ? ` (${redact(detail, [this.opts.apiKey])})` : ''}`, res.httpStatus);

@@ -51,10 +51,17 @@ export function outcomeUnknown(f: FailureContext, why: string, httpStatus?: numb
 }
 
 /** Errors an HTTP status means on any endpoint, or undefined for statuses handled by the caller. */
-export function statusError(f: FailureContext, status: number, detail = ''): EtlError | undefined {
+export function statusError(f: FailureContext, status: number, detail = '', location: string | null = null): EtlError | undefined {
   const d = detail ? `: ${redact(detail, [f.apiKey])}` : '';
   const make = (code: ErrorCode, msg: string, retryable = false) =>
     new EtlError(code, `${f.ep.method} ${f.path}: ${msg}`, { retryable, context: context(f) });
+  // The service never redirects: a proxy or a wrong base address does. Not followed, so the key
+  // is sent nowhere else (and a charged POST is not sent twice).
+  if (status >= 300 && status < 400)
+    return make(
+      'ETL_SERVICE_UNAVAILABLE',
+      `HTTP ${status}, a redirect${location ? ` to ${redact(location, [f.apiKey])}` : ''}, not followed: the service does not redirect. Check SVC_BASE_URL (an http:// address that a proxy sends on to https://?), then run again.`,
+    );
   switch (status) {
     case 401:
       return make(
