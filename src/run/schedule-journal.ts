@@ -6,6 +6,9 @@ export type ScheduleEventKind = 'started' | 'finished' | 'failed' | 'skipped' | 
 /** In a `finished` line's detail: the run was stopped with the scheduler (`partial, interrupted`), and is finished at its next start. */
 export const INTERRUPTED = 'interrupted';
 
+/** The end of a `failed` line's detail for a night refused by a held warehouse: it is tried again until it runs or its next time comes. */
+export const LOCKED_RETRY = ' (tried again each minute until it runs or its next time comes)';
+
 /** One thing the scheduler did about one scheduled minute of one pipeline. */
 export interface ScheduleEvent {
   pipeline: string;
@@ -70,6 +73,16 @@ export class ScheduleJournal {
         open = e.event === 'finished' && e.detail?.split(', ').includes(INTERRUPTED) ? open : null;
     }
     return open ? new Date(open) : null;
+  }
+
+  /**
+   * The scheduled minute of a pipeline's night refused by a held warehouse, when that refusal is
+   * its last line: a retry a scheduler still owed when it stopped.
+   */
+  async lockedOut(pipeline: string): Promise<Date | null> {
+    let last: ScheduleEvent | undefined;
+    for (const e of await this.events()) if (e.pipeline === pipeline) last = e;
+    return last?.event === 'failed' && last.detail?.endsWith(LOCKED_RETRY) ? new Date(last.scheduledFor) : null;
   }
 
   /** The latest scheduled minute the scheduler handled for a pipeline, whatever it did. */

@@ -2,7 +2,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { CronClock, floorMinute } from '../config/cron-clock.js';
 import { RESUME_WITHIN_MS } from './ingest-step.js';
-import type { ScheduleEvent, ScheduleEventKind, ScheduleJournal } from './schedule-journal.js';
+import { LOCKED_RETRY, type ScheduleEvent, type ScheduleEventKind, type ScheduleJournal } from './schedule-journal.js';
 
 export interface ScheduledPipeline {
   name: string;
@@ -71,6 +71,13 @@ export class Scheduler {
       if (!missed && cut && now.getTime() - cut.getTime() < RESUME_WITHIN_MS) {
         await this.record(e, cut, 'missed', { detail: 'the scheduler stopped while this run worked; finishing it now' });
         this.enqueue(e, cut, { finishOnly: true });
+        continue;
+      }
+      // A night refused by a held warehouse is tried again until its next time, here too.
+      const locked = await this.o.journal.lockedOut(e.p.name);
+      if (!missed && locked) {
+        await this.record(e, locked, 'missed', { detail: 'refused by a held warehouse before the scheduler stopped; trying it again now' });
+        this.enqueue(e, locked);
         continue;
       }
       if (!missed) continue;
@@ -156,7 +163,7 @@ export class Scheduler {
         if (locked) e.retry = { scheduledFor, at: this.o.now().getTime() + LOCKED_RETRY_MS };
         this.o.log.error({ pipeline: e.p.name, err: (err as Error).message }, 'scheduled run failed');
         await this.record(e, scheduledFor, 'failed', {
-          detail: (err as Error).message + (locked ? ' (tried again each minute until it runs or its next time comes)' : ''),
+          detail: (err as Error).message + (locked ? LOCKED_RETRY : ''),
         });
       } finally {
         this.busy.delete(e.p.name);

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CronClock } from '../../../src/config/cron-clock.js';
 import { EtlError } from '../../../src/errors.js';
-import { ScheduleJournal } from '../../../src/run/schedule-journal.js';
+import { LOCKED_RETRY, ScheduleJournal } from '../../../src/run/schedule-journal.js';
 import { Scheduler, type ScheduledPipeline } from '../../../src/run/scheduler.js';
 
 const log = pino({ level: 'silent' });
@@ -103,7 +103,7 @@ describe('Scheduler on a fake clock', () => {
   });
 
   /** One line of the journal for the pipeline 'nightly', as an earlier scheduler process wrote it. */
-  const line = (event: 'started' | 'finished', scheduledFor: string, at: string, detail?: string) =>
+  const line = (event: 'started' | 'finished' | 'failed', scheduledFor: string, at: string, detail?: string) =>
     journal.record({ pipeline: 'nightly', scheduledFor, localTime: '', event, at, ...(detail ? { detail } : {}) });
 
   /** A scheduler of 'nightly' at 03:00 UTC whose runs record how they were asked to run. */
@@ -192,6 +192,49 @@ describe('Scheduler on a fake clock', () => {
       ['03:00', 'finished'],
     ]);
     expect((await journal.events()).find((e) => e.event === 'failed')!.detail).toMatch(/tried again each minute/);
+  });
+
+  it('tries again at start-up a night refused by a held warehouse before the scheduler stopped, until its next time', async () => {
+    const refused = `warehouse.duckdb is held by \`pipeline export\` (PID 42)${LOCKED_RETRY}`;
+    await line('started', '2026-11-21T03:00:00.000Z', '2026-11-21T03:00:01.000Z');
+    await line('failed', '2026-11-21T03:00:00.000Z', '2026-11-21T03:01:01.000Z', refused);
+    // Restarted (a deploy) before the retry came: the night runs now, whole (not only finished).
+    const calls: unknown[] = [];
+    clock = Date.parse('2026-11-21T03:20:00Z');
+    const first = nightly(calls);
+    await first.startUp();
+    await first.idle();
+    expect(calls).toEqual([{}]);
+    const events = (await journal.events()).map((e) => [e.scheduledFor.slice(11, 16), e.event, e.detail ?? '']);
+    expect(events.slice(2)).toEqual([
+      ['03:00', 'missed', 'refused by a held warehouse before the scheduler stopped; trying it again now'],
+      ['03:00', 'started', ''],
+      ['03:00', 'finished', 'completed'],
+    ]);
+    // Started again after that: nothing is owed.
+    const again = nightly(calls);
+    await again.startUp();
+    await again.idle();
+    expect(calls).toEqual([{}]);
+  });
+
+  it('does not try at start-up a refused night whose next time has come, nor a night that failed otherwise', async () => {
+    const refused = `warehouse.duckdb is held by \`pipeline export\` (PID 42)${LOCKED_RETRY}`;
+    await line('failed', '2026-11-21T03:00:00.000Z', '2026-11-21T03:01:01.000Z', 'broken.yaml:3:5 jobs: required');
+    const calls: unknown[] = [];
+    clock = Date.parse('2026-11-21T03:20:00Z');
+    const s = nightly(calls);
+    await s.startUp();
+    await s.idle();
+    expect(calls).toEqual([]);
+    // Refused, and the scheduler down past the next night: that night is the missed one, run once.
+    await line('failed', '2026-11-22T03:00:00.000Z', '2026-11-22T03:01:01.000Z', refused);
+    clock = Date.parse('2026-11-23T04:00:00Z');
+    const t = nightly(calls);
+    await t.startUp();
+    await t.idle();
+    expect(calls).toEqual([{}]);
+    expect((await journal.events()).filter((e) => e.event === 'missed').map((e) => e.scheduledFor)).toEqual(['2026-11-23T03:00:00.000Z']);
   });
 
   it('runs a run due in the very minute it starts, once', async () => {
