@@ -1,4 +1,7 @@
-import type { Warehouse } from '../warehouse/index.js';
+import type { ServingReader } from '../warehouse/index.js';
+
+/** A warehouse, or its serving catalog (the published ledger), to query. */
+type Db = ServingReader;
 
 export type LedgerGrouping = 'day' | 'pipeline' | 'endpoint' | 'run';
 
@@ -53,13 +56,13 @@ export function ledgerSql(q: LedgerQuery, o: { typed?: boolean } = {}): { sql: s
 }
 
 /** Runs the ledger report. */
-export async function ledgerReport(wh: Warehouse, q: LedgerQuery): Promise<Record<string, unknown>[]> {
+export async function ledgerReport(wh: Db, q: LedgerQuery): Promise<Record<string, unknown>[]> {
   const { sql, params } = ledgerSql(q);
   return wh.all(sql, params);
 }
 
 /** Writes the report as a Parquet file with DuckDB's own writer, in DuckDB's own types (money DECIMAL(18,6)). */
-export async function ledgerToParquet(wh: Warehouse, q: LedgerQuery, file: string): Promise<void> {
+export async function ledgerToParquet(wh: Db, q: LedgerQuery, file: string): Promise<void> {
   // COPY takes no parameters: the report goes through a temp table first.
   const { sql, params } = ledgerSql(q, { typed: true });
   await wh.run(`CREATE OR REPLACE TEMP TABLE ledger_report AS ${sql}`, params);

@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
 import { ledgerReport, ledgerToParquet, type LedgerGrouping } from '../../run/ledger-report.js';
-import { withWarehouse } from '../../warehouse/index.js';
+import { readServing, Warehouse, type ServingReader } from '../../warehouse/index.js';
 import { render } from '../render.js';
 import { requireWarehouse } from './status.js';
 import { isCalendarDay } from '../option-checks.js';
@@ -40,17 +40,41 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
     if (args.format === 'parquet' && !args.out) throw new EtlError('ETL_CONFIG_INVALID', '--format parquet needs --out FILE');
     requireWarehouse(args.warehouse);
     const q = { from: args.from, to: args.to, by: args.by };
-    await withWarehouse(args.warehouse, async (wh) => {
+    const report = async (db: ServingReader) => {
       if (args.format === 'parquet') {
-        await ledgerToParquet(wh, q, args.out!);
+        await ledgerToParquet(db, q, args.out!);
         process.stderr.write(`wrote ${args.out}\n`);
         return;
       }
-      const text = render(await ledgerReport(wh, q), args.format);
+      const text = render(await ledgerReport(db, q), args.format);
       if (args.out) {
         const { writeFile } = await import('node:fs/promises');
         await writeFile(args.out, text);
       } else process.stdout.write(text);
-    });
+    };
+    // A run holds the warehouse for its whole night: finance reads the ledger as last published
+    // (serving.duckdb) at once rather than wait for it, and is told so. Before a first publish,
+    // it waits as any command does.
+    let wh: Warehouse;
+    try {
+      wh = await Warehouse.open(args.warehouse, { waitSeconds: 0 });
+    } catch (err) {
+      if (!(err instanceof EtlError) || err.code !== 'ETL_WAREHOUSE_LOCKED') throw err;
+      const served = await readServing(args.warehouse, async (db, p) => {
+        const holder = (err.context as { holder?: string } | undefined)?.holder ?? 'another process';
+        process.stderr.write(
+          `warehouse.duckdb is held by ${holder}: this is the ledger as published at ${p.publishedAt} (publish ${p.seq}); calls made since are not in it. Run again once it has finished for every call.\n`,
+        );
+        await report(db);
+        return true;
+      });
+      if (served) return;
+      wh = await Warehouse.open(args.warehouse);
+    }
+    try {
+      await report(wh);
+    } finally {
+      wh.close();
+    }
   },
 };

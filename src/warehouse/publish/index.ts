@@ -4,3 +4,4 @@ export * from './partitioning.js';
 export * from './publish.js';
 export * from './serving-catalog.js';
 export { publishedTables } from './published-tables.js';
+export * from './read-serving.js';
