@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../plan/tag.js';
 
 /**
  * What a postback's task must echo for its body to be taken as the service's answer to the task
@@ -37,8 +36,9 @@ function normal(v: unknown): string {
     return s.normalize('NFC').trim().toLowerCase();
   }
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return canonicalJson(v.map(normal));
-  return canonicalJson(v ?? null);
+  if (Array.isArray(v)) return JSON.stringify(v.map(normal));
+  // No naming field is an object; one sent back as one does not match.
+  return JSON.stringify(v ?? null);
 }
 
 /** The fields of `fields` that `spec` names, and a hash of their values: a short string kept per task in flight. */
