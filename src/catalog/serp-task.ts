@@ -16,6 +16,21 @@ export function extraDepthBlocks(depth: number | undefined): number {
   return Math.max(0, Math.ceil(((depth ?? 10) - 10) / 10));
 }
 
+/**
+ * What a task weighs in its endpoint's price, in tasks of the first 10 results: a SERP task 1
+ * plus SERP_EXTRA_PAGE_FRACTION for each further block of 10 its depth asks for, any other 1.
+ * A price per unit learnt from one depth prices another (a depth-10 task's charge prices a
+ * depth-200 one at 15.25 times it). TASK_UNITS_SQL is the same over a `tasks` row.
+ */
+export function taskUnits(api: string, spec: Readonly<Record<string, unknown>>): number {
+  return api === 'serp' ? 1 + SERP_EXTRA_PAGE_FRACTION * extraDepthBlocks(typeof spec.depth === 'number' ? spec.depth : undefined) : 1;
+}
+
+/** taskUnits of a `tasks` row (its `endpoint_id` and `spec`), in SQL. */
+export const TASK_UNITS_SQL = `CASE WHEN split_part(endpoint_id, '.', 1) = 'serp'
+  THEN 1 + ${SERP_EXTRA_PAGE_FRACTION} * greatest(0, ceil((coalesce(TRY_CAST(json_extract(spec, '$.depth') AS DOUBLE), 10) - 10) / 10))
+  ELSE 1 END`;
+
 /** `latitude,longitude,radius` with up to 7 decimals; the radius range is checked apart. */
 export const locationCoordinate = z
   .string()

@@ -47,7 +47,7 @@ export const pipelineSchema = z
       .positive('a positive number of CNY')
       .optional()
       .describe(
-        "Spending cap of one run in CNY: the run buys up to it and then stops posting (a batch that would pass it is bought in part, as many tasks as fit), pricing each batch by what its endpoint cost before (in this run, else in earlier ones); an endpoint never bought yet is priced by buying one task alone first, so a first run can pass the cap by that one task's charge at most.",
+        "Spending cap of one run in CNY, net of the refunds collected: the run buys up to it and then stops posting (a batch that would pass it is bought in part, as many tasks as fit), pricing each task by what its endpoint was charged before (in this run, else in earlier ones; before refunds, per unit of SERP depth: a depth-200 task is 15.25 depth-10 ones); an endpoint never bought yet is priced by buying one task alone first, so a first run can pass the cap by that one task's charge at most.",
       ),
     schedule: z
       .string()

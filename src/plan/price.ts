@@ -12,11 +12,11 @@ export interface TaskPrice {
   note?: string;
 }
 
-/** What the warehouse knows of past prices: average CNY per posted task. */
+/** What the warehouse knows of past prices: average CNY per unit posted (catalog `taskUnits`). */
 export interface PriceHistory {
-  /** `${pipeline}\0${endpointId}` → CNY per task, from this pipeline's own past POSTs. */
+  /** `${pipeline}\0${endpointId}` → CNY per unit, from this pipeline's own past POSTs. */
   byPipeline: Map<string, number>;
-  /** endpointId → CNY per task over every pipeline. */
+  /** endpointId → CNY per unit over every pipeline. */
   byEndpoint: Map<string, number>;
   /** CNY charged per USD of raw cost, seen in the ledger (to convert user_data rates). */
   cnyPerUsd: number | null;
@@ -43,18 +43,24 @@ export function priceTasks(
   for (const t of plan.tasks) {
     const id = t.endpoint.id;
     if (out.has(id)) continue;
+    // Past prices are per unit: the plan's tasks of the endpoint weigh their depth.
+    const deep = t.endpoint.api === 'serp' ? depthFactor(plan, id) : { factor: 1, blocks: 0 };
     const own = history.byPipeline.get(`${plan.pipeline}\0${id}`);
     if (own !== undefined) {
-      out.set(id, { endpointId: id, cnyPerTask: own, source: 'ledger:pipeline' });
+      out.set(id, { endpointId: id, cnyPerTask: own * deep.factor, source: 'ledger:pipeline' });
       continue;
     }
     const any = history.byEndpoint.get(id);
     if (any !== undefined) {
-      out.set(id, { endpointId: id, cnyPerTask: any, source: 'ledger:endpoint', note: 'average of other pipelines; depth may differ' });
+      out.set(id, {
+        endpointId: id,
+        cnyPerTask: any * deep.factor,
+        source: 'ledger:endpoint',
+        note: 'average of other pipelines, per unit of depth',
+      });
       continue;
     }
     const usd = rateUsd(rates, t.endpoint.path, t.endpoint.mode, highPriority(id));
-    const deep = t.endpoint.api === 'serp' ? depthFactor(plan, id) : { factor: 1, blocks: 0 };
     const depthNote =
       deep.blocks > 0
         ? ` plus ${fmt(deep.blocks)} further block(s) of 10 results at ${SERP_EXTRA_PAGE_FRACTION * 100}% of it; unused depth is refunded`

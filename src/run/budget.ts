@@ -1,37 +1,46 @@
-/** One group of tasks about to be bought, with what the ledger says one of its tasks cost before. */
+/**
+ * One group of tasks about to be bought, each weighed in units (catalog `taskUnits`: a deep SERP
+ * task is several), with what the ledger says a unit of its endpoint cost before.
+ */
 export interface NextPurchase {
-  tasks: number;
-  /** CNY per task this run has paid for the same endpoint; undefined before its first charge there. */
-  runPerTask?: number;
-  /** CNY per task earlier runs paid for this endpoint (this pipeline's first, else any); undefined when never bought. */
-  knownPerTask?: number;
+  /** The units of each task, in the order they would be bought. */
+  units: readonly number[];
+  /** CNY per unit this run has been charged for the same endpoint; undefined before its first charge there. */
+  runPerUnit?: number;
+  /** CNY per unit earlier runs were charged for this endpoint (this pipeline's first, else any); undefined when never bought. */
+  knownPerUnit?: number;
+}
+
+/** What the run has spent and been charged so far. */
+export interface Spent {
+  /** Net: charges less the refunds collected (what the account lost). */
+  spentCny: number;
+  /** Charges alone (gross), and the units they bought: their ratio prices an endpoint never bought in this run or before. */
+  chargedCny: number;
+  chargedUnits: number;
 }
 
 /**
  * Whether buying `next` would pass the budget, as a message to stop with (null: go on).
- * The next tasks are priced at what this run has paid per task for their endpoint, else at
- * what the ledger says earlier runs paid for it, else at this run's average over all its
- * charges; a task of an endpoint never bought is not priced (0). The run therefore buys one
- * task alone first when it cannot price a batch (`priceUnknown`, post-step.ts): the budget
- * can then be passed by one task's charge at most. Pure: the run reads the ledger, this decides.
+ * The budget counts what the run spent net of refunds; the next tasks are priced at what a unit
+ * of their endpoint was charged (before any refund: a task is charged its whole depth when
+ * posted) in this run, else in earlier runs, else at this run's charges per unit over all
+ * endpoints; a task of an endpoint never bought is not priced (0). The run therefore buys one
+ * task alone first when it cannot price a batch (`priceUnknown`, post-step.ts): the budget can
+ * then be passed by one task's charge at most. Pure: the run reads the ledger, this decides.
  */
-export function budgetStop(a: {
-  budgetCny: number | undefined;
-  spentCny: number;
-  chargedTasks: number;
-  next: readonly NextPurchase[];
-}): string | null {
+export function budgetStop(a: Spent & { budgetCny: number | undefined; next: readonly NextPurchase[] }): string | null {
   if (a.budgetCny === undefined) return null;
   let next = 0;
-  for (const p of a.next) next += perTask(p, a) * p.tasks;
-  if (a.spentCny + next <= a.budgetCny) return null;
+  for (const p of a.next) next += perUnit(p, a) * p.units.reduce((s, u) => s + u, 0);
+  if (a.spentCny + next <= a.budgetCny + 1e-9) return null;
   const what = a.next.length > 1 ? `${a.next.length} calls` : 'batch';
   return `budget of ${a.budgetCny} CNY reached: ${a.spentCny.toFixed(4)} CNY spent, the next ${what} would cost about ${next.toFixed(4)} CNY; raise budget_cny and run again to continue`;
 }
 
-/** What one task of `p` is priced at: what this run paid for its endpoint, else earlier runs, else this run's average. */
-function perTask(p: NextPurchase, a: { spentCny: number; chargedTasks: number }): number {
-  return p.runPerTask ?? p.knownPerTask ?? (a.chargedTasks > 0 ? a.spentCny / a.chargedTasks : 0);
+/** What one unit of `p` is priced at: what this run was charged for its endpoint, else earlier runs, else this run's charges per unit. */
+function perUnit(p: NextPurchase, a: Spent): number {
+  return p.runPerUnit ?? p.knownPerUnit ?? (a.chargedUnits > 0 ? a.chargedCny / a.chargedUnits : 0);
 }
 
 /**
@@ -40,20 +49,21 @@ function perTask(p: NextPurchase, a: { spentCny: number; chargedTasks: number })
  * part, up to it, rather than not at all (a budget smaller than one batch would otherwise stop
  * every night at the same batch). Pure.
  */
-export function tasksWithinBudget(a: { budgetCny: number; spentCny: number; chargedTasks: number; next: readonly NextPurchase[] }): number {
-  let left = a.budgetCny - a.spentCny;
+export function tasksWithinBudget(a: Spent & { budgetCny: number; next: readonly NextPurchase[] }): number {
+  let left = a.budgetCny - a.spentCny + 1e-9;
   let n = 0;
   for (const p of a.next) {
-    const price = perTask(p, a);
-    const k = price > 0 ? Math.max(0, Math.min(p.tasks, Math.floor(left / price + 1e-9))) : p.tasks;
-    n += k;
-    left -= k * price;
-    if (k < p.tasks) break;
+    const price = perUnit(p, a);
+    for (const u of p.units) {
+      if (price > 0 && price * u > left) return n;
+      left -= price * u;
+      n++;
+    }
   }
   return n;
 }
 
-/** Whether a purchase has no price to go by: neither this run nor an earlier one paid for its endpoint. */
+/** Whether a purchase has no price to go by: neither this run nor an earlier one was charged for its endpoint. */
 export function priceUnknown(p: NextPurchase): boolean {
-  return p.runPerTask === undefined && p.knownPerTask === undefined;
+  return p.runPerUnit === undefined && p.knownPerUnit === undefined;
 }

@@ -1,9 +1,10 @@
 import PQueue from 'p-queue';
 import { rereadNote } from '../collect/index.js';
+import { TASK_UNITS_SQL, taskUnits } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
 import { readPriceHistory, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
-import { budgetStop, priceUnknown, tasksWithinBudget, type NextPurchase } from './budget.js';
+import { budgetStop, priceUnknown, tasksWithinBudget, type NextPurchase, type Spent } from './budget.js';
 import { postingLine, type RunContext, type Stop } from './context.js';
 import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live.js';
 import { lookUpAfter5xx } from './post-retry.js';
@@ -281,28 +282,33 @@ async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | nu
   return stop;
 }
 
-/** What this run has spent (in all, and per endpoint) and what earlier runs paid per task, for the budget policy. */
-async function purchases(
-  c: RunContext,
-  group: readonly PlannedBatch[],
-): Promise<{ spentCny: number; chargedTasks: number; next: NextPurchase[] }> {
-  const rows = await c.wh.all<{ e: string; spent: number; tasks: number }>(
-    `SELECT endpoint_id AS e, coalesce(sum(charge_cny), 0)::DOUBLE AS spent, coalesce(sum(tasks) FILTER (WHERE charge_cny > 0), 0)::DOUBLE AS tasks
-     FROM ledger WHERE run_id = $1 GROUP BY endpoint_id`,
+/**
+ * What this run has spent (net of refunds), what it was charged per unit of each endpoint (gross,
+ * units from the tasks each call posted), and what earlier runs were charged per unit, for the
+ * budget policy.
+ */
+async function purchases(c: RunContext, group: readonly PlannedBatch[]): Promise<Spent & { next: NextPurchase[] }> {
+  const rows = await c.wh.all<{ e: string; spent: number; charged: number; units: number }>(
+    `WITH units AS (SELECT post_call_id AS call_id, sum(${TASK_UNITS_SQL})::DOUBLE AS u FROM tasks WHERE run_id = $1 AND post_call_id IS NOT NULL GROUP BY 1)
+     SELECT l.endpoint_id AS e, coalesce(sum(l.charge_cny), 0)::DOUBLE AS spent,
+            coalesce(sum(l.charge_cny) FILTER (WHERE l.task_id IS NULL AND l.charge_cny > 0), 0)::DOUBLE AS charged,
+            coalesce(sum(coalesce(units.u, l.tasks)) FILTER (WHERE l.task_id IS NULL AND l.charge_cny > 0), 0)::DOUBLE AS units
+     FROM ledger AS l LEFT JOIN units USING (call_id) WHERE l.run_id = $1 GROUP BY l.endpoint_id`,
     [c.runId],
   );
   const history = (c.priceHistory ??= await readPriceHistory(c.wh));
   const byEndpoint = new Map(rows.map((r) => [r.e, r]));
   return {
     spentCny: rows.reduce((s, r) => s + r.spent, 0),
-    chargedTasks: rows.reduce((s, r) => s + r.tasks, 0),
+    chargedCny: rows.reduce((s, r) => s + r.charged, 0),
+    chargedUnits: rows.reduce((s, r) => s + r.units, 0),
     next: group.map((b) => {
       const own = byEndpoint.get(b.endpoint.id);
       const known = history.byPipeline.get(`${c.o.pipeline.name}\0${b.endpoint.id}`) ?? history.byEndpoint.get(b.endpoint.id);
       return {
-        tasks: b.tasks.length,
-        ...(own && own.tasks > 0 ? { runPerTask: own.spent / own.tasks } : {}),
-        ...(known === undefined ? {} : { knownPerTask: known }),
+        units: b.tasks.map((t) => taskUnits(b.endpoint.api, t.spec)),
+        ...(own && own.units > 0 ? { runPerUnit: own.charged / own.units } : {}),
+        ...(known === undefined ? {} : { knownPerUnit: known }),
       };
     }),
   };

@@ -177,4 +177,64 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(r.tasks).toMatchObject({ posted: 100, collected: 100 });
     expect(Number(sandbox.balanceCny())).toBeCloseTo(0.5 - 0.43, 4);
   });
+
+  it('prices tasks by their depth: a depth-10 probe does not price depth-200 tasks at its charge', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    const deep = [
+      'best running shoes',
+      'gps running watch',
+      'hoka speedgoat 6',
+      'ultralight hiking boots',
+      'waterproof hiking boots',
+      'trail running shoes',
+    ];
+    const yaml = `name: depths\nbudget_cny: 0.1\njobs:\n  - kind: serp\n    name: shallow\n    depth: 10\n    locations: [2840]\n    keywords: [trekking poles]\n  - kind: serp\n    name: deep\n    depth: 200\n    locations: [2840]\n    keywords: ${JSON.stringify(deep)}\n`;
+    const run = await runPipeline({ ...opts(0.1), pipeline: parsePipeline(yaml, 'depths.yaml', {}) });
+    expect(run.state).toBe('partial');
+    expect(run.stopKind).toBe('budget');
+    // The depth-10 probe (0.0043) prices a depth-200 task at 15.25 of it (0.0656): one fits in what is left.
+    expect(run.tasks).toMatchObject({ planned: 7, posted: 2 });
+    const charged = sumDecimals(sandbox.log.map((l) => l.chargeCny));
+    expect(Number(charged)).toBeLessThanOrEqual(0.1);
+  });
+
+  it('a resumed run prices its tasks at what they are charged, not at what is left after refunds', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0 });
+    // Long questions find few results at depth 100: most of their charge is refunded when they are collected.
+    const long = [
+      'how long should you wait after eating before going for a run',
+      'what is the best way to clean white leather running shoes at home',
+      'why do my knees hurt after running downhill on a long trail',
+      'which running watch has the best battery life for ultra marathons',
+    ];
+    const short = [
+      'best running shoes',
+      'trekking poles',
+      'gps running watch',
+      'merino socks',
+      'trail shoes',
+      'rain jacket',
+      'head torch',
+      'gaiters',
+    ];
+    const yaml = `name: refunds\nbudget_cny: 0.15\njobs:\n  - kind: serp\n    depth: 100\n    locations: [2840]\n    keywords: ${JSON.stringify([...long, ...short])}\n`;
+    const o = { ...opts(0.15), pipeline: parsePipeline(yaml, 'refunds.yaml', {}) };
+    const first = await runPipeline(o);
+    expect(first.stopKind).toBe('budget');
+    const second = await runPipeline(o);
+    expect(second.runId).toBe(first.runId);
+    expect(second.stopKind).toBe('budget');
+    expect(second.tasks.posted).toBeLessThan(12);
+    // Net of the refunds, the whole run spent no more than its budget.
+    const wh = await Warehouse.open(tmp.dir);
+    try {
+      const [r] = await wh.all<{ net: string; refunded: string }>(
+        `SELECT sum(charge_cny)::VARCHAR AS net, sum(refund_cny)::VARCHAR AS refunded FROM ledger`,
+      );
+      expect(Number(r!.refunded)).toBeGreaterThan(0);
+      expect(Number(r!.net)).toBeLessThanOrEqual(0.15);
+    } finally {
+      wh.close();
+    }
+  });
 });
