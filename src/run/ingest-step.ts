@@ -5,7 +5,7 @@ import { resolveCollection } from '../config/index.js';
 import { isInterrupted } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
 import { packBatches, planPipeline, type Plan } from '../plan/index.js';
-import { compactRaw, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
+import { compactRaw, ledgerWriter, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
 import { preflightJobs } from './preflight.js';
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
@@ -14,6 +14,7 @@ import { planEstimateCny } from './estimate.js';
 import { postAll } from './post-step.js';
 import { lostChargesNote, resolveUnknown } from './resolve-unknown.js';
 import type { RunOptions } from './run-options.js';
+import { fromMicros, toMicros } from './money.js';
 import { settleStep } from './settle-step.js';
 
 /** `20261121T230600Z-3f9a1c`: sortable by time, unique per invocation. */
@@ -198,6 +199,15 @@ export async function ingestStep(
         kind: 'unknown',
         reason: `${unresolved} task(s) were sent but their POST outcome is unknown; they are not re-posted, so nothing is paid twice. They stay in the tasks table with their tags; the next run looks them up.`,
       };
+    }
+    // A lost POST (of this run or an earlier one) left unpriced for want of a CNY/USD ratio is
+    // priced once an answered charge gives one, with its tasks' refunds.
+    const repriced = await ledgerWriter.priceLostLater(wh);
+    if (repriced.length > 0) {
+      const cny = fromMicros(repriced.reduce((s, p) => s + toMicros(p.chargeCny), 0n));
+      ctx.note(
+        `${repriced.length} lost POST(s) left unpriced are now in the ledger at ${cny} CNY, estimated from id_list's USD cost (charge_estimated)`,
+      );
     }
     // One segment file per day, kind and run instead of one file per response: loads and
     // replays read a handful of files, and every body stays reachable through the index.

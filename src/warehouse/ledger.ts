@@ -184,6 +184,34 @@ export const ledgerWriter = {
     );
   },
 
+  /**
+   * Lost POSTs left unpriced (their tasks were found by tag before any answered charge gave a
+   * CNY/USD ratio: a budget's first task alone, whose answer was lost), priced once a ratio
+   * exists, as estimateLost prices them; and the refunds of their collected tasks, which could
+   * not be measured against an unknown charge, read from their landed answers. Nothing to do on
+   * a night without such a row: one look at the ledger.
+   */
+  async priceLostLater(wh: Warehouse): Promise<{ callId: string; chargeCny: string | null; costUsd: string }[]> {
+    const lost = await wh.all<{ c: string }>(`SELECT call_id AS c FROM ledger WHERE http_status IS NULL AND charge_cny IS NULL AND task_id IS NULL`);
+    if (lost.length === 0) return [];
+    const priced = (await this.estimateLost(wh, lost.map((r) => r.c))).filter((p) => p.chargeCny !== null && Number(p.chargeCny) > 0);
+    if (priced.length === 0) return priced;
+    const tasks = `(SELECT task_id FROM tasks WHERE task_id IS NOT NULL AND post_call_id IN (SELECT unnest(${sqlList(priced.map((p) => p.callId))}::VARCHAR[])))`;
+    const files = await wh.all<{ f: string }>(
+      `SELECT DISTINCT file AS f FROM (SELECT file, unnest(task_ids) AS task_id FROM raw_responses WHERE parsed) WHERE task_id IN ${tasks} ORDER BY 1`,
+    );
+    if (files.length === 0) return priced;
+    const ids = await wh.all<{ t: string }>(`SELECT task_id AS t FROM ${tasks}`);
+    await this.refundsFrom(
+      wh,
+      `(SELECT c.task_id, c.net_usd, received_at::TIMESTAMPTZ AS seen_at FROM (
+         SELECT unnest([{'task_id': x.id, 'net_usd': x.cost} FOR x IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","cost":"DECIMAL(18,6)","result":"JSON"}]'), [])
+                        IF x.status_code = 20000 AND x.cost IS NOT NULL AND list_contains(${sqlList(ids.map((r) => r.t))}::VARCHAR[], x.id)]) AS c, received_at
+         FROM read_json(${sqlList(files.map((r) => `${wh.dir}/${r.f}`))}, columns = {received_at: 'VARCHAR', body: 'JSON'}, format = 'newline_delimited')))`,
+    );
+    return priced;
+  },
+
   /** Refund rows from a relation with `task_id`, `net_usd` and `seen_at` (the reindex reads them from the bodies). */
   async refundsFrom(wh: Warehouse, relation: string): Promise<void> {
     await wh.run(REFUNDS_FROM(relation));

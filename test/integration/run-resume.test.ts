@@ -264,6 +264,56 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     ]);
   });
 
+  it('prices a lost POST that nothing priced when its tasks were found, once a later answered charge does, with its tasks refunds', async () => {
+    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const ticking = () => {
+      clock.advance(1);
+      return clock.now();
+    };
+    const timed = { now: ticking, sleep: async (ms: number) => clock.advance(ms) };
+    // Depth 100: long questions find few results, and most of their charge comes back as refunds.
+    const deep = parsePipeline(
+      `name: resume\njobs:\n  - kind: serp\n    depth: 100\n    locations: [2840]\n    keywords: ["how long should you wait after eating before going for a run", "why do my knees hurt after running downhill on a long trail", alpha]\n`,
+      'resume.yaml',
+      {},
+    );
+    // The warehouse's first charged POST: its answer is lost, and no answered charge prices it.
+    const lost = await runPipeline({ ...base(await answerDropper(sandbox.url), timed), pipeline: deep });
+    expect(lost.stopKind).toBe('unknown');
+    const found = await runPipeline({ ...base(sandbox.url, { ...timed, collectTimeoutMs: 10_000 }), pipeline: deep });
+    expect(found.runId).toBe(lost.runId);
+    expect(found.state).toBe('completed');
+    const lostRow = () =>
+      withWarehouse(wh.dir, (db) =>
+        db.all<{ charge: string | null; estimated: boolean; refunds: number }>(
+          `SELECT l.charge_cny::VARCHAR AS charge, l.charge_estimated AS estimated,
+                  (SELECT count(*)::INT FROM ledger WHERE run_id = l.run_id AND method = 'REFUND') AS refunds
+           FROM ledger AS l WHERE l.run_id = $1 AND l.path LIKE '%/task_post' AND l.task_id IS NULL`,
+          [lost.runId],
+        ),
+      );
+    expect(await lostRow()).toEqual([{ charge: null, estimated: false, refunds: 0 }]);
+
+    // The next night's POST is answered: its charge gives the ratio that prices the lost one.
+    clock.advance(86_400_000);
+    const notes: string[] = [];
+    const next = await runPipeline({
+      ...base(sandbox.url, { ...timed, collectTimeoutMs: 10_000, onProgress: (p) => void (p.kind === 'note' && notes.push(p.text!)) }),
+      pipeline: deep,
+    });
+    expect(next.state).toBe('completed');
+    const posts = sandbox.log.filter((l) => l.path.endsWith('/task_post'));
+    expect(posts).toHaveLength(2);
+    expect(await lostRow()).toEqual([{ charge: `${posts[0]!.chargeCny}00`, estimated: true, refunds: 2 }]);
+    expect(notes).toContain(
+      `1 lost POST(s) left unpriced are now in the ledger at ${posts[0]!.chargeCny}00 CNY, estimated from id_list's USD cost (charge_estimated)`,
+    );
+    // The balance's rises are the refunds the ledger holds, and every charge is in it.
+    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_resumetest', land: async () => {}, now: ticking });
+    const r = await withWarehouse(wh.dir, (db) => reconcile(db, client));
+    expect(r.discrepancies).toEqual([]);
+  });
+
   it('posts tasks of unknown outcome that the service says it never created', async () => {
     let hits = 0;
     server = createServer((req) => {
