@@ -79,18 +79,19 @@ export async function deadPort(): Promise<number> {
 
 /**
  * A loopback proxy in front of the S3 server that answers an S3 error (500 InternalError
- * unless told) to the requests `fail` picks, after draining their bodies, and forwards
- * the rest unchanged.
+ * unless told) to the requests `fail` picks, after draining their bodies, or never answers
+ * them (`'hang'`: a store that accepts and goes silent), and forwards the rest unchanged.
  */
 export async function faultyProxy(
   target: string,
   fail: (req: IncomingMessage) => boolean,
-  answer: { status: number; code: string } = { status: 500, code: 'InternalError' },
+  answer: { status: number; code: string } | 'hang' = { status: 500, code: 'InternalError' },
 ): Promise<{ endpoint: string; close: () => Promise<void> }> {
   const to = new URL(target);
   const server: Server = createServer((req, res) => {
     if (fail(req)) {
       req.resume();
+      if (answer === 'hang') return;
       req.on('end', () => {
         res.statusCode = answer.status;
         res.setHeader('content-type', 'application/xml');
@@ -108,7 +109,11 @@ export async function faultyProxy(
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 

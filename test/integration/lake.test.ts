@@ -191,6 +191,41 @@ describe('the lake on a real S3-compatible server (s3rver on loopback)', () => {
     await expectMirror(s3, wh);
   });
 
+  it('a store that takes uploads and never answers: each attempt ends at the idle timeout, and the rest are not tried', async () => {
+    await writeLayout(wh);
+    const puts: string[] = [];
+    const proxy = await faultyProxy(s3.endpoint, (req) => req.method === 'PUT' && puts.push(req.url ?? '') > 0, 'hang');
+    try {
+      const t0 = Date.now();
+      const out = await syncLake(wh, URL_, {
+        env: { ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint },
+        requestTimeoutMs: 300,
+        maxAttempts: 2,
+        concurrency: 1,
+      });
+      expect(Date.now() - t0).toBeLessThan(15_000);
+      expect(out.committed).toBe(false);
+      expect(out.uploaded.files).toBe(0);
+      const local = await listLocalLayout(wh);
+      // Every data file failed (the serving catalog goes up only after all of them).
+      expect(out.failed).toHaveLength(local.length - 1);
+      expect(out.failed[0]).toMatchObject({ op: 'upload', code: 'ETL_LAKE_UNREACHABLE' });
+      expect(
+        out.failed
+          .slice(1)
+          .every((f) => f.code === 'ETL_LAKE_UNREACHABLE' && f.message.startsWith('not tried: the store did not answer the upload of')),
+      ).toBe(true);
+      // One file's two attempts, then nothing more was sent.
+      expect(puts).toHaveLength(2);
+      await expect(checkLake(URL_, { ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint }, { requestTimeoutMs: 300 })).rejects.toMatchObject({
+        code: 'ETL_LAKE_UNREACHABLE',
+      });
+    } finally {
+      await proxy.close();
+    }
+    expect(await listKeys(s3, PREFIX)).toEqual([]);
+  }, 30_000);
+
   it('checkLake passes against the store and leaves no probe behind', async () => {
     const check = await checkLake(URL_, s3.env);
     expect(check).toMatchObject({ url: `s3://lake/${PREFIX}`, endpoint: s3.endpoint });

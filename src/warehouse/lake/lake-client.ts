@@ -44,7 +44,11 @@ export function openLakeClient(env: LakeEnv, o: LakeClientOptions = {}): LakeCli
     region,
     maxAttempts: o.maxAttempts ?? (Number.isInteger(attempts) && attempts > 0 ? attempts : 5),
     retryMode: 'standard',
-    requestHandler: { connectionTimeout: o.connectionTimeoutMs ?? 10_000, requestTimeout: o.requestTimeoutMs ?? 120_000 },
+    // socketTimeout, not requestTimeout: the SDK's handler only logs a warning when a request
+    // passes requestTimeout (unless throwOnRequestTimeout), and a whole-request limit would cut a
+    // slow but moving upload. An attempt whose socket is idle this long fails (TimeoutError), and
+    // is retried: a store that accepts connections and never answers no longer hangs a night.
+    requestHandler: { connectionTimeout: o.connectionTimeoutMs ?? 10_000, socketTimeout: o.requestTimeoutMs ?? 60_000 },
   };
   if (endpoint) {
     config.endpoint = endpoint;

@@ -100,7 +100,14 @@ export async function syncLake(localWarehouseDir: string, url: string, o: SyncLa
       ms: 0,
     };
     for (const f of plan.skip) o.onFile?.({ key: f.rel, action: 'skipped', bytes: f.size });
+    // Once an upload found the store unreachable (after its attempts), the rest are not tried:
+    // each would wait out its attempts in turn (a store that stopped answering held a night for hours).
+    let unreachable: string | undefined;
     const put = async (f: HashedFile): Promise<void> => {
+      if (unreachable) {
+        out.failed.push({ key: f.rel, op: 'upload', code: 'ETL_LAKE_UNREACHABLE', message: `not tried: ${unreachable}` });
+        return;
+      }
       try {
         const parts = await uploadFile(s3, address, f, { partSize: o.partSize ?? 16 * 1024 * 1024, queueSize: o.queueSize ?? 2 });
         out.uploaded.files++;
@@ -110,6 +117,7 @@ export async function syncLake(localWarehouseDir: string, url: string, o: SyncLa
       } catch (err) {
         const e = fail(`upload ${f.rel}`)(err);
         out.failed.push({ key: f.rel, op: 'upload', code: e.code, message: e.message });
+        if (e.code === 'ETL_LAKE_UNREACHABLE') unreachable ??= `the store did not answer the upload of ${f.rel}`;
       }
     };
     // The serving catalog's views name Parquet files: it goes up only after all of them.
