@@ -101,7 +101,7 @@ async function materialize(
       const watermarkNow = async () => (mark ? lastBuiltLiteral(wh, mark.relation, mark.column) : undefined);
       if (since === undefined) {
         await wh.run(`create or replace table ${name} as\n${renderTemplate(m.sql, { self: m.name, isIncremental: false })}`);
-        await saveFingerprint(wh, m.name, fingerprint, await watermarkNow());
+        await saveFingerprint(wh, m.name, fingerprint, await watermarkNow(), true);
         return { mode: 'full', rows: await countRows(wh, m.name), ...(reason ? { message: reason } : {}) };
       }
       const sql = renderTemplate(m.sql, { self: m.name, isIncremental: true, incrementalSince: since });

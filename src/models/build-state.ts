@@ -44,8 +44,9 @@ const ensured = new WeakSet<Warehouse>();
 async function ensureState(wh: Warehouse): Promise<void> {
   if (ensured.has(wh)) return;
   await wh.run(`create table if not exists ${STATE} (model varchar primary key, fingerprint json, built_at timestamptz)`);
-  // Added later: warehouses built before it get the column on their next build.
+  // Added later: warehouses built before them get the columns on their next build.
   await wh.run(`alter table ${STATE} add column if not exists watermark varchar`);
+  await wh.run(`alter table ${STATE} add column if not exists full_at timestamptz`);
   ensured.add(wh);
 }
 
@@ -68,15 +69,19 @@ export async function storedBuild(
 
 /**
  * Records a build: its fingerprint and, for a model with an `incremental.watermark`, the SQL
- * literal of the largest watermark value its inputs held (where the next build starts).
+ * literal of the largest watermark value its inputs held (where the next build starts); and,
+ * for a build in full (`full`: a first build, changed SQL or inputs, `--full-refresh`), when:
+ * the publish then rewrites every partition of the model (publish.ts `modelFingerprints`), as
+ * a full refresh after a back-filled night changes days before the last one published.
  */
-export async function saveFingerprint(wh: Warehouse, model: string, fp: BuildFingerprint, watermark?: string): Promise<void> {
+export async function saveFingerprint(wh: Warehouse, model: string, fp: BuildFingerprint, watermark?: string, full = false): Promise<void> {
   await ensureState(wh);
-  await wh.run(`insert or replace into ${STATE} (model, fingerprint, built_at, watermark) values (?, ?::json, now(), ?)`, [
-    model,
-    JSON.stringify(fp),
-    watermark ?? null,
-  ]);
+  await wh.run(
+    `insert into ${STATE} (model, fingerprint, built_at, watermark, full_at) values (?, ?::json, now(), ?, case when ? then now() end)
+     on conflict (model) do update set fingerprint = excluded.fingerprint, built_at = excluded.built_at, watermark = excluded.watermark,
+       full_at = coalesce(excluded.full_at, ${STATE}.full_at)`,
+    [model, JSON.stringify(fp), watermark ?? null, full],
+  );
 }
 
 /** Why a model must be rebuilt in full rather than incrementally, or undefined when it need not be. */

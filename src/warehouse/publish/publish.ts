@@ -81,8 +81,13 @@ async function modelFingerprints(wh: Warehouse, tables: readonly PublishedTable[
   const full = new Set<string>();
   const now = new Map<string, string>();
   const hasState = (await wh.all(`SELECT 1 FROM duckdb_tables() WHERE table_name = 'model_state' AND database_name = current_database()`)).length > 0;
+  // A build in full (full_at, build-state.ts) changes what it records too: a full refresh keeps
+  // the fingerprint, and may change days before the last one published (a back-filled night).
+  if (hasState) await wh.run(`ALTER TABLE model_state ADD COLUMN IF NOT EXISTS full_at TIMESTAMPTZ`);
   for (const t of tables.filter((x) => x.model)) {
-    const [cur] = hasState ? await wh.all<{ f: string }>(`SELECT fingerprint::VARCHAR AS f FROM model_state WHERE model = $1`, [t.model!]) : [];
+    const [cur] = hasState
+      ? await wh.all<{ f: string }>(`SELECT fingerprint::VARCHAR || coalesce(' full ' || full_at::VARCHAR, '') AS f FROM model_state WHERE model = $1`, [t.model!])
+      : [];
     const [old] = await wh.all<{ v: string }>(`SELECT value AS v FROM publish_meta WHERE key = $1`, [`model:${t.model}`]);
     const f = cur?.f ?? '';
     now.set(t.model!, f);
