@@ -4,7 +4,8 @@ import { apiCommand } from '../../src/cli/commands/api.js';
 import { ServiceClient } from '../../src/client/index.js';
 import { reconcile } from '../../src/run/reconcile.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { withWarehouse } from '../../src/warehouse/index.js';
+import { publishStep } from '../../src/run/publish-step.js';
+import { withWarehouse, type Warehouse } from '../../src/warehouse/index.js';
 import { tempDir } from './helpers.js';
 
 const KEY = 'svc_live_byhand';
@@ -85,6 +86,27 @@ describe('pipeline api: .ai task creation, raw landing and the ledger', () => {
       const r = await reconcile(wh, client);
       expect(Number(r.ledgerCny)).toBeGreaterThan(0);
       expect(r.discrepancies).toEqual([]);
+    });
+  });
+
+  it('publishes the calls by hand: parquet/ledger holds every ledger row, and a later publish adds only new ones', async () => {
+    const published = (wh: Warehouse) =>
+      wh.all<{ r: string }>(`SELECT request_id AS r FROM read_parquet('${tmp.dir}/parquet/ledger/*/*.parquet') ORDER BY 1`);
+    const ledger = (wh: Warehouse) => wh.all<{ r: string }>(`SELECT request_id AS r FROM ledger ORDER BY 1`);
+    await withWarehouse(tmp.dir, async (wh) => {
+      await publishStep(wh, () => new Date());
+      expect((await published(wh)).length).toBeGreaterThan(0);
+      expect(await published(wh)).toEqual(await ledger(wh));
+    });
+    // One more call a second later (its own run id), then the next publish.
+    await new Promise((r) => setTimeout(r, 1100));
+    await api(['api', 'GET', '/v3/serp/engA/organic/tasks_ready', '--warehouse', tmp.dir]);
+    await withWarehouse(tmp.dir, async (wh) => {
+      const p = await publishStep(wh, () => new Date());
+      expect(p.files).toBeGreaterThan(0);
+      expect(await published(wh)).toEqual(await ledger(wh));
+      // Nothing new: nothing written.
+      expect((await publishStep(wh, () => new Date())).files).toBe(0);
     });
   });
 });

@@ -2,6 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Warehouse } from '../warehouse.js';
+import { sqlString } from '../columns.js';
 import { finishJournal } from './finish-journal.js';
 import { ensurePublishTables } from './manifest-tables.js';
 import { planChanges } from './plan-changes.js';
@@ -61,20 +62,38 @@ function compactAtDefault(): number {
 }
 
 /** Runs whose `runs` row changed since the last publish, and new cluster runs (ledger rows without a run row). */
-async function changedRuns(wh: Warehouse): Promise<{ ids: string[]; clusterMax: string }> {
-  const [meta] = await wh.all<{ v: string }>(`SELECT value AS v FROM publish_meta WHERE key = 'cluster_max'`);
-  const clusterMax = meta?.v ?? 'cluster-';
+async function changedRuns(wh: Warehouse): Promise<{ ids: string[]; marks: [string, string][] }> {
+  // Calls made outside a run (no runs row): cluster labels (`cluster-<time>`) and `pipeline api`
+  // (`api-<time>`), each prefix published from the newest id the last publish took.
+  const marks: [string, string][] = [];
+  const unions: string[] = [];
+  for (const [prefix, key] of OUTSIDE_RUNS) {
+    const [meta] = await wh.all<{ v: string }>(`SELECT value AS v FROM publish_meta WHERE key = $1`, [key]);
+    marks.push([key, meta?.v ?? prefix]);
+    unions.push(`SELECT DISTINCT run_id FROM ledger WHERE run_id > ${sqlString(meta?.v ?? prefix)} AND run_id LIKE ${sqlString(`${prefix}%`)}`);
+  }
   await wh.run(
     `CREATE OR REPLACE TEMP TABLE _publish_changed_runs AS
      SELECT r.run_id FROM runs AS r LEFT JOIN publish_runs AS p USING (run_id)
      WHERE p.run_id IS NULL OR p.state IS DISTINCT FROM r.state OR p.finished_at IS DISTINCT FROM r.finished_at
-     UNION SELECT DISTINCT run_id FROM ledger WHERE run_id > $1 AND run_id LIKE 'cluster-%'`,
-    [clusterMax],
+     ${unions.map((u) => `UNION ${u}`).join('\n     ')}`,
   );
   const ids = (await wh.all<{ r: string }>(`SELECT run_id AS r FROM _publish_changed_runs ORDER BY 1`)).map((x) => x.r);
-  const newest = ids.filter((i) => i.startsWith('cluster-')).sort().at(-1);
-  return { ids, clusterMax: newest && newest > clusterMax ? newest : clusterMax };
+  return {
+    ids,
+    marks: OUTSIDE_RUNS.map(([prefix, key], i) => {
+      const newest = ids.filter((x) => x.startsWith(prefix)).sort().at(-1);
+      const was = marks[i]![1];
+      return [key, newest && newest > was ? newest : was];
+    }),
+  };
 }
+
+/** Run-id prefixes of calls made outside a run, and the publish_meta key of the newest published. */
+const OUTSIDE_RUNS: readonly [string, string][] = [
+  ['cluster-', 'cluster_max'],
+  ['api-', 'api_max'],
+];
 
 /** Incremental marts rebuilt in full since the last publish: their build fingerprint moved. */
 async function modelFingerprints(wh: Warehouse, tables: readonly PublishedTable[]): Promise<{ full: Set<string>; now: Map<string, string> }> {
@@ -157,7 +176,7 @@ export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<Pu
     }
     await wh.run(`DELETE FROM publish_runs`);
     await wh.run(`INSERT INTO publish_runs SELECT run_id, state, finished_at FROM runs`);
-    const meta: [string, string][] = [['seq', String(seq)], ['cluster_max', runs.clusterMax], ['published_at', new Date().toISOString()], ...[...models.now].map(([m, f]) => [`model:${m}`, f] as [string, string])];
+    const meta: [string, string][] = [['seq', String(seq)], ...runs.marks, ['published_at', new Date().toISOString()], ...[...models.now].map(([m, f]) => [`model:${m}`, f] as [string, string])];
     await wh.run(`DELETE FROM publish_meta WHERE key IN (SELECT unnest($1::JSON::VARCHAR[]))`, [JSON.stringify(meta.map((m) => m[0]))]);
     for (const [k, v] of meta) await wh.run(`INSERT INTO publish_meta VALUES ($1, $2)`, [k, v]);
     // A publish with nothing to move still re-publishes the catalog (a first publish, a lost file).
