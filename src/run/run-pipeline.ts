@@ -196,8 +196,12 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
               ),
             );
         });
+        // The lake is mirrored while the warehouse is held: nothing else (an export, a models run,
+        // the next run) rewrites parquet/ under the upload.
+        const lake = o.lake ? await timed('lake', () => lakeStep(o.warehouseDir, o.lake!, env)) : undefined;
         return {
           ...summary,
+          ...(lake ? { lake } : {}),
           resumed: ingest.resumed,
           ...(models ? { models } : {}),
           ...(clusters ? { clusters } : {}),
@@ -225,10 +229,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
     live?.end();
     live = undefined;
   });
-  // The run that completed meanwhile mirrored its own files.
-  if (!o.lake || outcome.completedWhileWaiting) return outcome;
-  const lake = await timed('lake', () => lakeStep(o.warehouseDir, o.lake!, env));
-  return { ...outcome, lake, stepsMs, stepsPeakMb };
+  return outcome;
 }
 
 /**

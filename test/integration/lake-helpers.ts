@@ -118,6 +118,44 @@ export async function faultyProxy(
 }
 
 /**
+ * A loopback proxy in front of the S3 server that holds each request `hold` picks until
+ * `release()` (telling `held` of the first), and forwards everything unchanged.
+ */
+export async function gatedProxy(
+  target: string,
+  hold: (req: IncomingMessage) => boolean,
+): Promise<{ endpoint: string; held: Promise<void>; release: () => void; close: () => Promise<void> }> {
+  const to = new URL(target);
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let first!: () => void;
+  const held = new Promise<void>((r) => (first = r));
+  const server: Server = createServer(async (req, res) => {
+    if (hold(req)) {
+      first();
+      await released;
+    }
+    const up = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held,
+    release,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
  * A published layout made by real DuckDB, as the run makes it: tables copied with
  * `COPY ... PARTITION_BY (date)` to `parquet/<table>/date=<d>/part-<i>.parquet`, and the
  * lake's catalog `serving/lake.duckdb` of views over them (uploaded as `serving.duckdb`).

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -5,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { deadPort, getBytes, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
+import { deadPort, gatedProxy, getBytes, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
 import { movingClock, silentLogger, tempDir } from './helpers.js';
 
 const FILE = 'pipelines/keywords.yaml';
@@ -51,6 +52,32 @@ describe('a run publishes to the lake (real s3rver on loopback), and a bad lake 
       code: 'ETL_LAKE_REFUSED',
     });
     expect(sandbox.log.length).toBe(calls);
+  });
+
+  it('holds the warehouse while it mirrors: an export started meanwhile finds it held, and cannot rewrite parquet/ under the upload', async () => {
+    const proxy = await gatedProxy(s3.endpoint, (req) => req.method === 'PUT' && (req.url ?? '').includes('/parquet/'));
+    try {
+      const running = run(`s3://${s3.bucket}/held`, { ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint });
+      await proxy.held; // the lake step is uploading
+      const wh = join(tmp.dir, 'wh');
+      const exported = await new Promise<{ code: number; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          ['bin/pipeline.mjs', 'export', '--warehouse', wh],
+          { env: { ...process.env, PIPELINE_LOCK_WAIT_SECONDS: '0' }, timeout: 60_000 },
+          (err, _out, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
+        ),
+      );
+      expect(exported.code).toBe(7);
+      expect(exported.stderr).toMatch(/warehouse\.duckdb is held by/);
+      proxy.release();
+      const out = await running;
+      expect(out.lake && 'uploaded' in out.lake ? out.lake.failed : ['no outcome']).toEqual([]);
+      expect(out.stepsMs?.lake).toBeGreaterThan(0);
+    } finally {
+      proxy.release();
+      await proxy.close();
+    }
   });
 
   it('mirrors the published tables and marts, and the serving catalog, to the lake after the run', async () => {

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline, resolveLake } from '../../config/index.js';
 import { EtlError, ExitCode } from '../../errors.js';
+import { withWarehouse } from '../../warehouse/index.js';
 
 interface LakeArgs {
   action: 'sync' | 'check';
@@ -53,7 +56,9 @@ export const lakeCommand: CommandModule<object, LakeArgs> = {
       );
       return;
     }
-    const out = await lake.syncLake(args.warehouse, url, { env: process.env });
+    // Held like a run holds it: no export, models run or run rewrites parquet/ under the upload.
+    const sync = () => lake.syncLake(args.warehouse, url, { env: process.env });
+    const out = existsSync(join(args.warehouse, 'warehouse.duckdb')) ? await withWarehouse(args.warehouse, sync) : await sync();
     process.stdout.write(args.json ? `${JSON.stringify(out)}\n` : `${lake.formatLakeOutcome(out)}\n`);
     if (out.failed.length)
       process.exitCode = out.failed.some((f) => f.code === 'ETL_LAKE_UNREACHABLE') ? ExitCode.serviceUnavailable : ExitCode.failure;
