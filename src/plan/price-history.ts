@@ -4,16 +4,23 @@ import type { PriceHistory } from './price.js';
 
 /**
  * Reads past prices from the ledger: CNY per unit (catalog `taskUnits`: a SERP task's depth
- * counts) of each charged POST (task creation and live calls), by pipeline and endpoint, and
+ * counts) of the charged POSTs (task creation and live calls) of the last 90 days of charges,
+ * by pipeline and endpoint, and
  * the CNY/USD ratio of charged calls. A call's units are those of the tasks it posted
  * (`tasks.post_call_id`); a call whose tasks are not known counts one unit a task.
  */
 export async function readPriceHistory(wh: Warehouse): Promise<PriceHistory> {
   const rows = await wh.all<{ pipeline: string; endpoint_id: string; per_task: number }>(
-    `WITH units AS (SELECT post_call_id AS call_id, sum(${TASK_UNITS_SQL})::DOUBLE AS u FROM tasks WHERE post_call_id IS NOT NULL GROUP BY 1)
-     SELECT l.pipeline, l.endpoint_id, (sum(l.charge_cny) / sum(coalesce(units.u, l.tasks)))::DOUBLE AS per_task
-     FROM ledger AS l LEFT JOIN units USING (call_id)
-     WHERE l.tasks > 0 AND l.charge_cny > 0 AND l.http_status BETWEEN 200 AND 299
+    // The charged calls of the 90 days up to the newest (prices change; a year of task specs is
+    // not parsed at each run's start), and the units of the tasks they posted.
+    `WITH charged AS (
+       SELECT call_id, pipeline, endpoint_id, charge_cny, tasks FROM ledger
+       WHERE tasks > 0 AND charge_cny > 0 AND http_status BETWEEN 200 AND 299
+         AND called_at >= (SELECT max(called_at) FROM ledger WHERE tasks > 0 AND charge_cny > 0) - INTERVAL 90 DAY),
+     units AS (SELECT post_call_id AS call_id, sum(${TASK_UNITS_SQL})::DOUBLE AS u FROM tasks
+               WHERE post_call_id IN (SELECT call_id FROM charged) GROUP BY 1)
+     SELECT c.pipeline, c.endpoint_id, (sum(c.charge_cny) / sum(coalesce(units.u, c.tasks)))::DOUBLE AS per_task
+     FROM charged AS c LEFT JOIN units USING (call_id)
      GROUP BY ALL`,
   );
   const byPipeline = new Map<string, number>();
