@@ -288,8 +288,20 @@ async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | nu
  * budget policy.
  */
 async function purchases(c: RunContext, group: readonly PlannedBatch[]): Promise<Spent & { next: NextPurchase[] }> {
+  // The units each charged call of the run posted, kept as they are found: the specs of a call's
+  // tasks are parsed once, not at every batch of a long run.
+  await c.wh.run(`CREATE TEMP TABLE IF NOT EXISTS _run_call_units (run_id VARCHAR, call_id VARCHAR, u DOUBLE)`);
+  await c.wh.run(
+    `INSERT INTO _run_call_units
+     SELECT $1, post_call_id, sum(${TASK_UNITS_SQL})::DOUBLE FROM tasks
+     WHERE run_id = $1 AND post_call_id IN (
+       SELECT call_id FROM ledger WHERE run_id = $1 AND task_id IS NULL AND charge_cny > 0
+       EXCEPT SELECT call_id FROM _run_call_units WHERE run_id = $1)
+     GROUP BY post_call_id`,
+    [c.runId],
+  );
   const rows = await c.wh.all<{ e: string; spent: number; charged: number; units: number }>(
-    `WITH units AS (SELECT post_call_id AS call_id, sum(${TASK_UNITS_SQL})::DOUBLE AS u FROM tasks WHERE run_id = $1 AND post_call_id IS NOT NULL GROUP BY 1)
+    `WITH units AS (SELECT call_id, u FROM _run_call_units WHERE run_id = $1)
      SELECT l.endpoint_id AS e, coalesce(sum(l.charge_cny), 0)::DOUBLE AS spent,
             coalesce(sum(l.charge_cny) FILTER (WHERE l.task_id IS NULL AND l.charge_cny > 0), 0)::DOUBLE AS charged,
             coalesce(sum(coalesce(units.u, l.tasks)) FILTER (WHERE l.task_id IS NULL AND l.charge_cny > 0), 0)::DOUBLE AS units
