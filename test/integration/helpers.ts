@@ -83,10 +83,18 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The real `pipeline run ARGS` in a child process, to its end: its exit code and output. */
 export function pipelineRun(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return pipelineCli(['run', ...args], env);
+}
+
+/** The real `pipeline ARGS` in a child process, to its end: its exit code and output. */
+export function pipelineCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(PROJECT_ROOT, 'bin/pipeline.mjs'), 'run', ...args],
+      [join(PROJECT_ROOT, 'bin/pipeline.mjs'), ...args],
       { env, cwd: PROJECT_ROOT, timeout: 120_000 },
       (err, stdout, stderr) => {
         const code = err ? (err as { code?: number }).code : 0;

@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -77,6 +77,16 @@ export async function deadPort(): Promise<number> {
   return port;
 }
 
+/** Sends a request on to the S3 server at `to`, and its answer back. */
+function forward(to: URL, req: IncomingMessage, res: ServerResponse): void {
+  const up = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+    res.writeHead(r.statusCode ?? 502, r.headers);
+    r.pipe(res);
+  });
+  up.on('error', () => res.destroy());
+  req.pipe(up);
+}
+
 /**
  * A loopback proxy in front of the S3 server that answers an S3 error (500 InternalError
  * unless told) to the requests `fail` picks, after draining their bodies, or never answers
@@ -99,12 +109,7 @@ export async function faultyProxy(
       });
       return;
     }
-    const up = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+    forward(to, req, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -135,12 +140,7 @@ export async function gatedProxy(
       first();
       await released;
     }
-    const up = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+    forward(to, req, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -7,15 +6,9 @@ import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { silentLogger, tempDir } from './helpers.js';
+import { pipelineCli, silentLogger, tempDir } from './helpers.js';
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => pipelineCli(args, { ...process.env, ...env });
 
 const YAML = 'name: spend\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [oak desk, pine desk, teak desk]\n';
 

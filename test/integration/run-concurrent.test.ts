@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,15 +7,9 @@ import { runPipeline } from '../../src/run/index.js';
 import { LiveStatus, readLiveRun } from '../../src/run/live-status.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { silentLogger, tempDir } from './helpers.js';
+import { pipelineCli, silentLogger, tempDir } from './helpers.js';
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { env: { ...process.env, ...env }, timeout: 90_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[], env: Record<string, string>) => pipelineCli(args, { ...process.env, ...env });
 
 const YAML = 'name: twice\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a, b, c]\n';
 

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -7,7 +6,7 @@ import { loadPipeline } from '../../src/config/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { deadPort, gatedProxy, getBytes, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
-import { movingClock, silentLogger, tempDir } from './helpers.js';
+import { movingClock, pipelineCli, silentLogger, tempDir } from './helpers.js';
 
 const FILE = 'pipelines/keywords.yaml';
 
@@ -60,14 +59,7 @@ describe('a run publishes to the lake (real s3rver on loopback), and a bad lake 
       const running = run(`s3://${s3.bucket}/held`, { ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint });
       await proxy.held; // the lake step is uploading
       const wh = join(tmp.dir, 'wh');
-      const exported = await new Promise<{ code: number; stderr: string }>((resolve) =>
-        execFile(
-          process.execPath,
-          ['bin/pipeline.mjs', 'export', '--warehouse', wh],
-          { env: { ...process.env, PIPELINE_LOCK_WAIT_SECONDS: '0' }, timeout: 60_000 },
-          (err, _out, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
-        ),
-      );
+      const exported = await pipelineCli(['export', '--warehouse', wh], { ...process.env, PIPELINE_LOCK_WAIT_SECONDS: '0' });
       expect(exported.code).toBe(7);
       expect(exported.stderr).toMatch(/warehouse\.duckdb is held by/);
       proxy.release();
