@@ -8,7 +8,7 @@ import { reply, scripted } from './client-helpers.js';
 // to https://, a captive portal). A redirect is not followed: the key goes nowhere else, a
 // charged POST is not sent twice, and the error names where it pointed.
 
-const KEY = 'svc_live_redirecttest01';
+const KEY = 'svc_live_testredirect';
 
 describe('an answer that redirects', () => {
   const servers: Array<() => Promise<void>> = [];
