@@ -32,6 +32,11 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
 const ok = (tasks: unknown[]) => ({ status_code: 20000, status_message: 'Ok.', tasks_count: tasks.length, tasks_error: 0, tasks });
 const task = { keyword: 'a', location_code: 2840, language_code: 'en' };
 
+/** A client of the scripted server that waits for nothing between attempts, with `o` on top. */
+function quickClient(url: string, o: Partial<ConstructorParameters<typeof ServiceClient>[0]>) {
+  return new ServiceClient({ baseUrl: url, apiKey: 'svc_live_testtesttest', land: async () => {}, sleep: async () => {}, ...o });
+}
+
 describe('client retries never re-buy a charged result', () => {
   let server: Server | undefined;
   afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
@@ -250,14 +255,7 @@ describe('client retries never re-buy a charged result', () => {
     const held: ServerResponse[] = [];
     const s = await scripted((_req, res) => void held.push(res)); // never answers
     server = s.server;
-    const c = new ServiceClient({
-      baseUrl: s.url,
-      apiKey: 'svc_live_testtesttest',
-      land: async () => {},
-      sleep: async () => {},
-      timeoutMs: 150,
-      maxAttempts: 3,
-    });
+    const c = quickClient(s.url, { timeoutMs: 150, maxAttempts: 3 });
     const err = (await c
       .call(endpoint('serp.engA.organic.live.advanced'), { tasks: [{ ...task, tag: 'live-1' }] })
       .catch((e) => e)) as EtlError;
@@ -288,14 +286,7 @@ describe('client retries never re-buy a charged result', () => {
     const s = await scripted((_req, res) => endless(res));
     server = s.server;
     const landed: RawResponse[] = [];
-    const c = new ServiceClient({
-      baseUrl: s.url,
-      apiKey: 'svc_live_testtesttest',
-      land: async (raw) => void landed.push(raw),
-      sleep: async () => {},
-      maxAttempts: 3,
-      maxResponseBytes: 4 << 20,
-    });
+    const c = quickClient(s.url, { land: async (raw) => void landed.push(raw), maxAttempts: 3, maxResponseBytes: 4 << 20 });
     const rss0 = process.memoryUsage().rss;
     const read = (await c.call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
     expect(read.code).toBe('ETL_TIMEOUT');
@@ -322,14 +313,7 @@ describe('client retries never re-buy a charged result', () => {
       res.on('error', () => {});
     });
     server = s.server;
-    const c = new ServiceClient({
-      baseUrl: s.url,
-      apiKey: 'svc_live_testtesttest',
-      land: async () => {},
-      sleep: async () => {},
-      timeoutMs: 100,
-      maxAttempts: 2,
-    });
+    const c = quickClient(s.url, { timeoutMs: 100, maxAttempts: 2 });
     const t0 = Date.now();
     const err = (await c.call(endpoint('serp.engA.organic.tasks_ready')).catch((e) => e)) as EtlError;
     for (const t of timers) clearInterval(t);
