@@ -1,5 +1,5 @@
 import { ConfigError, EtlError, ExitCode, exitCodeFor } from '../errors.js';
-import { redact } from '../client/index.js';
+import { redact } from '../redact.js';
 
 /**
  * The one way errors leave the CLI: a message without a stack trace for known errors,

@@ -9,6 +9,7 @@ import type { ReportPayload } from './payload.js';
 import { rankSection, registerRankKeywords } from './rank-section.js';
 import { renderHtml } from './render-html.js';
 import { ReportContext, type ReportScope } from './report-context.js';
+import { DEFAULT_SCOPE } from './scope.js';
 import { spendSection } from './spend-section.js';
 import { resolveTrackedDomains } from './tracked-domains.js';
 import { visibilitySection } from './visibility-section.js';
@@ -43,7 +44,7 @@ export interface BuildReportResult {
   notes: string[];
 }
 
-export const DEFAULT_SCOPE: ReportScope = { days: 90, topKeywords: 100, competitors: 3, visibilityDomains: 8 };
+export { DEFAULT_SCOPE } from './scope.js';
 
 /**
  * Reads the warehouse's models and writes one self-contained HTML report: rank history

@@ -1,8 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { AlertStore, sendSampleAlert, type StoredAlert } from '../../alerts/index.js';
-import { loadPipeline } from '../../config/index.js';
+import type { StoredAlert } from '../../alerts/index.js';
 import { EtlError } from '../../errors.js';
-import { withWarehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
 import { isCalendarDay } from '../option-checks.js';
 
@@ -28,6 +26,9 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
       .option('pipeline', { type: 'string', describe: 'only this pipeline' })
       .option('json', { type: 'boolean', default: false, describe: 'print a JSON array' }) as Argv<AlertsArgs>,
   handler: async (args: ArgumentsCamelCase<AlertsArgs>) => {
+    const { AlertStore, sendSampleAlert } = await import('../../alerts/index.js');
+    const { loadPipeline } = await import('../../config/index.js');
+    const { withWarehouse } = await import('../../warehouse/index.js');
     if (args.action === 'test') {
       if (!args.file)
         throw new EtlError('ETL_CONFIG_INVALID', 'alerts test needs a pipeline file: pipeline alerts test pipelines/keywords.yaml');

@@ -1,9 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { exploreCall } from '../../client/index.js';
 import { EtlError } from '../../errors.js';
-import { RawLanding, withWarehouse } from '../../warehouse/index.js';
-import { resolveTarget } from '../service-target.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface ApiArgs {
@@ -53,6 +50,9 @@ export const apiCommand: CommandModule<object, ApiArgs> = {
       })
       .check(checkOptions({ seed: num({ integer: true, min: 0 }) })) as Argv<ApiArgs>,
   handler: async (args: ArgumentsCamelCase<ApiArgs>) => {
+    const { exploreCall } = await import('../../client/index.js');
+    const { RawLanding, withWarehouse } = await import('../../warehouse/index.js');
+    const { resolveTarget } = await import('../service-target.js');
     const data = await readData(args.data);
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const target = await resolveTarget(process.env, { seed: args.seed, announce: say });

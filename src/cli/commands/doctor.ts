@@ -1,8 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { resolveLake } from '../../config/index.js';
 import { ExitCode } from '../../errors.js';
-import { runDoctor, type Check } from '../../run/doctor.js';
-import { resolveTarget } from '../service-target.js';
+import type { Check } from '../../run/doctor.js';
 
 interface DoctorArgs {
   warehouse: string;
@@ -31,6 +29,9 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
         ].join('\n'),
       ) as Argv<DoctorArgs>,
   handler: async (args: ArgumentsCamelCase<DoctorArgs>) => {
+    const { resolveLake } = await import('../../config/index.js');
+    const { runDoctor } = await import('../../run/doctor.js');
+    const { resolveTarget } = await import('../service-target.js');
     const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
     let checks: Check[];
     try {

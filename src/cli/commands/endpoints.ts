@@ -1,5 +1,4 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { ENDPOINTS, FAMILIES } from '../../catalog/index.js';
 
 interface EndpointsArgs {
   json: boolean;
@@ -14,7 +13,8 @@ export const endpointsCommand: CommandModule<object, EndpointsArgs> = {
     y
       .option('json', { type: 'boolean', default: false, describe: 'one JSON array on stdout' })
       .option('filter', { type: 'string', describe: 'only ids or paths containing this text' }) as Argv<EndpointsArgs>,
-  handler: (args: ArgumentsCamelCase<EndpointsArgs>) => {
+  handler: async (args: ArgumentsCamelCase<EndpointsArgs>) => {
+    const { ENDPOINTS, FAMILIES } = await import('../../catalog/index.js');
     const f = args.filter?.toLowerCase();
     const list = ENDPOINTS.filter((e) => !f || e.id.toLowerCase().includes(f) || e.path.toLowerCase().includes(f));
     if (args.json) {

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
-import { publish, publishedTables, withWarehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
 
 interface ExportArgs {
@@ -23,6 +22,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       .option('table', { type: 'string', array: true, describe: 'only these tables' })
       .option('json', { type: 'boolean', default: false, describe: 'print what was written as JSON on stdout' }) as Argv<ExportArgs>,
   handler: async (args: ArgumentsCamelCase<ExportArgs>) => {
+    const { publish, publishedTables, withWarehouse } = await import('../../warehouse/index.js');
     requireWarehouse(args.warehouse);
     const out = await withWarehouse(args.warehouse, async (wh) => {
       // A name that is not a published table would rewrite nothing and look like success.

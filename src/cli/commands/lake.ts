@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { loadPipeline, resolveLake } from '../../config/index.js';
 import { EtlError, ExitCode } from '../../errors.js';
-import { withWarehouse } from '../../warehouse/index.js';
 
 interface LakeArgs {
   action: 'sync' | 'check';
@@ -38,6 +36,8 @@ export const lakeCommand: CommandModule<object, LakeArgs> = {
       })
       .option('json', { type: 'boolean', default: false, describe: 'print the outcome as JSON on stdout' }) as Argv<LakeArgs>,
   handler: async (args: ArgumentsCamelCase<LakeArgs>) => {
+    const { loadPipeline, resolveLake } = await import('../../config/index.js');
+    const { withWarehouse } = await import('../../warehouse/index.js');
     const pipeline = args.pipeline ? await loadPipeline(args.pipeline) : undefined;
     const url = resolveLake({ flag: args.lake, env: process.env, pipeline });
     if (!url)

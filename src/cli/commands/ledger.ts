@@ -1,8 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
-import { ledgerReport, ledgerToParquet, type LedgerGrouping } from '../../run/ledger-report.js';
-import { readServing, Warehouse, type ServingReader } from '../../warehouse/index.js';
-import { render } from '../render.js';
+import type { LedgerGrouping } from '../../run/ledger-report.js';
+import type { ServingReader, Warehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
 import { isCalendarDay } from '../option-checks.js';
 
@@ -28,6 +27,9 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
       .option('format', { choices: ['table', 'csv', 'json', 'parquet'] as const, default: 'table' as const, describe: 'output format' })
       .option('out', { type: 'string', describe: 'file to write (required for parquet)' }) as Argv<LedgerArgs>,
   handler: async (args: ArgumentsCamelCase<LedgerArgs>) => {
+    const { ledgerReport, ledgerToParquet } = await import('../../run/ledger-report.js');
+    const { readServing, Warehouse } = await import('../../warehouse/index.js');
+    const { render } = await import('../render.js');
     for (const [name, v] of [
       ['--from', args.from],
       ['--to', args.to],

@@ -1,10 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import { runClusters } from '../../run/cluster-run.js';
-import { formatBuild, formatTests, runModels, testWarehouseModels } from '../../models/index.js';
-import { publishStep } from '../../run/publish-step.js';
-import { withWarehouse } from '../../warehouse/index.js';
-import { resolveTarget } from '../service-target.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface ModelsArgs {
@@ -53,6 +48,9 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' })
       .check(checkOptions({ dimensions: num({ integer: true, min: 1 }) })) as Argv<ModelsArgs>,
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
+    const { runClusters } = await import('../../run/cluster-run.js');
+    const { formatBuild, formatTests, runModels, testWarehouseModels } = await import('../../models/index.js');
+    const { resolveTarget } = await import('../service-target.js');
     const json = (o: unknown) => `${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}\n`;
     if (args.action === 'cluster') {
       const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
@@ -106,6 +104,8 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
 
 /** Publishes what the command changed (marts, clusters, spend): the run's own last step. */
 async function publishNow(warehouse: string): Promise<{ seq: number; files: number; removed: number }> {
+  const { publishStep } = await import('../../run/publish-step.js');
+  const { withWarehouse } = await import('../../warehouse/index.js');
   return withWarehouse(warehouse, (wh) => publishStep(wh, () => new Date()));
 }
 

@@ -1,24 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { endpoint } from '../../catalog/index.js';
-import { ServiceClient } from '../../client/index.js';
-import { loadPipeline } from '../../config/index.js';
-import { embeddingJobs } from '../../jobs/index.js';
-import {
-  planEmbeddings,
-  planPipeline,
-  priceTasks,
-  readPriceHistory,
-  summarizePlan,
-  type PlanSummary,
-  type PriceHistory,
-} from '../../plan/index.js';
-import { cachedEmbeddingKeys } from '../../models/clusters/index.js';
-import { withWarehouse } from '../../warehouse/index.js';
+import type { PlanSummary, PriceHistory } from '../../plan/index.js';
+import type { ReferenceCache } from '../../run/preflight.js';
 import { render } from '../render.js';
-import { preflightJobs, type ReferenceCache } from '../../run/preflight.js';
-import { resolveTarget } from '../service-target.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface PlanArgs {
@@ -43,6 +28,15 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       })
       .check(checkOptions({ 'cny-per-usd': num({ above: 0 }) })) as Argv<PlanArgs>,
   handler: async (args: ArgumentsCamelCase<PlanArgs>) => {
+    const { endpoint } = await import('../../catalog/index.js');
+    const { ServiceClient } = await import('../../client/index.js');
+    const { loadPipeline } = await import('../../config/index.js');
+    const { embeddingJobs } = await import('../../jobs/index.js');
+    const { planEmbeddings, planPipeline, priceTasks, readPriceHistory, summarizePlan } = await import('../../plan/index.js');
+    const { cachedEmbeddingKeys } = await import('../../models/clusters/index.js');
+    const { withWarehouse } = await import('../../warehouse/index.js');
+    const { preflightJobs } = await import('../../run/preflight.js');
+    const { resolveTarget } = await import('../service-target.js');
     const pipeline = await loadPipeline(args.file);
     const plan = planPipeline(pipeline, 'plan');
     const hasWarehouse = existsSync(join(args.warehouse, 'warehouse.duckdb'));

@@ -1,11 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { ServiceClient } from '../../client/index.js';
 import { ExitCode } from '../../errors.js';
-import { toMicros } from '../../run/money.js';
-import { reconcile } from '../../run/reconcile.js';
-import { withWarehouse } from '../../warehouse/index.js';
-import { render } from '../render.js';
-import { resolveTarget } from '../service-target.js';
 import { requireWarehouse } from './status.js';
 
 interface ReconcileArgs {
@@ -30,6 +24,12 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
         ].join('\n'),
       ) as Argv<ReconcileArgs>,
   handler: async (args: ArgumentsCamelCase<ReconcileArgs>) => {
+    const { ServiceClient } = await import('../../client/index.js');
+    const { toMicros } = await import('../../run/money.js');
+    const { reconcile } = await import('../../run/reconcile.js');
+    const { withWarehouse } = await import('../../warehouse/index.js');
+    const { render } = await import('../render.js');
+    const { resolveTarget } = await import('../service-target.js');
     requireWarehouse(args.warehouse);
     const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
     try {

@@ -1,6 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import { compactRaw, publish, replay, withWarehouse } from '../../warehouse/index.js';
 
 interface ReplayArgs {
   warehouse: string;
@@ -18,6 +17,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       .option('table', { type: 'string', describe: 'rebuild only the result kind this table belongs to' })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as one JSON object on stdout' }) as Argv<ReplayArgs>,
   handler: async (args: ArgumentsCamelCase<ReplayArgs>) => {
+    const { compactRaw, publish, replay, withWarehouse } = await import('../../warehouse/index.js');
     const out = await withWarehouse(args.warehouse, async (wh) => {
       const compacted = await compactRaw(wh);
       const report = await replay(wh, args.table ? { table: args.table } : {});

@@ -1,11 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { loadPipeline, resolveLake } from '../../config/index.js';
-import { runExitCode, runPipeline, type RunOutcome } from '../../run/index.js';
+import type { RunOutcome } from '../../run/index.js';
 import { EPILOG } from '../epilog.js';
-import { makeLogger } from '../logger.js';
-import { makeProgress } from '../progress.js';
-import { formatSummary } from '../format-summary.js';
-import { resolveTarget } from '../service-target.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface RunArgs {
@@ -89,6 +84,12 @@ export const runCommand: CommandModule<object, RunArgs> = {
       )
       .epilog(EPILOG) as Argv<RunArgs>,
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
+    const { loadPipeline, resolveLake } = await import('../../config/index.js');
+    const { runExitCode, runPipeline } = await import('../../run/index.js');
+    const { makeLogger } = await import('../logger.js');
+    const { makeProgress } = await import('../progress.js');
+    const { formatSummary } = await import('../format-summary.js');
+    const { resolveTarget } = await import('../service-target.js');
     const pipeline = await loadPipeline(args.file);
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const target = await resolveTarget(process.env, { seed: args.seed, announce: say });

@@ -1,15 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { checkOptions, num, parsedBy } from '../option-checks.js';
-import {
-  clockFrom,
-  FAULT_PROFILES,
-  parseFaultProfile,
-  parseSandboxDate,
-  startSandbox,
-  type SandboxHandle,
-  type SandboxOptions,
-} from '../../sandbox/index.js';
+import type { SandboxHandle, SandboxOptions } from '../../sandbox/index.js';
+// The emulator's option parsers, from their own small modules: `--help` and the checks load no server.
+import { clockFrom, parseSandboxDate } from '../../sandbox/clock.js';
+import { FAULT_PROFILES, parseFaultProfile } from '../../sandbox/faults/fault-profile.js';
 
 interface SandboxArgs {
   port: number;
@@ -137,6 +132,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
         }),
       ) as Argv<SandboxArgs>,
   handler: async (args: ArgumentsCamelCase<SandboxArgs>) => {
+    const { startSandbox } = await import('../../sandbox/index.js');
     const { options, liveKey, sandboxKey, made } = sandboxOptionsFromArgs(args);
     const shown = (isMade: boolean, key: string) => (isMade ? `${key} (made up for this run)` : 'as given');
     const sb: SandboxHandle = await startSandbox(options);

@@ -1,14 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { loadPipeline } from '../../config/index.js';
 import { ConfigError } from '../../errors.js';
-import { CronClock } from '../../config/cron-clock.js';
-import { nightRunner } from '../../run/night-runner.js';
-import { ScheduleJournal } from '../../run/schedule-journal.js';
-import { Scheduler, type ScheduledPipeline } from '../../run/scheduler.js';
-import { makeLogger } from '../logger.js';
-import { resolveTarget } from '../service-target.js';
+import type { CronClock as CronClockType } from '../../config/cron-clock.js';
+import type { ScheduledPipeline } from '../../run/scheduler.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface ScheduleArgs {
@@ -22,6 +17,7 @@ interface ScheduleArgs {
 
 /** Every pipeline file of a folder that has a `schedule:`; any invalid file stops start-up. */
 export async function scheduledPipelines(dir: string): Promise<ScheduledPipeline[]> {
+  const { loadPipeline } = await import('../../config/index.js');
   const files = (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();
   const out: ScheduledPipeline[] = [];
   const issues: ConfigError['issues'] = [];
@@ -59,9 +55,15 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
       })
       .check(checkOptions({ count: num({ integer: true, min: 1 }) })) as Argv<ScheduleArgs>,
   handler: async (args: ArgumentsCamelCase<ScheduleArgs>) => {
+    const { CronClock } = await import('../../config/cron-clock.js');
+    const { nightRunner } = await import('../../run/night-runner.js');
+    const { ScheduleJournal } = await import('../../run/schedule-journal.js');
+    const { Scheduler } = await import('../../run/scheduler.js');
+    const { makeLogger } = await import('../logger.js');
+    const { resolveTarget } = await import('../service-target.js');
     const pipelines = await scheduledPipelines(args.dir);
     if (args.list) {
-      process.stdout.write(formatList(pipelines, new Date(), args.count));
+      process.stdout.write(formatList(pipelines, new Date(), args.count, CronClock));
       return;
     }
     const log = makeLogger(args['log-level'] ?? process.env.LOG_LEVEL ?? 'info');
@@ -102,7 +104,7 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
   },
 };
 
-function formatList(pipelines: readonly ScheduledPipeline[], now: Date, count: number): string {
+function formatList(pipelines: readonly ScheduledPipeline[], now: Date, count: number, CronClock: typeof CronClockType): string {
   if (pipelines.length === 0) return 'no scheduled pipelines\n';
   const lines: string[] = [];
   for (const p of pipelines) {

@@ -1,6 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { schemaMarkdown, withWarehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
 
 interface SchemaArgs {
@@ -20,6 +19,7 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
         describe: 'list the generic tables and columns this warehouse added (schema_columns)',
       }) as Argv<SchemaArgs>,
   handler: async (args: ArgumentsCamelCase<SchemaArgs>) => {
+    const { schemaMarkdown, withWarehouse } = await import('../../warehouse/index.js');
     if (args.warehouse) {
       requireWarehouse(args.warehouse);
       const rows = await withWarehouse(args.warehouse, (wh) =>
