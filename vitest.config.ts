@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // dist/ built once when not current: CLI children run it (bin/pipeline.mjs), never a stale one.
+    globalSetup: ['test/global-setup.ts'],
     allowOnly: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,0 +1,18 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { buildIsCurrent } from '../bin/source-stamp.mjs';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+/**
+ * Before any test: the compiled build (dist/) of src/ as it is now, so the tests' many CLI children
+ * (`node bin/pipeline.mjs ...`) start in a fraction of the time tsx takes. The tests still run the
+ * current code either way: bin/pipeline.mjs runs dist/ only while its stamp matches src/, and a file
+ * edited during the tests sends the later children to the sources through tsx. A build that fails
+ * (a type error: `npm test` reports it through `npm run typecheck`) leaves the children on tsx.
+ */
+export default function setup(): void {
+  if (process.env.PIPELINE_FROM_SOURCE === '1' || buildIsCurrent(`${root}src`, `${root}dist`)) return;
+  const r = spawnSync(process.execPath, ['scripts/build.mjs', '--quiet'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.stderr.write('global setup: the build failed; CLI children run src/ through tsx\n');
+}

@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildIsCurrent, sourceStamp, STAMP_FILE } from '../../../bin/source-stamp.mjs';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const run = promisify(execFile);
+
+/** A project in small under .tmp/ (node_modules, tsx among them, found above it): bin/ as it is, a src/ and a dist/ that say who they are. */
+async function project(dir: string): Promise<void> {
+  await mkdir(join(dir, 'bin'), { recursive: true });
+  await mkdir(join(dir, 'src', 'cli'), { recursive: true });
+  await mkdir(join(dir, 'dist'), { recursive: true });
+  for (const f of ['pipeline.mjs', 'source-stamp.mjs']) await copyFile(join(root, 'bin', f), join(dir, 'bin', f));
+  await writeFile(join(dir, 'src', 'bin.ts'), "const from: string = 'source';\nprocess.stdout.write(from);\n");
+  await writeFile(join(dir, 'src', 'cli', 'x.ts'), 'export const x = 1;\n');
+  await writeFile(join(dir, 'dist', 'bin.js'), "process.stdout.write('dist');\n");
+}
+
+/** What the small project's `bin/pipeline.mjs` ran: `dist` or `source`. */
+async function ran(dir: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const e = { ...process.env, ...env };
+  if (!('PIPELINE_FROM_SOURCE' in env)) delete e.PIPELINE_FROM_SOURCE;
+  return (await run(process.execPath, [join(dir, 'bin', 'pipeline.mjs')], { env: e })).stdout;
+}
+
+const stamp = (dir: string) => writeFile(join(dir, 'dist', STAMP_FILE), sourceStamp(join(dir, 'src')));
+
+describe('bin/pipeline.mjs: the build while it is of the sources as they are, else the sources', () => {
+  let dir: string;
+  beforeEach(async () => {
+    await mkdir(join(root, '.tmp'), { recursive: true });
+    dir = await mkdtemp(join(root, '.tmp', 'startup-'));
+    await project(dir);
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('runs dist/ when its stamp matches src/, and the sources through tsx when there is no stamp', async () => {
+    expect(await ran(dir)).toBe('source');
+    await stamp(dir);
+    expect(buildIsCurrent(join(dir, 'src'), join(dir, 'dist'))).toBe(true);
+    expect(await ran(dir)).toBe('dist');
+    expect(await ran(dir, { PIPELINE_FROM_SOURCE: '1' })).toBe('source');
+  });
+
+  it('runs the sources once a file is edited, added or removed after the build', async () => {
+    await stamp(dir);
+    const later = new Date(Date.now() + 5_000);
+    await utimes(join(dir, 'src', 'cli', 'x.ts'), later, later);
+    expect(await ran(dir)).toBe('source');
+
+    await stamp(dir);
+    await writeFile(join(dir, 'src', 'cli', 'y.ts'), 'export const y = 2;\n');
+    expect(await ran(dir)).toBe('source');
+
+    await stamp(dir);
+    await rm(join(dir, 'src', 'cli', 'y.ts'));
+    expect(await ran(dir)).toBe('source');
+  });
+
+  it('notices an edit that keeps the size', async () => {
+    await stamp(dir);
+    const before = sourceStamp(join(dir, 'src'));
+    // Same size, new time: a new stamp.
+    await writeFile(join(dir, 'src', 'cli', 'x.ts'), 'export const x = 2;\n');
+    expect(sourceStamp(join(dir, 'src'))).not.toBe(before);
+    expect(await ran(dir)).toBe('source');
+  });
+});
+
+describe('the real command starts without the heavy modules', () => {
+  let hooks: string;
+  beforeEach(async () => {
+    await mkdir(join(root, '.tmp'), { recursive: true });
+    hooks = await mkdtemp(join(root, '.tmp', 'startup-hooks-'));
+    // Every module the command resolves, said on stderr.
+    await writeFile(
+      join(hooks, 'hooks.mjs'),
+      'export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write(`LOADED ${r.url}\\n`); return r; }\n',
+    );
+    await writeFile(
+      join(hooks, 'register.mjs'),
+      `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}/hooks.mjs`)});\n`,
+    );
+  });
+  afterEach(() => rm(hooks, { recursive: true, force: true }));
+
+  it.each(['--version', '--help', 'status --help', 'run --help', 'sandbox --help'])(
+    'pipeline %s loads no DuckDB, Arrow, AWS SDK, undici, zod or pino',
+    async (line: string) => {
+      const args = line.split(' ');
+      const r = await run(process.execPath, ['--import', join(hooks, 'register.mjs'), join(root, 'bin', 'pipeline.mjs'), ...args], {
+        cwd: root,
+      });
+      const loaded = r.stderr.split('\n').filter((l) => l.startsWith('LOADED '));
+      expect(loaded.length).toBeGreaterThan(5);
+      const heavy = loaded.filter((l) => /node_modules\/(@duckdb|apache-arrow|@aws-sdk|undici|zod|pino)\//.test(l));
+      expect(heavy).toEqual([]);
+      expect(r.stdout.length).toBeGreaterThan(0);
+    },
+  );
+});
