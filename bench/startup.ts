@@ -11,6 +11,8 @@
 // Each figure is the median of `--runs` runs; the two paths alternate run by run so both see the same machine. Wall
 // seconds beside CPU seconds (user + system of the child, from /usr/bin/time; "-" without it): the machine is
 // shared, and CPU is less disturbed by the load. Figures, not assertions. dist/ is built first when not current.
+// BENCH_KEEP=1 keeps the year's warehouse (its folder is printed); BENCH_WAREHOUSE=<that folder> measures on it again
+// without the setup.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -156,7 +158,7 @@ if (!buildIsCurrent(resolve('src'), resolve('dist'))) {
 const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-startup-'));
 try {
   const t0 = performance.now();
-  const wh = await yearWarehouse(root);
+  const wh = process.env.BENCH_WAREHOUSE ? resolve(process.env.BENCH_WAREHOUSE) : await yearWarehouse(root);
   const w = await Warehouse.open(wh);
   const [size] = await w.all<{ runs: number; tasks: number; ledger: number }>(
     `SELECT (SELECT count(*) FROM runs)::INT AS runs, (SELECT count(*) FROM tasks)::INT AS tasks, (SELECT count(*) FROM ledger)::INT AS ledger`,
@@ -182,7 +184,7 @@ try {
     `startup: node bin/pipeline.mjs in a child, median of ${RUNS} runs a path (dist = compiled build, tsx = sources compiled at start), Node ${process.version}; ${os.cpus().length} cores, load average ${load()} at the start`,
   );
   console.log(
-    `  warehouse: ${size!.runs} runs, ${size!.tasks.toLocaleString('en-US')} tasks, ${size!.ledger.toLocaleString('en-US')} ledger rows (${NIGHTS} nights of ${KEYWORDS} keywords at depth ${DEPTH}; set up in ${setupS.toFixed(0)} s)`,
+    `  warehouse: ${size!.runs} runs, ${size!.tasks.toLocaleString('en-US')} tasks, ${size!.ledger.toLocaleString('en-US')} ledger rows (${process.env.BENCH_WAREHOUSE ? process.env.BENCH_WAREHOUSE : `${NIGHTS} nights of ${KEYWORDS} keywords at depth ${DEPTH}; set up in ${setupS.toFixed(0)} s`})`,
   );
   console.log(
     `  ${'command'.padEnd(30)} ${'dist wall'.padStart(9)} ${'cpu'.padStart(6)}  ${'tsx wall'.padStart(9)} ${'cpu'.padStart(6)}  ratio wall   cpu  target`,
@@ -213,5 +215,6 @@ try {
   }
   console.log(`  load average ${load()} at the end`);
 } finally {
-  await rm(root, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.log(`kept ${join(root, 'warehouse')}`);
+  else await rm(root, { recursive: true, force: true });
 }
