@@ -1,6 +1,9 @@
 import { ENDPOINTS, taskFunctionOf, type Endpoint, type FamilyId } from '../catalog/index.js';
 import type { CallsLeft, CollectCounts } from '../collect/index.js';
-import { RunStore, totalCounts, type Warehouse } from '../warehouse/index.js';
+// From their own modules, not the warehouse's index: `pipeline status` reads a live run through here, and starts
+// without loading what the index brings (Arrow, the publishing and loading code).
+import { RunStore, totalCounts } from '../warehouse/state/run-store.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
 
 export type { CallsLeft, CollectCounts };
 

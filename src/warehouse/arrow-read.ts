@@ -1,6 +1,7 @@
 import { RecordBatch, Schema, Field, makeData, Struct, vectorFromArray, type Vector } from 'apache-arrow';
 import { DuckDBListValue } from '@duckdb/node-api';
-import { arrowTypeOf, ident, type ColumnKind, type ColumnSpec } from './columns.js';
+import { arrowTypeOf } from './arrow-schema.js';
+import { ident, type ColumnKind, type ColumnSpec } from './columns.js';
 import type { Warehouse } from './warehouse.js';
 
 const KINDS: Record<string, ColumnKind> = {

@@ -1,5 +1,6 @@
 export * from './alerts-table.js';
 export * from './arrow-read.js';
+export * from './arrow-schema.js';
 export * from './bulk.js';
 export * from './columns.js';
 export * from './compact.js';

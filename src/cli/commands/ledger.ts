@@ -28,7 +28,8 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
       .option('out', { type: 'string', describe: 'file to write (required for parquet)' }) as Argv<LedgerArgs>,
   handler: async (args: ArgumentsCamelCase<LedgerArgs>) => {
     const { ledgerReport, ledgerToParquet } = await import('../../run/ledger-report.js');
-    const { readServing, Warehouse } = await import('../../warehouse/index.js');
+    const { Warehouse } = await import('../../warehouse/warehouse.js');
+    const { readServing } = await import('../../warehouse/publish/read-serving.js');
     const { render } = await import('../render.js');
     for (const [name, v] of [
       ['--from', args.from],

@@ -38,7 +38,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
   handler: async (args: ArgumentsCamelCase<StatusArgs>) => {
     const { runStatuses } = await import('../../run/status.js');
     const { readLiveRun } = await import('../../run/live-status.js');
-    const { Warehouse, withWarehouse } = await import('../../warehouse/index.js');
+    const { Warehouse, withWarehouse } = await import('../../warehouse/warehouse.js');
     requireWarehouse(args.warehouse);
     const read = (wh: Warehouse) => runStatuses(wh, { runId: args.run, limit: args.limit });
     // A run holds the database while it works: what it last wrote of itself is shown at once,
