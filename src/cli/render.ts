@@ -16,7 +16,8 @@ export function renderTable(rows: Rows): string {
   if (rows.length === 0) return '(no rows)\n';
   const cols = Object.keys(rows[0]!);
   const cells = rows.map((r) => cols.map((c) => text(r[c])));
-  const width = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  // A fold, not Math.max(...lengths): a year's ledger (some 370,000 rows) overflows the stack as arguments.
+  const width = cols.map((c, i) => cells.reduce((w, row) => Math.max(w, row[i]!.length), c.length));
   const numeric = cols.map((_, i) => cells.every((row) => row[i] === '' || /^-?\d+(\.\d+)?$/.test(row[i]!)));
   const line = (vals: string[]) =>
     vals
