@@ -4,7 +4,7 @@
 // gives the same text, else the sources through tsx: never a build older than the code beside it.
 // Plain JavaScript outside src/, so the entry point reads it without compiling anything (about
 // 10 ms for src/'s ~375 entries).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** The stamp file inside a build folder. */
@@ -35,6 +35,8 @@ export function buildIsCurrent(srcDir, distDir) {
   } catch {
     return false; // no build, or one that did not finish
   }
+  // A copy of the build without the sources (a package of dist/ alone) has nothing to be stale against.
+  if (!existsSync(srcDir)) return true;
   try {
     return stamp === sourceStamp(srcDir);
   } catch {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +62,14 @@ describe('bin/pipeline.mjs: the build while it is of the sources as they are, el
     expect(await ran(dir)).toBe('source');
   });
 
+  it('runs dist/ of a copy that has no src/ at all, and the sources when dist/ has no stamp', async () => {
+    await stamp(dir);
+    await rm(join(dir, 'src'), { recursive: true });
+    expect(await ran(dir)).toBe('dist');
+    await rm(join(dir, 'dist', STAMP_FILE));
+    await expect(ran(dir)).rejects.toThrow(/src\/bin\.ts|Cannot find module/);
+  });
+
   it('notices an edit that keeps the size', async () => {
     await stamp(dir);
     const before = sourceStamp(join(dir, 'src'));
@@ -68,6 +77,14 @@ describe('bin/pipeline.mjs: the build while it is of the sources as they are, el
     await writeFile(join(dir, 'src', 'cli', 'x.ts'), 'export const x = 2;\n');
     expect(sourceStamp(join(dir, 'src'))).not.toBe(before);
     expect(await ran(dir)).toBe('source');
+  });
+});
+
+describe('the build (npm run build; the global setup made it for these tests)', () => {
+  it('is of the sources as they are, with the files its modules read beside them', () => {
+    expect(buildIsCurrent(join(root, 'src'), join(root, 'dist'))).toBe(true);
+    for (const f of ['bin.js', 'cli/build-cli.js', 'report/page/report.js', 'report/page/report.css'])
+      expect(existsSync(join(root, 'dist', f)), f).toBe(true);
   });
 });
 
