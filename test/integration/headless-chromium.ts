@@ -32,20 +32,24 @@ export async function launchChromium(): Promise<Browser> {
   try {
     [executablePath, libraries] = await Promise.all([Sparticuz.executablePath(), inflateLibraries()]);
   } catch (e) {
-    throw new Error(`could not decompress the headless Chromium of ${source} into ${tmpdir()}: ${(e as Error).message}. Run \`npm ci\`.`, {
-      cause: e,
-    });
+    throw new Error(
+      `could not decompress the headless Chromium of ${source} into ${tmpdir()} (it needs about 220 MB there; \`npm ci\` restores the package): ${(e as Error).message}`,
+      {
+        cause: e,
+      },
+    );
   }
   try {
+    // Playwright adds --no-sandbox and --headless itself.
     return await chromium.launch({
       executablePath,
-      args: ['--no-sandbox'],
       env: { ...process.env, LD_LIBRARY_PATH: libraries, FONTCONFIG_PATH: join(tmpdir(), 'fonts') },
     });
   } catch (e) {
     throw new Error(
-      `the headless Chromium of ${source} at ${executablePath} did not start: ${(e as Error).message}\n` +
-        `If an earlier run was stopped while decompressing it, delete ${executablePath} and ${dirname(libraries)} and run again; otherwise run \`npm ci\`.`,
+      `the headless Chromium of ${source} at ${executablePath} did not start. It is a build for Linux x86-64 with glibc; ` +
+        `if an earlier run was stopped while decompressing it, delete ${executablePath} and ${dirname(libraries)} and run again. ` +
+        `Playwright said: ${(e as Error).message}`,
       { cause: e },
     );
   }
