@@ -32,12 +32,8 @@ export async function launchChromium(): Promise<Browser> {
   try {
     [executablePath, libraries] = await Promise.all([Sparticuz.executablePath(), inflateLibraries()]);
   } catch (e) {
-    throw new Error(
-      `could not decompress the headless Chromium of ${source} into ${tmpdir()} (it needs about 220 MB there; \`npm ci\` restores the package): ${(e as Error).message}`,
-      {
-        cause: e,
-      },
-    );
+    const why = `(it needs about 200 MB there; \`npm ci\` restores the package): ${(e as Error).message}`;
+    throw new Error(`could not decompress the headless Chromium of ${source} into ${tmpdir()} ${why}`, { cause: e });
   }
   try {
     // Playwright adds --no-sandbox and --headless itself.
