@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { endpointPath } from '../catalog/index.js';
+import { endpointPath } from './spec/index.js';
 import { makeEnvelope } from './envelope.js';
 import { taskGetters } from './handlers/tasks-ready.js';
 import { doneTaskObject } from './task-result.js';

@@ -1,4 +1,4 @@
-import { endpoint as endpointById, type Endpoint } from '../catalog/index.js';
+import { endpointById, type Endpoint } from './spec/index.js';
 import type { SandboxAccount } from './account.js';
 import { buildResults } from './data/results.js';
 import { cnyUnitsToUsdMicros } from './money.js';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
-import type { FamilyId } from '../catalog/index.js';
+import type { FamilyId } from './spec/index.js';
 import { SandboxAccount } from './account.js';
 import { AdminStats } from './admin-stats.js';
 import { CallbackDispatcher } from './callbacks.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { matchEndpoint, type Endpoint, type FamilyId } from '../catalog/index.js';
+import { matchEndpoint, type Endpoint, type FamilyId } from './spec/index.js';
 import { authenticate, type Caller } from './auth.js';
 import { makeEnvelope, STATUS } from './envelope.js';
 import { callName } from './call-name.js';

@@ -1,4 +1,4 @@
-import { endpoint as endpointById, type ResultFormat } from '../catalog/index.js';
+import { endpointById, type ResultFormat } from './spec/index.js';
 import type { SandboxAccount } from './account.js';
 import { buildResults } from './data/results.js';
 import { completeTask } from './depth-refund.js';
