@@ -32,7 +32,7 @@ export type FieldRule =
     }
   /** A string or a non-empty array of strings (`/v1/embeddings` `input`). */
   | { type: 'text-or-texts'; required?: boolean }
-  /** Chat messages: a non-empty array of `{role, content}`. */
+  /** Chat messages: "array of objects with `role` and `content`" (Chat completion (text)); content a string or parts. */
   | { type: 'messages'; required?: boolean }
   /** On-page filters: `[field, operator, value]` conditions joined by `and` / `or`. */
   | { type: 'filters'; maxConditions: number };
@@ -188,8 +188,7 @@ function checkField(name: string, rule: FieldRule, v: unknown, out: RuleIssue[])
       v.forEach((m, i) => {
         const msg = m as { role?: unknown; content?: unknown } | null;
         if (!msg || typeof msg !== 'object' || Array.isArray(msg)) return bad('must be an object with role and content', `${name}.${i}`);
-        if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(msg.role as string))
-          bad('must be system, developer, user, assistant or tool', `${name}.${i}.role`);
+        if (typeof msg.role !== 'string' || msg.role.length === 0) bad('must be a role (a non-empty string)', `${name}.${i}.role`);
         if (typeof msg.content !== 'string' && !Array.isArray(msg.content))
           bad('must be a string or an array of content parts', `${name}.${i}.content`);
       });
