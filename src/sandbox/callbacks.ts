@@ -85,7 +85,8 @@ export class CallbackDispatcher {
     } else {
       outcome = await this.#call(task, url, method);
     }
-    const ok = outcome.message === undefined && outcome.httpCode >= 200 && outcome.httpCode <= 300;
+    const ok =
+      outcome.message === undefined && outcome.httpCode >= WINDOWS.callbackOkStatus.min && outcome.httpCode <= WINDOWS.callbackOkStatus.max;
     world.stats.callback(ok);
     task.callbackState = ok ? 'delivered' : 'failed';
     if (ok) return;

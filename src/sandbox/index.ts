@@ -72,7 +72,7 @@ export interface SandboxOptions {
   rateLimits?: boolean | Partial<Record<FamilyId, number>>;
   /**
    * Most tasks a `task_post` POST takes (the spec contradicts itself: 1 or 100 in production);
-   * tasks past it are answered 40006 and not charged. Default: the catalog's limit (100).
+   * tasks past it are answered 40006 and not charged. Default: the endpoint table's (100, readings.ts `asyncTasksPerPost`).
    */
   maxTasksPerPost?: number;
   /**

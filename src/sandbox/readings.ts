@@ -90,6 +90,25 @@ export const READINGS = {
     spec: 'Events table: "`keyword` | required; at most 700 characters; `%##` is decoded, `+` becomes a space". Whether the 700 count the text sent or the text decoded: not said.',
     meaning: 'decoded: the characters (code points) of the keyword as the service searches it; as-sent: of the text posted.',
   }),
+  keywordBadEscapes: reading({
+    value: 'ascii-decoded' as 'ascii-decoded' | 'kept',
+    options: ['ascii-decoded', 'kept'],
+    spec: 'Events table: "`%##` is decoded". A run of escapes that is not UTF-8 (`%C3%28`): not said.',
+    meaning:
+      'ascii-decoded: each escape below %80 is decoded alone, the others kept as written (`%C3(`), as form parsers do; kept: the whole run stays as written.',
+  }),
+  languageCode: reading({
+    value: 2,
+    options: 'any',
+    spec: 'Events table: "`language_code` | string | optional; ... English (`en`) is supported". Its form: not said.',
+    meaning: 'a SERP `language_code` shorter than this many characters is refused (40501): codes are two letters or more.',
+  }),
+  chatRoles: reading({
+    value: ['system', 'developer', 'user', 'assistant', 'tool'] as readonly string[],
+    options: 'any',
+    spec: 'Chat completion (text): "`messages` (array of objects with `role` and `content`)"; "Both use a widely used chat/embeddings wire format". The roles: not listed.',
+    meaning: 'a message whose role is not one of these is refused (400): the roles of the widely used wire format.',
+  }),
   keywordDecoding: reading({
     value: 'every-serp-keyword' as 'every-serp-keyword' | 'events-only',
     options: ['every-serp-keyword', 'events-only'],
@@ -103,6 +122,26 @@ export const READINGS = {
     spec: '"Request parameters of `v2/live/advanced/`, `v2/task_post/` and `task_get/advanced/`: not shown."; the organic and other SERP request tables are not given.',
     meaning:
       "every SERP task is checked by the events table's rules for the fields it names (keyword 700, one of three location fields, depth ≤ 700, priority 1/2, tag 255), plus device/OS pairs and `target` of the v3 notes; fields not named pass through.",
+  }),
+  readyListWindow: reading({
+    value: '3 days (task-store.ts READY_LIST_WINDOW_MS)' as const,
+    options: 'any',
+    spec: 'States: "done without callback | ... | listed in the ready list | collect by `task_get`". How long an uncollected task stays listed: not said (result-shapes.md says the last 3 days).',
+    meaning:
+      'a done, uncollected task leaves the ready list 3 days after it is done (still served by task_get). Not yet read from this table: the constant is in task-store.ts, which another change is reworking.',
+  }),
+  idListSort: reading({
+    value: 'posted' as 'posted' | 'done',
+    options: ['posted', 'done'],
+    spec: 'id_list: "`sort` | `asc` or `desc`; default `asc`; sorts by task execution time"; the window is given by `datetime_from` / `datetime_to` without saying which time they bound.',
+    meaning:
+      'posted: tasks are windowed and sorted by the time they were posted (datetime_posted); done: by datetime_done. Only `posted` is implemented (utilities/id-list.ts).',
+  }),
+  resendWithoutCallback: reading({
+    value: 40501,
+    options: 'any',
+    spec: 'Events: "a task whose function has no callback support gets task status 40503". A task of a function with callbacks that was posted without a callback URL: not said.',
+    meaning: 'webhook_resend answers such a task with this status (Invalid Field).',
   }),
   unlistedFields: reading({
     value: 'refuse-where-whole-table' as const,

@@ -44,7 +44,7 @@ export interface SandboxWorld {
   /** Undefined when rate limits are off. */
   limiter: SlidingWindowLimiter | undefined;
   admin: boolean;
-  /** A lower limit of tasks per `task_post` POST than the catalog's (40006 past it); undefined: the catalog's. */
+  /** A lower limit of tasks per `task_post` POST than the endpoint table's (40006 past it); undefined: the table's. */
   maxTasksPerPost: number | undefined;
   /** Deliver callbacks to non-loopback hosts too (off: tests never reach the outside network). */
   allowRemoteCallbacks: boolean;

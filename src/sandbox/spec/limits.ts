@@ -82,6 +82,8 @@ export const WINDOWS = {
   tasksFixedMs: DAY_MS,
   /** Events: "no answer within 10 seconds"; Limits: "Callback server answer | 10 seconds". */
   callbackAnswerMs: 10_000,
+  /** Events: "HTTP status below 200 or above 300" fails a callback, so 200 to 300 (300 included) is an answer. */
+  callbackOkStatus: { min: 200, max: 300 },
   /** on-page resources: "results are retrievable for 30 days after submission". */
   onPageResultsMs: 30 * DAY_MS,
 } as const;
@@ -137,7 +139,8 @@ export const EVENTS_TASK: RequestRules = {
     location_code: { type: 'integer', min: 1 }, // "required unless `location_name` or `location_coordinate` is given"
     location_name: { type: 'text', nonEmpty: true }, // "alternative to the other two location fields"
     location_coordinate: { type: 'text', format: 'coordinate' }, // "`latitude,longitude,radius`; up to 7 decimals"
-    language_code: { type: 'text', nonEmpty: true }, // "optional; default is an official language of the location"
+    // "optional; default is an official language of the location; English (`en`) is supported" (a code: READINGS.languageCode)
+    language_code: { type: 'text', nonEmpty: true, minChars: READINGS.languageCode.value },
     language_name: { type: 'text', nonEmpty: true }, // "alternative to `language_code`"
     depth: { type: 'integer', min: 1, max: 700 }, // "optional; default 10; maximum 700"
     max_crawl_pages: { type: 'integer', min: 1, max: 100 }, // "optional; maximum 100"
@@ -190,6 +193,7 @@ export const SEARCH_VOLUME_TASK: RequestRules = {
   fields: {
     keywords: { type: 'texts', required: true, minItems: 1, maxItems: READINGS.searchVolumeKeywords.value, nonEmpty: true },
     ...location,
+    language_code: { type: 'text', nonEmpty: true, minChars: READINGS.languageCode.value },
     tag,
     ...callbackFields,
   },

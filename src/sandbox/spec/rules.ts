@@ -3,6 +3,7 @@
  * checker ({@link checkRequest}). The tables themselves are in limits.ts, each field with the
  * spec section it comes from. Nothing here knows an endpoint; it only reads the table.
  */
+import { READINGS } from '../readings.js';
 import { imageTier } from './prices.js';
 
 /** A rule on one field. Lengths count Unicode code points: the spec says "characters". */
@@ -11,6 +12,8 @@ export type FieldRule =
       type: 'text';
       required?: boolean;
       nonEmpty?: boolean;
+      /** At least this many characters (code points). */
+      minChars?: number;
       /** At most this many characters (code points). */
       maxChars?: number;
       /** Count the characters after the service's keyword decoding (`%##` decoded, `+` a space). */
@@ -84,13 +87,20 @@ export function charCount(s: string): number {
   return n;
 }
 
-/** What the service searches for a posted keyword: `+` a space, `%##` runs decoded (lenient). */
+/**
+ * What the service searches for a posted keyword (events table: "`%##` is decoded, `+`
+ * becomes a space"): `+` a space, each run of `%##` decoded as UTF-8. A run that is not
+ * UTF-8 is read as READINGS.keywordBadEscapes says (the spec is silent).
+ */
 export function decodeKeyword(sent: string): string {
   return sent.replace(/\+/g, ' ').replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
     try {
       return decodeURIComponent(run);
     } catch {
-      return run; // not UTF-8: kept as written
+      if (READINGS.keywordBadEscapes.value === 'kept') return run;
+      return run.replace(/%([0-9a-fA-F]{2})/g, (esc, hex: string) =>
+        parseInt(hex, 16) < 0x80 ? String.fromCharCode(parseInt(hex, 16)) : esc,
+      );
     }
   });
 }
@@ -144,6 +154,7 @@ function checkField(name: string, rule: FieldRule, v: unknown, out: RuleIssue[])
       if (typeof v !== 'string') return bad('must be a string');
       if (rule.nonEmpty && v.length === 0) return bad('must not be empty');
       const counted = rule.countDecoded ? decodeKeyword(v) : v;
+      if (rule.minChars !== undefined && charCount(v) < rule.minChars) return bad(`at least ${rule.minChars} characters`);
       if (rule.maxChars !== undefined && charCount(counted) > rule.maxChars) return bad(`at most ${rule.maxChars} characters`);
       if (rule.format && !FORMATS[rule.format]!.test(v)) return bad(`must be ${FORMATS[rule.format]!.says}`);
       if (rule.oneOf && !rule.oneOf.includes(v)) return bad(`must be one of ${rule.oneOf.join(', ')}`);
@@ -188,7 +199,8 @@ function checkField(name: string, rule: FieldRule, v: unknown, out: RuleIssue[])
       v.forEach((m, i) => {
         const msg = m as { role?: unknown; content?: unknown } | null;
         if (!msg || typeof msg !== 'object' || Array.isArray(msg)) return bad('must be an object with role and content', `${name}.${i}`);
-        if (typeof msg.role !== 'string' || msg.role.length === 0) bad('must be a role (a non-empty string)', `${name}.${i}.role`);
+        if (!(READINGS.chatRoles.value as readonly unknown[]).includes(msg.role))
+          bad(`must be ${READINGS.chatRoles.value.join(', ')}`, `${name}.${i}.role`);
         if (typeof msg.content !== 'string' && !Array.isArray(msg.content))
           bad('must be a string or an array of content parts', `${name}.${i}.content`);
       });
