@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
-import type { FamilyId } from '../catalog/index.js';
+import type { FamilyId } from './spec/index.js';
 import { SandboxAccount } from './account.js';
 import { AdminStats } from './admin-stats.js';
 import { CallbackDispatcher } from './callbacks.js';
@@ -8,6 +8,7 @@ import { completeDueTasks } from './depth-refund.js';
 import { ErrorLog } from './error-log.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { parseFaultProfile, resolveFaultProfile, type FaultProfile } from './faults/fault-profile.js';
+import { parseReadings, type ServedReadings } from './readings.js';
 import { formatCny, parseCny } from './money.js';
 import { SlidingWindowLimiter, specFamilyLimits } from './rate-limit.js';
 import { createSandboxServer, type SandboxLogEntry } from './server.js';
@@ -22,6 +23,7 @@ export type { SandboxLogEntry } from './server.js';
 export { ADMIN_STATS_PATH } from './server.js';
 export { FAULT_PROFILES, NO_FAULTS, parseFaultProfile, type FaultProfile } from './faults/fault-profile.js';
 export type { AdminStatsBody } from './admin-stats.js';
+export { DEFAULT_READINGS, parseReadings, READINGS, type ServedReadings } from './readings.js';
 
 /** A key the emulator accepts out of the box; sandbox keys are never charged. */
 export const DEFAULT_SANDBOX_KEY = 'svc_sandbox_local';
@@ -70,9 +72,15 @@ export interface SandboxOptions {
   rateLimits?: boolean | Partial<Record<FamilyId, number>>;
   /**
    * Most tasks a `task_post` POST takes (the spec contradicts itself: 1 or 100 in production);
-   * tasks past it are answered 40006 and not charged. Default: the catalog's limit (100).
+   * tasks past it are answered 40006 and not charged. Default: the endpoint table's (100, readings.ts `asyncTasksPerPost`).
    */
   maxTasksPerPost?: number;
+  /**
+   * Which reading to serve where the spec is silent and the point is switchable (readings.ts):
+   * `refunds` (`task-cost` | `balance`), `rateLimitBody` (`http429` | `http200`); as an object
+   * or the CLI's text form `refunds=balance,rateLimitBody=http200`. Default: today's readings.
+   */
+  readings?: Partial<ServedReadings> | string;
   /** Serve `GET /__admin/stats` (calls per family, tasks per tag, CNY charged). Default false. */
   admin?: boolean;
   /** Deliver callbacks to non-loopback hosts too. Default false. */
@@ -125,6 +133,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   const seed = opts.seed ?? 1;
   const profile = typeof opts.faults === 'string' ? parseFaultProfile(opts.faults) : resolveFaultProfile(opts.faults);
   const drift = opts.drift ?? 0;
+  const readings = parseReadings(opts.readings);
   if (!Number.isFinite(drift) || drift < 0 || drift > 1) throw new Error(`drift ${drift} must be a share from 0 to 1`);
   const world = {
     seed,
@@ -143,13 +152,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     limiter: limiterFor(opts.rateLimits, timeScale),
     admin: opts.admin ?? false,
     maxTasksPerPost: opts.maxTasksPerPost,
+    readings,
     allowRemoteCallbacks: opts.allowRemoteCallbacks ?? false,
     dispatcher: opts.callbackDispatcher,
   } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
   world.callbacks = new CallbackDispatcher(world);
   // Every call first completes the tasks done by now (their refunds land), then starts due callbacks.
   const tick = () => {
-    completeDueTasks(world.seed, world.store, world.account, world.now().getTime());
+    completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings.refunds);
     world.callbacks.tick();
   };
   const server = createSandboxServer(world, tick);
@@ -169,7 +179,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     port,
     log: world.log,
     balanceCny: () => {
-      completeDueTasks(world.seed, world.store, world.account, world.now().getTime());
+      completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings.refunds);
       return formatCny(world.account.balanceUnits);
     },
     flushCallbacks: () => world.callbacks.flush(),

@@ -5,6 +5,7 @@ import {
   clockFrom,
   FAULT_PROFILES,
   parseFaultProfile,
+  parseReadings,
   parseSandboxDate,
   startSandbox,
   type SandboxHandle,
@@ -25,6 +26,7 @@ interface SandboxArgs {
   'rate-limits': boolean;
   drift?: number;
   date?: string;
+  reading?: string;
 }
 
 /** The spec gives `<key>` no length or alphabet: anything but spaces after the prefix. */
@@ -58,6 +60,7 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): {
       admin: args.admin,
       rateLimits: args['rate-limits'],
       ...(args.drift === undefined ? {} : { drift: args.drift }),
+      ...(args.reading === undefined ? {} : { readings: parseReadings(args.reading) }),
       ...(args.date !== undefined ? { now: clockFrom(parseSandboxDate(args.date)) } : {}),
     },
   };
@@ -111,6 +114,11 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
         default: 0.05,
         describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms',
       })
+      .option('reading', {
+        type: 'string',
+        describe:
+          'where the spec is silent, which reading to serve: refunds=task-cost|balance, rateLimitBody=http429|http200 (comma-separated; default task-cost, http429)',
+      })
       .option('rate-limits', {
         type: 'boolean',
         default: true,
@@ -129,6 +137,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
           faults: parsedBy(parseFaultProfile, `a profile (${Object.keys(FAULT_PROFILES).join(', ')}) or field=rate pairs`),
           'time-scale': num({ above: 0 }),
           drift: num({ min: 0, max: 1 }),
+          reading: parsedBy(parseReadings, 'name=value pairs such as refunds=balance,rateLimitBody=http200'),
           date: parsedBy(parseSandboxDate, 'a date YYYY-MM-DD (midnight UTC) or an ISO instant'),
           // The spec: a key of any length after its prefix is a key.
           'live-key': (v) => (/^svc_live_\S+$/.test(String(v)) ? undefined : 'a key starting svc_live_ followed by at least one character'),
@@ -148,7 +157,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
             ? '  accepting the keys given on the command line; any other key gets 401\n'
             : `  accepted keys: live ${shown(made.live, liveKey)}  sandbox ${shown(made.sandbox, sandboxKey)}; any other key gets 401\n`) +
         `  try: SVC_API_KEY=${made.sandbox ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
-        `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
+        `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.reading ? `; readings: ${args.reading}` : ''}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',
     );
     await new Promise<void>((resolveStop) => {
