@@ -16,6 +16,7 @@ export const EPILOG = `Environment:
   PIPELINE_PUBLISH_COMPACT_FILES  files a Parquet partition may hold before it is compacted into one (default 8)
   PIPELINE_SERVING_KEEP_HOURS  how long files of older serving.duckdb snapshots stay for readers still holding one (default 24)
   PIPELINE_SANDBOX_DATE  start the built-in sandbox's clock at this date (YYYY-MM-DD or an ISO instant)
+  PIPELINE_SANDBOX_READY_AFTER  seconds until a task posted to the built-in sandbox is done (default 0.3)
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)

@@ -88,6 +88,7 @@ export class CallbackDispatcher {
     const ok = outcome.message === undefined && outcome.httpCode >= 200 && outcome.httpCode <= 300;
     world.stats.callback(ok);
     task.callbackState = ok ? 'delivered' : 'failed';
+    world.store.touch(task);
     if (ok) return;
     world.errors.add(task.key, task.api, world.now(), {
       id: task.id,

@@ -56,7 +56,10 @@ export function completeTask(seed: number, task: StoredTask, account: SandboxAcc
  * not fetched.
  */
 export function completeDueTasks(seed: number, store: TaskStore, account: SandboxAccount, nowMs: number): void {
-  for (const task of store.dueCompletions(nowMs)) completeTask(seed, task, account);
+  for (const task of store.dueCompletions(nowMs)) {
+    completeTask(seed, task, account);
+    store.touch(task);
+  }
 }
 
 /** Whether a task may be refunded (a charged SERP task deeper than the base page): only those wait in the queue. */

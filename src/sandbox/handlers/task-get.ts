@@ -38,6 +38,7 @@ export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   const done = doneTaskObject(ctx.seed, task, ctx.endpoint.format, ctx.pathSegments, ctx.now.getTime(), ctx.account, !ctx.ai);
   task.collected = true;
   task.collectedAtMs = ctx.now.getTime();
+  ctx.store.touch(task);
   // The call is free (the envelope's cost is 0); the task's own `cost` is its net cost.
   return reply(done);
 }
