@@ -24,4 +24,5 @@ Exit codes:
   ${ExitCode.partial} partial, run again to resume   ${ExitCode.budgetOrBalance} stopped at the budget or balance
   ${ExitCode.serviceUnavailable} service or lake unavailable   ${ExitCode.auth} API key or lake credentials refused
   ${ExitCode.warehouseLocked} warehouse.duckdb held by another process past PIPELINE_LOCK_WAIT_SECONDS (readers: open serving.duckdb)
+  ${ExitCode.warehouseGone} warehouse.duckdb deleted or replaced while in use (what it held is copied to warehouse.rescued-*.duckdb)
   130 a second Ctrl-C: stopped at once, the next run resumes`;
