@@ -15,7 +15,7 @@ const KEYWORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
 
 /** The environment of a run on the built-in emulator: no key, results ready `readyAfter` seconds after posting. */
 function builtinEnv(readyAfter: string): NodeJS.ProcessEnv {
-  const env = { ...process.env, PIPELINE_SANDBOX_READY_AFTER: readyAfter };
+  const env: NodeJS.ProcessEnv = { ...process.env, PIPELINE_SANDBOX_READY_AFTER: readyAfter };
   for (const k of ['SVC_API_KEY', 'SVC_BASE_URL', 'SVC_SANDBOX_URL', 'PIPELINE_SANDBOX_DATE', 'PIPELINE_LAKE']) delete env[k];
   return env;
 }
