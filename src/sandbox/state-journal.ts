@@ -17,8 +17,11 @@ import type { SandboxWorld } from './world.js';
 
 /** The journal's format; a file of another version is refused rather than misread. */
 const VERSION = 1;
-/** Tasks (and calls) posted longer ago than this, on the emulator clock, are dropped when the journal is rewritten: `id_list` looks back a month. */
-const KEEP_MS = 40 * 24 * 3600 * 1000;
+const DAY_MS = 24 * 3600 * 1000;
+/** Uncollected tasks posted longer ago than this (emulator clock) are dropped when the journal is rewritten: `id_list` looks back a month. */
+const KEEP_MS = 40 * DAY_MS;
+/** Collected tasks, and calls, are kept this long: the ready list's window (a re-parse is listed for a day). */
+const KEEP_DONE_MS = 3 * DAY_MS;
 
 /** One call the emulator answered after processing it: the ledger of charges (and `user_data`'s statistics). */
 export interface JournalCall {
@@ -54,8 +57,8 @@ type Line =
  * append-only NDJSON file, one line per change (a task created or moved on, the balance, a
  * call answered), written and fsynced before the answer leaves the emulator, so a client
  * never holds a task id the emulator could forget. Read back at start (the last line of each
- * task wins; a line torn by a kill is dropped), and rewritten then, without what is older than
- * 40 days, by rename. Results are not stored: they are rebuilt from the seed, the task and its
+ * task wins; a line torn by a kill is dropped), and rewritten then by rename, without what is
+ * too old to be asked for (uncollected tasks after 40 days, collected ones and calls after 3). Results are not stored: they are rebuilt from the seed, the task and its
  * ready time, exactly as before.
  *
  * One file per seed (`emulator-seed<N>.ndjson`): another seed is another simulated world.
@@ -238,11 +241,10 @@ function readLines(text: string, path: string): JournalState {
 }
 
 function prune(state: JournalState, nowMs: number): JournalState {
-  const since = nowMs - KEEP_MS;
   return {
     ...state,
-    tasks: state.tasks.filter((t) => t.postedAtMs >= since),
-    calls: state.calls.filter((c) => c.at >= since),
+    tasks: state.tasks.filter((t) => t.postedAtMs >= nowMs - (t.collected ? KEEP_DONE_MS : KEEP_MS)),
+    calls: state.calls.filter((c) => c.at >= nowMs - KEEP_DONE_MS),
   };
 }
 
