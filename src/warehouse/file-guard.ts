@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { EtlError } from '../errors.js';
@@ -74,6 +74,7 @@ export class FileGuard {
       } finally {
         c.closeSync();
       }
+      chmodSync(rescued, 0o600); // the ledger and the raw index: the user's alone, as warehouse.duckdb is
       saved =
         `Everything it held (runs, tasks, ledger, loaded rows; this run's up to now) was copied to ${rescued}. ` +
         `To keep it: stop what else uses the warehouse, ${change === 'replaced' ? `move the file now named ${basename(this.path)} aside` : `move aside any new ${basename(this.path)}`}, ` +
