@@ -55,7 +55,7 @@ type Line =
  * The built-in emulator's memory on disk (`startSandbox({ stateDir })`), so a process that
  * ends (Ctrl-C, SIGKILL) does not take the service's side of the night with it: an
  * append-only NDJSON file, one line per change (a task created or moved on, the balance, a
- * call answered), written and fsynced before the answer leaves the emulator, so a client
+ * call answered), written (and fsynced, unless only a free call's statistics) before the answer leaves the emulator, so a client
  * never holds a task id the emulator could forget. Read back at start (the last line of each
  * task wins; a line torn by a kill is dropped), and rewritten then by rename, without what is
  * too old to be asked for (uncollected tasks after 40 days, collected ones and calls after 3). Results are not stored: they are rebuilt from the seed, the task and its
@@ -164,8 +164,10 @@ export class SandboxJournal {
       lines.push(JSON.stringify({ k: 'acct', bal: balanceUnits, tot: totalUnits } satisfies Line));
       this.#lastAcct = acct;
     }
+    // A free call that changed nothing is statistics only: written, not waited for on disk.
+    const durable = lines.length > 0 || (call?.units ?? 0) > 0;
     if (call) lines.push(JSON.stringify({ k: 'call', c: call } satisfies Line));
-    if (lines.length > 0) this.#append(lines);
+    if (lines.length > 0) this.#append(lines, durable);
   }
 
   /** Closes the file and gives up ownership of the folder. */
@@ -182,13 +184,13 @@ export class SandboxJournal {
     }
   }
 
-  #append(lines: string[]): void {
+  #append(lines: string[], durable = true): void {
     const news = this.news(); // what another process appended is read before this process writes past it
     if (news) this.onNews?.(news);
     const buf = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
     let done = 0;
     while (done < buf.length) done += writeSync(this.#fd, buf, done, buf.length - done);
-    fsyncSync(this.#fd);
+    if (durable) fsyncSync(this.#fd);
     this.#offset += buf.length;
   }
 
