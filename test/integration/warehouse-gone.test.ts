@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -99,5 +100,7 @@ describe('warehouse.duckdb deleted or replaced during a run', () => {
     expect(run.stderr).toMatch(/error \[ETL_WAREHOUSE_GONE\]: .*warehouse\.duckdb was replaced by another file/);
     expect(await rescued()).toHaveLength(1);
     expect((await readFile(db())).equals(put!)).toBe(true);
+    // No write-ahead log of the old file is left for DuckDB to replay onto the one put in its place.
+    expect(existsSync(`${db()}.wal`)).toBe(false);
   }, 90_000);
 });
