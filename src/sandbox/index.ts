@@ -239,7 +239,8 @@ function limiterFor(setting: SandboxOptions['rateLimits'], timeScale: number): S
 function restore(world: SandboxWorld, state: JournalState): void {
   const ours = world.store.takeChanged(); // this process's changes not written yet stay to be written
   for (const loaded of state.tasks) {
-    const task = loaded.callbackState === 'sending' ? { ...loaded, callbackState: 'pending' as const } : loaded;
+    const key = world.journal ? world.journal.keyOf(loaded.key) : loaded.key;
+    const task = { ...loaded, key, ...(loaded.callbackState === 'sending' ? { callbackState: 'pending' as const } : {}) };
     const known = world.store.get(task.id, task.key);
     if (known) Object.assign(known, task);
     else world.store.add(task, mayBeRefunded(endpointById(task.endpointId), task.params, task.chargedUnits));

@@ -78,6 +78,7 @@ async function respond(
       ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error')
       : failure(401, STATUS.unauthorized);
   } else {
+    world.journal?.claim(caller.key, world.store); // restored tasks hold their key's hash until it calls
     fault = world.faults.nextCall(path);
     reply = gate(world, caller, fault, family, now.getTime(), isV1);
     if (reply.http === 0) {

@@ -11,8 +11,9 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { StoredTask } from './task-store.js';
+import type { StoredTask, TaskStore } from './task-store.js';
 import type { SandboxWorld } from './world.js';
 
 /** The journal's format; a file of another version is refused rather than misread. */
@@ -74,6 +75,8 @@ export class SandboxJournal {
   #offset = 0;
   #owner: boolean;
   #lastAcct = '';
+  /** Keys seen on calls, by their hash: restored tasks hold the hash until their key calls. */
+  readonly #keys = new Map<string, string>();
 
   private constructor(path: string, lockPath: string, fd: number, owner: boolean) {
     this.path = path;
@@ -106,7 +109,7 @@ export class SandboxJournal {
       const lines = [JSON.stringify({ k: 'hello', v: VERSION, seed } satisfies Line)];
       if (keep) {
         lines.push(JSON.stringify({ k: 'acct', bal: keep.balanceUnits, tot: keep.totalUnits } satisfies Line));
-        for (const t of keep.tasks) lines.push(JSON.stringify({ k: 'task', t: persistable(t) } satisfies Line));
+        for (const t of keep.tasks) lines.push(taskLine(t));
         for (const c of keep.calls) lines.push(JSON.stringify({ k: 'call', c } satisfies Line));
       }
       const tmp = `${path}.tmp`;
@@ -158,7 +161,7 @@ export class SandboxJournal {
    */
   commit(tasks: Iterable<StoredTask>, balanceUnits: number, totalUnits: number, call?: JournalCall): void {
     const lines: string[] = [];
-    for (const t of tasks) lines.push(JSON.stringify({ k: 'task', t: persistable(t) } satisfies Line));
+    for (const t of tasks) lines.push(taskLine(t));
     const acct = `${balanceUnits}/${totalUnits}`;
     if (acct !== this.#lastAcct) {
       lines.push(JSON.stringify({ k: 'acct', bal: balanceUnits, tot: totalUnits } satisfies Line));
@@ -168,6 +171,22 @@ export class SandboxJournal {
     const durable = lines.length > 0 || (call?.units ?? 0) > 0;
     if (call) lines.push(JSON.stringify({ k: 'call', c: call } satisfies Line));
     if (lines.length > 0) this.#append(lines, durable);
+  }
+
+  /**
+   * A key that called: the restored tasks holding its hash hold the key again (the journal never
+   * stores a key, so a task is its key's only once that key is seen). Once per key.
+   */
+  claim(key: string, store: TaskStore): void {
+    const ref = keyRef(key);
+    if (ref === key || this.#keys.has(ref)) return;
+    this.#keys.set(ref, key);
+    store.rekey(ref, key);
+  }
+
+  /** The key a journal line's key stands for, when that key has called; else the hash as read. */
+  keyOf(ref: string): string {
+    return this.#keys.get(ref) ?? ref;
   }
 
   /** Closes the file and gives up ownership of the folder. */
@@ -198,10 +217,46 @@ export class SandboxJournal {
   onNews: ((state: JournalState) => void) | undefined;
 }
 
-/** The task as stored: without its built result (rebuilt from the seed), and a callback caught mid-send is sent again. */
-function persistable(t: StoredTask): StoredTask {
+/** Prefix of a key as the journal holds it: its SHA-256, never the key (keys are never stored). */
+const KEY_REF = 'sha256:';
+
+/** How the journal names a key: its hash (a task restored and not yet claimed already holds one). */
+export function keyRef(key: string): string {
+  return key.startsWith(KEY_REF) ? key : `${KEY_REF}${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/**
+ * A task's journal line: without its built result (rebuilt from the seed), its key as a hash,
+ * and the secret of a callback URL (`.../<secret>/postback`) cut out, as the raw landing does.
+ */
+function taskLine(t: StoredTask): string {
   const { result: _result, resultAtMs: _at, resultText: _text, ...rest } = t;
-  return rest;
+  return redactCallbackSecrets(JSON.stringify({ k: 'task', t: { ...rest, key: keyRef(t.key) } } satisfies Line));
+}
+
+const CALLBACK_KIND = /(?:\\?\/)(?:postback|pingback)\b/g;
+const SECRET_CHAR = /[A-Za-z0-9_-]/;
+const MIN_SECRET = 16;
+
+/**
+ * The callback secrets of a push run (16 or more of A-Z, a-z, 0-9, `_`, `-` right before
+ * `/postback` or `/pingback`) replaced by `***`: the same rule as src/redact.ts, which the
+ * emulator may not import. A restored task's callback then fails and the task joins the ready
+ * list, as it would anyway: the run that handed out the URL is gone.
+ */
+function redactCallbackSecrets(text: string): string {
+  if (!text.includes('postback') && !text.includes('pingback')) return text;
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(CALLBACK_KIND)) {
+    let start = m.index;
+    while (start > last && SECRET_CHAR.test(text[start - 1]!)) start--;
+    if (m.index - start >= MIN_SECRET) {
+      out += `${text.slice(last, start)}***`;
+      last = m.index;
+    }
+  }
+  return out + text.slice(last);
 }
 
 function readLines(text: string, path: string): JournalState {

@@ -107,6 +107,11 @@ export class TaskStore {
     if (this.#tracked) this.#changed.add(task);
   }
 
+  /** Gives the tasks held under key `from` (a restored task's key hash) to `to`. */
+  rekey(from: string, to: string): void {
+    for (const t of this.#tasks.values()) if (t.key === from) t.key = to;
+  }
+
   /** The tasks added or touched since the last call, and forgets them. */
   takeChanged(): StoredTask[] {
     const out = [...this.#changed];

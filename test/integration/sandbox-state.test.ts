@@ -78,6 +78,27 @@ describe('sandbox: state kept in a folder', () => {
     expect(second.balanceCny()).toBe(balance);
   });
 
+  it('stores neither the API key nor a callback URL secret', async () => {
+    const sb = await start();
+    const secret = 'Zq3xV9kLm2Np8Rt4Wy6B';
+    const posted = await call(sb, 'POST', `${SERP}/task_post`, [
+      serpTask('coffee', { postback_url: `http://127.0.0.1:9/${secret}/postback?id=$id`, postback_data: 'advanced' }),
+    ]);
+    expect(posted.body.tasks[0].status_code).toBe(20100);
+    await sb.close();
+    open.splice(0);
+    const text = await readFile(join(tmp.dir, 'sandbox', 'emulator-seed1.ndjson'), 'utf8');
+    expect(text).toContain('/***/postback');
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(LIVE_KEY);
+    // The key's tasks are still its own when it calls again (the journal holds the key's hash).
+    const again = await start();
+    const listed = await call(again, 'POST', '/v3/serp/id_list', [
+      { datetime_from: '2026-03-02 07:00:00 +00:00', datetime_to: '2026-03-02 08:00:00 +00:00' },
+    ]);
+    expect(listed.body.tasks[0].result).toHaveLength(1);
+  });
+
   it('a line torn by a kill is dropped, and the journal goes on', async () => {
     const first = await start();
     const posted = await call(first, 'POST', `${SERP}/task_post`, [serpTask('coffee')]);
