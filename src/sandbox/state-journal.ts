@@ -206,11 +206,13 @@ export class SandboxJournal {
   #append(lines: string[], durable = true): void {
     const news = this.news(); // what another process appended is read before this process writes past it
     if (news) this.onNews?.(news);
-    const buf = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+    // Bytes past what was read are a line torn by a process killed mid-write: this write starts a line of its own.
+    const size = fstatSync(this.#fd).size;
+    const buf = Buffer.from(`${size > this.#offset ? '\n' : ''}${lines.join('\n')}\n`, 'utf8');
     let done = 0;
     while (done < buf.length) done += writeSync(this.#fd, buf, done, buf.length - done);
     if (durable) fsyncSync(this.#fd);
-    this.#offset += buf.length;
+    this.#offset = size + buf.length;
   }
 
   /** Called with another process's lines found while appending (set by `startSandbox`). */
@@ -262,17 +264,13 @@ function redactCallbackSecrets(text: string): string {
 function readLines(text: string, path: string): JournalState {
   const state: JournalState = { balanceUnits: NaN, totalUnits: NaN, tasks: [], calls: [] };
   const tasks = new Map<string, StoredTask>();
-  let n = 0;
   for (const raw of text.split('\n')) {
-    n++;
     if (!raw.trim()) continue;
     let line: Line;
     try {
       line = JSON.parse(raw) as Line;
     } catch {
-      throw new Error(
-        `${path}, line ${n}: not a journal line; the file was edited or damaged. Move it away to start the emulator's memory afresh (its tasks are then unknown to it).`,
-      );
+      continue; // a line torn by a process killed while writing it: never acknowledged to a client
     }
     switch (line.k) {
       case 'hello':

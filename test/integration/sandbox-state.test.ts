@@ -115,6 +115,21 @@ describe('sandbox: state kept in a folder', () => {
     for (const line of (await readFile(path, 'utf8')).split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
   });
 
+  it('a line torn by a kill while another emulator has the folder: the next write starts its own line, nothing is misread', async () => {
+    const owner = await start(); // holds owner.pid: the second is a sharer, which appends without rewriting
+    const second = await start();
+    const path = join(tmp.dir, 'sandbox', 'emulator-seed1.ndjson');
+    await appendFile(path, '{"k":"task","t":{"id":"half');
+    const posted = await call(second, 'POST', `${SERP}/task_post`, [serpTask('tea')]);
+    await second.close();
+    await owner.close();
+    open.splice(0);
+    const third = await start();
+    expect(third.state?.restoredTasks).toBe(1);
+    nowMs += 2000;
+    expect((await call(third, 'GET', `${SERP}/task_get/advanced/${posted.body.tasks[0].id}`)).body.tasks[0].status_code).toBe(20000);
+  });
+
   it('without stateDir nothing is written and a new emulator knows nothing (tests stay in memory)', async () => {
     const sb = await startSandbox({ now: () => new Date(nowMs), readyAfterMs: 0 });
     open.push(sb);
