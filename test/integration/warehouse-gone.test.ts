@@ -65,7 +65,7 @@ describe('warehouse.duckdb deleted or replaced during a run', () => {
   });
 
   it('deleted: the run fails with exit 8 saying so; what the open file held is in a rescue file, and the run resumes from it buying nothing again', async () => {
-    const run = await actAfterPosting(args(), builtinEnv('3'), () => rm(db()));
+    const run = await actAfterPosting(args(), builtinEnv('6'), () => rm(db()));
     expect(run.code, run.stderr).toBe(ExitCode.warehouseGone);
     expect(run.stdout).not.toMatch(/completed/);
     expect(run.stderr).toMatch(/error \[ETL_WAREHOUSE_GONE\]: .*warehouse\.duckdb was deleted while this process had it open/);
@@ -89,7 +89,7 @@ describe('warehouse.duckdb deleted or replaced during a run', () => {
   it('replaced by rename: the run fails with exit 8 saying so, and leaves the file put in its place alone', async () => {
     // A copy of the warehouse as it was at the POST, renamed onto its name (a restore from backup).
     let put: Buffer | undefined;
-    const run = await actAfterPosting(args(), builtinEnv('3'), async () => {
+    const run = await actAfterPosting(args(), builtinEnv('6'), async () => {
       const other = join(tmp.dir, 'backup.duckdb');
       await copyFile(db(), other);
       put = await readFile(other);
