@@ -3,7 +3,7 @@ import type { RunOutcome } from './run-pipeline.js';
 
 /**
  * The exit code of a run, for scripts: completed → 0; budget or balance → 4; service
- * unreachable → 5; otherwise unfinished → 3; a completed run whose models failed to build
+ * unreachable → 5; tasks lost by the service (40401) → 1; otherwise unfinished → 3; a completed run whose models failed to build
  * or test → 1 (the data is loaded); a lake upload that failed → 5 when the store did not answer,
  * else 1. Pure.
  */
@@ -17,5 +17,7 @@ export function runExitCode(r: Pick<RunOutcome, 'state' | 'stopKind' | 'models' 
   }
   if (r.stopKind === 'budget' || r.stopKind === 'balance') return ExitCode.budgetOrBalance;
   if (r.stopKind === 'unavailable') return ExitCode.serviceUnavailable;
+  // Posted tasks the service does not know (40401): lost for good, so "partial, run again" (3) would mislead.
+  if (r.stopKind === 'lost') return ExitCode.failure;
   return ExitCode.partial;
 }

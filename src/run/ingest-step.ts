@@ -209,6 +209,9 @@ export async function ingestStep(
         `${repriced.length} lost POST(s) left unpriced are now in the ledger at ${cny} CNY, estimated from id_list's USD cost (charge_estimated)`,
       );
     }
+    // Tasks the service answered 40401 (Task Not Found) for: posted (and paid for), their results
+    // lost for good. Never a quiet "completed": the run says which, why, and what to do.
+    stop ??= await lostTasksStop(wh, runId);
     // One segment file per day, kind and run instead of one file per response: loads and
     // replays read a handful of files, and every body stays reachable through the index.
     await compactRaw(wh);
@@ -222,6 +225,36 @@ export async function ingestStep(
   } finally {
     await ctx.push?.close();
   }
+}
+
+/** How many lost tasks the reason names by tag and keyword; the rest are counted. */
+const LOST_SHOWN = 5;
+
+/**
+ * The run's tasks the service said it does not know (40401 Task Not Found) after they were
+ * posted, in this invocation or an earlier one of the run, as a stop: their results are lost
+ * for good. Undefined when there are none.
+ */
+async function lostTasksStop(wh: Warehouse, runId: string): Promise<Stop | null> {
+  const rows = await wh.all<{ task_id: string; tag: string; keyword: string | null }>(
+    `SELECT task_id, tag, json_extract_string(spec, '$.keyword') AS keyword FROM tasks
+     WHERE run_id = $1 AND state = 'failed' AND status_code = 40401 ORDER BY task_id`,
+    [runId],
+  );
+  if (rows.length === 0) return null;
+  const shown = rows
+    .slice(0, LOST_SHOWN)
+    .map((r) => `${r.task_id}${r.keyword ? ` (${r.keyword})` : ''}`)
+    .join(', ');
+  const more = rows.length > LOST_SHOWN ? ` and ${rows.length - LOST_SHOWN} more` : '';
+  return {
+    kind: 'lost',
+    reason:
+      `${rows.length} task(s) posted by this run are unknown to the service (40401 Task Not Found): ${shown}${more}. ` +
+      'Their results are lost; nothing was loaded for them and they are not posted again by themselves, so nothing is paid twice. ' +
+      'The service keeps a task under the key that posted it, at the address it was posted to, for a limited time: if SVC_API_KEY or SVC_BASE_URL changed since they were posted, put them back and check with the service; ' +
+      "otherwise 'pipeline run --new-run' buys the night again (the tasks table lists them: state failed, status_code 40401).",
+  };
 }
 
 /** The latest run of the pipeline with a charged key that completed, started on `at`'s day in `timezone`. */

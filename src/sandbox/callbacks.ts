@@ -89,6 +89,7 @@ export class CallbackDispatcher {
       outcome.message === undefined && outcome.httpCode >= WINDOWS.callbackOkStatus.min && outcome.httpCode <= WINDOWS.callbackOkStatus.max;
     world.stats.callback(ok);
     task.callbackState = ok ? 'delivered' : 'failed';
+    world.store.touch(task);
     if (ok) return;
     world.errors.add(task.key, task.api, world.now(), {
       id: task.id,

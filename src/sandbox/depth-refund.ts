@@ -65,7 +65,10 @@ export function completeDueTasks(
   nowMs: number,
   refunds: ServedReadings['refunds'],
 ): void {
-  for (const task of store.dueCompletions(nowMs)) completeTask(seed, task, account, refunds);
+  for (const task of store.dueCompletions(nowMs)) {
+    completeTask(seed, task, account, refunds);
+    store.touch(task);
+  }
 }
 
 /** Whether a task may be refunded (a charged SERP task deeper than the base page): only those wait in the queue. */

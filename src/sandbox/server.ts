@@ -10,6 +10,7 @@ import { formatCny, formatUsd } from './money.js';
 import { stringifyWithRaw } from './raw-json.js';
 import { routeFamily } from './route-family.js';
 import { routeCall } from './router.js';
+import { persistStep } from './state-journal.js';
 import { v1Error } from './v1/v1-context.js';
 import type { SandboxWorld } from './world.js';
 
@@ -70,11 +71,14 @@ async function respond(
   const caller = authenticate(req.headers.authorization, world.keys);
   let reply: HandlerReply;
   let fault: ReturnType<SandboxWorld['faults']['nextCall']> = { kind: 'none' };
+  /** `{api}` and function of a call that was processed (not refused before it). */
+  let processed: [string, string] | undefined;
   if (!caller) {
     reply = isV1
       ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error')
       : failure(401, STATUS.unauthorized);
   } else {
+    world.journal?.claim(caller.key, world.store); // restored tasks hold their key's hash until it calls
     fault = world.faults.nextCall(path);
     reply = gate(world, caller, fault, family, now.getTime(), isV1, { path, body });
     if (reply.http === 0) {
@@ -83,7 +87,8 @@ async function respond(
       } catch (err) {
         reply = failure(500, STATUS.internal, `Internal Error: ${err instanceof Error ? err.message : String(err)}`);
       }
-      world.usage.record(now, ...callName(path, endpoint), reply.chargedUnits);
+      processed = callName(path, endpoint);
+      world.usage.record(now, ...processed, reply.chargedUnits);
     } else {
       fault = { kind: 'none' };
     }
@@ -98,6 +103,13 @@ async function respond(
     };
   }
   const requestId = randomUUID();
+  // A persisted emulator writes down what the call changed before anything of the answer leaves.
+  if (world.journal) {
+    const call = processed
+      ? { at: now.getTime(), method, path, api: processed[0], fn: processed[1], http: reply.http, units: reply.chargedUnits, requestId }
+      : undefined;
+    persistStep(world, call);
+  }
   const text =
     reply.raw !== undefined
       ? reply.raw.text

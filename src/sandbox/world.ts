@@ -6,6 +6,7 @@ import type { ErrorLog } from './error-log.js';
 import type { ServedReadings } from './readings.js';
 import type { FaultInjector } from './faults/fault-injector.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
+import type { SandboxJournal } from './state-journal.js';
 import type { TaskStore } from './task-store.js';
 import type { UsageLedger } from './usage.js';
 
@@ -54,4 +55,6 @@ export interface SandboxWorld {
   callbacks: CallbackDispatcher;
   /** HTTP dispatcher for callbacks; undici's global one by default. */
   dispatcher: Dispatcher | undefined;
+  /** Set when the emulator keeps its state on disk (`stateDir`): every change is written there before it is answered. */
+  journal?: SandboxJournal;
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline, resolveLake } from '../../config/index.js';
 import { runExitCode, runPipeline, type RunOutcome } from '../../run/index.js';
@@ -91,7 +92,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
   handler: async (args: ArgumentsCamelCase<RunArgs>) => {
     const pipeline = await loadPipeline(args.file);
     const say = (line: string) => process.stderr.write(`${line}\n`);
-    const target = await resolveTarget(process.env, { seed: args.seed, announce: say });
+    // The built-in emulator keeps its state in the warehouse folder: a run stopped and resumed finds its tasks there.
+    const target = await resolveTarget(process.env, { seed: args.seed, announce: say, stateDir: join(args.warehouse, 'sandbox') });
     let outcome: RunOutcome;
     const stopper = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {

@@ -27,6 +27,7 @@ interface SandboxArgs {
   drift?: number;
   date?: string;
   reading?: string;
+  state?: string;
 }
 
 /** The spec gives `<key>` no length or alphabet: anything but spaces after the prefix. */
@@ -62,6 +63,7 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): {
       ...(args.drift === undefined ? {} : { drift: args.drift }),
       ...(args.reading === undefined ? {} : { readings: parseReadings(args.reading) }),
       ...(args.date !== undefined ? { now: clockFrom(parseSandboxDate(args.date)) } : {}),
+      ...(args.state ? { stateDir: args.state } : {}),
     },
   };
 }
@@ -75,6 +77,10 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('port', { type: 'number', default: 8787, describe: 'port to listen on (0 picks a free one)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'loopback address to bind' })
       .option('seed', { type: 'number', default: 1, describe: 'seed of the simulated data and of the faults' })
+      .option('state', {
+        type: 'string',
+        describe: 'folder where the emulator keeps its tasks, balance and calls, read back when started again (default: in memory)',
+      })
       .option('ready-after', { type: 'number', default: 2, describe: 'seconds until a posted task is done (divided by --time-scale)' })
       .option('balance', {
         type: 'string',
@@ -157,6 +163,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
             ? '  accepting the keys given on the command line; any other key gets 401\n'
             : `  accepted keys: live ${shown(made.live, liveKey)}  sandbox ${shown(made.sandbox, sandboxKey)}; any other key gets 401\n`) +
         `  try: SVC_API_KEY=${made.sandbox ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
+        (sb.state ? `  state: ${sb.state.path} (${sb.state.restoredTasks} task(s) known from before)\n` : '') +
         `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.reading ? `; readings: ${args.reading}` : ''}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',
     );

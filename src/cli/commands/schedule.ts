@@ -80,7 +80,10 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
         log,
         lakeFlag: args.lake,
         target: async () => {
-          const t = await resolveTarget(process.env, { announce: (line) => log.info(line) });
+          const t = await resolveTarget(process.env, {
+            announce: (line) => log.info(line),
+            stateDir: join(args.warehouse, 'sandbox'),
+          });
           return {
             baseUrl: t.baseUrl,
             apiKey: t.apiKey,

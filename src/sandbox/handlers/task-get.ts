@@ -47,6 +47,7 @@ export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   );
   task.collected = true;
   task.collectedAtMs = ctx.now.getTime();
+  ctx.store.touch(task);
   // The call is free (the envelope's cost is 0); the task's own `cost` is its net cost.
   return reply(done);
 }

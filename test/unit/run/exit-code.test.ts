@@ -25,6 +25,8 @@ describe('run outcome policy (pure)', () => {
     expect(runExitCode({ state: 'partial', stopKind: 'unavailable' })).toBe(5);
     expect(runExitCode({ state: 'partial', stopKind: 'unknown' })).toBe(3);
     expect(runExitCode({ state: 'partial', stopKind: 'interrupted' })).toBe(3);
+    // Posted tasks the service no longer knows (40401): running again cannot bring them back, so not 3.
+    expect(runExitCode({ state: 'partial', stopKind: 'lost' })).toBe(1);
   });
 
   it('a failed POST is refused (safe to post again) or unknown (looked up), and stops posting with its kind', () => {
