@@ -92,13 +92,14 @@ describe('sandbox readings: the body of a rate-limit refusal (readings.ts `rateL
 });
 
 describe("sandbox: the emulator's own reading of the spec where the client's differs", () => {
-  it('counts a keyword’s 700 characters as code points (spec: "at most 700 characters"); the client’s schema counts UTF-16 units', async () => {
+  it('counts a keyword’s 700 characters as code points (spec: "at most 700 characters"), as the client’s schema does', async () => {
     const { call } = await harness();
     const emoji700 = '😀'.repeat(700); // 700 characters, 1400 UTF-16 units
     const r = await call('POST', `${SERP}/task_post`, { body: [serpTask(emoji700), serpTask('😀'.repeat(701))] });
     expect(r.body.tasks.map((t: Json) => t.status_code)).toEqual([20100, 40501]);
-    // The client's reading (src/catalog, unchanged): it refuses the 700-character keyword before sending it.
-    expect(serpTaskSchema.safeParse(serpTask(emoji700)).success).toBe(false);
+    // The client's reading (src/catalog) agrees: it sends the 700-character keyword and refuses the 701st before sending.
+    expect(serpTaskSchema.safeParse(serpTask(emoji700)).success).toBe(true);
+    expect(serpTaskSchema.safeParse(serpTask('😀'.repeat(701))).success).toBe(false);
   });
 
   it('takes an errors query whose datetime_to is later than now (the table says only "later than datetime_from")', async () => {
