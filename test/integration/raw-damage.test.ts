@@ -1,6 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat, truncate } from 'node:fs/promises';
+import { createReadStream, readFileSync } from 'node:fs';
+import { cp, readdir, readFile, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import yargs from 'yargs';
@@ -9,8 +10,8 @@ import { replayCommand } from '../../src/cli/commands/replay.js';
 import { loadPipeline } from '../../src/config/index.js';
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { withWarehouse } from '../../src/warehouse/index.js';
-import { movingClock, silentLogger, tempDir } from './helpers.js';
+import { reindexRaw, withWarehouse, type DamagedRawFile } from '../../src/warehouse/index.js';
+import { killWhenSaid, movingClock, silentLogger, tempDir } from './helpers.js';
 
 // Issue 43, findings 2 and 3: raw is the source of truth and is never silently damaged.
 
@@ -156,3 +157,116 @@ async function linesOf(file: string): Promise<number> {
       .split('\n').length - 1
   );
 }
+
+const CHILD = fileURLToPath(new URL('./raw-damage-kill-child.ts', import.meta.url));
+
+describe('per-answer files damaged after a crash, before compaction (loopback emulator)', () => {
+  let sandbox: SandboxHandle;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  const whDir = () => join(tmp.dir, 'wh');
+  const file = 'pipelines/keywords.yaml';
+  let truncated: string[] = [];
+  let postsAtKill = 0;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ seed: 44, readyAfterMs: 100 });
+    tmp = await tempDir('pipeline-rawdamage-kill-');
+    await killWhenSaid(CHILD, [file, whDir(), sandbox.url, '16'], { ...process.env, SVC_API_KEY: 'svc_sandbox_demo' }, 'at ');
+    postsAtKill = sandbox.log.filter((l) => l.path.endsWith('/task_post')).length;
+    // The SERP answers landed one a file (the run was killed before it compacted them), cut in half.
+    truncated = (await rawFiles(whDir())).filter((f) => f.includes('/serp--') && !f.includes('.seg-') && f.endsWith('.ndjson.gz'));
+    for (const f of truncated) {
+      const path = join(whDir(), 'raw', f);
+      await truncate(path, Math.floor((await stat(path)).size / 2));
+    }
+    // Copies of the damaged warehouse for the replay and the reindex below.
+    await cp(whDir(), join(tmp.dir, 'replay'), { recursive: true });
+    await cp(whDir(), join(tmp.dir, 'reindex'), { recursive: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await sandbox.close();
+    await tmp.cleanup();
+  });
+
+  it('(b) the rerun keeps them apart, fetches their tasks again (never posting), compacts only whole files, and the data ends complete', async () => {
+    const collectedAtKill = await withWarehouse(whDir(), async (wh) => {
+      const [r] = await wh.all<{ n: number; indexed: number }>(
+        `SELECT (SELECT count(*) FROM tasks WHERE state = 'collected')::INT AS n,
+                (SELECT count(DISTINCT file) FROM raw_responses WHERE kind = 'serp' AND file NOT LIKE '%.seg-%')::INT AS indexed`,
+      );
+      return r!;
+    });
+    // The case of finding 3: answers landed, indexed and loaded (their tasks collected), then damaged.
+    expect(collectedAtKill.n).toBeGreaterThanOrEqual(16);
+    expect(collectedAtKill.indexed).toBeGreaterThan(0);
+    expect(truncated.length).toBeGreaterThan(0);
+
+    const notes: string[] = [];
+    const outcome = await runPipeline({
+      pipeline: await loadPipeline(file),
+      file,
+      warehouseDir: whDir(),
+      baseUrl: sandbox.url,
+      apiKey: 'svc_sandbox_demo',
+      logger: silentLogger,
+      pollIntervalMs: 50,
+      collectTimeoutMs: 30_000,
+      onProgress: (e) => e.kind === 'note' && notes.push(e.text),
+    });
+    expect(outcome.resumed).toBe(true);
+    expect(outcome.state).toBe('completed');
+    // Nothing posted again: the damaged answers' tasks were fetched with task_get.
+    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post')).length).toBe(postsAtKill);
+    const files = await rawFiles(whDir());
+    // Each damaged file is kept apart under a name that says so, never deleted, and the run says which.
+    for (const f of truncated) {
+      expect(files).toContain(`${f}.damaged`);
+      expect(notes.join('\n')).toContain(`${join('raw', f)} is damaged`);
+    }
+    // Every landed file the warehouse reads inflates whole: the night's segment holds no damage.
+    for (const f of files.filter((x) => x.endsWith('.ndjson.gz')))
+      expect(() => gunzipSync(readFileSync(join(whDir(), 'raw', f))), f).not.toThrow();
+    const end = await withWarehouse(whDir(), async (wh) => {
+      const [r] = await wh.all<{ tasks: number; collected: number; noRows: number; noRaw: number; open: number }>(
+        `SELECT count(*)::INT AS tasks, count(*) FILTER (WHERE state = 'collected')::INT AS collected,
+                count(*) FILTER (WHERE endpoint_id LIKE 'serp.%' AND task_id NOT IN (SELECT task_id FROM serp_results))::INT AS "noRows",
+                count(*) FILTER (WHERE task_id NOT IN (SELECT unnest(task_ids) FROM raw_responses WHERE parsed))::INT AS "noRaw",
+                (SELECT count(*) FROM task_refetches WHERE refetched_at IS NULL)::INT AS open
+         FROM tasks`,
+      );
+      return r!;
+    });
+    // Every task collected, with its rows, and a readable answer of each in raw/: nothing left to fetch.
+    expect(end).toEqual({ tasks: end.tasks, collected: end.tasks, noRows: 0, noRaw: 0, open: 0 });
+    // Raw alone rebuilds the same tables.
+    const before = await counts(whDir());
+    const replayed = await replayCli(whDir());
+    expect(replayed.out.damaged).toEqual([]);
+    expect(replayed.code).toBe(0);
+    expect(await counts(whDir())).toEqual(before);
+  });
+
+  it('(c) replay and reindex with the damaged per-answer files present do not crash, and keep every row', async () => {
+    const dir = join(tmp.dir, 'replay');
+    const before = await counts(dir);
+    const { code, out } = await replayCli(dir);
+    expect(code).toBe(3);
+    expect(out.damaged.map((d) => d.file).sort()).toEqual(truncated.map((f) => join('raw', f)).sort());
+    // Every data row kept (the lost answers' tasks keep theirs); the ledger only gains the rows of
+    // free reads the kill left unindexed, which the replay's reindex rebuilds from their files.
+    const after = await counts(dir);
+    expect({ ...after, ledger: 0 }).toEqual({ ...before, ledger: 0 });
+    expect(after.ledger).toBeGreaterThanOrEqual(before.ledger!);
+    expect(out.keptTasks.length).toBeGreaterThan(0);
+    // With the raw index lost, a reindex reads the files alone: the damaged ones are kept apart, the others indexed.
+    const lost = join(tmp.dir, 'reindex');
+    await withWarehouse(lost, (wh) => wh.run('DELETE FROM raw_responses'));
+    const damaged: DamagedRawFile[] = [];
+    const n = await withWarehouse(lost, (wh) => reindexRaw(wh, undefined, { damaged }));
+    expect(n).toBeGreaterThan(0);
+    expect(damaged.map((d) => d.file).sort()).toEqual(truncated.map((f) => join('raw', f)).sort());
+    const files = await rawFiles(lost);
+    for (const f of truncated) expect(files).toContain(`${f}.damaged`);
+  });
+});
