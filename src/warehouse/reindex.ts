@@ -123,7 +123,10 @@ export async function setAsideDamaged(
 ): Promise<DamagedRawFile[]> {
   const out: DamagedRawFile[] = [];
   for (const { file, error } of bad) {
-    const before = await wh.all<{ call_id: string; task_ids: string[] }>(`SELECT call_id, task_ids FROM raw_responses WHERE file = $1`, [file]);
+    const before = await wh.all<{ call_id: string; task_ids: string[]; at: string | null }>(
+      `SELECT call_id, task_ids, epoch_us(received_at)::VARCHAR AS at FROM raw_responses WHERE file = $1`,
+      [file],
+    );
     const apart = await keepApart(join(wh.dir, file), o);
     await wh.run(`DELETE FROM raw_responses WHERE file = $1`, [file]);
     let kept: { call_id: string; task_ids: string[] }[] = [];
@@ -143,10 +146,33 @@ export async function setAsideDamaged(
       kept: apart.lines,
       lostCalls,
       lostTasks,
-      refetch: await queueRefetch(wh, lostTasks, at),
+      refetch: await queueRefetch(wh, await withoutNewerAnswer(wh, lostTasks, before), at),
     });
   }
   return out;
+}
+
+/**
+ * The tasks of `lost` with no readable answer indexed received as late as the lost one (`rows`:
+ * the damaged file's index rows): a task fetched again since (its answer there could not be
+ * loaded, so it stayed posted) has its rows from the newer answer, and is not fetched a third time.
+ */
+async function withoutNewerAnswer(wh: Warehouse, lost: readonly string[], rows: readonly { task_ids: string[]; at: string | null }[]): Promise<string[]> {
+  if (lost.length === 0) return [];
+  const lostAt = new Map<string, bigint>();
+  for (const r of rows) {
+    const at = r.at === null ? 0n : BigInt(r.at);
+    for (const t of r.task_ids) if (at > (lostAt.get(t) ?? -1n)) lostAt.set(t, at);
+  }
+  const newest = new Map(
+    (
+      await wh.all<{ t: string; at: string | null }>(
+        `SELECT task_id AS t, epoch_us(max(received_at))::VARCHAR AS at FROM (SELECT unnest(task_ids) AS task_id, received_at FROM raw_responses WHERE parsed)
+         WHERE task_id IN (SELECT unnest(${sqlList(lost)}::VARCHAR[])) GROUP BY task_id`,
+      )
+    ).map((r) => [r.t, r.at === null ? 0n : BigInt(r.at)]),
+  );
+  return lost.filter((t) => !newest.has(t) || newest.get(t)! < (lostAt.get(t) ?? 0n));
 }
 
 /** Puts collected tasks of a task_get endpoint (no refetch open yet) in `task_refetches`; returns those put. */

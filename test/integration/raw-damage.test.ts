@@ -237,6 +237,8 @@ describe('per-answer files damaged after a crash, before compaction (loopback em
       );
       return r!;
     });
+    // Their collected tasks were fetched again in this run, and the run said so.
+    expect(notes.join('\n')).toMatch(/\d+ task\(s\) of damaged raw files fetched again and loaded/);
     // Every task collected, with its rows, and a readable answer of each in raw/: nothing left to fetch.
     expect(end).toEqual({ tasks: end.tasks, collected: end.tasks, noRows: 0, noRaw: 0, open: 0 });
     // Raw alone rebuilds the same tables.
