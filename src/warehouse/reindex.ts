@@ -92,8 +92,8 @@ export interface DamagedRawFile {
   file: string;
   /** Why it cannot be read whole. */
   error: string;
-  /** Its new name (`….ndjson.gz.damaged`): kept, never deleted, read by nothing. */
-  keptAs: string;
+  /** Its new name (`….ndjson.gz.damaged`): kept, never deleted, read by nothing; null when the file was gone. */
+  keptAs: string | null;
   /** The file holding the answers read back from it (indexed, loaded), or null when none could be. */
   salvaged: string | null;
   /** Answers read back from it. */
@@ -141,7 +141,7 @@ export async function setAsideDamaged(
     out.push({
       file,
       error,
-      keptAs: relativeTo(wh, apart.keptAs),
+      keptAs: apart.keptAs && relativeTo(wh, apart.keptAs),
       salvaged: apart.salvaged && relativeTo(wh, apart.salvaged),
       kept: apart.lines,
       lostCalls,

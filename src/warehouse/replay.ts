@@ -105,7 +105,8 @@ export function damagedNotes(damaged: readonly DamagedRawFile[]): string[] {
         : d.lostTasks.length > 0
           ? '; their rows are kept as they were; a task not collected yet is fetched again by the next run'
           : '';
-    return `raw file ${d.file} is damaged (${d.error}): kept apart as ${d.keptAs}, never deleted; ${back}${lost}${calls}${again}`;
+    const where = d.keptAs ? `kept apart as ${d.keptAs}, never deleted` : 'the file is gone';
+    return `raw file ${d.file} is damaged (${d.error}): ${where}; ${back}${lost}${calls}${again}`;
   });
 }
 

@@ -94,8 +94,16 @@ function isJsonObject(line: string): boolean {
  * reindex, load or compaction reads. Returns both names (`salvaged` null when nothing could
  * be read) and how many lines were kept.
  */
-export async function keepApart(file: string, o: { salvage: boolean }): Promise<{ keptAs: string; salvaged: string | null; lines: number }> {
-  const lines = o.salvage ? readableLines(await readFile(file)) : [];
+export async function keepApart(file: string, o: { salvage: boolean }): Promise<{ keptAs: string | null; salvaged: string | null; lines: number }> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    // A file the index names that is gone: nothing to keep apart or read back.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { keptAs: null, salvaged: null, lines: 0 };
+    throw err;
+  }
+  const lines = o.salvage ? readableLines(bytes) : [];
   let salvaged: string | null = null;
   if (lines.length > 0) {
     salvaged = await freeName(`${file.replace(/\.ndjson\.gz$/, '')}.salvaged`, '.ndjson.gz');
