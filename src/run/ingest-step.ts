@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { PushCollector } from '../collect/index.js';
+import { PushCollector, refetchFixed } from '../collect/index.js';
 import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
 import { isInterrupted } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
 import { packBatches, planPipeline, type Plan } from '../plan/index.js';
-import { compactRaw, ledgerWriter, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
+import { compactRaw, damagedNotes, ledgerWriter, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
 import { preflightJobs } from './preflight.js';
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
@@ -214,7 +214,7 @@ export async function ingestStep(
     stop ??= await lostTasksStop(wh, runId);
     // One segment file per day, kind and run instead of one file per response: loads and
     // replays read a handful of files, and every body stays reachable through the index.
-    await compactRaw(wh);
+    await compactDamageChecked(ctx);
     const state = stop === null ? 'completed' : 'partial';
     await store.finishRun(state, stop?.reason ?? null, now());
     log.info({ state, stop: stop?.kind }, 'run finished');
@@ -255,6 +255,40 @@ async function lostTasksStop(wh: Warehouse, runId: string): Promise<Stop | null>
       'The service keeps a task under the key that posted it, at the address it was posted to, for a limited time: if SVC_API_KEY or SVC_BASE_URL changed since they were posted, put them back and check with the service; ' +
       "otherwise 'pipeline run --new-run' buys the night again (the tasks table lists them: state failed, status_code 40401).",
   };
+}
+
+/**
+ * Compacts the raw landing. A landed file found damaged there is kept apart, not copied into
+ * the night's segment (compactRaw), and the run says so; its collected tasks are fetched again
+ * now (`task_get`, free: they are never posted again) and the new answers compacted in turn.
+ * What cannot be fetched now stays in `task_refetches` for the next collection.
+ */
+async function compactDamageChecked(ctx: RunContext): Promise<void> {
+  const { wh, now } = ctx;
+  const compacted = await compactRaw(wh, { at: now() });
+  for (const n of damagedNotes(compacted.damaged)) {
+    ctx.note(n);
+    ctx.log.warn(n);
+  }
+  if (!compacted.damaged.some((d) => d.refetch.length > 0) || ctx.o.signal?.aborted) return;
+  try {
+    const r = await refetchFixed({
+      client: ctx.client,
+      wh,
+      runId: ctx.runId,
+      postEndpoints: [],
+      now,
+      ...(ctx.o.signal ? { signal: ctx.o.signal } : {}),
+    });
+    ctx.note(
+      `${r.refetched} task(s) of damaged raw files fetched again and loaded${r.unloaded.length + r.failed > 0 ? `; ${r.unloaded.length + r.failed} not (left for the next run's collection)` : ''}`,
+    );
+  } catch (err) {
+    ctx.log.warn({ err: (err as Error).message }, 'fetching again the tasks of damaged raw files failed; the next run fetches them');
+    return;
+  }
+  const again = await compactRaw(wh, { at: now() });
+  for (const n of damagedNotes(again.damaged)) ctx.note(n);
 }
 
 /** The latest run of the pipeline with a charged key that completed, started on `at`'s day in `timezone`. */

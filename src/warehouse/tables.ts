@@ -86,7 +86,7 @@ export const taskRefetchesTable: TableSpec = {
   partitionBy: 'listed_at',
   columns: [
     { name: 'task_id', kind: 'varchar', key: true },
-    { name: 'date_fixed', kind: 'varchar', key: true, doc: 'date_fixed as tasks_fixed listed it (service UTC)' },
+    { name: 'date_fixed', kind: 'varchar', key: true, doc: 'date_fixed as tasks_fixed listed it (service UTC), or `raw damaged <time>` for a collected task whose landed answer was found damaged (docs/warehouse.md)' },
     { name: 'endpoint_id', kind: 'varchar', doc: 'the task_post endpoint of the task' },
     { name: 'listed_at', kind: 'timestamptz', doc: 'when a run saw it in tasks_fixed' },
     { name: 'run_id', kind: 'varchar', doc: 'the run that fetched it again (its raw body and ledger row carry this run)' },
