@@ -18,7 +18,7 @@ export const EPILOG = `Environment:
   PIPELINE_SANDBOX_DATE  start the built-in sandbox's clock at this date (YYYY-MM-DD or an ISO instant)
 
 Exit codes:
-  ${ExitCode.ok} done   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
+  ${ExitCode.ok} done   ${ExitCode.configInvalid} invalid pipeline or request, or a path that cannot be used (nothing was sent)
   ${ExitCode.failure} an unexpected error, or the data is loaded but the models failed to build or test, or the lake upload failed
   ${ExitCode.partial} partial, run again to resume   ${ExitCode.budgetOrBalance} stopped at the budget or balance
   ${ExitCode.serviceUnavailable} service or lake unavailable   ${ExitCode.auth} API key or lake credentials refused

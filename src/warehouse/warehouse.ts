@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { join, resolve } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { EtlError } from '../errors.js';
+import { pathError } from '../paths.js';
 import { createTableSql, ident, sqlType } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
 import { ensurePublishTables } from './publish/manifest-tables.js';
@@ -151,7 +152,10 @@ export class Warehouse {
     const root = resolve(dir);
     try {
       // Owner-only, whatever the umask: raw bodies, the ledger and the database are the user's alone.
-      for (const d of [root, join(root, 'raw'), join(root, 'parquet')]) await ownerOnlyDir(d);
+      await ownerOnlyDir(root).catch((err: unknown) => {
+        throw pathError(err, `--warehouse ${dir}`, 'Pass a folder you can write (it is made when missing, in a folder that is there).');
+      });
+      for (const d of [join(root, 'raw'), join(root, 'parquet')]) await ownerOnlyDir(d);
       // DuckDB takes 80% of RAM by default; a nightly job shares the machine, so the cap is
       // explicit (PIPELINE_DUCKDB_MEMORY, e.g. '8GB', raises it; spills go to a temp folder).
       const memoryLimit = process.env.PIPELINE_DUCKDB_MEMORY ?? DEFAULT_MEMORY_LIMIT;
