@@ -7,6 +7,7 @@ import { createTableSql, ident, sqlType } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
 import { ensurePublishTables } from './publish/manifest-tables.js';
 import { ownerOnlyDir, ownerOnlyFile } from './owner-only.js';
+import { removeStaleTemps } from './stale-temps.js';
 import { ALL_TABLES } from './tables.js';
 import { openWaiting } from './wait-for-lock.js';
 import { keepByteOrderMarks } from './duckdb-text.js';
@@ -168,6 +169,8 @@ export class Warehouse {
         { file: join(root, 'warehouse.duckdb'), onWait: o.onWait, ...(o.waitSeconds === undefined ? {} : { waitSeconds: o.waitSeconds }) },
       );
       for (const f of ['warehouse.duckdb', 'warehouse.duckdb.wal']) await ownerOnlyFile(join(root, f));
+      // This process holds the file now, so no other one writes raw/: temp files left there by a killed one go.
+      await removeStaleTemps(root);
       const db = await instance.connect();
       const wh = new Warehouse(root, instance, db, true, undefined, undefined, memoryLimit);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.

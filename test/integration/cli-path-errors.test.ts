@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withWarehouse } from '../../src/warehouse/index.js';
-import { PROJECT_ROOT, tempDir } from './helpers.js';
+import { parsePipeline } from '../../src/config/index.js';
+import { runPipeline } from '../../src/run/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { Warehouse, withWarehouse } from '../../src/warehouse/index.js';
+import { PROJECT_ROOT, silentLogger, tempDir } from './helpers.js';
 
 interface Out {
   code: number | null;
@@ -104,5 +107,72 @@ describe('paths the CLI cannot use: exit 2 with one line naming them (issue 43, 
     expect(outs[0]!.stderr).toMatch(/Pass the folder that holds the pipeline files/);
     expect(outs[2]!.stderr).toMatch(/Pass a file in a folder that is there/);
     expect(outs[4]!.stderr).toMatch(/Pass a file in a folder/);
+  });
+});
+
+describe('temp files a killed process left in raw/ (issue 43)', () => {
+  const DAY = 'raw/2026-11-20';
+  const STALE = [`${DAY}/serp--r1-1-abcd.ndjson.gz.0a1b2c3d.tmp`, `${DAY}/calls--r1.seg-abcdef12.ndjson.gz.deadbeef.tmp`];
+  /** Files that look alike but are not writeDurably's temp files, and a whole raw file: all kept. */
+  const KEPT = [
+    `${DAY}/serp--r1-1-abcd.ndjson.gz`,
+    `${DAY}/notes.tmp`,
+    `${DAY}/serp--r1-2.ndjson.gz.not-hex!.tmp`,
+    'parquet/x.ndjson.gz.0a1b2c3d.tmp',
+  ];
+
+  async function seed(dir: string): Promise<void> {
+    await mkdir(join(dir, DAY), { recursive: true });
+    await mkdir(join(dir, 'parquet'), { recursive: true });
+    for (const f of [...STALE, ...KEPT]) await writeFile(join(dir, f), 'partial');
+  }
+
+  async function rawFiles(dir: string): Promise<string[]> {
+    const day = (await readdir(join(dir, DAY))).map((f) => `${DAY}/${f}`);
+    const parquet = (await readdir(join(dir, 'parquet'))).filter((f) => f.endsWith('.tmp')).map((f) => `parquet/${f}`);
+    return [...day, ...parquet].sort();
+  }
+
+  it('a run removes them at its start and nothing else', async () => {
+    const tmp = await tempDir('pipeline-stale-');
+    const sandbox = await startSandbox({ readyAfterMs: 0 });
+    try {
+      await withWarehouse(tmp.dir, async () => {});
+      await seed(tmp.dir);
+      const summary = await runPipeline({
+        pipeline: parsePipeline(`name: stale\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [alpha]\n`, 'stale.yaml', {}),
+        file: 'stale.yaml',
+        warehouseDir: tmp.dir,
+        baseUrl: sandbox.url,
+        apiKey: 'svc_live_staletemps',
+        logger: silentLogger,
+        pollIntervalMs: 5,
+        models: false,
+      });
+      expect(summary.state).toBe('completed');
+      const left = await rawFiles(tmp.dir);
+      for (const f of STALE) expect(left).not.toContain(f);
+      for (const f of KEPT) expect(left).toContain(f);
+    } finally {
+      await sandbox.close();
+      await tmp.cleanup();
+    }
+  });
+
+  it('a process that cannot take the warehouse (another holds it) removes none', async () => {
+    const tmp = await tempDir('pipeline-stale-held-');
+    try {
+      const held = await Warehouse.open(tmp.dir);
+      try {
+        await seed(tmp.dir);
+        const out = await cli(['replay', '--warehouse', tmp.dir], { PIPELINE_LOCK_WAIT_SECONDS: '0' });
+        expect(out.code, out.stderr).toBe(7);
+        expect(await rawFiles(tmp.dir)).toEqual([...STALE, ...KEPT].sort());
+      } finally {
+        held.close();
+      }
+    } finally {
+      await tmp.cleanup();
+    }
   });
 });
