@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
@@ -73,6 +73,9 @@ describe('paths the CLI cannot use: exit 2 with one line naming them (issue 43, 
     // A warehouse that is there, so the commands reach their own paths.
     await withWarehouse(wh, async () => {});
     await writeFile(join(tmp.dir, 'afile'), 'x');
+    // A folder with one scheduled pipeline (schedule: in it), for `pipeline schedule`.
+    await mkdir(join(tmp.dir, 'sched'));
+    await copyFile(join(PROJECT_ROOT, 'pipelines/keywords.yaml'), join(tmp.dir, 'sched', 'keywords.yaml'));
   });
   afterAll(async () => {
     tmpCwd = PROJECT_ROOT;
@@ -81,12 +84,13 @@ describe('paths the CLI cannot use: exit 2 with one line naming them (issue 43, 
 
   it('finding 7: --warehouse under /proc/1 (no folder can be made there) exits 2 at once, not a 100% CPU loop', async () => {
     const file = join(PROJECT_ROOT, 'pipelines/keywords.yaml');
-    const [run, replay] = await Promise.all([
+    const outs = await Promise.all([
       cli(['run', file, '--warehouse', '/proc/1/nope'], {}, 30_000),
       cli(['replay', '--warehouse', '/proc/1/nope'], {}, 30_000),
+      // The scheduler checks its warehouse at start-up, not at the first night (it would wait for it).
+      cli(['schedule', join(tmp.dir, 'sched'), '--warehouse', '/proc/1/nope'], {}, 30_000),
     ]);
-    expectPathRefused(run, '/proc/1/nope');
-    expectPathRefused(replay, '/proc/1/nope');
+    for (const out of outs) expectPathRefused(out, '/proc/1/nope');
     // A file where the warehouse folder should be: a usage error as well, not ETL_WAREHOUSE (exit 1).
     expectPathRefused(await cli(['replay', '--warehouse', join(tmp.dir, 'afile')]), 'afile');
   });
