@@ -169,8 +169,9 @@ export class Warehouse {
         { file: join(root, 'warehouse.duckdb'), onWait: o.onWait, ...(o.waitSeconds === undefined ? {} : { waitSeconds: o.waitSeconds }) },
       );
       for (const f of ['warehouse.duckdb', 'warehouse.duckdb.wal']) await ownerOnlyFile(join(root, f));
-      // This process holds the file now, so no other one writes raw/: temp files left there by a killed one go.
-      await removeStaleTemps(root);
+      // This process holds the file now, so no other one writes raw/: temp files left there by a
+      // killed one go. Hygiene, not a condition of opening: a file that cannot go stays for the next open.
+      await removeStaleTemps(root).catch(() => []);
       const db = await instance.connect();
       const wh = new Warehouse(root, instance, db, true, undefined, undefined, memoryLimit);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.
