@@ -19,7 +19,7 @@ export const EPILOG = `Environment:
   PIPELINE_SANDBOX_READY_AFTER  seconds until a task posted to the built-in sandbox is done (default 0.3)
 
 Exit codes:
-  ${ExitCode.ok} done   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
+  ${ExitCode.ok} done   ${ExitCode.configInvalid} invalid pipeline or request, or a path that cannot be used (nothing was sent)
   ${ExitCode.failure} an unexpected error, or the data is loaded but the models failed to build or test, or the lake upload failed,
     or posted tasks the service no longer knows (40401: their results are lost)
   ${ExitCode.partial} partial, run again to resume   ${ExitCode.budgetOrBalance} stopped at the budget or balance

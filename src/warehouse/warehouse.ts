@@ -2,11 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { join, resolve } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { EtlError } from '../errors.js';
+import { pathError } from '../paths.js';
 import { createTableSql, ident, sqlType } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
 import { FileGuard } from './file-guard.js';
 import { ensurePublishTables } from './publish/manifest-tables.js';
 import { ownerOnlyDir, ownerOnlyFile } from './owner-only.js';
+import { removeStaleTemps } from './stale-temps.js';
 import { ALL_TABLES } from './tables.js';
 import { openWaiting } from './wait-for-lock.js';
 import { keepByteOrderMarks } from './duckdb-text.js';
@@ -164,7 +166,10 @@ export class Warehouse {
     const root = resolve(dir);
     try {
       // Owner-only, whatever the umask: raw bodies, the ledger and the database are the user's alone.
-      for (const d of [root, join(root, 'raw'), join(root, 'parquet')]) await ownerOnlyDir(d);
+      await ownerOnlyDir(root).catch((err: unknown) => {
+        throw pathError(err, `--warehouse ${dir}`, 'Pass a folder you can write (it is made when missing, in a folder that is there).');
+      });
+      for (const d of [join(root, 'raw'), join(root, 'parquet')]) await ownerOnlyDir(d);
       // DuckDB takes 80% of RAM by default; a nightly job shares the machine, so the cap is
       // explicit (PIPELINE_DUCKDB_MEMORY, e.g. '8GB', raises it; spills go to a temp folder).
       const memoryLimit = process.env.PIPELINE_DUCKDB_MEMORY ?? DEFAULT_MEMORY_LIMIT;
@@ -177,6 +182,9 @@ export class Warehouse {
         { file: join(root, 'warehouse.duckdb'), onWait: o.onWait, ...(o.waitSeconds === undefined ? {} : { waitSeconds: o.waitSeconds }) },
       );
       for (const f of ['warehouse.duckdb', 'warehouse.duckdb.wal']) await ownerOnlyFile(join(root, f));
+      // This process holds the file now, so no other one writes raw/: temp files left there by a
+      // killed one go. Hygiene, not a condition of opening: a file that cannot go stays for the next open.
+      await removeStaleTemps(root).catch(() => []);
       const guard = FileGuard.of(join(root, 'warehouse.duckdb'));
       const db = await instance.connect();
       const wh = new Warehouse(root, instance, db, true, undefined, undefined, memoryLimit, guard);

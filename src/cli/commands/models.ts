@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
+import { checkFolder } from '../../paths.js';
 import { runClusters } from '../../run/cluster-run.js';
 import { formatBuild, formatTests, runModels, testWarehouseModels } from '../../models/index.js';
 import { publishStep } from '../../run/publish-step.js';
@@ -53,6 +54,8 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' })
       .check(checkOptions({ dimensions: num({ integer: true, min: 1 }) })) as Argv<ModelsArgs>,
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
+    if (args.sql)
+      await checkFolder(args.sql, `--sql ${args.sql}`, 'Pass the folder of model .sql files, or leave --sql out for the shipped sql/.');
     const json = (o: unknown) => `${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}\n`;
     if (args.action === 'cluster') {
       const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });

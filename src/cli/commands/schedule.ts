@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../../config/index.js';
 import { ConfigError } from '../../errors.js';
+import { makeDirs, pathError } from '../../paths.js';
 import { CronClock } from '../../config/cron-clock.js';
 import { nightRunner } from '../../run/night-runner.js';
 import { ScheduleJournal } from '../../run/schedule-journal.js';
@@ -22,7 +23,10 @@ interface ScheduleArgs {
 
 /** Every pipeline file of a folder that has a `schedule:`; any invalid file stops start-up. */
 export async function scheduledPipelines(dir: string): Promise<ScheduledPipeline[]> {
-  const files = (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const names = await readdir(dir).catch((err: unknown) => {
+    throw pathError(err, `schedule ${dir}`, 'Pass the folder that holds the pipeline files (default: pipelines).');
+  });
+  const files = names.filter((f) => /\.ya?ml$/.test(f)).sort();
   const out: ScheduledPipeline[] = [];
   const issues: ConfigError['issues'] = [];
   for (const f of files) {
@@ -69,6 +73,14 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
       process.stderr.write(`no pipeline in ${args.dir} has a schedule: field; nothing to do.\n`);
       return;
     }
+    // The nights' warehouse (and the journal in it) is checked now, not at the first night.
+    await makeDirs(args.warehouse, 0o700).catch((err: unknown) => {
+      throw pathError(
+        err,
+        `--warehouse ${args.warehouse}`,
+        'Pass a folder you can write (it is made when missing, in a folder that is there).',
+      );
+    });
     const journal = new ScheduleJournal(join(args.warehouse, 'schedule', 'events.ndjson'));
     const scheduler = new Scheduler({
       pipelines,
