@@ -87,6 +87,11 @@ export const ExitCode = {
   auth: 6,
   /** Another process held the run's own `warehouse.duckdb` for longer than `PIPELINE_LOCK_WAIT_SECONDS`. */
   warehouseLocked: 7,
+  /**
+   * A run bought, loaded and published here; only the lake is behind (its upload failed). The
+   * next invocation (a run, a scheduled night, `pipeline lake sync`) syncs first, buying nothing.
+   */
+  lakeBehind: 8,
 } as const;
 
 /** Maps an error to the exit code a calling script can act on. */

@@ -19,8 +19,9 @@ export const EPILOG = `Environment:
 
 Exit codes:
   ${ExitCode.ok} done   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
-  ${ExitCode.failure} an unexpected error, or the data is loaded but the models failed to build or test, or the lake upload failed
+  ${ExitCode.failure} an unexpected error, or the data is loaded but the models failed to build or test
   ${ExitCode.partial} partial, run again to resume   ${ExitCode.budgetOrBalance} stopped at the budget or balance
   ${ExitCode.serviceUnavailable} service or lake unavailable   ${ExitCode.auth} API key or lake credentials refused
   ${ExitCode.warehouseLocked} warehouse.duckdb held by another process past PIPELINE_LOCK_WAIT_SECONDS (readers: open serving.duckdb)
+  ${ExitCode.lakeBehind} bought, loaded and published here; only the lake is behind (the next run or 'pipeline lake sync' syncs first, buying nothing)
   130 a second Ctrl-C: stopped at once, the next run resumes`;
