@@ -133,7 +133,8 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
     // (and the run publishes) counts every charge of the run. They read no model.
     // After Ctrl-C no label call is made: `pipeline models cluster` (or the next run) builds them.
     const interrupted = o.signal?.aborted === true;
-    if (ingest.embedded && interrupted && owes('clusters')) ctx.note("clusters not built: interrupted; 'pipeline models cluster' builds them");
+    if (ingest.embedded && interrupted && owes('clusters'))
+      ctx.note("clusters not built: interrupted; 'pipeline models cluster' builds them");
     if (!ingest.embedded) await skip('clusters', 'no embeddings job ran');
     const clusters = ingest.embedded && !interrupted ? await step('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
     const buildModels = o.models !== false && collected;

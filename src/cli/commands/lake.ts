@@ -71,7 +71,11 @@ export const lakeCommand: CommandModule<object, LakeArgs> = {
           return o;
         })
       : await sync();
-    process.stdout.write(args.json ? `${JSON.stringify({ ...out, runsFinished: runs.finished, runsOwing: runs.owing })}\n` : `${lake.formatLakeOutcome(out)}\n`);
+    process.stdout.write(
+      args.json
+        ? `${JSON.stringify({ ...out, runsFinished: runs.finished, runsOwing: runs.owing })}\n`
+        : `${lake.formatLakeOutcome(out)}\n`,
+    );
     if (!args.json) {
       for (const r of runs.finished) process.stdout.write(`run ${r}: its lake step is done; the run is finished\n`);
       for (const r of runs.owing)
