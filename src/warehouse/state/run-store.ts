@@ -201,19 +201,20 @@ export class RunStore {
    */
   static async lakeSynced(wh: Warehouse, url: string, at: Date): Promise<{ finished: string[]; owing: { runId: string; steps: string[] }[] }> {
     const before = ['ingest', 'clusters', 'models', 'alerts', 'publish'];
-    const open = await wh.all<{ run_id: string; owed: string[] }>(
-      `SELECT r.run_id, list_filter([${before.map((s) => `'${s}'`).join(', ')}],
-              s -> NOT EXISTS (SELECT 1 FROM run_steps AS j WHERE j.run_id = r.run_id AND j.step = s AND j.done_at IS NOT NULL)) AS owed
-       FROM runs AS r WHERE r.state = 'completed'
-         AND EXISTS (SELECT 1 FROM run_steps AS j WHERE j.run_id = r.run_id)
-         AND NOT EXISTS (SELECT 1 FROM run_steps AS j WHERE j.run_id = r.run_id AND j.step = 'lake' AND j.done_at IS NOT NULL)
+    const open = await wh.all<{ run_id: string; done: string[] }>(
+      `SELECT r.run_id, list(j.step) FILTER (WHERE j.done_at IS NOT NULL) AS done
+       FROM runs AS r JOIN run_steps AS j USING (run_id)
+       WHERE r.state = 'completed'
+       GROUP BY r.run_id, r.started_at
+       HAVING count(*) FILTER (WHERE j.step = 'lake' AND j.done_at IS NOT NULL) = 0
        ORDER BY r.started_at, r.run_id`,
     );
     const finished: string[] = [];
     const owing: { runId: string; steps: string[] }[] = [];
     for (const r of open) {
-      if (r.owed.length) {
-        owing.push({ runId: r.run_id, steps: [...r.owed] });
+      const owed = before.filter((step) => !(r.done ?? []).includes(step));
+      if (owed.length) {
+        owing.push({ runId: r.run_id, steps: owed });
         continue;
       }
       const s = new RunStore(wh, r.run_id);
