@@ -6,9 +6,12 @@ import { join, relative } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
-import { withWarehouse } from '../../src/warehouse/index.js';
+import { loadPipeline } from '../../src/config/index.js';
+import { nightRunner } from '../../src/run/night-runner.js';
+import { runPipeline } from '../../src/run/index.js';
+import { RunStore, withWarehouse } from '../../src/warehouse/index.js';
 import { getBytes, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
-import { pipelineRun, tempDir } from './helpers.js';
+import { movingClock, pipelineRun, silentLogger, tempDir } from './helpers.js';
 
 /** A loopback proxy in front of the S3 server that dies (resets every connection) at the first request `die` picks, until `revive()`. */
 async function dyingProxy(target: string, die: (method: string, path: string) => boolean) {
@@ -33,6 +36,8 @@ async function dyingProxy(target: string, die: (method: string, path: string) =>
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     isDown: () => down,
     revive: () => (down = false),
+    /** Dies again at the next request `die` picks. */
+    rearm: () => (died = false),
     close: () =>
       new Promise<void>((r) => {
         server.close(() => r());
@@ -78,7 +83,7 @@ describe('issue 43: the lake store dies during the run’s lake step', () => {
     tmp = await tempDir('run-lake-behind-');
     s3 = await startS3(join(tmp.dir, 's3'));
     // The check before anything is bought (list, put, delete a probe) passes; the first Parquet file put kills the store.
-    proxy = await dyingProxy(s3.endpoint, (method, path) => method === 'PUT' && path.includes('/night/parquet/'));
+    proxy = await dyingProxy(s3.endpoint, (method, path) => method === 'PUT' && /\/(night|sched)\/parquet\//.test(path));
     sandbox = await startSandbox({ admin: true, readyAfterMs: 50 });
     file = join(tmp.dir, 'nightly.yaml');
     await writeFile(
@@ -130,5 +135,54 @@ describe('issue 43: the lake store dies during the run’s lake step', () => {
     expect(await lakeFiles(s3, 'night/parquet/')).toEqual(await localFiles(join(wh(), 'parquet')));
     const serving = await lakeFiles(s3, 'night/serving.duckdb');
     expect(Object.keys(serving)).toEqual(['']);
+  }, 120_000);
+
+  it('a scheduled night after a night whose lake fell behind syncs that night first, buying nothing for it, then buys its own once', async () => {
+    const dir = join(tmp.dir, 'wh-sched');
+    const url = `s3://${s3.bucket}/sched`;
+    const env = { ...process.env, ...s3.env, AWS_ENDPOINT_URL: proxy.endpoint };
+    const taskPosts = () => sandbox.log.filter((l) => l.path.endsWith('/task_post')).length;
+    const posts0 = taskPosts();
+    proxy.revive();
+    proxy.rearm();
+    const night1 = await runPipeline({
+      pipeline: await loadPipeline(file),
+      file,
+      warehouseDir: dir,
+      baseUrl: sandbox.url,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 50,
+      now: movingClock('2026-11-20T02:00:00Z'),
+      lake: url,
+      env,
+    });
+    expect(night1).toMatchObject({ state: 'completed', lakeBehind: true });
+    expect(taskPosts()).toBe(posts0 + 1);
+    proxy.revive();
+
+    // The next night's tick: the scheduler's runner, as `pipeline schedule` calls it.
+    const tick = nightRunner({
+      warehouseDir: dir,
+      log: silentLogger,
+      lakeFlag: url,
+      target: async () => ({ baseUrl: sandbox.url, apiKey: KEY, pollIntervalMs: 50 }),
+      extra: { now: movingClock('2026-11-21T02:00:00Z'), env },
+    });
+    const night2 = await tick({ name: 'nightly', file, schedule: '0 2 * * *', timezone: 'UTC' }, new AbortController().signal);
+    expect(night2.runId).not.toBe(night1.runId);
+    expect(night2.state).toBe('completed');
+    // One POST for the second night, none for the first again; every task created once.
+    expect(taskPosts()).toBe(posts0 + 2);
+    const stats = (await (await request(sandbox.url + ADMIN_STATS_PATH)).body.json()) as AdminStatsBody;
+    expect(Object.values(stats.tasks_created_by_tag).every((n) => n === 1)).toBe(true);
+    await withWarehouse(dir, async (w) => {
+      expect(await w.all(`SELECT run_id, state FROM runs ORDER BY started_at`)).toEqual([
+        { run_id: night1.runId, state: 'completed' },
+        { run_id: night2.runId, state: 'completed' },
+      ]);
+      expect(await RunStore.unfinishedRuns(w, 'nightly')).toEqual([]);
+    });
+    expect(await lakeFiles(s3, 'sched/parquet/')).toEqual(await localFiles(join(dir, 'parquet')));
   }, 120_000);
 });
