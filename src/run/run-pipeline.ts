@@ -54,9 +54,13 @@ export interface RunOutcome extends RunSummary {
  * 7. lake: the published files mirrored to object storage, when one is set.
  *
  * The data is loaded and the run's state recorded before the models are built, so a model
- * that fails costs no paid result: the outcome says so and the CLI exits 1. A run killed after
- * its loads and before its publish committed stays unfinished: the next run resumes it, runs
- * these steps and buys nothing (`RunStore.unfinishedRuns`).
+ * that fails costs no paid result: the outcome says so and the CLI exits 1. Each step after the
+ * ingest is recorded in the run's journal (`run_steps`) when it starts and when it is done or
+ * skipped; a run is finished when every step is done, the lake included. A run killed anywhere
+ * after its loads, or whose lake upload failed (exit 8, `lakeBehind`), stays unfinished: the next
+ * invocation resumes it first, does only the steps it owes and buys nothing
+ * (`RunStore.unfinishedRuns`); when that run was another night's (or `--new-run` was asked),
+ * tonight's run follows in the same invocation.
  */
 export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   const now = o.now ?? (() => new Date());
