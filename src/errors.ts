@@ -90,6 +90,11 @@ export const ExitCode = {
   warehouseLocked: 7,
   /** `warehouse.duckdb` was deleted or replaced while the command had it open (its data copied to a rescue file when possible). */
   warehouseGone: 8,
+  /**
+   * A run bought, loaded and published here; only the lake is behind (its upload failed). The
+   * next invocation (a run, a scheduled night, `pipeline lake sync`) syncs first, buying nothing.
+   */
+  lakeBehind: 9,
 } as const;
 
 /** Maps an error to the exit code a calling script can act on. */

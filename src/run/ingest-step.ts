@@ -5,7 +5,17 @@ import { resolveCollection } from '../config/index.js';
 import { isInterrupted } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
 import { packBatches, planPipeline, type Plan } from '../plan/index.js';
-import { compactRaw, damagedNotes, ledgerWriter, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
+import {
+  compactRaw,
+  damagedNotes,
+  ledgerWriter,
+  recordTrackedDomains,
+  RUN_STEPS,
+  runFinishedSql,
+  RunStore,
+  type Warehouse,
+} from '../warehouse/index.js';
+import { killPoint } from './kill-point.js';
 import { preflightJobs } from './preflight.js';
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
@@ -31,6 +41,8 @@ export interface IngestOutcome {
   plan: Plan;
   started: Date;
   resumed: boolean;
+  /** When the run resumed to finish the steps it owed (nothing bought) had started. */
+  resumedStartedAt?: Date;
   state: 'completed' | 'partial';
   stop: Stop | null;
   /** The plan priced from earlier runs' ledger before anything was spent (null: never bought before). */
@@ -48,9 +60,9 @@ export const RESUME_WITHIN_MS = 12 * 3_600_000;
  * unfinished run of the same pipeline, when it started less than {@link RESUME_WITHIN_MS} ago,
  * is resumed under its own id (so its tags match): what it posted is collected first, tasks of
  * unknown outcome are looked up by tag, then only what never reached the service is posted. A
- * completed run that no publish holds yet (killed after its loads, before its end steps were
- * done) is resumed without a call: nothing is posted, collected or embedded, its outcome is
- * returned as it was, and the steps after this one (models, alerts, publish) finish it. A
+ * completed run whose journal still owes steps (killed after its loads, or its lake upload
+ * failed) is resumed first, whatever its age, without a call: nothing is posted, collected or
+ * embedded, its outcome is returned as it was, and the steps it owes finish it (runPipeline). A
  * budget, a 402, an unknown outcome or an abort stops posting cleanly, and the outcome says why.
  * An error marks the run failed and is thrown.
  */
@@ -60,15 +72,22 @@ export async function ingestStep(
   indexOn: Warehouse,
   now: () => Date,
   sleep: (ms: number) => Promise<void>,
+  tried: ReadonlySet<string> = new Set(),
 ): Promise<IngestOutcome> {
   const started = now();
-  const unfinished = await RunStore.unfinishedRuns(wh, o.pipeline.name);
-  // Only a run of this night is resumed (started less than RESUME_WITHIN_MS ago); an older one
-  // is settled below and tonight's run starts. Before, a nightly `pipeline run` (cron) after one
-  // that stopped early only ever resumed it: stopped at its budget, every later night bought
-  // nothing and exited 4.
+  // Runs this invocation already finished (or tried to: a lake still down) are not taken again.
+  const unfinished = (await RunStore.unfinishedRuns(wh, o.pipeline.name)).filter((r) => !tried.has(r.runId));
+  // A run that bought and loaded everything but owes later steps (clusters, models, alerts,
+  // publish, summary, checkpoint, lake) is finished first, whatever its age and even with
+  // --new-run: its steps are done, nothing is bought for them (runPipeline then goes on to
+  // tonight's run when that one is another night's, or --new-run asked for one).
+  const owed = unfinished.find((r) => r.state === 'completed');
+  // Otherwise only a run of this night is resumed (started less than RESUME_WITHIN_MS ago); an
+  // older one is settled below and tonight's run starts. Before, a nightly `pipeline run` (cron)
+  // after one that stopped early only ever resumed it: stopped at its budget, every later night
+  // bought nothing and exited 4.
   const latest = unfinished.at(-1);
-  const resume = o.newRun || !latest || started.getTime() - latest.startedAt.getTime() > RESUME_WITHIN_MS ? undefined : latest;
+  const resume = owed ?? (o.newRun || !latest || started.getTime() - latest.startedAt.getTime() > RESUME_WITHIN_MS ? undefined : latest);
   const runId = resume?.runId ?? newRunId(started);
   o.onRunId?.(runId);
   const plan = planPipeline(o.pipeline, runId);
@@ -83,25 +102,29 @@ export async function ingestStep(
       b.tasks.map((t) => t.spec),
     );
   const world: RunWorld = { o, wh, indexOn, now, sleep, charged: { micros: 0n }, collection };
-  // A completed run left unpublished has nothing to collect or look up: it is not settled (its
-  // rows are published with tonight's), and when it is the one resumed, only its end steps run.
-  for (const old of unfinished) if (old !== resume && old.state !== 'completed') await settleStep(makeContext(world, old.runId), runId);
+  // A completed run owing steps has nothing to collect or look up: it is never settled, and when
+  // it is the one resumed, only the steps it owes run (and nothing else is settled meanwhile).
+  if (resume?.state !== 'completed')
+    for (const old of unfinished) if (old !== resume && old.state !== 'completed') await settleStep(makeContext(world, old.runId), runId);
 
   const ctx = makeContext(world, runId);
   const estimateCny = await planEstimateCny(wh, plan);
   const { store, log, note } = ctx;
   if (resume?.state === 'completed') {
+    const steps = await store.steps();
     // Killed after its loads committed, before its end steps (models, alerts, publish) were
     // done: every task is collected and loaded, so nothing is posted, collected or embedded
     // again, and the run keeps its outcome. The steps after this one finish it.
+    const owes = [...RUN_STEPS].filter((s) => s !== 'ingest' && !(steps.get(s)?.done ?? false));
     note(
-      `resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): its tasks are collected and loaded, its models and publish never finished; finishing them, buying nothing`,
+      `resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): its tasks are collected and loaded; finishing the steps it owes (${owes.join(', ')}), buying nothing`,
     );
     log.info({ runId }, 'resuming a completed run whose end steps never finished');
     return {
       ctx,
       plan,
       started,
+      resumedStartedAt: resume.startedAt,
       resumed: true,
       state: 'completed',
       stop: null,
@@ -175,6 +198,7 @@ export async function ingestStep(
         note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
       }
       stop = await postAll(ctx, batches);
+      killPoint('ingest', 'middle');
     }
     // Always collect, whatever stopped the posting: what was posted is paid for.
     const pulled = await collectStep(ctx, {});
@@ -291,7 +315,7 @@ async function compactDamageChecked(ctx: RunContext): Promise<void> {
   for (const n of damagedNotes(again.damaged)) ctx.note(n);
 }
 
-/** The latest run of the pipeline with a charged key that completed, started on `at`'s day in `timezone`. */
+/** The latest run of the pipeline with a charged key that completed and finished (every step done, the lake included), started on `at`'s day in `timezone`. */
 async function completedToday(
   wh: Warehouse,
   pipeline: string,
@@ -299,10 +323,11 @@ async function completedToday(
   at: Date,
 ): Promise<{ runId: string; startedAt: string } | undefined> {
   const [r] = await wh.all<{ runId: string; startedAt: string }>(
-    `SELECT run_id AS "runId", strftime(started_at AT TIME ZONE $2, '%Y-%m-%d %H:%M') || ' ' || $2 AS "startedAt" FROM runs
-     WHERE pipeline = $1 AND state = 'completed' AND coalesce(key_kind, '') <> 'sandbox'
-       AND (started_at AT TIME ZONE $2)::DATE = ($3::TIMESTAMPTZ AT TIME ZONE $2)::DATE
-     ORDER BY started_at DESC LIMIT 1`,
+    `SELECT r.run_id AS "runId", strftime(r.started_at AT TIME ZONE $2, '%Y-%m-%d %H:%M') || ' ' || $2 AS "startedAt"
+     FROM runs AS r LEFT JOIN publish_runs AS p USING (run_id)
+     WHERE r.pipeline = $1 AND r.state = 'completed' AND coalesce(r.key_kind, '') <> 'sandbox' AND ${runFinishedSql('r', 'p')}
+       AND (r.started_at AT TIME ZONE $2)::DATE = ($3::TIMESTAMPTZ AT TIME ZONE $2)::DATE
+     ORDER BY r.started_at DESC LIMIT 1`,
     [pipeline, timezone, at.toISOString()],
   );
   return r;

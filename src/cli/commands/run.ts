@@ -145,6 +145,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
           ? `lake: ${l.url}: ${l.error} (the next run or 'pipeline lake sync' uploads it)`
           : (await import('../../warehouse/lake/index.js')).formatLakeOutcome(l),
       );
+      if (outcome.lakeBehind)
+        say(
+          `run ${outcome.runId}: bought, loaded and published here; only the lake is behind. The next 'pipeline run' (or 'pipeline lake sync') syncs it first and buys nothing`,
+        );
     }
     process.exitCode = runExitCode(outcome);
   },

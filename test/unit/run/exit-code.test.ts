@@ -20,6 +20,9 @@ describe('run outcome policy (pure)', () => {
     expect(runExitCode({ state: 'completed', stopKind: null })).toBe(0);
     expect(runExitCode({ state: 'completed', stopKind: null, models: models(true) })).toBe(0);
     expect(runExitCode({ state: 'completed', stopKind: null, models: models(false) })).toBe(1);
+    // Bought, loaded and published here; only the lake is behind: its own code, not 5 ("run again later").
+    expect(runExitCode({ state: 'completed', stopKind: null, lakeBehind: true })).toBe(9);
+    expect(runExitCode({ state: 'completed', stopKind: null, models: models(false), lakeBehind: true })).toBe(1);
     expect(runExitCode({ state: 'partial', stopKind: 'budget' })).toBe(4);
     expect(runExitCode({ state: 'partial', stopKind: 'balance' })).toBe(4);
     expect(runExitCode({ state: 'partial', stopKind: 'unavailable' })).toBe(5);
