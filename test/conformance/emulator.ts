@@ -175,3 +175,10 @@ export async function startReceiver(answer: (r: Received) => { status: number; d
       }),
   };
 }
+
+/** A date in the spec's `yyyy-mm-dd hh-mm-ss +00:00` form (errors and id_list windows). */
+export function specDate(d: Date): string {
+  return d.toISOString().replace('T', ' ').replace(/:/g, '-').slice(0, 19) + ' +00:00';
+}
+
+export const DAY_MS = 86_400_000;
