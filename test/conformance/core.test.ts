@@ -241,6 +241,13 @@ describe('Billing', () => {
     expect(charge(p2)).toBeGreaterThan(charge(p1));
   });
 
+  it('"Live: one POST returns the result directly."', async () => {
+    const live = await e.call('POST', '/v3/serp/engA/organic/live/regular', { body: [ORGANIC_TASK] });
+    expect(succeeded(live)).toBe(true);
+    expect(live.body.tasks[0].status_code).toBe(20000);
+    expect(live.body.tasks[0].result.length).toBeGreaterThan(0);
+  });
+
   it('"Live mode costs more than standard mode."', async () => {
     const std = await e.call('POST', '/v3/serp/engA/organic/task_post', { key: LIVE, body: [ORGANIC_TASK] });
     const live = await e.call('POST', '/v3/serp/engA/organic/live/advanced', { key: LIVE, body: [ORGANIC_TASK] });
@@ -252,6 +259,27 @@ describe('Billing', () => {
     const normal = await e.call('POST', '/v3/serp/engA/organic/task_post', { key: LIVE, body: [{ ...ORGANIC_TASK, priority: 1 }] });
     const high = await e.call('POST', '/v3/serp/engA/organic/task_post', { key: LIVE, body: [{ ...ORGANIC_TASK, priority: 2 }] });
     expect(charge(normal)).toBeLessThan(charge(high));
+  });
+
+  it('"A `depth` above 10 can add charges per additional block of 10 results." (never less than depth 10)', async () => {
+    const d10 = await e.call('POST', '/v3/serp/engA/organic/task_post', { key: LIVE, body: [{ ...ORGANIC_TASK, depth: 10 }] });
+    const d100 = await e.call('POST', '/v3/serp/engA/organic/task_post', { key: LIVE, body: [{ ...ORGANIC_TASK, depth: 100 }] });
+    expect(charge(d100)).toBeGreaterThanOrEqual(charge(d10));
+  });
+
+  it('"If fewer results are returned than `depth`, the difference is refunded to the balance."', async () => {
+    const task = { ...ORGANIC_TASK, keyword: 'best waterproof trail running shoes for wide feet', depth: 700 };
+    const post = await e.call('POST', '/v3/serp/engA/organic/task_post', { key: LIVE, body: [task] });
+    const id = post.body.tasks[0].id as string;
+    const afterPost = balance(post);
+    await new Promise((r) => setTimeout(r, 300));
+    const got = await e.call('GET', `/v3/serp/engA/organic/task_get/advanced/${id}`, { key: LIVE });
+    expect(succeeded(got)).toBe(true);
+    const returned = (got.body.tasks[0].result[0].items as Json[]).filter((i) => i.type === 'organic').length;
+    expect(returned).toBeLessThan(700);
+    const now = (await e.call('GET', '/v3/appendix/user_data', { key: LIVE })).body.tasks[0].result[0].money.balance as number;
+    expect(now).toBeGreaterThan(afterPost);
+    expect(now).toBeLessThanOrEqual(afterPost + charge(post) + 1e-9);
   });
 
   it('"`on_page/resources` is listed as free (reference price 0.0000)"', async () => {

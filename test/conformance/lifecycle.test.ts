@@ -32,6 +32,19 @@ afterAll(async () => {
 });
 
 const ORGANIC = '/v3/serp/engA/organic';
+const API_NAMES = [
+  'serp',
+  'ai_optimization',
+  'keywords_data',
+  'domain_analytics',
+  'svc_labs',
+  'backlinks',
+  'on_page',
+  'content_analysis',
+  'merchant',
+  'app_data',
+  'business_data',
+];
 const TASK = { keyword: 'trail running shoes', location_code: 2840, language_code: 'en' };
 
 async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
@@ -273,6 +286,14 @@ describe('Error record (errors endpoints)', () => {
     expect(succeeded(r)).toBe(false);
   });
 
+  it('"`{api}` (for `errors` and `id_list`) is one of: `serp`, ..., `business_data`": id_list answers for each', async () => {
+    const q = { datetime_from: specDate(new Date(Date.now() - DAY_MS)), datetime_to: specDate(new Date(Date.now() - 1000)) };
+    for (const api of API_NAMES) {
+      const r = await e.call('POST', `/v3/${api}/id_list`, { key: LIVE, body: [q] });
+      expect(succeeded(r), api).toBe(true);
+    }
+  });
+
   it('"The errors endpoint is used for `serp`, `merchant`, `business_data` and the other `{api}` values with identical shape"', async () => {
     for (const api of [
       'serp',
@@ -322,6 +343,14 @@ describe('Events: resend (webhook_resend)', () => {
     const r = await e.call('POST', '/v3/appendix/webhook_resend', { key: LIVE, body: [{ id: a }, { id: b }] });
     expect(r.body.tasks_count).toBe(2);
     expect(r.body.tasks.map((t: Json) => t.data.id)).toEqual([a, b]);
+  });
+
+  it('"a task whose function has no callback support gets task status 40503" (a live task: "callbacks for standard-mode tasks")', async () => {
+    const live = await e.call('POST', `${ORGANIC}/live/regular`, { key: LIVE, body: [TASK] });
+    const id = live.body.tasks[0].id as string;
+    const r = await e.call('POST', '/v3/appendix/webhook_resend', { key: LIVE, body: [{ id }] });
+    expect(r.body.tasks[0].status_code).toBe(40503);
+    expect(r.body.tasks_error).toBe(1);
   });
 
   it('"`webhook_resend` | 100 task ids per call": 101 ids are not accepted', async () => {

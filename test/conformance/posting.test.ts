@@ -298,3 +298,19 @@ describe('Limits: trends and batch search volume', () => {
     expect(c.body.tasks[0].status_code).not.toBe(20100);
   });
 });
+
+describe('tasks_ready (result-shapes)', () => {
+  it('"At most 1000 per call."', async () => {
+    const task = { keyword: 'rain boots', location_code: 2840, language_code: 'en' };
+    for (let i = 0; i < 11; i++) {
+      const r = await e.call('POST', '/v3/serp/engA/organic/task_post', { body: Array.from({ length: 100 }, () => task) });
+      expect(r.body.tasks_error).toBe(0);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const ready = await e.call('GET', '/v3/serp/engA/organic/tasks_ready');
+    expect(succeeded(ready)).toBe(true);
+    const n = (ready.body.tasks[0].result as Json[]).length;
+    expect(n).toBeGreaterThan(0);
+    expect(n).toBeLessThanOrEqual(1000);
+  });
+});
