@@ -381,12 +381,13 @@ describe('Task-id-list record (id_list)', () => {
     expect(ids).toContain(pending);
     for (const x of rows) {
       expect(typeof x.id).toBe('string');
-      expect(x.url).toContain('/serp/engA/organic/task_post'); // "API path used to create the task"
+      expect(x.url).toContain('/v3/serp/'); // "API path used to create the task"
       expect(typeof x.datetime_posted).toBe('string');
       expect(typeof x.status).toBe('string');
       expect(typeof x.cost).toBe('number');
       expect('metadata' in x).toBe(false); // "only when `include_metadata` is true"
     }
+    for (const mine of [done, pending]) expect(rows.find((x) => x.id === mine)!.url).toContain('/v3/serp/engA/organic/task_post');
     const d = rows.find((x) => x.id === done)!;
     expect(typeof d.datetime_done).toBe('string');
     expect(d.datetime_done.length).toBeGreaterThan(0);
