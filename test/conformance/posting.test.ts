@@ -268,6 +268,68 @@ describe('On-page: on_page/resources request parameters', () => {
     for (const it of like.body.tasks[0].result[0].items as Json[]) expect(it.url.endsWith('.js')).toBe(true);
   });
 
+  it('"Filter operators: `regex`, `not_regex`, `<`, `<=`, `>`, `>=`, `=`, `<>`, `in`, `not_in`, `like`, `not_like`"', async () => {
+    const all = (await res({ limit: 1000 })).body.tasks[0].result[0].items as Json[];
+    expect(all.length).toBeGreaterThan(0);
+    const pick = async (f: Json[]) => {
+      const r = await res({ filters: f, limit: 1000 });
+      expect(succeeded(r), JSON.stringify(f)).toBe(true);
+      return r.body.tasks[0].result[0].items as Json[];
+    };
+    const urls = (xs: Json[]) => xs.map((x) => x.url as string).sort();
+    const where = (p: (x: Json) => boolean) => urls(all.filter(p));
+    expect(urls(await pick([['resource_type', '<>', 'image']]))).toEqual(where((x) => x.resource_type !== 'image'));
+    expect(urls(await pick([['resource_type', 'in', ['image', 'script']]]))).toEqual(
+      where((x) => ['image', 'script'].includes(x.resource_type)),
+    );
+    expect(urls(await pick([['resource_type', 'not_in', ['image', 'script']]]))).toEqual(
+      where((x) => !['image', 'script'].includes(x.resource_type)),
+    );
+    expect(urls(await pick([['url', 'regex', '\\.js$']]))).toEqual(where((x) => /\.js$/.test(x.url)));
+    expect(urls(await pick([['url', 'not_regex', '\\.js$']]))).toEqual(where((x) => !/\.js$/.test(x.url)));
+    expect(urls(await pick([['url', 'not_like', '%.js']]))).toEqual(where((x) => !x.url.endsWith('.js')));
+    const sizes = all
+      .map((x) => x.size)
+      .filter((n) => typeof n === 'number')
+      .sort((a, b) => a - b);
+    const mid = sizes[Math.floor(sizes.length / 2)];
+    expect(urls(await pick([['size', '>', mid]]))).toEqual(where((x) => x.size > mid));
+    expect(urls(await pick([['size', '>=', mid]]))).toEqual(where((x) => x.size >= mid));
+    expect(urls(await pick([['size', '<', mid]]))).toEqual(where((x) => x.size < mid));
+    expect(urls(await pick([['size', '<=', mid]]))).toEqual(where((x) => x.size <= mid));
+  });
+
+  it('"several filters are joined by the strings `and` or `or` placed between them"', async () => {
+    const all = (await res({ limit: 1000 })).body.tasks[0].result[0].items as Json[];
+    const or = await res({ filters: [['resource_type', '=', 'image'], 'or', ['resource_type', '=', 'script']], limit: 1000 });
+    const got = (or.body.tasks[0].result[0].items as Json[]).map((x) => x.url).sort();
+    expect(got).toEqual(
+      all
+        .filter((x) => x.resource_type === 'image' || x.resource_type === 'script')
+        .map((x) => x.url)
+        .sort(),
+    );
+    const and = await res({ filters: [['resource_type', '=', 'image'], 'and', ['resource_type', '=', 'script']], limit: 1000 });
+    expect(and.body.tasks[0].result[0].items ?? []).toEqual([]);
+  });
+
+  it('"`order_by` ... format `<field>,<asc or desc>`"', async () => {
+    const r = await res({ order_by: ['size,desc'], limit: 1000 });
+    const sizes = (r.body.tasks[0].result[0].items as Json[]).map((x) => x.size as number);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(sizes).toEqual([...sizes].sort((a, b) => b - a));
+  });
+
+  it('"`search_after_token` | token from the previous response for deep reading": the next read continues, no overlap', async () => {
+    const first = (await res({ limit: 3 })).body.tasks[0].result[0];
+    expect(typeof first.search_after_token).toBe('string');
+    const next = (await res({ limit: 3, search_after_token: first.search_after_token })).body.tasks[0].result[0];
+    const a = (first.items as Json[]).map((x) => x.url);
+    const b = (next.items as Json[]).map((x) => x.url);
+    expect(b.length).toBeGreaterThan(0);
+    expect(b.filter((u) => a.includes(u))).toEqual([]);
+  });
+
   it('On-page resource list: "`crawl_progress` (`in_progress` or `finished`), `crawl_status` (... all integers), `items`"; resource_type values', async () => {
     const r = (await res({ limit: 1000 })).body.tasks[0].result[0];
     expect(['in_progress', 'finished']).toContain(r.crawl_progress);
