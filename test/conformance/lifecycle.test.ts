@@ -103,6 +103,28 @@ describe('States and transitions: task lifecycle (standard mode)', () => {
     expect(r.body.tasks[0].path).toEqual(['v3', 'serp', 'engA', 'organic', 'tasks_ready']);
   });
 
+  it('ready list, keywords-data variant (result-shapes): "`{id, se, function, date_posted, tag, endpoint}`"', async () => {
+    const base = '/v3/keywords_data/engA_ads/search_volume';
+    const r = await e.call('POST', `${base}/task_post/`, {
+      key: LIVE,
+      body: [{ keywords: ['rain boots'], location_code: 2840, language_code: 'en', tag: 'kw' }],
+    });
+    const id = r.body.tasks[0].id as string;
+    expect(r.body.tasks[0].status_code).toBe(20100);
+    const item = await until(async () => {
+      const list = await e.call('GET', `${base}/tasks_ready/`, { key: LIVE });
+      return (list.body.tasks[0].result as Json[]).find((x) => x.id === id);
+    });
+    expect(typeof item.se).toBe('string');
+    expect(typeof item.function).toBe('string');
+    expect(item.date_posted).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00$/);
+    expect(item.tag).toBe('kw');
+    expect(item.endpoint).toContain(id);
+    const got = await e.call('GET', item.endpoint, { key: LIVE });
+    expect(succeeded(got)).toBe(true);
+    expect(got.body.tasks[0].id).toBe(id);
+  });
+
   it('"listed | collected via task_get | success | removed from the list"', async () => {
     const id = await post();
     const item = await until(() => inReady(id));

@@ -6,7 +6,7 @@
  * counter or whether `id_list`/`tasks_fixed` calls also count in their API's row (README, open).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, startEmulator, succeeded, type Emulator, type Reply } from './emulator.js';
+import { LIVE, sleep, startEmulator, succeeded, type Emulator, type Reply } from './emulator.js';
 
 const SCALE = 12;
 const MINUTE_MS = 60_000 / SCALE;
@@ -97,5 +97,17 @@ describe('Limits (third minute)', () => {
 
   it('"`{api}/id_list` | 10 per minute"', async () => {
     await limitHolds(10, idList);
+  });
+
+  it('Errors: "image generation | concurrency or rate exceeded | 429" (past either /v1 limit in one minute)', async () => {
+    const img = () =>
+      e.call('POST', '/v1/chat/completions', {
+        key: LIVE,
+        body: { model: 'imgmodel-3.1-flash-image', messages: [{ role: 'user', content: 'a kite' }], stream: false, n: 1, size: '512x512' },
+      });
+    const replies = await many(121, img);
+    const refused = replies.filter((r) => r.status !== 200);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) expect(r.status).toBe(429);
   });
 });

@@ -2,6 +2,7 @@
  * Conformance, black box: `/v1` chat completions (text and image generation) and embeddings,
  * with their Billing and Errors rows, from service-interface.md.
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { charge, LIVE, SANDBOX, startEmulator, type Emulator, type Json } from './emulator.js';
 
@@ -194,5 +195,16 @@ describe('Embeddings', () => {
     const r = await embed({ model: 'text-embedding-3-large', input: 'boots' }, SANDBOX);
     expect(r.status).toBe(200);
     expect(charge(r) || 0).toBe(0);
+  });
+});
+
+describe('What the service does', () => {
+  it('"Both use a widely used chat/embeddings wire format, so standard client SDKs work when the base address is changed."', async () => {
+    const sdk = new OpenAI({ apiKey: LIVE, baseURL: `${e.url}/v1`, maxRetries: 0 });
+    const done = await sdk.chat.completions.create({ model: 'chat5.6-luna', messages: [{ role: 'user', content: 'Say hello.' }] });
+    expect(typeof done.choices[0]!.message.content).toBe('string');
+    const vectors = await sdk.embeddings.create({ model: 'text-embedding-3-small', input: ['rain boots', 'trail shoes'] });
+    expect(vectors.data).toHaveLength(2);
+    expect(vectors.data[1]!.index).toBe(1);
   });
 });
