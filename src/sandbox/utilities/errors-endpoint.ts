@@ -48,13 +48,8 @@ export function handleErrors(ctx: RouteContext): HandlerReply {
       const v = parseServiceDateTime(q.datetime_to);
       if (v === undefined)
         return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be 'yyyy-mm-dd hh-mm-ss +00:00' (UTC).", data);
-      if (v <= fromMs || v > nowMs)
-        return utilityTaskError(
-          ctx,
-          'errors',
-          "Invalid Field: 'datetime_to' must be later than 'datetime_from' and not later than now.",
-          data,
-        );
+      // The spec bounds only datetime_from by now; datetime_to is "later than datetime_from".
+      if (v <= fromMs) return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be later than 'datetime_from'.", data);
       toMs = v;
     }
     const fn = typeof q.filtered_function === 'string' ? q.filtered_function : undefined;
