@@ -299,8 +299,12 @@ describe('Error record (errors endpoints)', () => {
     expect(succeeded(ok)).toBe(true);
   });
 
-  it('"`datetime_to` | optional; same format; later than `datetime_from`"', async () => {
+  it('"`datetime_to` | optional; same format; later than `datetime_from`" (an equal one is not later)', async () => {
     const now = Date.now();
+    const same = specDate(new Date(now - DAY_MS));
+    expect(succeeded(await e.call('POST', '/v3/serp/errors', { key: LIVE, body: [{ datetime_from: same, datetime_to: same }] }))).toBe(
+      false,
+    );
     const r = await e.call('POST', '/v3/serp/errors', {
       key: LIVE,
       body: [{ datetime_from: specDate(new Date(now - DAY_MS)), datetime_to: specDate(new Date(now - 2 * DAY_MS)) }],
@@ -314,6 +318,15 @@ describe('Error record (errors endpoints)', () => {
       const r = await e.call('POST', `/v3/${api}/id_list`, { key: LIVE, body: [q] });
       expect(succeeded(r), api).toBe(true);
     }
+  });
+
+  it('errors: "`datetime_to` | optional; same format; later than `datetime_from`" (unlike id_list, no "not after now" rule)', async () => {
+    const now = Date.now();
+    const r = await e.call('POST', '/v3/serp/errors', {
+      key: LIVE,
+      body: [{ datetime_from: specDate(new Date(now - DAY_MS)), datetime_to: specDate(new Date(now + DAY_MS)) }],
+    });
+    expect(succeeded(r)).toBe(true);
   });
 
   it('"The errors endpoint is used for `serp`, `merchant`, `business_data` and the other `{api}` values with identical shape"', async () => {
@@ -373,6 +386,13 @@ describe('Events: resend (webhook_resend)', () => {
     const r = await e.call('POST', '/v3/appendix/webhook_resend', { key: LIVE, body: [{ id }] });
     expect(r.body.tasks[0].status_code).toBe(40503);
     expect(r.body.tasks_error).toBe(1);
+  });
+
+  it('"array of objects with `id` (UUID string, required)": a missing or non-UUID id is a task error', async () => {
+    for (const body of [[{}], [{ id: 'not-a-uuid' }]]) {
+      const r = await e.call('POST', '/v3/appendix/webhook_resend', { key: LIVE, body });
+      expect(succeeded(r), JSON.stringify(body)).toBe(false);
+    }
   });
 
   it('"`webhook_resend` | 100 task ids per call": 101 ids are not accepted', async () => {
@@ -437,6 +457,7 @@ describe('Task-id-list record (id_list)', () => {
     expect(succeeded(await list(q(now + DAY_MS, now + 2 * DAY_MS)))).toBe(false);
     expect(succeeded(await list(q(now - DAY_MS, now + DAY_MS)))).toBe(false);
     expect(succeeded(await list(q(now - DAY_MS, now - 2 * DAY_MS)))).toBe(false);
+    expect(succeeded(await list(q(now - DAY_MS, now - DAY_MS)))).toBe(false); // equal is not later
   });
 
   it('"`limit` | default 1000; range 1-1000"; "`offset` | default and minimum 0; maximum 100000000"', async () => {

@@ -93,11 +93,16 @@ describe('Engine A events: task_post parameters', () => {
     expect(await at('40.7127753,-74.0059728,199.8')).toBe(false);
     expect(await at('40.7127753,-74.0059728,200000')).toBe(false);
     expect(await at('40.71277531,-74.0059728,5000')).toBe(false);
+    expect(await at('40.7127753,-74.00597281,5000')).toBe(false);
   });
 
   it('"`language_code` | optional; ... English (`en`) is supported"', async () => {
     expect(await created({ ...EV, language_code: 'en' })).toBe(true);
     expect(await created({ ...EV, language_name: 'English' })).toBe(true);
+  });
+
+  it('"`se_domain` | optional; chosen automatically from the location, can be set manually"', async () => {
+    expect(await created({ ...EV, se_domain: 'enga.com' })).toBe(true);
   });
 
   it('"`depth` | optional; default 10; maximum 700"', async () => {
