@@ -143,8 +143,7 @@ describe('AI-optimized variants', () => {
     expect(Object.keys(r.body).sort()).toEqual(['id', 'items', 'status_code', 'status_message']);
     expect(r.body.items.length).toBeGreaterThan(0);
     for (const [where] of walk(r.body.items)) expect(where).not.toMatch(/\.(position|xpath)$/);
-    const plain = await e.call('GET', `/v3/serp/engA/organic/task_get/advanced/${id}.ai`);
-    expect(charge(plain) || 0).toBe(0);
+    expect(charge(r) || 0).toBe(0);
   });
 
   it('"GET /v3/{path}/locations.ai | countries with default URLs"; "GET /v3/{path}/locations/{country_code}.ai | cities of that country"', async () => {

@@ -86,6 +86,8 @@ describe('Chat completion (image generation)', () => {
     expect(typeof c.message.role).toBe('string');
     expect(typeof c.finish_reason).toBe('string');
     for (const k of ['prompt_tokens', 'completion_tokens', 'total_tokens']) expect(Number.isInteger(r.body.usage[k]), k).toBe(true);
+    expect(charge(r)).toBeGreaterThan(0); // "Response headers on charged calls": X-Svc-Charge-CNY ...
+    expect(r.headers.get('x-svc-request-id')).toBeTruthy(); // ... and X-Svc-Request-ID ("keep the request id")
   });
 
   it('"`choices[0].message.content` carries an image as a JPEG base64 data URL (`data:image/jpeg;base64,<data>`), wrapped in a markdown image expression"', async () => {
