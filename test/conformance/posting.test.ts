@@ -297,7 +297,7 @@ describe('On-page: on_page/resources request parameters', () => {
       .map((x) => x.size)
       .filter((n) => typeof n === 'number')
       .sort((a, b) => a - b);
-    const mid = sizes[Math.floor(sizes.length / 2)];
+    const mid = sizes[Math.floor(sizes.length / 2)] as number;
     expect(urls(await pick([['size', '>', mid]]))).toEqual(where((x) => x.size > mid));
     expect(urls(await pick([['size', '>=', mid]]))).toEqual(where((x) => x.size >= mid));
     expect(urls(await pick([['size', '<', mid]]))).toEqual(where((x) => x.size < mid));
