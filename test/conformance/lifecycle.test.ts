@@ -470,17 +470,18 @@ describe('Task-id-list record (id_list)', () => {
   });
 
   it('"`sort` | `asc` or `desc`; default `asc`; sorts by task execution time"', async () => {
-    await post();
-    await post();
+    // three tasks posted (and so done) well apart: any reading of "execution time" orders them alike
+    const mine: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      mine.push(await post({ tag: `sort-${i}` }));
+      await sleep(60);
+    }
+    await until(() => inReady(mine[2]!));
     await sleep(1050);
-    const asc = (await list(window(3600_000))).body.tasks[0].result as Json[];
-    const desc = (await list(window(3600_000, { sort: 'desc' }))).body.tasks[0].result as Json[];
-    expect(asc.length).toBeGreaterThan(2);
-    expect(desc.map((x) => x.id)).toEqual(
-      asc
-        .map((x) => x.id)
-        .slice()
-        .reverse(),
-    );
+    const order = async (extra: Json) =>
+      ((await list(window(3600_000, extra))).body.tasks[0].result as Json[]).map((x) => x.id as string).filter((id) => mine.includes(id));
+    expect(await order({})).toEqual(mine);
+    expect(await order({ sort: 'asc' })).toEqual(mine);
+    expect(await order({ sort: 'desc' })).toEqual([...mine].reverse());
   });
 });
