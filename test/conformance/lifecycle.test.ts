@@ -2,7 +2,7 @@
  * Conformance, black box: the standard-mode task lifecycle (States and transitions), the
  * ready list, task_get formats, callbacks (Events), the errors endpoint, webhook_resend and
  * id_list of service-interface.md (with the ready-list and callback details of result-shapes.md).
- * The emulator runs at time scale 10 with tasks done after 20 s of emulated time (2 s real; the callback 10 s rule is 1 s real).
+ * The emulator runs at time scale 5 with tasks done after 10 s of emulated time (2 s real; the callback 10 s rule is 2 s real).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -24,7 +24,7 @@ import {
 let e: Emulator;
 let receivers: Array<{ close(): Promise<void> }> = [];
 beforeAll(async () => {
-  e = await startEmulator(['--time-scale', '10', '--ready-after', '20', '--no-rate-limits']);
+  e = await startEmulator(['--time-scale', '5', '--ready-after', '10', '--no-rate-limits']);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
