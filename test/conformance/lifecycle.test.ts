@@ -395,6 +395,13 @@ describe('Events: resend (webhook_resend)', () => {
     }
   });
 
+  it('"`webhook_resend` | 100 task ids per call": 100 ids are answered, one task each', async () => {
+    const id = await post();
+    const r = await e.call('POST', '/v3/appendix/webhook_resend', { key: LIVE, body: Array.from({ length: 100 }, () => ({ id })) });
+    expect(r.body.status_code).toBe(20000);
+    expect(r.body.tasks_count).toBe(100);
+  });
+
   it('"`webhook_resend` | 100 task ids per call": 101 ids are not accepted', async () => {
     const id = await post();
     const r = await e.call('POST', '/v3/appendix/webhook_resend', { key: LIVE, body: Array.from({ length: 101 }, () => ({ id })) });

@@ -78,6 +78,7 @@ describe('Engine A events: task_post parameters', () => {
     expect(await created({ location_code: 2840 })).toBe(false);
     expect(await created({ ...EV, keyword: 'k'.repeat(700) })).toBe(true);
     expect(await created({ ...EV, keyword: 'k'.repeat(701) })).toBe(false);
+    expect(await created({ ...EV, keyword: 'é'.repeat(700) })).toBe(true); // characters, not UTF-8 bytes
   });
 
   it('"`location_code` | required unless `location_name` or `location_coordinate` is given"', async () => {
@@ -139,6 +140,7 @@ describe('Engine A events: task_post parameters', () => {
     expect(t.status_code).toBe(20100);
     expect(t.data.tag).toBe('t'.repeat(255));
     expect(await created({ ...EV, tag: 't'.repeat(256) })).toBe(false);
+    expect(await created({ ...EV, tag: 'ü'.repeat(255) })).toBe(true);
   });
 
   it('"`postback_data` | string | required with `postback_url`"', async () => {
@@ -203,6 +205,7 @@ describe('LLM response request (AI optimization)', () => {
     expect(await liveOk(LLM, { model_name: model })).toBe(false);
     expect(await ask({ user_prompt: 'p'.repeat(500) })).toBe(true);
     expect(await ask({ user_prompt: 'p'.repeat(501) })).toBe(false);
+    expect(await ask({ user_prompt: 'ß'.repeat(500) })).toBe(true);
   });
 
   it('"`max_output_tokens` | ... maximum 4096; minimum 1024 for reasoning models and 16 for non-reasoning models"', async () => {
@@ -236,6 +239,17 @@ describe('On-page: on_page/resources request parameters', () => {
   it('"`id` | string | yes | task id returned by `task_post`"', async () => {
     expect(succeeded(await e.call('POST', '/v3/on_page/resources', { body: [{ limit: 10 }] }))).toBe(false);
     expect(succeeded(await res({}))).toBe(true);
+  });
+
+  it('"`limit` | no | default 100": without `limit` at most 100 resources come back', async () => {
+    const big = await e.call('POST', '/v3/on_page/task_post', { body: [{ target: 'big.example', max_crawl_pages: 200 }] });
+    const bigId = big.body.tasks[0].id as string;
+    await new Promise((r) => setTimeout(r, 500));
+    const read = async (q: Json) =>
+      (await e.call('POST', '/v3/on_page/resources', { body: [{ id: bigId, ...q }] })).body.tasks[0].result[0];
+    const all = await read({ limit: 1000 });
+    expect(all.items.length).toBeGreaterThan(100);
+    expect((await read({})).items).toHaveLength(100);
   });
 
   it('"`limit` | no | default 100; maximum 1000"', async () => {
