@@ -146,6 +146,46 @@ describe('AI-optimized variants', () => {
     expect(charge(r) || 0).toBe(0);
   });
 
+  it('"The suffix works for all live endpoints and task-get endpoints" (a live endpoint of each family, and task-gets of three)', async () => {
+    const live: Array<[string, Json]> = [
+      ['/v3/backlinks/referring_domains/live', { target: 'shop.example' }],
+      ['/v3/content_analysis/search/live', { keyword: 'trail shoes' }],
+      ['/v3/domain_analytics/technologies/aggregation_technologies/live', { technology: 'nginx' }],
+      ['/v3/keywords_data/engA_ads/search_volume/live', { keywords: ['rain boots'], location_code: 2840, language_code: 'en' }],
+      ['/v3/svc_labs/engA/keyword_ideas/live', { keywords: ['rain boots'], location_code: 2840, language_code: 'en' }],
+    ];
+    for (const [path, task] of live) {
+      const r = await e.call('POST', `${path}.ai`, { body: [task] });
+      expect(r.status, path).toBe(200);
+      expect(Object.keys(r.body).sort(), path).toEqual(['id', 'items', 'status_code', 'status_message']);
+    }
+    const posts: Array<[string, string, Json]> = [
+      [
+        '/v3/keywords_data/engA_ads/search_volume/task_post',
+        '/v3/keywords_data/engA_ads/search_volume/task_get',
+        { keywords: ['rain boots'], location_code: 2840, language_code: 'en' },
+      ],
+      [
+        '/v3/merchant/engA/products/task_post',
+        '/v3/merchant/engA/products/task_get/advanced',
+        { keyword: 'rain boots', location_code: 2840, language_code: 'en' },
+      ],
+      [
+        '/v3/app_data/engA/app_searches/task_post',
+        '/v3/app_data/engA/app_searches/task_get/advanced',
+        { keyword: 'weather', location_code: 2840, language_code: 'en' },
+      ],
+    ];
+    const ids: string[] = [];
+    for (const [post, , task] of posts) ids.push((await e.call('POST', post, { body: [task] })).body.tasks[0].id);
+    await sleep(300);
+    for (const [i, [, get]] of posts.entries()) {
+      const r = await e.call('GET', `${get}/${ids[i]}.ai`);
+      expect(r.status, get).toBe(200);
+      expect(Object.keys(r.body).sort(), get).toEqual(['id', 'items', 'status_code', 'status_message']);
+    }
+  });
+
   it('"GET /v3/{path}/locations.ai | countries with default URLs"; "GET /v3/{path}/locations/{country_code}.ai | cities of that country"', async () => {
     const countries = await e.call('GET', '/v3/serp/engA/locations.ai');
     expect(countries.status).toBe(200);
