@@ -145,6 +145,7 @@ describe('States and transitions: task lifecycle (standard mode)', () => {
       expect(Array.isArray(t.result), f).toBe(true);
       expect(t.result_count).toBe(t.result.length);
       expect(t.data).toMatchObject(TASK);
+      expect(t.path).toEqual(['v3', 'serp', 'engA', 'organic', 'task_get', f, id]); // "URL path segments of the call"
     }
   });
 });
@@ -180,6 +181,15 @@ describe('Events: pingback and postback', () => {
     expect(env.tasks[0].id).toBe(id);
     expect(Array.isArray(env.tasks[0].result)).toBe(true);
     expect(env.tasks[0].path).toContain('advanced');
+  });
+
+  it('"`postback_data` | string | required with `postback_url`; `advanced` (examples also pass `html`)": an html postback carries the html result', async () => {
+    const rec = await receiver();
+    const id = await post({ postback_url: `${rec.url}/html/$id`, postback_data: 'html' });
+    const hit = await until(async () => rec.seen.find((s) => s.url === `/html/${id}`));
+    const env = JSON.parse(hit.gunzipped!);
+    expect(env.tasks[0].id).toBe(id);
+    expect(env.tasks[0].path).toContain('html');
   });
 
   it('"callback failure | HTTP status ... above 300 | the task goes to the ready list; the failure is listed by the `errors` endpoints with `function` = `pingback_url`"', async () => {

@@ -48,6 +48,7 @@ describe('Limits: tasks per POST', () => {
     const more = await e.call('POST', EVENTS, { body: Array.from({ length: 101 }, () => EV) });
     expect(succeeded(more)).toBe(false);
     expect(more.body.tasks[100].status_code).toBe(40006);
+    expect(more.body.tasks_error).toBe(1); // "`tasks_error` | Number of tasks that returned an error"
   });
 
   it('Errors table: "`/v3` task creation | more tasks in one POST than allowed | task code 40006" (the extra task is not charged)', async () => {
