@@ -57,7 +57,10 @@ export async function startEmulator(args: string[] = []): Promise<Emulator> {
   );
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`emulator did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM'); // do not leave a half-started emulator behind
+      reject(new Error(`emulator did not start:\n${out}`));
+    }, 30_000);
     const onData = (chunk: Buffer) => {
       out += chunk.toString('utf8');
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
