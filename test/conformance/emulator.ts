@@ -55,6 +55,10 @@ export async function startEmulator(args: string[] = []): Promise<Emulator> {
     ['bin/pipeline.mjs', 'sandbox', '--port', '0', '--live-key', LIVE, '--sandbox-key', SANDBOX, ...args],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // If the test process ends without afterAll (a killed run, a worker torn down), take the child along.
+  const killChild = () => child.kill('SIGTERM');
+  process.once('exit', killChild);
+  child.once('exit', () => process.off('exit', killChild));
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
