@@ -458,3 +458,113 @@ describe('Utility endpoints and their results', () => {
     expect(succeeded(r)).toBe(true);
   });
 });
+
+/** Served at all: an envelope, and neither HTTP 404 nor "not found"/"invalid path" (40400, 40402 of result-shapes). */
+function routed(r: Json): boolean {
+  const codes = [r.body?.status_code, ...((r.body?.tasks ?? []) as Json[]).map((t) => t.status_code)];
+  return r.status !== 404 && typeof r.body === 'object' && 'tasks' in r.body && !codes.includes(40400) && !codes.includes(40402);
+}
+const ANY_TASK = { keyword: 'trail shoes', keywords: ['trail shoes'], target: 'shop.example', location_code: 2840, language_code: 'en' };
+
+describe('Sandbox', () => {
+  it('"The sandbox ... mirrors the production path layout": every shown path is served', async () => {
+    const posts = [
+      '/v3/serp/engA/organic/task_post',
+      '/v3/serp/engA/organic/live/regular',
+      '/v3/keywords_data/engA/search_volume/task_post',
+      '/v3/keywords_data/engA/search_volume/live',
+      '/v3/domain_analytics/technologies/aggregation_technologies/live',
+      '/v3/svc_labs/engA/related_keywords/live',
+      '/v3/svc_labs/engA/ranked_keywords/live',
+      '/v3/svc_labs/engA/competitors_domain/live',
+      '/v3/backlinks/referring_domains/live',
+      '/v3/on_page/task_post',
+      '/v3/content_analysis/search/live',
+      '/v3/merchant/engA/products/task_post',
+      '/v3/app_data/engA/app_searches/task_post',
+      '/v3/business_data/engA/hotel_info/task_post',
+    ];
+    const created: Record<string, string> = {};
+    for (const p of posts) {
+      const r = await e.call('POST', p, { body: [ANY_TASK] });
+      expect(routed(r), p).toBe(true);
+      if (p.endsWith('/task_post')) created[p] = r.body.tasks[0].id;
+    }
+    const crawl = created['/v3/on_page/task_post']!;
+    for (const p of ['/v3/on_page/pages', '/v3/on_page/links']) {
+      expect(routed(await e.call('POST', p, { body: [{ id: crawl }] })), p).toBe(true);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const gets: Array<[string, string]> = [
+      ['/v3/serp/engA/organic/task_post', '/v3/serp/engA/organic/task_get/advanced/'],
+      ['/v3/keywords_data/engA/search_volume/task_post', '/v3/keywords_data/engA/search_volume/task_get/'],
+      ['/v3/merchant/engA/products/task_post', '/v3/merchant/engA/products/task_get/advanced/'],
+      ['/v3/app_data/engA/app_searches/task_post', '/v3/app_data/engA/app_searches/task_get/advanced/'],
+      ['/v3/business_data/engA/hotel_info/task_post', '/v3/business_data/engA/hotel_info/task_get/advanced/'],
+    ];
+    for (const [post, get] of gets) {
+      const r = await e.call('GET', `${get}${created[post]}`);
+      expect(routed(r), get).toBe(true);
+      expect(succeeded(r), get).toBe(true);
+    }
+  });
+});
+
+describe('Versioning rule 6: path mapping from v2 functions to v3', () => {
+  it('every live and task-creation path of the mapping table is served (POST)', async () => {
+    const paths = [
+      '/v3/serp/engA/organic/live/regular/',
+      '/v3/serp/engA/organic/live/advanced/',
+      '/v3/serp/engA/organic/task_post/',
+      '/v3/serp/engA/images/task_post/',
+      ...['search_volume', 'keywords_for_site', 'keywords_for_keywords', 'ad_traffic_by_keywords'].flatMap((f) => [
+        `/v3/keywords_data/engA_ads/${f}/live/`,
+        `/v3/keywords_data/engA_ads/${f}/task_post/`,
+      ]),
+      ...[
+        'related_keywords',
+        'keyword_suggestions',
+        'ranked_keywords',
+        'keyword_ideas',
+        'serp_competitors',
+        'relevant_pages',
+        'subdomains',
+        'competitors_domain',
+        'categories_for_domain',
+        'keywords_for_categories',
+        'domain_intersection',
+      ].map((f) => `/v3/svc_labs/engA/${f}/live/`),
+      '/v3/reviews/engA/task_post/',
+      '/v3/merchant/engA/products/task_post/',
+      '/v3/merchant/engA/sellers/task_post/',
+      '/v3/merchant/engA/sellers/ad_url/',
+      '/v3/merchant/engA/product_spec/task_post/',
+      '/v3/merchant/amazon/products/task_post/',
+      '/v3/merchant/amazon/asin/task_post/',
+    ];
+    for (const p of paths) expect(routed(await e.call('POST', p, { body: [ANY_TASK] })), p).toBe(true);
+  });
+
+  it('the ready lists and reference lists of the mapping table are served (GET)', async () => {
+    const paths = [
+      '/v3/serp/engA/organic/tasks_ready/',
+      '/v3/serp/engA/images/tasks_ready/',
+      '/v3/serp/engA/locations/',
+      ...['search_volume', 'keywords_for_site', 'keywords_for_keywords', 'ad_traffic_by_keywords'].map(
+        (f) => `/v3/keywords_data/engA_ads/${f}/tasks_ready/`,
+      ),
+      '/v3/svc_labs/locations_and_languages/',
+      '/v3/reviews/engA/tasks_ready/',
+      '/v3/merchant/engA/products/tasks_ready/',
+      '/v3/merchant/engA/sellers/tasks_ready/',
+      '/v3/merchant/engA/product_spec/tasks_ready/',
+      '/v3/merchant/amazon/products/tasks_ready/',
+      '/v3/merchant/amazon/asin/tasks_ready/',
+    ];
+    for (const p of paths) {
+      const r = await e.call('GET', p);
+      expect(routed(r), p).toBe(true);
+      expect(succeeded(r), p).toBe(true);
+    }
+  });
+});
