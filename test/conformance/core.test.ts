@@ -568,3 +568,37 @@ describe('Versioning rule 6: path mapping from v2 functions to v3', () => {
     }
   });
 });
+
+describe('Endpoints: path placeholders', () => {
+  const PAIRS = [
+    'engA/organic',
+    'engA/maps',
+    'engA/news',
+    'engA/events',
+    'engA/images',
+    'engA/search_by_image',
+    'engA/jobs',
+    'engA/local_finder',
+    'engA/dataset_search',
+    'engA/dataset_info',
+    'engA/autocomplete',
+    'engA/ai_mode',
+    'engB/organic',
+    'engC/organic',
+    'engD/organic',
+    'engE/organic',
+    'engF/organic',
+    'engG/organic',
+    'engG/video_info',
+    'engG/video_subtitles',
+    'engG/video_comments',
+  ];
+
+  it('"`{engine}/{type}` in SERP paths uses these engine/type pairs": `task_post` and "GET /v3/serp/{engine}/{type}/tasks_fixed" are served for each', async () => {
+    for (const pair of PAIRS) {
+      expect(routed(await e.call('POST', `/v3/serp/${pair}/task_post`, { body: [ANY_TASK] })), pair).toBe(true);
+      const fixed = await e.call('GET', `/v3/serp/${pair}/tasks_fixed`);
+      expect(succeeded(fixed), pair).toBe(true);
+    }
+  });
+});
