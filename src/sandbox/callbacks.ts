@@ -106,7 +106,7 @@ export class CallbackDispatcher {
 
   async #call(task: StoredTask, url: string, method: 'GET' | 'POST'): Promise<{ httpCode: number; response: string; message?: string }> {
     const world = this.#world;
-    const timeoutMs = Math.max(1, CALLBACK_TIMEOUT_MS / world.timeScale);
+    const timeoutMs = Math.max(1, Math.ceil(CALLBACK_TIMEOUT_MS / world.timeScale)); // AbortSignal.timeout takes whole ms
     try {
       const init: Parameters<typeof request>[1] = {
         method,

@@ -51,6 +51,7 @@ export function handleErrors(ctx: RouteContext): HandlerReply {
       const v = parseServiceDateTime(q.datetime_to);
       if (v === undefined)
         return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be 'yyyy-mm-dd hh-mm-ss +00:00' (UTC).", data);
+      // The spec bounds only datetime_from by now; datetime_to is "later than datetime_from" (the window ends at now).
       if (v <= fromMs) return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be later than 'datetime_from'.", data);
       toMs = Math.min(v, nowMs);
     }
