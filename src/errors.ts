@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'ETL_OUTCOME_UNKNOWN'
   | 'ETL_WAREHOUSE'
   | 'ETL_WAREHOUSE_LOCKED'
+  | 'ETL_WAREHOUSE_GONE'
   | 'ETL_TIMEOUT'
   | 'ETL_INTERRUPTED'
   | 'ETL_LAKE_CONFIG'
@@ -87,6 +88,13 @@ export const ExitCode = {
   auth: 6,
   /** Another process held the run's own `warehouse.duckdb` for longer than `PIPELINE_LOCK_WAIT_SECONDS`. */
   warehouseLocked: 7,
+  /** `warehouse.duckdb` was deleted or replaced while the command had it open (its data copied to a rescue file when possible). */
+  warehouseGone: 8,
+  /**
+   * A run bought, loaded and published here; only the lake is behind (its upload failed). The
+   * next invocation (a run, a scheduled night, `pipeline lake sync`) syncs first, buying nothing.
+   */
+  lakeBehind: 9,
 } as const;
 
 /** Maps an error to the exit code a calling script can act on. */
@@ -112,6 +120,8 @@ export function exitCodeFor(err: unknown): number {
       return ExitCode.partial;
     case 'ETL_WAREHOUSE_LOCKED':
       return ExitCode.warehouseLocked;
+    case 'ETL_WAREHOUSE_GONE':
+      return ExitCode.warehouseGone;
     default:
       return ExitCode.failure;
   }

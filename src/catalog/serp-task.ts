@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { callbackFields, postbackRule, tagField, type IssueSink } from './schemas/common.js';
+import { callbackFields, charCount, postbackRule, tagField, type IssueSink } from './schemas/common.js';
 import { decodeServiceKeyword } from './service-keyword.js';
 
 /**
@@ -39,11 +39,12 @@ export const locationCoordinate = z
 /** Fields of one SERP task (the events task table, the one the spec spells out for SERP). */
 export const serpTaskShape = {
   // The 700 characters count what the service searches (after `%##` and `+` are decoded), so a
-  // keyword sent with `%25`/`%2B` escapes is not refused for the escapes' length.
+  // keyword sent with `%25`/`%2B` escapes is not refused for the escapes' length; characters
+  // are code points (an emoji counts one).
   keyword: z
     .string()
     .min(1, 'must not be empty')
-    .refine((k) => decodeServiceKeyword(k).length <= 700, { error: 'at most 700 characters' }),
+    .refine((k) => charCount(decodeServiceKeyword(k)) <= 700, { error: 'at most 700 characters' }),
   location_code: z.number().int().positive().optional(),
   location_name: z.string().min(1).optional(),
   location_coordinate: locationCoordinate.optional(),

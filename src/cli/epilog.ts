@@ -16,11 +16,15 @@ export const EPILOG = `Environment:
   PIPELINE_PUBLISH_COMPACT_FILES  files a Parquet partition may hold before it is compacted into one (default 8)
   PIPELINE_SERVING_KEEP_HOURS  how long files of older serving.duckdb snapshots stay for readers still holding one (default 24)
   PIPELINE_SANDBOX_DATE  start the built-in sandbox's clock at this date (YYYY-MM-DD or an ISO instant)
+  PIPELINE_SANDBOX_READY_AFTER  seconds until a task posted to the built-in sandbox is done (default 0.3)
 
 Exit codes:
-  ${ExitCode.ok} done   ${ExitCode.configInvalid} invalid pipeline or request (nothing was sent)
-  ${ExitCode.failure} an unexpected error, or the data is loaded but the models failed to build or test, or the lake upload failed
+  ${ExitCode.ok} done   ${ExitCode.configInvalid} invalid pipeline or request, or a path that cannot be used (nothing was sent)
+  ${ExitCode.failure} an unexpected error, or the data is loaded but the models failed to build or test,
+    or posted tasks the service no longer knows (40401: their results are lost)
   ${ExitCode.partial} partial, run again to resume   ${ExitCode.budgetOrBalance} stopped at the budget or balance
   ${ExitCode.serviceUnavailable} service or lake unavailable   ${ExitCode.auth} API key or lake credentials refused
   ${ExitCode.warehouseLocked} warehouse.duckdb held by another process past PIPELINE_LOCK_WAIT_SECONDS (readers: open serving.duckdb)
+  ${ExitCode.warehouseGone} warehouse.duckdb deleted or replaced while in use (what it held is copied to warehouse.rescued-*.duckdb)
+  ${ExitCode.lakeBehind} bought, loaded and published here; only the lake is behind (the next run or 'pipeline lake sync' syncs first, buying nothing)
   130 a second Ctrl-C: stopped at once, the next run resumes`;

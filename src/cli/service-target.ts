@@ -18,15 +18,43 @@ const KEY = /^svc_(live|sandbox)_\S+$/;
  */
 export async function resolveTarget(
   env: NodeJS.ProcessEnv,
-  opts: { seed?: number; announce: (line: string) => void },
+  opts: {
+    seed?: number;
+    announce: (line: string) => void;
+    /**
+     * Where the built-in emulator keeps its state (the warehouse's `sandbox/` folder for `pipeline
+     * run` and `pipeline schedule`), so a run stopped and resumed finds the tasks it posted, as it
+     * would on the service. Unset: in memory, forgotten at exit.
+     */
+    stateDir?: string;
+  },
 ): Promise<ServiceTarget> {
   const key = env.SVC_API_KEY?.trim();
   if (!key) {
     const now = sandboxClock(env.PIPELINE_SANDBOX_DATE);
-    const sandbox = await startSandbox({ seed: opts.seed, readyAfterMs: 300, ...(now ? { now } : {}) });
+    const readyAfterMs = sandboxReadyAfterMs(env.PIPELINE_SANDBOX_READY_AFTER);
+    let sandbox: SandboxHandle;
+    try {
+      sandbox = await startSandbox({
+        seed: opts.seed,
+        readyAfterMs,
+        ...(now ? { now } : {}),
+        ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
+      });
+    } catch (err) {
+      if (!opts.stateDir) throw err;
+      throw new EtlError(
+        'ETL_WAREHOUSE',
+        `the built-in sandbox emulator could not read or write its state under ${opts.stateDir}: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
     const at = now ? `, its clock starting at ${now().toISOString()}` : '';
+    const kept = sandbox.state
+      ? `; its tasks and balance are kept in ${sandbox.state.path}${sandbox.state.restoredTasks ? ` (${sandbox.state.restoredTasks} task(s) of earlier runs known)` : ''}`
+      : '';
     opts.announce(
-      `SVC_API_KEY is not set: using the built-in sandbox emulator at ${sandbox.url}${at} (simulated data, nothing is charged).`,
+      `SVC_API_KEY is not set: using the built-in sandbox emulator at ${sandbox.url}${at} (simulated data, nothing is charged)${kept}.`,
     );
     return { baseUrl: sandbox.url, apiKey: DEFAULT_SANDBOX_KEY, sandbox };
   }
@@ -76,6 +104,19 @@ function checkBaseUrl(base: string, env: NodeJS.ProcessEnv): void {
     'ETL_CONFIG_INVALID',
     `SVC_BASE_URL is plain http to ${url.hostname}, which is not this machine: the API key would cross the network in clear. Use https://, or set SVC_ALLOW_PLAIN_HTTP=1 if you accept that. Nothing was sent.`,
   );
+}
+
+/** The built-in sandbox's delay from posting to done, from `PIPELINE_SANDBOX_READY_AFTER` (seconds; default 0.3). */
+function sandboxReadyAfterMs(text: string | undefined): number {
+  if (!text?.trim()) return 300;
+  const s = Number(text.trim());
+  if (!Number.isFinite(s) || s < 0) {
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      `PIPELINE_SANDBOX_READY_AFTER must be a number of seconds (0 or more); got '${text}'. Unset it for the default 0.3 s.`,
+    );
+  }
+  return s * 1000;
 }
 
 /** The built-in sandbox's clock for `PIPELINE_SANDBOX_DATE`, or none (real time) when unset. */

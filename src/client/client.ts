@@ -330,7 +330,8 @@ export class ServiceClient {
         { retryable: true, context: { stage: 'client', path, requestId: res.charge.requestId ?? undefined } },
       );
     }
-    const ctx = { stage: 'client', path, requestId: res.charge.requestId ?? undefined };
+    // httpStatus: callers tell a list the service does not serve (404) or failed to serve (5xx) from other failures.
+    const ctx = { stage: 'client', path, requestId: res.charge.requestId ?? undefined, httpStatus: res.httpStatus };
     const code = res.httpStatus === 429 ? 'ETL_RATE_LIMITED' : res.httpStatus >= 500 ? 'ETL_SERVICE_UNAVAILABLE' : 'ETL_SERVICE_ERROR';
     let envelope: Envelope;
     try {

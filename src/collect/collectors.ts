@@ -1,10 +1,10 @@
-import { endpoint, type Endpoint } from '../catalog/index.js';
+import { endpoint, ON_PAGE_MAX_OFFSET, type Endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import type { RunStore, Warehouse } from '../warehouse/index.js';
 import type { CollectCounts } from './collect-counts.js';
 import { InFlight } from './in-flight.js';
 import { rereadNote } from './load-tasks.js';
-import { collectOnPage, type OnPageRead } from './on-page.js';
+import { collectOnPage, type CrawlCap, type OnPageRead } from './on-page.js';
 import { collectByPull } from './pull.js';
 import type { PushCollector } from './push-collect.js';
 import { TaskLoader } from './task-loader.js';
@@ -137,9 +137,20 @@ export function crawlCollector(readsOf: (job: string) => { read: readonly OnPage
             callsLeft: [{ family: endpoint('on_page.pages').family, calls: p.pending }],
           }),
       });
+      for (const cap of pages.capped) run.onNote?.(crawlCapNote(cap));
       return { pending: pages.pending, then: 'next' };
     },
   };
+}
+
+/** The run's note for a kind of a crawl read only in part. */
+export function crawlCapNote(c: CrawlCap): string {
+  const of = c.total === undefined ? `${c.read} ${c.kind} (of more)` : `${c.read} of ${c.total} ${c.kind}`;
+  const why =
+    c.why === 'max_items'
+      ? `the job's max_items (${c.maxItems}) was reached`
+      : `the service's offset reaches no deeper than ${ON_PAGE_MAX_OFFSET} (search_after_token only 20000)`;
+  return `on-page crawl ${c.crawl} (job ${c.job}): read ${of}; ${why}, the rest were not read`;
 }
 
 /**

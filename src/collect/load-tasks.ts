@@ -1,4 +1,4 @@
-import { loadLanded, reindexRaw, RunStore, type Warehouse } from '../warehouse/index.js';
+import { loadLanded, reindexRaw, RunStore, type DamagedRawFile, type Warehouse } from '../warehouse/index.js';
 
 /** What a load of landed task bodies did. */
 export interface TaskLoad {
@@ -65,10 +65,16 @@ export async function loadTasks(wh: Warehouse, runId: string, taskIds: readonly 
  * know yet (a landed callback is indexed after its answer) are indexed first. Costs no
  * call, so it runs before any sweep fetches tasks again.
  */
-export async function loadLandedLeftovers(wh: Warehouse, runId: string, at: Date): Promise<TaskLoad & { error?: string }> {
+export async function loadLandedLeftovers(
+  wh: Warehouse,
+  runId: string,
+  at: Date,
+): Promise<TaskLoad & { error?: string; damaged: DamagedRawFile[] }> {
   let error: string | undefined;
+  // A damaged file among them is kept apart, what can be read of it indexed (setAsideDamaged): its tasks are fetched again.
+  const damaged: DamagedRawFile[] = [];
   try {
-    await reindexRaw(wh);
+    await reindexRaw(wh, undefined, { damaged, at });
   } catch (err) {
     // An unreadable raw file must not stop the run: its tasks are fetched again instead.
     error = `some raw files could not be indexed (${(err as Error).message.split('\n')[0]}); their tasks are fetched again`;
@@ -85,5 +91,5 @@ export async function loadLandedLeftovers(wh: Warehouse, runId: string, at: Date
     rows.map((r) => r.task_id),
     at,
   );
-  return error ? { ...load, error } : load;
+  return error ? { ...load, error, damaged } : { ...load, damaged };
 }

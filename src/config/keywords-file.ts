@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { charCount } from '../catalog/index.js';
 import type { ConfigIssue } from '../errors.js';
-import { keywordProblem } from '../jobs/keyword-fields.js';
+import { keywordMaxChars, keywordProblem } from '../jobs/keyword-fields.js';
 import { decodeUtf8Strict, InvalidUtf8Error } from './read-utf8.js';
 
 /** Largest keywords file read (a few hundred thousand keywords; more is a mistake, or an attack). */
@@ -200,7 +201,7 @@ export async function readKeywordsFiles<
       issues.push({ file: path, line: 1, column: 1, field, rule: `${why} (named by ${field} in ${pipelineFile})` });
       continue;
     }
-    const max = job.kind === 'search_volume' ? 80 : 700;
+    const max = keywordMaxChars(job.kind);
     let found: { keyword: string; line: number }[];
     try {
       found = parseKeywordsFile(text, path);
@@ -211,8 +212,8 @@ export async function readKeywordsFiles<
     }
     for (const k of found) {
       const problem = keywordProblem(k.keyword);
-      if (k.keyword.length > max)
-        issues.push({ file: path, line: k.line, column: 1, field, rule: `keyword of ${k.keyword.length} characters; at most ${max}` });
+      const chars = charCount(k.keyword);
+      if (chars > max) issues.push({ file: path, line: k.line, column: 1, field, rule: `keyword of ${chars} characters; at most ${max}` });
       else if (problem) issues.push({ file: path, line: k.line, column: 1, field, rule: `keyword ${problem}` });
     }
     if (found.length === 0) issues.push({ file: path, line: 1, column: 1, field, rule: 'the file holds no keyword' });

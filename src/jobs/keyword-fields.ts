@@ -19,6 +19,23 @@ export const keywordsFileOutsideSchema = z
     "true to let `keywords_file` name a file outside the pipeline file's folder (by path or through a symlink). Off by default, so a pipeline file cannot make a run read, and buy tasks for, any file the user can read.",
   );
 
+/**
+ * Characters a keyword may have, by job kind, where it is not 700 (the SERP and labs rule):
+ * the kinds' own keyword lists say the same, and a keywords file is held to it too.
+ */
+const KEYWORD_MAX_CHARS: Readonly<Record<string, number>> = {
+  search_volume: 80,
+  ad_traffic: 80,
+  keywords_for_keywords: 80,
+  trends: 100,
+  ai_volume: 250,
+};
+
+/** Most characters (code points) a keyword of a job of `kind` may have. */
+export function keywordMaxChars(kind: string): number {
+  return KEYWORD_MAX_CHARS[kind] ?? 700;
+}
+
 /** One keyword of at most `max` characters, not blank, with nothing in it a person cannot see or read (keywordProblem). */
 export function keywordSchema(max: number) {
   return z

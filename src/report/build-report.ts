@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { EtlError } from '../errors.js';
+import { makeDirs, pathError } from '../paths.js';
 import { listRelations } from '../models/relation-info.js';
 import { withWarehouse } from '../warehouse/index.js';
 import { alertsSection } from './alerts-section.js';
@@ -123,8 +124,12 @@ export async function buildReport(o: BuildReportOptions): Promise<BuildReportRes
   const title = `Search report${scope.pipelines ? ` — ${scope.pipelines.join(', ')}` : ''}`;
   const html = await renderHtml(payload, title);
   const out = resolve(o.out);
-  await mkdir(dirname(out), { recursive: true });
-  await writeFile(out, html);
+  // Not mkdir's `recursive`, which spins forever where a folder cannot be made (/proc/1/x).
+  await makeDirs(dirname(out))
+    .then(() => writeFile(out, html))
+    .catch((err: unknown) => {
+      throw pathError(err, `--out ${o.out}`, 'Pass an HTML file in a folder you can write (missing folders are made).');
+    });
   return {
     out,
     bytes: Buffer.byteLength(html),

@@ -11,6 +11,7 @@ import {
   type CollectRun,
 } from '../collect/index.js';
 import { EtlError } from '../errors.js';
+import { damagedNotes } from '../warehouse/index.js';
 import { crawlReadsOf, CRAWL_POST_ENDPOINTS } from '../jobs/index.js';
 import { postingLine, type RunContext, type Stop } from './context.js';
 import { settleLive } from './live.js';
@@ -36,7 +37,12 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
       return [];
     }
   });
-  if (postEndpoints.length === 0) return { stop: null };
+  if (postEndpoints.length === 0) {
+    // Nothing to poll, but a killed run may have left landed answers unindexed (free reads whose
+    // rows were deferred, damaged files): the sweep indexes them, so their ledger rows are kept.
+    if (opts.sweep) await sweepLeftovers(c);
+    return { stop: null };
+  }
   // Crawls (on-page) have no ready list: they are watched and read by their own collector.
   const pullEndpoints = postEndpoints.filter((e) => !CRAWL_POST_ENDPOINTS.has(e.id));
   const collectors: Collector[] = [
@@ -60,13 +66,7 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
   };
   try {
     const sweep = opts.sweep ?? false;
-    if (sweep) {
-      const left = await loadLandedLeftovers(c.wh, c.runId, c.now());
-      if (left.collected > 0)
-        c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
-      if (left.error) c.log.warn(left.error);
-      if (left.rereadPlain.length > 0) c.note(rereadNote(left.rereadPlain));
-    }
+    if (sweep) await sweepLeftovers(c);
     const { pending, stopped } = await collectAll(collectors, run, { sweep });
     if (stopped) return { stop: await leftStop(c, 0) };
     await postingLine(c, []); // the last line counts what the loader committed after the last poll
@@ -80,6 +80,19 @@ export async function collectStep(c: RunContext, opts: { sweep?: boolean; timeou
       stop: { kind: 'unavailable', reason: `collection stopped: ${err.message}; what was posted stays in state, run again to collect it` },
     };
   }
+}
+
+/** Loads what the run holds already landed (no call), after indexing landed files the index does not know. */
+async function sweepLeftovers(c: RunContext): Promise<void> {
+  const left = await loadLandedLeftovers(c.wh, c.runId, c.now());
+  if (left.collected > 0)
+    c.note(`${left.collected} task(s) already landed (callbacks or fetches before a stop) loaded without calling the service`);
+  if (left.error) c.log.warn(left.error);
+  for (const n of damagedNotes(left.damaged)) {
+    c.note(n);
+    c.log.warn(n);
+  }
+  if (left.rereadPlain.length > 0) c.note(rereadNote(left.rereadPlain));
 }
 
 /** Why collection ended with tasks still out (`pending` from pull, or read from state). */

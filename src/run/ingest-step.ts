@@ -1,11 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { PushCollector } from '../collect/index.js';
+import { PushCollector, refetchFixed } from '../collect/index.js';
 import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
 import { isInterrupted } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
 import { packBatches, planPipeline, type Plan } from '../plan/index.js';
-import { compactRaw, ledgerWriter, recordTrackedDomains, RunStore, type Warehouse } from '../warehouse/index.js';
+import {
+  compactRaw,
+  damagedNotes,
+  ledgerWriter,
+  recordTrackedDomains,
+  RUN_STEPS,
+  runFinishedSql,
+  RunStore,
+  type Warehouse,
+} from '../warehouse/index.js';
+import { killPoint } from './kill-point.js';
 import { preflightJobs } from './preflight.js';
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
@@ -31,6 +41,8 @@ export interface IngestOutcome {
   plan: Plan;
   started: Date;
   resumed: boolean;
+  /** When the run resumed to finish the steps it owed (nothing bought) had started. */
+  resumedStartedAt?: Date;
   state: 'completed' | 'partial';
   stop: Stop | null;
   /** The plan priced from earlier runs' ledger before anything was spent (null: never bought before). */
@@ -48,9 +60,9 @@ export const RESUME_WITHIN_MS = 12 * 3_600_000;
  * unfinished run of the same pipeline, when it started less than {@link RESUME_WITHIN_MS} ago,
  * is resumed under its own id (so its tags match): what it posted is collected first, tasks of
  * unknown outcome are looked up by tag, then only what never reached the service is posted. A
- * completed run that no publish holds yet (killed after its loads, before its end steps were
- * done) is resumed without a call: nothing is posted, collected or embedded, its outcome is
- * returned as it was, and the steps after this one (models, alerts, publish) finish it. A
+ * completed run whose journal still owes steps (killed after its loads, or its lake upload
+ * failed) is resumed first, whatever its age, without a call: nothing is posted, collected or
+ * embedded, its outcome is returned as it was, and the steps it owes finish it (runPipeline). A
  * budget, a 402, an unknown outcome or an abort stops posting cleanly, and the outcome says why.
  * An error marks the run failed and is thrown.
  */
@@ -60,15 +72,22 @@ export async function ingestStep(
   indexOn: Warehouse,
   now: () => Date,
   sleep: (ms: number) => Promise<void>,
+  tried: ReadonlySet<string> = new Set(),
 ): Promise<IngestOutcome> {
   const started = now();
-  const unfinished = await RunStore.unfinishedRuns(wh, o.pipeline.name);
-  // Only a run of this night is resumed (started less than RESUME_WITHIN_MS ago); an older one
-  // is settled below and tonight's run starts. Before, a nightly `pipeline run` (cron) after one
-  // that stopped early only ever resumed it: stopped at its budget, every later night bought
-  // nothing and exited 4.
+  // Runs this invocation already finished (or tried to: a lake still down) are not taken again.
+  const unfinished = (await RunStore.unfinishedRuns(wh, o.pipeline.name)).filter((r) => !tried.has(r.runId));
+  // A run that bought and loaded everything but owes later steps (clusters, models, alerts,
+  // publish, summary, checkpoint, lake) is finished first, whatever its age and even with
+  // --new-run: its steps are done, nothing is bought for them (runPipeline then goes on to
+  // tonight's run when that one is another night's, or --new-run asked for one).
+  const owed = unfinished.find((r) => r.state === 'completed');
+  // Otherwise only a run of this night is resumed (started less than RESUME_WITHIN_MS ago); an
+  // older one is settled below and tonight's run starts. Before, a nightly `pipeline run` (cron)
+  // after one that stopped early only ever resumed it: stopped at its budget, every later night
+  // bought nothing and exited 4.
   const latest = unfinished.at(-1);
-  const resume = o.newRun || !latest || started.getTime() - latest.startedAt.getTime() > RESUME_WITHIN_MS ? undefined : latest;
+  const resume = owed ?? (o.newRun || !latest || started.getTime() - latest.startedAt.getTime() > RESUME_WITHIN_MS ? undefined : latest);
   const runId = resume?.runId ?? newRunId(started);
   o.onRunId?.(runId);
   const plan = planPipeline(o.pipeline, runId);
@@ -83,25 +102,29 @@ export async function ingestStep(
       b.tasks.map((t) => t.spec),
     );
   const world: RunWorld = { o, wh, indexOn, now, sleep, charged: { micros: 0n }, collection };
-  // A completed run left unpublished has nothing to collect or look up: it is not settled (its
-  // rows are published with tonight's), and when it is the one resumed, only its end steps run.
-  for (const old of unfinished) if (old !== resume && old.state !== 'completed') await settleStep(makeContext(world, old.runId), runId);
+  // A completed run owing steps has nothing to collect or look up: it is never settled, and when
+  // it is the one resumed, only the steps it owes run (and nothing else is settled meanwhile).
+  if (resume?.state !== 'completed')
+    for (const old of unfinished) if (old !== resume && old.state !== 'completed') await settleStep(makeContext(world, old.runId), runId);
 
   const ctx = makeContext(world, runId);
   const estimateCny = await planEstimateCny(wh, plan);
   const { store, log, note } = ctx;
   if (resume?.state === 'completed') {
+    const steps = await store.steps();
     // Killed after its loads committed, before its end steps (models, alerts, publish) were
     // done: every task is collected and loaded, so nothing is posted, collected or embedded
     // again, and the run keeps its outcome. The steps after this one finish it.
+    const owes = [...RUN_STEPS].filter((s) => s !== 'ingest' && !(steps.get(s)?.done ?? false));
     note(
-      `resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): its tasks are collected and loaded, its models and publish never finished; finishing them, buying nothing`,
+      `resuming unfinished run ${runId} (started ${resume.startedAt.toISOString()}): its tasks are collected and loaded; finishing the steps it owes (${owes.join(', ')}), buying nothing`,
     );
     log.info({ runId }, 'resuming a completed run whose end steps never finished');
     return {
       ctx,
       plan,
       started,
+      resumedStartedAt: resume.startedAt,
       resumed: true,
       state: 'completed',
       stop: null,
@@ -175,6 +198,7 @@ export async function ingestStep(
         note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
       }
       stop = await postAll(ctx, batches);
+      killPoint('ingest', 'middle');
     }
     // Always collect, whatever stopped the posting: what was posted is paid for.
     const pulled = await collectStep(ctx, {});
@@ -209,9 +233,12 @@ export async function ingestStep(
         `${repriced.length} lost POST(s) left unpriced are now in the ledger at ${cny} CNY, estimated from id_list's USD cost (charge_estimated)`,
       );
     }
+    // Tasks the service answered 40401 (Task Not Found) for: posted (and paid for), their results
+    // lost for good. Never a quiet "completed": the run says which, why, and what to do.
+    stop ??= await lostTasksStop(wh, runId);
     // One segment file per day, kind and run instead of one file per response: loads and
     // replays read a handful of files, and every body stays reachable through the index.
-    await compactRaw(wh);
+    await compactDamageChecked(ctx);
     const state = stop === null ? 'completed' : 'partial';
     await store.finishRun(state, stop?.reason ?? null, now());
     log.info({ state, stop: stop?.kind }, 'run finished');
@@ -224,7 +251,71 @@ export async function ingestStep(
   }
 }
 
-/** The latest run of the pipeline with a charged key that completed, started on `at`'s day in `timezone`. */
+/** How many lost tasks the reason names by tag and keyword; the rest are counted. */
+const LOST_SHOWN = 5;
+
+/**
+ * The run's tasks the service said it does not know (40401 Task Not Found) after they were
+ * posted, in this invocation or an earlier one of the run, as a stop: their results are lost
+ * for good. Undefined when there are none.
+ */
+async function lostTasksStop(wh: Warehouse, runId: string): Promise<Stop | null> {
+  const rows = await wh.all<{ task_id: string; tag: string; keyword: string | null }>(
+    `SELECT task_id, tag, json_extract_string(spec, '$.keyword') AS keyword FROM tasks
+     WHERE run_id = $1 AND state = 'failed' AND status_code = 40401 ORDER BY task_id`,
+    [runId],
+  );
+  if (rows.length === 0) return null;
+  const shown = rows
+    .slice(0, LOST_SHOWN)
+    .map((r) => `${r.task_id}${r.keyword ? ` (${r.keyword})` : ''}`)
+    .join(', ');
+  const more = rows.length > LOST_SHOWN ? ` and ${rows.length - LOST_SHOWN} more` : '';
+  return {
+    kind: 'lost',
+    reason:
+      `${rows.length} task(s) posted by this run are unknown to the service (40401 Task Not Found): ${shown}${more}. ` +
+      'Their results are lost; nothing was loaded for them and they are not posted again by themselves, so nothing is paid twice. ' +
+      'The service keeps a task under the key that posted it, at the address it was posted to, for a limited time: if SVC_API_KEY or SVC_BASE_URL changed since they were posted, put them back and check with the service; ' +
+      "otherwise 'pipeline run --new-run' buys the night again (the tasks table lists them: state failed, status_code 40401).",
+  };
+}
+
+/**
+ * Compacts the raw landing. A landed file found damaged there is kept apart, not copied into
+ * the night's segment (compactRaw), and the run says so; its collected tasks are fetched again
+ * now (`task_get`, free: they are never posted again) and the new answers compacted in turn.
+ * What cannot be fetched now stays in `task_refetches` for the next collection.
+ */
+async function compactDamageChecked(ctx: RunContext): Promise<void> {
+  const { wh, now } = ctx;
+  const compacted = await compactRaw(wh, { at: now() });
+  for (const n of damagedNotes(compacted.damaged)) {
+    ctx.note(n);
+    ctx.log.warn(n);
+  }
+  if (!compacted.damaged.some((d) => d.refetch.length > 0) || ctx.o.signal?.aborted) return;
+  try {
+    const r = await refetchFixed({
+      client: ctx.client,
+      wh,
+      runId: ctx.runId,
+      postEndpoints: [],
+      now,
+      ...(ctx.o.signal ? { signal: ctx.o.signal } : {}),
+    });
+    ctx.note(
+      `${r.refetched} task(s) of damaged raw files fetched again and loaded${r.unloaded.length + r.failed > 0 ? `; ${r.unloaded.length + r.failed} not (left for the next run's collection)` : ''}`,
+    );
+  } catch (err) {
+    ctx.log.warn({ err: (err as Error).message }, 'fetching again the tasks of damaged raw files failed; the next run fetches them');
+    return;
+  }
+  const again = await compactRaw(wh, { at: now() });
+  for (const n of damagedNotes(again.damaged)) ctx.note(n);
+}
+
+/** The latest run of the pipeline with a charged key that completed and finished (every step done, the lake included), started on `at`'s day in `timezone`. */
 async function completedToday(
   wh: Warehouse,
   pipeline: string,
@@ -232,10 +323,11 @@ async function completedToday(
   at: Date,
 ): Promise<{ runId: string; startedAt: string } | undefined> {
   const [r] = await wh.all<{ runId: string; startedAt: string }>(
-    `SELECT run_id AS "runId", strftime(started_at AT TIME ZONE $2, '%Y-%m-%d %H:%M') || ' ' || $2 AS "startedAt" FROM runs
-     WHERE pipeline = $1 AND state = 'completed' AND coalesce(key_kind, '') <> 'sandbox'
-       AND (started_at AT TIME ZONE $2)::DATE = ($3::TIMESTAMPTZ AT TIME ZONE $2)::DATE
-     ORDER BY started_at DESC LIMIT 1`,
+    `SELECT r.run_id AS "runId", strftime(r.started_at AT TIME ZONE $2, '%Y-%m-%d %H:%M') || ' ' || $2 AS "startedAt"
+     FROM runs AS r LEFT JOIN publish_runs AS p USING (run_id)
+     WHERE r.pipeline = $1 AND r.state = 'completed' AND coalesce(r.key_kind, '') <> 'sandbox' AND ${runFinishedSql('r', 'p')}
+       AND (r.started_at AT TIME ZONE $2)::DATE = ($3::TIMESTAMPTZ AT TIME ZONE $2)::DATE
+     ORDER BY r.started_at DESC LIMIT 1`,
     [pipeline, timezone, at.toISOString()],
   );
   return r;

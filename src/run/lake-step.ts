@@ -1,4 +1,5 @@
 import type { LakeOutcome } from '../warehouse/lake/index.js';
+import { killPoint } from './kill-point.js';
 
 /** The AWS SDK takes over a second to load: only runs with a lake pay for it. */
 const lake = () => import('../warehouse/lake/index.js');
@@ -23,9 +24,14 @@ export async function lakeStep(
 ): Promise<LakeOutcome | { url: string; error: string; code: string }> {
   const { syncLake } = await lake();
   try {
-    return await syncLake(warehouseDir, url, { env });
+    return await syncLake(warehouseDir, url, { env, onFile: (f) => f.action === 'uploaded' && killPoint('lake', 'middle') });
   } catch (err) {
     const e = err as { message?: string; code?: string };
     return { url, error: e.message ?? String(err), code: e.code ?? 'ETL_INTERNAL' };
   }
+}
+
+/** Whether the lake step put every file up (the run's journal records it done only then). */
+export function lakeSynced(o: LakeOutcome | { error: string }): boolean {
+  return !('error' in o) && o.failed.length === 0;
 }

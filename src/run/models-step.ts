@@ -10,6 +10,7 @@ import {
 } from '../models/index.js';
 import { plannedKeywords, type PlannedTask } from '../plan/index.js';
 import type { RunContext } from './context.js';
+import { killPoint } from './kill-point.js';
 import { serviceEmbed, serviceLabel } from './service-fns.js';
 
 /** What the models step did, for the summary and the exit code. */
@@ -37,7 +38,7 @@ export interface ModelsOutcome {
  */
 export async function modelsStep(c: RunContext): Promise<ModelsOutcome> {
   const models = await discoverModels(c.o.sqlDir ?? DEFAULT_SQL_DIR);
-  const r = await buildAndTestModels(c.wh, models, { test: true });
+  const r = await buildAndTestModels(c.wh, models, { test: true, onModel: () => killPoint('models', 'middle') });
   const failed = r.builds.filter((b) => b.status === 'failed');
   const badTests = r.tests.filter((t) => t.status === 'failed' || t.status === 'error');
   const warned = r.tests.filter((t) => t.status === 'warned');
@@ -81,7 +82,11 @@ export async function clustersStep(c: RunContext, tasks: readonly PlannedTask[])
       model: job.model,
       dimensions: job.dimensions,
       embed: serviceEmbed(c.client, job.model, job.requestDimensions),
-      label: serviceLabel(c.client),
+      label: async (kw) => {
+        const label = await serviceLabel(c.client)(kw);
+        killPoint('clusters', 'middle');
+        return label;
+      },
       keywords,
       now: c.now,
     });

@@ -32,8 +32,8 @@ export function nightRunner(o: {
   return async (p: ScheduledPipeline, signal: AbortSignal, how: { finishOnly?: boolean } = {}) => {
     const pipeline = await loadPipeline(p.file);
     if (how.finishOnly) {
-      // Only a run of this night left unfinished: one that ended after all (killed in its lake
-      // upload, or between its end and the journal's line) is not bought again.
+      // Only a run of this night left unfinished (its journal owes a step, the lake included): one
+      // that ended after all (between its end and the journal's line) is not bought again.
       const at = (o.extra?.now ?? (() => new Date()))().getTime();
       const open = await withWarehouse(o.warehouseDir, (wh) => RunStore.unfinishedRuns(wh, pipeline.name));
       if (!open.some((r) => at - r.startedAt.getTime() < RESUME_WITHIN_MS))
@@ -57,7 +57,9 @@ export function nightRunner(o: {
       if (s.completedWhileWaiting) return { runId: s.runId, state: 'completed by the run that held the warehouse; nothing bought' };
       // "interrupted": the scheduler was stopped while this run worked; its next start finishes it (Scheduler.startUp).
       const interrupted = s.stopKind === 'interrupted' ? `, ${INTERRUPTED}` : '';
-      return { runId: s.runId, state: `${s.state}${interrupted}${s.models && !s.models.ok ? ', models failed' : ''}` };
+      // "lake behind": bought, loaded and published; the next tick (or `pipeline lake sync`) syncs it first, buying nothing.
+      const behind = s.lakeBehind ? ', lake behind' : '';
+      return { runId: s.runId, state: `${s.state}${interrupted}${s.models && !s.models.ok ? ', models failed' : ''}${behind}` };
     } finally {
       await target.close?.();
     }

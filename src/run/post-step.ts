@@ -161,7 +161,8 @@ async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedP
  * Posts one `task_post` batch: its tasks are recorded `planned` with their tags first, then
  * the service's answer per task. A POST larger than the endpoint takes (40006 for the tasks
  * past its limit, not charged) is sent again in smaller POSTs, and the size is kept for the
- * rest of the run (post-retry.ts). Returns the outcome instead of throwing.
+ * rest of the run (post-retry.ts). A POST of one task refused with 40006 is final: that task
+ * failed with the code (the endpoint takes none), never sent again. Returns the outcome instead of throwing.
  */
 async function postBatch(c: RunContext, batch: PlannedBatch): Promise<BatchOutcome> {
   await c.store.recordPlanned(
@@ -179,6 +180,21 @@ async function postBatch(c: RunContext, batch: PlannedBatch): Promise<BatchOutco
       const rest = todo.slice(size).map((t) => t.tag);
       if (rest.length > 0) await c.store.recordUnsent(rest, `not sent: an earlier POST of its batch failed (${outcome.error.code})`);
       return { ...outcome, tags: chunk.map((t) => t.tag) };
+    }
+    if (chunk.length === 1 && outcome.rows.some((r) => r.statusCode === TOO_MANY_TASKS)) {
+      // 40006 for a POST of one task: the endpoint takes none, not fewer. Posting it again would
+      // loop; the task failed with the service's code (not created, not charged), and the rest go on.
+      const failed = outcome.rows.map((r) =>
+        r.statusCode === TOO_MANY_TASKS ? { ...r, message: `${r.message} (refused alone in its POST: not created, not charged)` } : r,
+      );
+      await c.store.recordPosted(
+        failed.filter((r) => r.statusCode === TOO_MANY_TASKS),
+        c.now(),
+      );
+      rows.push(...failed);
+      c.note(`${batch.endpoint.path} refused a POST of one task with 40006 (too many tasks in one POST): task ${chunk[0]!.tag} failed`);
+      todo = todo.slice(size);
+      continue;
     }
     const refused = new Set(outcome.rows.filter((r) => r.statusCode === TOO_MANY_TASKS).map((r) => r.tag));
     const done = outcome.rows.filter((r) => !refused.has(r.tag));

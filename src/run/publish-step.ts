@@ -1,4 +1,5 @@
 import { publish, type PublishOutcome, type Warehouse } from '../warehouse/index.js';
+import { killPoint } from './kill-point.js';
 
 /** What the publish step wrote, for the summary (the file lists stay with the lake step). */
 export interface PublishedSummary {
@@ -16,7 +17,7 @@ export interface PublishedSummary {
  * local step of a run, after the models, so BI tools never see marts older than the data.
  */
 export async function publishStep(wh: Warehouse, now: () => Date): Promise<PublishedSummary> {
-  const p: PublishOutcome = await publish(wh, { now });
+  const p: PublishOutcome = await publish(wh, { now, onStep: (s) => (s === 'committed' ? killPoint('publish', 'middle') : undefined) });
   return {
     seq: p.seq,
     tables: p.tables.length,

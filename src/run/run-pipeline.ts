@@ -3,11 +3,13 @@ import { resolve } from 'node:path';
 import { abortableSleep } from './abortable-sleep.js';
 import { collectGarbage } from './collect-garbage.js';
 import { alertStep, type AlertOutcome } from '../alerts/index.js';
-import { withWarehouse, type Warehouse } from '../warehouse/index.js';
+import { withWarehouse, runFinishedSql, type RunStep, type Warehouse } from '../warehouse/index.js';
 import { ingestStep } from './ingest-step.js';
 import { LiveStatus, readLiveRun, type LiveRun } from './live-status.js';
 import { clustersStep, modelsStep, type ClustersOutcome, type ModelsOutcome } from './models-step.js';
-import { lakePreflight, lakeStep } from './lake-step.js';
+import { lakePreflight, lakeStep, lakeSynced } from './lake-step.js';
+import { killPoint } from './kill-point.js';
+import { RESUME_WITHIN_MS } from './ingest-step.js';
 import { publishStep, type PublishedSummary } from './publish-step.js';
 import type { RunOptions } from './run-options.js';
 import { summarize, type RunSummary } from './summary.js';
@@ -28,6 +30,12 @@ export interface RunOutcome extends RunSummary {
   stepsPeakMb?: Record<string, number>;
   /** What the lake step uploaded, or why it could not (the data is loaded and published locally either way). */
   lake?: Awaited<ReturnType<typeof lakeStep>>;
+  /**
+   * True when the run bought, loaded and published here and only the lake is behind (its upload
+   * failed): exit 9, and the next invocation (a run, a scheduled night, `pipeline lake sync`)
+   * syncs first, buying nothing.
+   */
+  lakeBehind?: boolean;
 }
 
 /**
@@ -46,9 +54,13 @@ export interface RunOutcome extends RunSummary {
  * 7. lake: the published files mirrored to object storage, when one is set.
  *
  * The data is loaded and the run's state recorded before the models are built, so a model
- * that fails costs no paid result: the outcome says so and the CLI exits 1. A run killed after
- * its loads and before its publish committed stays unfinished: the next run resumes it, runs
- * these steps and buys nothing (`RunStore.unfinishedRuns`).
+ * that fails costs no paid result: the outcome says so and the CLI exits 1. Each step after the
+ * ingest is recorded in the run's journal (`run_steps`) when it starts and when it is done or
+ * skipped; a run is finished when every step is done, the lake included. A run killed anywhere
+ * after its loads, or whose lake upload failed (exit 9, `lakeBehind`), stays unfinished: the next
+ * invocation resumes it first, does only the steps it owes and buys nothing
+ * (`RunStore.unfinishedRuns`); when that run was another night's (or `--new-run` was asked),
+ * tonight's run follows in the same invocation.
  */
 export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   const now = o.now ?? (() => new Date());
@@ -84,6 +96,150 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
     waited = true;
     holder = readLiveRun(resolve(o.warehouseDir));
     o.logger.warn(message);
+  };
+  // One run: its ingest (a new run, a resumed one, or one that owes only its later steps), then
+  // each later step it has not done yet, each recorded in its journal (`run_steps`) when done.
+  const runSteps = async (
+    seen: RunOptions,
+    wh: Warehouse,
+    indexOn: Warehouse,
+    tried: ReadonlySet<string>,
+  ): Promise<{ outcome: RunOutcome; resumedStartedAt?: Date }> => {
+    const ingest = await timed('ingest', () => {
+      killPoint('ingest', 'start');
+      return ingestStep(seen, wh, indexOn, now, sleep, tried);
+    });
+    const { ctx } = ingest;
+    const { store } = ctx;
+    // What the run's journal holds: a run resumed to finish its steps does only those it owes.
+    const journal = await store.steps();
+    const owes = (step: RunStep) => !(journal.get(step)?.done ?? false);
+    const step = async <T>(name: RunStep, fn: () => Promise<T>, detail: string | null = null): Promise<T | undefined> => {
+      if (!owes(name)) return undefined;
+      killPoint(name, 'start');
+      await store.stepStarted(name, now(), detail);
+      const out = await timed(name, fn);
+      await store.stepDone(name, now());
+      return out;
+    };
+    const skip = async (name: RunStep, why: string) => {
+      if (owes(name)) await store.stepDone(name, now(), `skipped: ${why}`);
+    };
+    const collected = (await store.countsByEndpoint()).some((r) => r.collected > 0);
+    // Each later step starts without what the one before left in memory: in DuckDB's (the
+    // night's uncheckpointed rows, a year's cached blocks: Warehouse.releaseMemory) and in the
+    // JavaScript heap (collectGarbage).
+    const handBack = async () => {
+      await wh.releaseMemory();
+      collectGarbage();
+    };
+    // Clusters first: their label calls are charged, and the spend mart the models build
+    // (and the run publishes) counts every charge of the run. They read no model.
+    // After Ctrl-C no label call is made: `pipeline models cluster` (or the next run) builds them.
+    const interrupted = o.signal?.aborted === true;
+    if (ingest.embedded && interrupted && owes('clusters'))
+      ctx.note("clusters not built: interrupted; 'pipeline models cluster' builds them");
+    if (!ingest.embedded) await skip('clusters', 'no embeddings job ran');
+    const clusters = ingest.embedded && !interrupted ? await step('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
+    const buildModels = o.models !== false && collected;
+    if (!buildModels) await skip('models', o.models === false ? '--no-models' : 'nothing collected');
+    const models = buildModels
+      ? await step('models', async () => {
+          await handBack();
+          return modelsStep(ctx);
+        })
+      : undefined;
+    // Alerts speak only of data whose models are built and tested; they are published with the rest.
+    const evaluate = o.pipeline.alerts !== undefined && o.alerts !== false;
+    if (!evaluate) await skip('alerts', o.pipeline.alerts ? 'turned off' : 'no alerts: block');
+    const alerts = evaluate
+      ? await step('alerts', () =>
+          alertStep({
+            wh,
+            pipeline: o.pipeline,
+            runId: ctx.runId,
+            runState: ingest.state,
+            stopReason: ingest.stop?.reason ?? null,
+            estimateCny: ingest.estimateCny,
+            now,
+            logger: o.logger,
+            dispatcher: o.dispatcher,
+            env: o.env,
+            afterBuild: () => killPoint('alerts', 'middle'),
+          }),
+        )
+      : undefined;
+    await wh.flushIndex();
+    const published = await step('publish', async () => {
+      await handBack();
+      return publishStep(wh, now);
+    });
+    // The summary is read back from the warehouse at every invocation (it is what is printed);
+    // the journal records it once.
+    if (owes('summary')) {
+      killPoint('summary', 'start');
+      await store.stepStarted('summary', now());
+    }
+    const summary = await timed('summary', () =>
+      summarize(wh, {
+        runId: ctx.runId,
+        pipeline: o.pipeline.name,
+        state: ingest.state,
+        stopReason: ingest.stop?.reason ?? null,
+        stopKind: ingest.stop?.kind ?? null,
+        started: ingest.started,
+        finished: now(),
+        warehouseDir: wh.dir,
+      }),
+    );
+    if (owes('summary')) {
+      killPoint('summary', 'middle');
+      await store.stepDone('summary', now());
+    }
+    // The night's rows go into the database file last (CHECKPOINT_THRESHOLD: once a run), with
+    // everything handed back first: the checkpoint reads the rows back from DuckDB's temp folder
+    // as it writes them, and would otherwise run on top of all of them (and of the steps'
+    // garbage). Should it fail (durability does not need it: the rows are in the log), the
+    // close checkpoints instead.
+    await step('checkpoint', async () => {
+      await handBack();
+      killPoint('checkpoint', 'middle');
+      await wh
+        .checkpoint()
+        .catch((err: unknown) =>
+          o.logger.warn({ err: (err as Error).message }, 'checkpoint before closing the warehouse failed; the close checkpoints instead'),
+        );
+    });
+    // The lake is mirrored while the warehouse is held: nothing else (an export, a models run,
+    // the next run) rewrites parquet/ under the upload. A run that owes its lake step syncs to
+    // this invocation's lake, else to the one it was started with (its journal keeps it). The
+    // step is done only when every file is up: until then the run is not finished, and the next
+    // invocation (a run, a scheduled night, `pipeline lake sync`) syncs first, buying nothing.
+    const lakeUrl = o.lake ?? journal.get('lake')?.detail ?? undefined;
+    if (!lakeUrl) await skip('lake', 'no lake');
+    let lake: RunOutcome['lake'];
+    if (lakeUrl && owes('lake')) {
+      killPoint('lake', 'start');
+      await store.stepStarted('lake', now(), lakeUrl);
+      lake = await timed('lake', () => lakeStep(o.warehouseDir, lakeUrl, env));
+      if (lakeSynced(lake)) await store.stepDone('lake', now());
+    }
+    const lakeBehind = lake !== undefined && !lakeSynced(lake);
+    return {
+      resumedStartedAt: ingest.resumedStartedAt,
+      outcome: {
+        ...summary,
+        ...(lake ? { lake } : {}),
+        ...(lakeBehind ? { lakeBehind: true } : {}),
+        resumed: ingest.resumed,
+        ...(models ? { models } : {}),
+        ...(clusters ? { clusters } : {}),
+        ...(alerts ? { alerts } : {}),
+        ...(published ? { published } : {}),
+        stepsMs,
+        stepsPeakMb,
+      },
+    };
   };
   const outcome = await withWarehouse(
     o.warehouseDir,
@@ -121,95 +277,20 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
         },
       };
       const indexOn = await wh.sibling();
+      // Runs this invocation finished (or tried to): the loop below does not take them again.
+      const tried = new Set<string>();
       try {
-        const ingest = await timed('ingest', () => ingestStep(seen, wh, indexOn, now, sleep));
-        const { ctx } = ingest;
-        const collected = (await ctx.store.countsByEndpoint()).some((r) => r.collected > 0);
-        // Each later step starts without what the one before left in memory: in DuckDB's (the
-        // night's uncheckpointed rows, a year's cached blocks: Warehouse.releaseMemory) and in the
-        // JavaScript heap (collectGarbage).
-        const handBack = async () => {
-          await wh.releaseMemory();
-          collectGarbage();
-        };
-        // Clusters first: their label calls are charged, and the spend mart the models build
-        // (and the run publishes) counts every charge of the run. They read no model.
-        // After Ctrl-C no label call is made: `pipeline models cluster` (or the next run) builds them.
-        const interrupted = o.signal?.aborted === true;
-        if (ingest.embedded && interrupted) ctx.note("clusters not built: interrupted; 'pipeline models cluster' builds them");
-        const clusters = ingest.embedded && !interrupted ? await timed('clusters', () => clustersStep(ctx, ingest.plan.tasks)) : undefined;
-        const models =
-          o.models !== false && collected
-            ? await timed('models', async () => {
-                await handBack();
-                return modelsStep(ctx);
-              })
-            : undefined;
-        // Alerts speak only of data whose models are built and tested; they are published with the rest.
-        const alerts =
-          o.pipeline.alerts && o.alerts !== false
-            ? await timed('alerts', () =>
-                alertStep({
-                  wh,
-                  pipeline: o.pipeline,
-                  runId: ctx.runId,
-                  runState: ingest.state,
-                  stopReason: ingest.stop?.reason ?? null,
-                  estimateCny: ingest.estimateCny,
-                  now,
-                  logger: o.logger,
-                  dispatcher: o.dispatcher,
-                  env: o.env,
-                }),
-              )
-            : undefined;
-        await wh.flushIndex();
-        const published = await timed('publish', async () => {
-          await handBack();
-          return publishStep(wh, now);
-        });
-        const summary = await timed('summary', () =>
-          summarize(wh, {
-            runId: ctx.runId,
-            pipeline: o.pipeline.name,
-            state: ingest.state,
-            stopReason: ingest.stop?.reason ?? null,
-            stopKind: ingest.stop?.kind ?? null,
-            started: ingest.started,
-            finished: now(),
-            warehouseDir: wh.dir,
-          }),
-        );
-        // The night's rows go into the database file last (CHECKPOINT_THRESHOLD: once a run), with
-        // everything handed back first: the checkpoint reads the rows back from DuckDB's temp folder
-        // as it writes them, and would otherwise run on top of all of them (and of the steps'
-        // garbage). Should it fail (durability does not need it: the rows are in the log), the
-        // close checkpoints instead.
-        await timed('checkpoint', async () => {
-          await handBack();
-          await wh
-            .checkpoint()
-            .catch((err: unknown) =>
-              o.logger.warn(
-                { err: (err as Error).message },
-                'checkpoint before closing the warehouse failed; the close checkpoints instead',
-              ),
-            );
-        });
-        // The lake is mirrored while the warehouse is held: nothing else (an export, a models run,
-        // the next run) rewrites parquet/ under the upload.
-        const lake = o.lake ? await timed('lake', () => lakeStep(o.warehouseDir, o.lake!, env)) : undefined;
-        return {
-          ...summary,
-          ...(lake ? { lake } : {}),
-          resumed: ingest.resumed,
-          ...(models ? { models } : {}),
-          ...(clusters ? { clusters } : {}),
-          ...(alerts ? { alerts } : {}),
-          published,
-          stepsMs,
-          stepsPeakMb,
-        };
+        for (;;) {
+          const out = await runSteps(seen, wh, indexOn, tried);
+          // A run resumed only to do the steps it owed bought nothing: when it was another night's
+          // (or --new-run asked for a new run), tonight's run follows, in this same invocation.
+          const from = out.resumedStartedAt;
+          const again =
+            from !== undefined && o.signal?.aborted !== true && (o.newRun === true || now().getTime() - from.getTime() > RESUME_WITHIN_MS);
+          if (!again) return out.outcome;
+          tried.add(out.outcome.runId);
+          o.logger.info({ runId: out.outcome.runId }, "finished the steps an earlier run owed; starting tonight's");
+        }
       } finally {
         // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
         await wh
@@ -245,7 +326,7 @@ async function completedSince(
 ): Promise<{ runId: string; startedAt: Date; finishedAt: Date } | undefined> {
   const [r] = await wh.all<{ run_id: string; started_at: Date; finished_at: Date }>(
     `SELECT r.run_id, r.started_at, r.finished_at FROM runs AS r JOIN publish_runs AS p USING (run_id)
-     WHERE r.pipeline = $1 AND r.state = 'completed' AND p.state = r.state AND p.finished_at = r.finished_at
+     WHERE r.pipeline = $1 AND r.state = 'completed' AND p.state = r.state AND p.finished_at = r.finished_at AND ${runFinishedSql('r', 'p')}
        AND (r.finished_at >= $2::TIMESTAMPTZ OR r.run_id IS NOT DISTINCT FROM $3)
      ORDER BY r.finished_at DESC LIMIT 1`,
     [pipeline, since.toISOString(), held],

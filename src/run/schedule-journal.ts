@@ -1,4 +1,5 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
+import { makeDirs } from '../paths.js';
 import { dirname } from 'node:path';
 
 export type ScheduleEventKind = 'started' | 'finished' | 'failed' | 'skipped' | 'missed';
@@ -38,7 +39,8 @@ export class ScheduleJournal {
     const line = `${JSON.stringify(e)}\n`;
     this.tail = this.tail.then(async () => {
       // Owner-only, whatever the umask, as the warehouse beside it.
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+      // Not mkdir's `recursive`, which spins forever where a folder cannot be made (/proc/1/x).
+      await makeDirs(dirname(this.file), 0o700);
       await appendFile(this.file, line, { mode: 0o600 });
     });
     return this.tail;

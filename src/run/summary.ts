@@ -6,8 +6,11 @@ export interface RunSummary {
   pipeline: string;
   state: 'completed' | 'partial' | 'failed';
   stopReason: string | null;
-  /** Why posting or collecting stopped early: the CLI maps it to an exit code. */
-  stopKind: 'budget' | 'balance' | 'unavailable' | 'unknown' | 'interrupted' | null;
+  /**
+   * Why posting or collecting stopped early, or (`lost`) why a run that did all it could is not
+   * complete: tasks it posted that the service no longer knows (40401). The CLI maps it to an exit code.
+   */
+  stopKind: 'budget' | 'balance' | 'unavailable' | 'unknown' | 'interrupted' | 'lost' | null;
   tasks: { planned: number; posted: number; failed: number; collected: number; pending: number };
   /** Rows loaded by the run's collected tasks, all tables together, and the SERP tables apart. */
   rowsLoaded: { total: number; serp_results: number; serp_items: number };

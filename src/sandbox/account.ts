@@ -7,9 +7,10 @@ export class SandboxAccount {
   #balanceUnits: number;
   #totalUnits: number;
 
-  constructor(startUnits: number) {
+  /** `totalUnits`: money put on the account so far, when it is restored (state-journal.ts); default `startUnits`. */
+  constructor(startUnits: number, totalUnits = startUnits) {
     this.#balanceUnits = startUnits;
-    this.#totalUnits = startUnits;
+    this.#totalUnits = totalUnits;
   }
 
   /** Money put on the account (starting balance and top-ups), CNY units: `user_data.money.total`. */
@@ -31,6 +32,12 @@ export class SandboxAccount {
     if (units > this.#balanceUnits) return undefined;
     this.#balanceUnits -= units;
     return units;
+  }
+
+  /** Sets the balance and the money put on the account, as read back from the emulator's journal. */
+  restore(balanceUnits: number, totalUnits: number): void {
+    this.#balanceUnits = balanceUnits;
+    this.#totalUnits = totalUnits;
   }
 
   /** Adds money to the account (a payment): balance and total both rise. */

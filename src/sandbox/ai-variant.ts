@@ -1,4 +1,4 @@
-import type { Endpoint } from '../catalog/index.js';
+import type { Endpoint } from './spec/index.js';
 import type { HandlerReply } from './handlers/context.js';
 import { STATUS } from './envelope.js';
 

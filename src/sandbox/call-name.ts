@@ -1,9 +1,9 @@
-import type { Endpoint } from '../catalog/index.js';
+import type { Endpoint } from './spec/index.js';
 
 /**
  * `[api, function]` of a call, as `user_data` groups its statistics: the `/v3` api
- * segment (`serp`, `appendix`, …) or `v1`, and the catalog mode (`task_post`, `live`,
- * …) or, for paths outside the catalog, the last path word that is not a task id.
+ * segment (`serp`, `appendix`, …) or `v1`, and the endpoint mode (`task_post`, `live`,
+ * …) or, for paths outside the endpoint table, the last path word that is not a task id.
  */
 export function callName(path: string, endpoint?: Endpoint): [string, string] {
   const segs = path.replace(/\.ai$/, '').split('/').filter(Boolean);

@@ -1,15 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { endpointPath } from '../catalog/index.js';
+import { endpointPath, WINDOWS } from './spec/index.js';
 import { makeEnvelope } from './envelope.js';
 import { taskGetters } from './handlers/tasks-ready.js';
 import { doneTaskObject } from './task-result.js';
 import type { StoredTask } from './task-store.js';
 import type { SandboxWorld } from './world.js';
 
-/** The service waits this long for a callback answer (spec, Limits), before the time scale. */
-export const CALLBACK_TIMEOUT_MS = 10_000;
+/** The service waits this long for a callback answer (spec/limits.ts), before the time scale. */
+export const CALLBACK_TIMEOUT_MS = WINDOWS.callbackAnswerMs;
 /** The task status code the errors endpoint records for a failed callback (spec: 50000 example). */
 const CALLBACK_ERROR_CODE = 50000;
 const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost)$/;
@@ -85,9 +85,11 @@ export class CallbackDispatcher {
     } else {
       outcome = await this.#call(task, url, method);
     }
-    const ok = outcome.message === undefined && outcome.httpCode >= 200 && outcome.httpCode <= 300;
+    const ok =
+      outcome.message === undefined && outcome.httpCode >= WINDOWS.callbackOkStatus.min && outcome.httpCode <= WINDOWS.callbackOkStatus.max;
     world.stats.callback(ok);
     task.callbackState = ok ? 'delivered' : 'failed';
+    world.store.touch(task);
     if (ok) return;
     world.errors.add(task.key, task.api, world.now(), {
       id: task.id,
@@ -104,7 +106,7 @@ export class CallbackDispatcher {
 
   async #call(task: StoredTask, url: string, method: 'GET' | 'POST'): Promise<{ httpCode: number; response: string; message?: string }> {
     const world = this.#world;
-    const timeoutMs = Math.max(1, CALLBACK_TIMEOUT_MS / world.timeScale);
+    const timeoutMs = Math.max(1, Math.ceil(CALLBACK_TIMEOUT_MS / world.timeScale)); // AbortSignal.timeout takes whole ms
     try {
       const init: Parameters<typeof request>[1] = {
         method,
@@ -116,7 +118,7 @@ export class CallbackDispatcher {
         const getter = getters.get(task.callbackSpec!.format) ?? getters.get(undefined) ?? [...getters.values()][0];
         const segments = getter ? endpointPath(getter, task.id).split('/').filter(Boolean) : [];
         const envelope = makeEnvelope({
-          tasks: [doneTaskObject(world.seed, task, getter?.format, segments, world.now().getTime(), world.account)],
+          tasks: [doneTaskObject(world.seed, task, getter?.format, segments, world.now().getTime(), world.account, world.readings.refunds)],
           costMicros: 0,
           elapsedMs: 0,
         });

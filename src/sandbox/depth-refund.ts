@@ -1,8 +1,9 @@
-import { endpoint as endpointById, type Endpoint } from '../catalog/index.js';
+import { endpointById, type Endpoint } from './spec/index.js';
 import type { SandboxAccount } from './account.js';
 import { buildResults } from './data/results.js';
 import { cnyUnitsToUsdMicros } from './money.js';
 import { taskPriceUnits } from './pricing.js';
+import type { ServedReadings } from './readings.js';
 import type { StoredTask, TaskStore } from './task-store.js';
 
 /**
@@ -29,10 +30,12 @@ export function unusedDepthUnits(
  * Completes a standard task: its result is built for the moment it was done (and kept, so
  * every fetch and postback carries the same content), and the depth it did not serve is
  * refunded to the balance now, whether or not the task is ever collected. Its `cost` from
- * then on is the net cost: what the client sees of the refund (task_get, postback). Done
- * once per task; a re-parse later rebuilds the content, never the refund.
+ * then on is the net cost: what the client sees of the refund (task_get, postback), under the
+ * default reading `refunds: 'task-cost'`; under `'balance'` the `cost` stays the gross price
+ * and the refund shows only in the balance (readings.ts). Done once per task; a re-parse
+ * later rebuilds the content, never the refund.
  */
-export function completeTask(seed: number, task: StoredTask, account: SandboxAccount): void {
+export function completeTask(seed: number, task: StoredTask, account: SandboxAccount, refunds: ServedReadings['refunds']): void {
   if (task.completed) return;
   task.completed = true;
   const endpoint = endpointById(task.endpointId);
@@ -46,7 +49,7 @@ export function completeTask(seed: number, task: StoredTask, account: SandboxAcc
   const back = Math.min(task.chargedUnits, unused);
   account.refund(back);
   task.chargedUnits -= back;
-  task.netCostMicros = cnyUnitsToUsdMicros(task.priceUnits - unused);
+  if (refunds === 'task-cost') task.netCostMicros = cnyUnitsToUsdMicros(task.priceUnits - unused);
 }
 
 /**
@@ -55,8 +58,17 @@ export function completeTask(seed: number, task: StoredTask, account: SandboxAcc
  * client reads (`X-Svc-Balance-CNY`, `user_data`) already holds the refund of a task it has
  * not fetched.
  */
-export function completeDueTasks(seed: number, store: TaskStore, account: SandboxAccount, nowMs: number): void {
-  for (const task of store.dueCompletions(nowMs)) completeTask(seed, task, account);
+export function completeDueTasks(
+  seed: number,
+  store: TaskStore,
+  account: SandboxAccount,
+  nowMs: number,
+  refunds: ServedReadings['refunds'],
+): void {
+  for (const task of store.dueCompletions(nowMs)) {
+    completeTask(seed, task, account, refunds);
+    store.touch(task);
+  }
 }
 
 /** Whether a task may be refunded (a charged SERP task deeper than the base page): only those wait in the queue. */

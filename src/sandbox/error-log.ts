@@ -1,4 +1,5 @@
 import { dashedServiceDate } from './data/result-input.js';
+import { WINDOWS } from './spec/index.js';
 
 /** One row of `{api}/errors` (spec, Error record); `datetime` is `yyyy-mm-dd hh-mm-ss +00:00`, dashes as the spec writes it. */
 export interface ErrorRecord {
@@ -21,8 +22,8 @@ interface Row {
   record: ErrorRecord;
 }
 
-/** Errors are listed for this long (spec: look-back 7 days). */
-export const ERRORS_WINDOW_MS = 7 * 24 * 3600 * 1000;
+/** Errors are listed for this long (spec/limits.ts: look-back 7 days). */
+export const ERRORS_WINDOW_MS = WINDOWS.errorsLookBackMs;
 
 /**
  * Failed callbacks and failed tasks, per key and `{api}`, as the `errors` endpoints list

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
-import type { FamilyId } from '../catalog/index.js';
+import type { FamilyId } from './spec/index.js';
 import { SandboxAccount } from './account.js';
 import { AdminStats } from './admin-stats.js';
 import { CallbackDispatcher } from './callbacks.js';
@@ -8,9 +8,13 @@ import { completeDueTasks } from './depth-refund.js';
 import { ErrorLog } from './error-log.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { parseFaultProfile, resolveFaultProfile, type FaultProfile } from './faults/fault-profile.js';
+import { parseReadings, type ServedReadings } from './readings.js';
 import { formatCny, parseCny } from './money.js';
 import { SlidingWindowLimiter, specFamilyLimits } from './rate-limit.js';
 import { createSandboxServer, type SandboxLogEntry } from './server.js';
+import { mayBeRefunded } from './depth-refund.js';
+import { persistStep, SandboxJournal, type JournalState } from './state-journal.js';
+import { endpointById } from './spec/index.js';
 import { TaskStore } from './task-store.js';
 import { UsageLedger } from './usage.js';
 import type { SandboxWorld } from './world.js';
@@ -22,6 +26,7 @@ export type { SandboxLogEntry } from './server.js';
 export { ADMIN_STATS_PATH } from './server.js';
 export { FAULT_PROFILES, NO_FAULTS, parseFaultProfile, type FaultProfile } from './faults/fault-profile.js';
 export type { AdminStatsBody } from './admin-stats.js';
+export { DEFAULT_READINGS, parseReadings, READINGS, type ServedReadings } from './readings.js';
 
 /** A key the emulator accepts out of the box; sandbox keys are never charged. */
 export const DEFAULT_SANDBOX_KEY = 'svc_sandbox_local';
@@ -70,15 +75,27 @@ export interface SandboxOptions {
   rateLimits?: boolean | Partial<Record<FamilyId, number>>;
   /**
    * Most tasks a `task_post` POST takes (the spec contradicts itself: 1 or 100 in production);
-   * tasks past it are answered 40006 and not charged. Default: the catalog's limit (100).
+   * tasks past it are answered 40006 and not charged. Default: the endpoint table's (100, readings.ts `asyncTasksPerPost`).
    */
   maxTasksPerPost?: number;
+  /**
+   * Which reading to serve where the spec is silent and the point is switchable (readings.ts):
+   * `refunds` (`task-cost` | `balance`), `rateLimitBody` (`http429` | `http200`); as an object
+   * or the CLI's text form `refunds=balance,rateLimitBody=http200`. Default: today's readings.
+   */
+  readings?: Partial<ServedReadings> | string;
   /** Serve `GET /__admin/stats` (calls per family, tasks per tag, CNY charged). Default false. */
   admin?: boolean;
   /** Deliver callbacks to non-loopback hosts too. Default false. */
   allowRemoteCallbacks?: boolean;
   /** HTTP dispatcher used for callbacks; undici's global one by default. */
   callbackDispatcher?: Dispatcher;
+  /**
+   * A folder where the emulator keeps its state (tasks, their progress, balance, the calls it
+   * charged) and reads it back when started again, so a process that ends does not take the
+   * service's side of its tasks with it (state-journal.ts). Default: none, all in memory.
+   */
+  stateDir?: string;
 }
 
 /** A running emulator. */
@@ -95,6 +112,8 @@ export interface SandboxHandle {
   flushCallbacks(): Promise<void>;
   /** Puts money on the simulated account (CNY), as a payment would after a 402. */
   topUp(cny: string): void;
+  /** With `stateDir`: the journal file, and how many tasks it gave back at start (posted by an earlier process). */
+  state?: { path: string; restoredTasks: number };
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
@@ -125,16 +144,22 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   const seed = opts.seed ?? 1;
   const profile = typeof opts.faults === 'string' ? parseFaultProfile(opts.faults) : resolveFaultProfile(opts.faults);
   const drift = opts.drift ?? 0;
+  const readings = parseReadings(opts.readings);
   if (!Number.isFinite(drift) || drift < 0 || drift > 1) throw new Error(`drift ${drift} must be a share from 0 to 1`);
+  const now = opts.now ?? (() => new Date());
+  const opened = opts.stateDir ? SandboxJournal.open(opts.stateDir, seed, now().getTime()) : undefined;
+  const restored = opened?.state && Number.isFinite(opened.state.balanceUnits) ? opened.state : undefined;
   const world = {
     seed,
     drift,
-    now: opts.now ?? (() => new Date()),
+    now,
     timeScale,
     readyAfterMs: readyAfterMs / timeScale,
     keys: opts.keys,
-    account: new SandboxAccount(parseCny(opts.balanceCny ?? '1000.0000')),
-    store: new TaskStore(),
+    account: restored
+      ? new SandboxAccount(restored.balanceUnits, restored.totalUnits)
+      : new SandboxAccount(parseCny(opts.balanceCny ?? '1000.0000')),
+    store: new TaskStore({ tracked: opened !== undefined }),
     log: [],
     faults: new FaultInjector(profile, seed, opts.faultPaths),
     stats: new AdminStats(),
@@ -143,13 +168,22 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     limiter: limiterFor(opts.rateLimits, timeScale),
     admin: opts.admin ?? false,
     maxTasksPerPost: opts.maxTasksPerPost,
+    readings,
     allowRemoteCallbacks: opts.allowRemoteCallbacks ?? false,
     dispatcher: opts.callbackDispatcher,
+    ...(opened ? { journal: opened.journal } : {}),
   } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
   world.callbacks = new CallbackDispatcher(world);
-  // Every call first completes the tasks done by now (their refunds land), then starts due callbacks.
+  if (opened) {
+    if (opened.state) restore(world, opened.state);
+    // Lines another process appended (a second run on the same warehouse) are taken in, not written back.
+    opened.journal.onNews = (news) => restore(world, news);
+  }
+  // Every call first takes in what another process wrote, completes the tasks done by now (their refunds land), then starts due callbacks.
   const tick = () => {
-    completeDueTasks(world.seed, world.store, world.account, world.now().getTime());
+    const news = world.journal?.news();
+    if (news) restore(world, news);
+    completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings.refunds);
     world.callbacks.tick();
   };
   const server = createSandboxServer(world, tick);
@@ -160,7 +194,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       resolve();
     });
   });
-  const poll = setInterval(tick, CALLBACK_POLL_MS);
+  const poll = setInterval(() => {
+    tick();
+    persistStep(world); // completions and callbacks between calls
+  }, CALLBACK_POLL_MS);
   poll.unref();
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -169,15 +206,30 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     port,
     log: world.log,
     balanceCny: () => {
-      completeDueTasks(world.seed, world.store, world.account, world.now().getTime());
+      completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings.refunds);
+      persistStep(world);
       return formatCny(world.account.balanceUnits);
     },
-    flushCallbacks: () => world.callbacks.flush(),
-    topUp: (cny: string) => world.account.topUp(parseCny(cny)),
+    flushCallbacks: async () => {
+      await world.callbacks.flush();
+      persistStep(world);
+    },
+    topUp: (cny: string) => {
+      world.account.topUp(parseCny(cny));
+      persistStep(world);
+    },
+    ...(opened ? { state: { path: opened.journal.path, restoredTasks: opened.state?.tasks.length ?? 0 } } : {}),
     close: () =>
       new Promise<void>((resolve, reject) => {
         clearInterval(poll);
-        server.close((err) => (err ? reject(err) : resolve()));
+        server.close((err) => {
+          if (world.journal) {
+            persistStep(world);
+            world.journal.close();
+          }
+          if (err) reject(err);
+          else resolve();
+        });
         server.closeAllConnections();
       }),
   };
@@ -187,4 +239,24 @@ function limiterFor(setting: SandboxOptions['rateLimits'], timeScale: number): S
   if (!setting) return undefined;
   const limits = { ...specFamilyLimits(), ...(setting === true ? {} : setting) };
   return new SlidingWindowLimiter(limits, 60_000 / timeScale);
+}
+
+/**
+ * Takes state read from the journal into the world: tasks (a task already known is updated in
+ * place), the balance and the usage of the calls. A callback caught mid-send is sent again.
+ * Nothing taken in is written back.
+ */
+function restore(world: SandboxWorld, state: JournalState): void {
+  const ours = world.store.takeChanged(); // this process's changes not written yet stay to be written
+  for (const loaded of state.tasks) {
+    const key = world.journal ? world.journal.keyOf(loaded.key) : loaded.key;
+    const task = { ...loaded, key, ...(loaded.callbackState === 'sending' ? { callbackState: 'pending' as const } : {}) };
+    const known = world.store.get(task.id, task.key);
+    if (known) Object.assign(known, task);
+    else world.store.add(task, mayBeRefunded(endpointById(task.endpointId), task.params, task.chargedUnits));
+  }
+  if (Number.isFinite(state.balanceUnits)) world.account.restore(state.balanceUnits, state.totalUnits);
+  for (const c of state.calls) world.usage.record(new Date(c.at), c.api, c.fn, c.units);
+  world.store.takeChanged();
+  for (const t of ours) world.store.touch(t);
 }

@@ -17,7 +17,7 @@ import { UTILITY_APIS, utilityReply } from './utilities/utility-reply.js';
 import { aiAvailableFiltersResult, llmModelsResult } from './data/llm-results.js';
 import { handleWebhookResend } from './utilities/webhook-resend.js';
 
-/** A path the emulator serves by itself, outside the catalog's task endpoints. */
+/** A path the emulator serves by itself, outside the endpoint table's task endpoints. */
 export interface OwnRoute {
   method: 'GET' | 'POST';
   pattern: RegExp;

@@ -1,11 +1,11 @@
-import { FAMILIES, type FamilyId } from '../catalog/index.js';
+import { FAMILY_PER_MINUTE, type FamilyId } from './spec/index.js';
 
 /** Calls allowed per "minute" for each family; the spec's Limits table by default. */
 export type FamilyLimits = Readonly<Record<FamilyId, number>>;
 
-/** The spec's limits (catalog `FAMILIES`). */
+/** The spec's limits (spec/limits.ts `FAMILY_PER_MINUTE`). */
 export function specFamilyLimits(): FamilyLimits {
-  return Object.fromEntries(Object.values(FAMILIES).map((f) => [f.id, f.perMinute])) as FamilyLimits;
+  return { ...FAMILY_PER_MINUTE };
 }
 
 /** A refusal: how long until the oldest call in the window leaves it, on the emulator clock. */

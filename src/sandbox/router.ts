@@ -1,4 +1,4 @@
-import type { Endpoint, ResultKind } from '../catalog/index.js';
+import type { Endpoint, ResultKind } from './spec/index.js';
 import { aiReply, aiRequestDefaults } from './ai-variant.js';
 import { functionBase } from './function-base.js';
 import { handleOnPageRead } from './handlers/on-page-read.js';
@@ -38,7 +38,7 @@ export interface CallInput {
 
 /**
  * Routes a call: first the paths the emulator serves on its own (`/v1`, the utilities),
- * then the catalog's endpoints by mode. Anything else is 404 / 40400.
+ * then the endpoint table's rows (spec/endpoints.ts) by mode. Anything else is 404 / 40400.
  */
 export async function routeCall(world: SandboxWorld, call: CallInput): Promise<HandlerReply> {
   const { method, path } = call;

@@ -1,6 +1,10 @@
-import { COUNTRIES, decodeServiceKeyword, LANGUAGES, type Country, type SerpEngine } from '../catalog/index.js';
+import { COUNTRIES, LANGUAGES, type Country } from './locations.js';
+import { decodeKeyword } from './spec/index.js';
 
-/** A posted SERP task as the emulator reads it (fields per the catalog's `serpTaskSchema`). */
+/** The engines of the spec's SERP pairs (`engA` to `engG`). */
+export type SerpEngine = 'engA' | 'engB' | 'engC' | 'engD' | 'engE' | 'engF' | 'engG';
+
+/** A posted SERP task as the emulator reads it (fields per spec/limits.ts `SERP_TASK`). */
 export interface SerpParams {
   keyword: string;
   location_code?: number;
@@ -54,7 +58,7 @@ export function resolveSerpQuery(engine: string, params: SerpParams, at: Date): 
   return {
     engine,
     // The service decodes `%##` and turns `+` into a space before it searches (spec, events task_post).
-    keyword: decodeServiceKeyword(params.keyword),
+    keyword: decodeKeyword(params.keyword),
     locationCode: params.location_code ?? country?.code ?? null,
     locationKey: String(params.location_code ?? params.location_name ?? params.location_coordinate ?? ''),
     languageCode,

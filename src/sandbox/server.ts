@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { matchEndpoint, type Endpoint, type FamilyId } from '../catalog/index.js';
+import { matchEndpoint, type Endpoint, type FamilyId } from './spec/index.js';
 import { authenticate, type Caller } from './auth.js';
-import { makeEnvelope, STATUS } from './envelope.js';
+import { makeEnvelope, makeTask, STATUS } from './envelope.js';
 import { callName } from './call-name.js';
 import { failure, type HandlerReply } from './handlers/context.js';
 import { formatCny, formatUsd } from './money.js';
 import { stringifyWithRaw } from './raw-json.js';
 import { routeFamily } from './route-family.js';
 import { routeCall } from './router.js';
+import { persistStep } from './state-journal.js';
 import { v1Error } from './v1/v1-context.js';
 import type { SandboxWorld } from './world.js';
 
@@ -70,20 +71,24 @@ async function respond(
   const caller = authenticate(req.headers.authorization, world.keys);
   let reply: HandlerReply;
   let fault: ReturnType<SandboxWorld['faults']['nextCall']> = { kind: 'none' };
+  /** `{api}` and function of a call that was processed (not refused before it). */
+  let processed: [string, string] | undefined;
   if (!caller) {
     reply = isV1
       ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error')
       : failure(401, STATUS.unauthorized);
   } else {
+    world.journal?.claim(caller.key, world.store); // restored tasks hold their key's hash until it calls
     fault = world.faults.nextCall(path);
-    reply = gate(world, caller, fault, family, now.getTime(), isV1);
+    reply = gate(world, caller, fault, family, now.getTime(), isV1, { path, body });
     if (reply.http === 0) {
       try {
         reply = await routeCall(world, { method, path, body, caller, now, endpoint, taskId, ai });
       } catch (err) {
         reply = failure(500, STATUS.internal, `Internal Error: ${err instanceof Error ? err.message : String(err)}`);
       }
-      world.usage.record(now, ...callName(path, endpoint), reply.chargedUnits);
+      processed = callName(path, endpoint);
+      world.usage.record(now, ...processed, reply.chargedUnits);
     } else {
       fault = { kind: 'none' };
     }
@@ -98,6 +103,13 @@ async function respond(
     };
   }
   const requestId = randomUUID();
+  // A persisted emulator writes down what the call changed before anything of the answer leaves.
+  if (world.journal) {
+    const call = processed
+      ? { at: now.getTime(), method, path, api: processed[0], fn: processed[1], http: reply.http, units: reply.chargedUnits, requestId }
+      : undefined;
+    persistStep(world, call);
+  }
   const text =
     reply.raw !== undefined
       ? reply.raw.text
@@ -148,10 +160,11 @@ function gate(
   family: FamilyId,
   nowMs: number,
   isV1: boolean,
+  call: RefusedCall,
 ): HandlerReply {
   if (fault.kind === 'rate_limited') {
     world.stats.fault('burst429');
-    return rateLimited(world, BURST_RETRY_AFTER_MS / world.timeScale, isV1, 'simulated burst (fault profile)');
+    return rateLimited(world, BURST_RETRY_AFTER_MS / world.timeScale, isV1, 'simulated burst (fault profile)', call);
   }
   if (fault.kind === 'rate_limited_200') {
     world.stats.fault('rate_limited_200');
@@ -172,18 +185,44 @@ function gate(
     return failure(fault.http, status);
   }
   const refusal = world.limiter?.take(caller.key, family, nowMs);
-  if (refusal) return rateLimited(world, refusal.retryAfterMs, isV1, `${refusal.limit} calls per minute of family ${refusal.family}`);
+  if (refusal) return rateLimited(world, refusal.retryAfterMs, isV1, `${refusal.limit} calls per minute of family ${refusal.family}`, call);
   return { http: 0, tasks: [], chargedUnits: 0, costMicros: 0 };
 }
 
-function rateLimited(world: SandboxWorld, retryAfterClockMs: number, isV1: boolean, why: string): HandlerReply {
+/** The call a rate limit refuses: its path and body, echoed by the `http200` reading. */
+interface RefusedCall {
+  path: string;
+  body: Buffer | undefined;
+}
+
+const RATE_LIMITED = { code: 40202, message: 'Rate Limit Per Minute Exceeded.' };
+
+/**
+ * A rate-limit refusal, in the reading the world serves (readings.ts `rateLimitBody`):
+ * `http429`, HTTP 429 with top-level 40202 and no tasks; `http200`, HTTP 200 with top-level
+ * 20000 and each posted task echoed with task status 40202 (one such task for a GET or an
+ * unreadable body). `/v1` always answers 429 (the spec's errors table). Never charged.
+ */
+function rateLimited(world: SandboxWorld, retryAfterClockMs: number, isV1: boolean, why: string, call: RefusedCall): HandlerReply {
   // The wait is read on the emulator clock, whose minute is already divided by the time scale.
   const realMs = Math.max(1, Math.ceil(retryAfterClockMs));
   const secs = world.timeScale === 1 ? String(Math.max(1, Math.ceil(realMs / 1000))) : (realMs / 1000).toFixed(3);
   const headers = { 'Retry-After': secs, 'retry-after-ms': String(realMs) };
   const message = `Rate limit per minute exceeded: ${why}.`;
   if (isV1) return { ...v1Error(429, 'rate_limit_exceeded', message, 'rate_limit_error'), headers };
-  return { ...failure(429, { code: 40202, message: 'Rate Limit Per Minute Exceeded.' }, message), headers };
+  if (world.readings.rateLimitBody === 'http429') return { ...failure(429, RATE_LIMITED, message), headers };
+  const posted = jsonOrUndefined(call.body);
+  const segments = call.path.split('/').filter(Boolean);
+  const echoes = Array.isArray(posted) && posted.length > 0 ? posted : [{}];
+  const tasks = echoes.map((t) =>
+    makeTask({
+      status: RATE_LIMITED,
+      message,
+      path: segments,
+      data: t && typeof t === 'object' && !Array.isArray(t) ? (t as Record<string, unknown>) : {},
+    }),
+  );
+  return { http: 200, tasks, chargedUnits: 0, costMicros: 0, headers };
 }
 
 function jsonOrUndefined(body: Buffer | undefined): unknown {

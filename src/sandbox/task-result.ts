@@ -1,4 +1,5 @@
-import { endpoint as endpointById, type ResultFormat } from '../catalog/index.js';
+import type { ServedReadings } from './readings.js';
+import { endpointById, type ResultFormat } from './spec/index.js';
 import type { SandboxAccount } from './account.js';
 import { buildResults } from './data/results.js';
 import { completeTask } from './depth-refund.js';
@@ -40,10 +41,12 @@ export function doneTaskObject(
   pathSegments: string[],
   nowMs: number,
   account: SandboxAccount,
+  /** How a refund shows (readings.ts): in the task's `cost`, or only in the balance. */
+  refunds: ServedReadings['refunds'],
   /** Answer the result as cached JSON text (only for bodies written by the server's stringifyWithRaw). */
   raw = false,
 ): EnvelopeTask {
-  completeTask(seed, task, account);
+  completeTask(seed, task, account, refunds);
   const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
   if (task.resultAtMs !== atMs) {
     task.result = buildResults({

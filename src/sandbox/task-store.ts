@@ -85,12 +85,38 @@ export class TaskStore {
   readonly #pending = new Set<StoredTask>();
   /** Tasks that may be refunded when done, not completed yet: checked on every call (depth-refund.ts). */
   readonly #completing = new Set<StoredTask>();
+  /** Tasks added or changed since the last `takeChanged`: what a persisted emulator writes down (state-journal.ts). */
+  readonly #changed = new Set<StoredTask>();
+  /** Only a persisted emulator keeps the changed set. */
+  readonly #tracked: boolean;
+
+  constructor(opts: { tracked?: boolean } = {}) {
+    this.#tracked = opts.tracked ?? false;
+  }
 
   /** Adds a task; `refundable` puts it in the completion queue, so its refund lands when it is done. */
   add(task: StoredTask, refundable = false): void {
     this.#tasks.set(task.id, task);
+    if (this.#tracked) this.#changed.add(task);
     if (task.callbackState === 'pending') this.#pending.add(task);
     if (refundable && !task.completed) this.#completing.add(task);
+  }
+
+  /** Says a task moved on (collected, completed, its callback sent): a persisted emulator writes it down before answering. */
+  touch(task: StoredTask): void {
+    if (this.#tracked) this.#changed.add(task);
+  }
+
+  /** Gives the tasks held under key `from` (a restored task's key hash) to `to`. */
+  rekey(from: string, to: string): void {
+    for (const t of this.#tasks.values()) if (t.key === from) t.key = to;
+  }
+
+  /** The tasks added or touched since the last call, and forgets them. */
+  takeChanged(): StoredTask[] {
+    const out = [...this.#changed];
+    this.#changed.clear();
+    return out;
   }
 
   /** Queued tasks that are done by `nowMs` and not completed yet; they leave the queue. */

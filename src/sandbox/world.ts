@@ -3,8 +3,10 @@ import type { SandboxAccount } from './account.js';
 import type { AdminStats } from './admin-stats.js';
 import type { CallbackDispatcher } from './callbacks.js';
 import type { ErrorLog } from './error-log.js';
+import type { ServedReadings } from './readings.js';
 import type { FaultInjector } from './faults/fault-injector.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
+import type { SandboxJournal } from './state-journal.js';
 import type { TaskStore } from './task-store.js';
 import type { UsageLedger } from './usage.js';
 
@@ -43,12 +45,16 @@ export interface SandboxWorld {
   /** Undefined when rate limits are off. */
   limiter: SlidingWindowLimiter | undefined;
   admin: boolean;
-  /** A lower limit of tasks per `task_post` POST than the catalog's (40006 past it); undefined: the catalog's. */
+  /** A lower limit of tasks per `task_post` POST than the endpoint table's (40006 past it); undefined: the table's. */
   maxTasksPerPost: number | undefined;
   /** Deliver callbacks to non-loopback hosts too (off: tests never reach the outside network). */
   allowRemoteCallbacks: boolean;
+  /** The reading served at each switchable silent point of the spec (readings.ts). */
+  readings: ServedReadings;
   /** Sends pingbacks and postbacks (and resends them). */
   callbacks: CallbackDispatcher;
   /** HTTP dispatcher for callbacks; undici's global one by default. */
   dispatcher: Dispatcher | undefined;
+  /** Set when the emulator keeps its state on disk (`stateDir`): every change is written there before it is answered. */
+  journal?: SandboxJournal;
 }

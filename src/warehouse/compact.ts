@@ -2,6 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bigints, runColumns, varchars } from './bulk.js';
 import { writeDurably } from './raw-landing.js';
+import { checkIndexedFiles, type DamagedRawFile } from './reindex.js';
 import type { Warehouse } from './warehouse.js';
 
 /**
@@ -11,9 +12,20 @@ import type { Warehouse } from './warehouse.js';
  * (a valid multi-member gzip, every body unchanged) and DuckDB reads one file instead of
  * thousands. The segment is written and fsynced, then the index points at it in one
  * transaction, then the small files go: a crash at any point leaves every body reachable.
+ *
+ * Each small file is read whole first (rawFileDamage): a damaged one is never copied into a
+ * segment, where it would make every answer after it unreadable. It is kept apart under a
+ * `.damaged` name, what can be read of it is indexed from a salvaged copy, and its tasks are
+ * put to be fetched again (setAsideDamaged); `damaged` lists them for the run's notes.
  */
-export async function compactRaw(wh: Warehouse): Promise<{ segments: number; responses: number }> {
+export async function compactRaw(wh: Warehouse, o: { at?: Date } = {}): Promise<{ segments: number; responses: number; damaged: DamagedRawFile[] }> {
   await wh.flushIndex();
+  const pieces = await wh.all<{ f: string }>(`SELECT DISTINCT file AS f FROM raw_responses WHERE file NOT LIKE '%.seg-%' ORDER BY file`);
+  const damaged = await checkIndexedFiles(
+    wh,
+    pieces.map((p) => p.f),
+    o.at,
+  );
   const rows = await wh.all<{ file: string; call_id: string; run_id: string; kind: string; bytes: bigint }>(
     `SELECT file, call_id, run_id, kind, bytes FROM raw_responses WHERE file NOT LIKE '%.seg-%' ORDER BY file`,
   );
@@ -47,7 +59,7 @@ export async function compactRaw(wh: Warehouse): Promise<{ segments: number; res
     await inChunks(files, (f) => rm(join(wh.dir, f), { force: true }));
     segments++;
   }
-  return { segments, responses: rows.length };
+  return { segments, responses: rows.length, damaged };
 }
 
 /**

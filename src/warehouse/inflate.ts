@@ -222,7 +222,7 @@ export async function longestLine(file: string): Promise<number> {
 const MEMBER_MAGIC = Buffer.from([0x1f, 0x8b, 0x08, 0x00]);
 
 /** Whether a gzip member header as Node's zlib writes it starts at `b[i]` (10 bytes must follow). */
-function memberHeaderAt(b: Buffer, i: number): boolean {
+export function memberHeaderAt(b: Buffer, i: number): boolean {
   return b[i] === 0x1f && b[i + 1] === 0x8b && b[i + 2] === 0x08 && b[i + 3] === 0x00 && (b[i + 8] === 0 || b[i + 8] === 2 || b[i + 8] === 4);
 }
 

@@ -1,4 +1,5 @@
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
+import { makeDirs } from '../paths.js';
 
 /** Mode of every file the warehouse writes: the owner's alone (raw bodies, the database, the journal). */
 export const FILE_MODE = 0o600;
@@ -13,7 +14,8 @@ export const DIR_MODE = 0o700;
  * itself (its WAL, Parquet copies, spill files) with the process umask.
  */
 export async function ownerOnlyDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: DIR_MODE });
+  // Not mkdir's `recursive`: it spins forever where a folder cannot be made (/proc/1/x).
+  await makeDirs(dir, DIR_MODE);
   await chmod(dir, DIR_MODE);
 }
 

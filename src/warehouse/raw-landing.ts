@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
-import { dirname, relative } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { redactCallbackSecrets } from '../redact.js';
 import { CALLS_KIND, kindOfPath } from './kinds/index.js';
@@ -400,9 +400,21 @@ export class RawLanding {
   }
 }
 
+/** Temp files of writeDurably this process is writing now: a warehouse opened meanwhile leaves them (stale-temps.ts). */
+export const TEMPS_IN_FLIGHT = new Set<string>();
+
 /** Writes a file so that it is either absent or whole: temp file, fsync, rename. */
 export async function writeDurably(file: string, data: Uint8Array): Promise<void> {
   const tmp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
+  TEMPS_IN_FLIGHT.add(resolve(tmp));
+  try {
+    await writeTemp(file, tmp, data);
+  } finally {
+    TEMPS_IN_FLIGHT.delete(resolve(tmp));
+  }
+}
+
+async function writeTemp(file: string, tmp: string, data: Uint8Array): Promise<void> {
   let fh;
   try {
     fh = await open(tmp, 'wx', FILE_MODE);

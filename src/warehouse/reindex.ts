@@ -1,10 +1,12 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ENDPOINTS, taskFunctionOf } from '../catalog/index.js';
 import { byteBatches } from './byte-batches.js';
 import { sqlList, sqlString } from './columns.js';
 import { inflate, linesOf, longestLine, membersOf, removeInflated, scratchFile } from './inflate.js';
 import { MAX_OBJECT_BYTES, OBJECT_TOO_LARGE, objectSizeFor, objectSizeOption } from './object-size.js';
 import { ledgerWriter } from './ledger.js';
+import { keepApart, rawFileDamage } from './raw/damaged.js';
 import { rawIndexWriter } from './raw/raw-index.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -25,7 +27,11 @@ import type { Warehouse } from './warehouse.js';
  * (a small file and the segment a killed compaction wrote) counts once, under the first
  * file by name.
  */
-export async function reindexRaw(wh: Warehouse, files?: readonly string[], o: { batchBytes?: number } = {}): Promise<number> {
+export async function reindexRaw(
+  wh: Warehouse,
+  files?: readonly string[],
+  o: { batchBytes?: number; damaged?: DamagedRawFile[]; at?: Date } = {},
+): Promise<number> {
   await wh.flushIndex();
   if (!files) {
     const indexed = new Set((await wh.all<{ f: string }>(`SELECT DISTINCT file AS f FROM raw_responses`)).map((r) => r.f));
@@ -33,11 +39,184 @@ export async function reindexRaw(wh: Warehouse, files?: readonly string[], o: { 
     files = all.filter((f) => f.endsWith('.ndjson.gz') && !indexed.has(join('raw', f))).map((f) => join(wh.rawDir, f));
   }
   if (files.length === 0) return 0;
-  const sized = await Promise.all([...new Set(files)].sort().map(async (f) => ({ f, size: (await stat(f)).size })));
   const before = await count(wh);
-  for (const batch of byteBatches(sized, o.batchBytes ?? BATCH_BYTES)) await indexBatch(wh, batch);
+  // Every file is read whole in Node first: a damaged one (cut off, torn) is kept apart with
+  // what can be read of it indexed from its salvaged copy, instead of failing its batch
+  // (DuckDB's "Malformed JSON" stopped a replay with an unexpected error).
+  const whole: string[] = [];
+  const bad: { file: string; error: string }[] = [];
+  const sorted = [...new Set(files)].sort();
+  for (let i = 0; i < sorted.length; i += CHECK_AT_ONCE) {
+    const some = sorted.slice(i, i + CHECK_AT_ONCE);
+    const errors = await Promise.all(some.map((f) => rawFileDamage(f)));
+    some.forEach((f, j) => (errors[j] === null ? whole.push(f) : bad.push({ file: relativeTo(wh, f), error: errors[j]! })));
+  }
+  if (bad.length > 0) {
+    const set = await setAsideDamaged(wh, bad, o.at);
+    o.damaged?.push(...set);
+  }
+  const sized = await Promise.all(whole.map(async (f) => ({ f, size: (await stat(f)).size })));
+  for (const batch of byteBatches(sized, o.batchBytes ?? BATCH_BYTES)) {
+    try {
+      await indexBatch(wh, batch);
+    } catch (err) {
+      if (isObjectTooLarge(err)) throw err;
+      // Bytes DuckDB will not read although they inflate (lines that are not JSON): each file
+      // alone, and one that still fails is kept apart like a damaged one.
+      for (const one of batch) {
+        try {
+          await indexBatch(wh, [one]);
+        } catch (e) {
+          if (isObjectTooLarge(e)) throw e;
+          const rel = relativeTo(wh, one.f);
+          const set = await setAsideDamaged(wh, [{ file: rel, error: (e as Error).message.split('\n')[0]! }], o.at, { salvage: !rel.includes('.salvaged') });
+          o.damaged?.push(...set);
+        }
+      }
+    }
+  }
   return (await count(wh)) - before;
 }
+
+function isObjectTooLarge(err: unknown): boolean {
+  return (err as Error).message.includes('past the') && OBJECT_TOO_LARGE.test((err as Error).message);
+}
+
+function relativeTo(wh: Warehouse, f: string): string {
+  return f.startsWith(`${wh.dir}/`) ? f.slice(wh.dir.length + 1) : f;
+}
+
+/** A landed file found damaged and kept apart (see {@link setAsideDamaged}). */
+export interface DamagedRawFile {
+  /** The file as it was named (relative to the warehouse). */
+  file: string;
+  /** Why it cannot be read whole. */
+  error: string;
+  /** Its new name (`….ndjson.gz.damaged`): kept, never deleted, read by nothing; null when the file was gone. */
+  keptAs: string | null;
+  /** The file holding the answers read back from it (indexed, loaded), or null when none could be. */
+  salvaged: string | null;
+  /** Answers read back from it. */
+  kept: number;
+  /** Calls the raw index had in it whose answer could not be read back. */
+  lostCalls: string[];
+  /** Tasks whose answer was among those. */
+  lostTasks: string[];
+  /** Those of them already collected, put in `task_refetches` to be fetched again (task_get, free). */
+  refetch: string[];
+}
+
+/**
+ * Keeps damaged landed files apart ({@link keepApart}): each is renamed `….damaged`, what can
+ * be read of it goes to a `….salvaged.ndjson.gz` file that is indexed in its place, and its
+ * index rows are dropped (their ledger rows stay: the calls were made and paid). The tasks
+ * whose answer is lost with the damaged part and that are already collected (their rows stay
+ * as they are) get a `task_refetches` row (`date_fixed` is `raw damaged <time>`), so the
+ * collection fetches them again with `task_get`, which is free, never posting them again; a
+ * task not collected yet is fetched again by the collection anyway.
+ */
+export async function setAsideDamaged(
+  wh: Warehouse,
+  bad: readonly { file: string; error: string }[],
+  at: Date = new Date(),
+  o: { salvage: boolean } = { salvage: true },
+): Promise<DamagedRawFile[]> {
+  const out: DamagedRawFile[] = [];
+  for (const { file, error } of bad) {
+    const before = await wh.all<{ call_id: string; task_ids: string[]; at: string | null }>(
+      `SELECT call_id, task_ids, epoch_us(received_at)::VARCHAR AS at FROM raw_responses WHERE file = $1`,
+      [file],
+    );
+    const apart = await keepApart(join(wh.dir, file), o);
+    await wh.run(`DELETE FROM raw_responses WHERE file = $1`, [file]);
+    let kept: { call_id: string; task_ids: string[] }[] = [];
+    if (apart.salvaged) {
+      await reindexRaw(wh, [apart.salvaged], { at });
+      kept = await wh.all(`SELECT call_id, task_ids FROM raw_responses WHERE file = $1`, [relativeTo(wh, apart.salvaged)]);
+    }
+    const keptCalls = new Set(kept.map((r) => r.call_id));
+    const keptTasks = new Set(kept.flatMap((r) => r.task_ids));
+    const lostCalls = before.map((r) => r.call_id).filter((c) => !keptCalls.has(c));
+    const lostTasks = [...new Set(before.filter((r) => !keptCalls.has(r.call_id)).flatMap((r) => r.task_ids))].filter((t) => !keptTasks.has(t)).sort();
+    out.push({
+      file,
+      error,
+      keptAs: apart.keptAs && relativeTo(wh, apart.keptAs),
+      salvaged: apart.salvaged && relativeTo(wh, apart.salvaged),
+      kept: apart.lines,
+      lostCalls,
+      lostTasks,
+      refetch: await queueRefetch(wh, await withoutNewerAnswer(wh, lostTasks, before), at),
+    });
+  }
+  return out;
+}
+
+/**
+ * The tasks of `lost` with no readable answer indexed received as late as the lost one (`rows`:
+ * the damaged file's index rows): a task fetched again since (its answer there could not be
+ * loaded, so it stayed posted) has its rows from the newer answer, and is not fetched a third time.
+ */
+async function withoutNewerAnswer(wh: Warehouse, lost: readonly string[], rows: readonly { task_ids: string[]; at: string | null }[]): Promise<string[]> {
+  if (lost.length === 0) return [];
+  const lostAt = new Map<string, bigint>();
+  for (const r of rows) {
+    const at = r.at === null ? 0n : BigInt(r.at);
+    for (const t of r.task_ids) if (at > (lostAt.get(t) ?? -1n)) lostAt.set(t, at);
+  }
+  const newest = new Map(
+    (
+      await wh.all<{ t: string; at: string | null }>(
+        `SELECT task_id AS t, epoch_us(max(received_at))::VARCHAR AS at FROM (SELECT unnest(task_ids) AS task_id, received_at FROM raw_responses WHERE parsed)
+         WHERE task_id IN (SELECT unnest(${sqlList(lost)}::VARCHAR[])) GROUP BY task_id`,
+      )
+    ).map((r) => [r.t, r.at === null ? 0n : BigInt(r.at)]),
+  );
+  return lost.filter((t) => !newest.has(t) || newest.get(t)! < (lostAt.get(t) ?? 0n));
+}
+
+/** Puts collected tasks of a task_get endpoint (no refetch open yet) in `task_refetches`; returns those put. */
+async function queueRefetch(wh: Warehouse, taskIds: readonly string[], at: Date): Promise<string[]> {
+  if (taskIds.length === 0) return [];
+  const rows = await wh.all<{ task_id: string; endpoint_id: string }>(
+    `SELECT DISTINCT task_id, endpoint_id FROM tasks WHERE state = 'collected' AND task_id IN (SELECT unnest(${sqlList(taskIds)}::VARCHAR[]))
+       AND task_id NOT IN (SELECT task_id FROM task_refetches WHERE refetched_at IS NULL)`,
+  );
+  const fetchable = rows.filter((r) => {
+    const post = ENDPOINTS.find((e) => e.id === r.endpoint_id);
+    return post !== undefined && taskFunctionOf(post) !== undefined;
+  });
+  if (fetchable.length === 0) return [];
+  const mark = `raw damaged ${at.toISOString()}`;
+  await wh.run(
+    `INSERT INTO task_refetches (task_id, date_fixed, endpoint_id, listed_at)
+     SELECT unnest(${sqlList(fetchable.map((r) => r.task_id))}::VARCHAR[]), $1, unnest(${sqlList(fetchable.map((r) => r.endpoint_id))}::VARCHAR[]), $2::TIMESTAMPTZ`,
+    [mark, at.toISOString()],
+  );
+  return fetchable.map((r) => r.task_id).sort();
+}
+
+/**
+ * Checks landed files the raw index names before anything drops rows they hold or copies
+ * them (`files`: relative to the warehouse; a replay before it empties its tables, compaction
+ * before it joins them), and keeps the damaged ones apart ({@link setAsideDamaged}).
+ */
+export async function checkIndexedFiles(wh: Warehouse, files: readonly string[], at?: Date): Promise<DamagedRawFile[]> {
+  if (files.length === 0) return [];
+  const counts = new Map(
+    (await wh.all<{ f: string; n: number }>(`SELECT file AS f, count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest(${sqlList(files)}::VARCHAR[])) GROUP BY file`)).map((r) => [r.f, r.n]),
+  );
+  const bad: { file: string; error: string }[] = [];
+  // A few at a time: a night before compaction is thousands of small files, inflated on the thread pool.
+  for (let i = 0; i < files.length; i += CHECK_AT_ONCE) {
+    const some = files.slice(i, i + CHECK_AT_ONCE);
+    const errors = await Promise.all(some.map((f) => rawFileDamage(join(wh.dir, f), counts.get(f) ?? 0)));
+    some.forEach((f, j) => errors[j] !== null && bad.push({ file: f, error: errors[j]! }));
+  }
+  return bad.length > 0 ? setAsideDamaged(wh, bad, at) : [];
+}
+
+const CHECK_AT_ONCE = 16;
 
 /** Gzip bytes of landed files read by one statement of a reindex. */
 const BATCH_BYTES = 64 << 20;

@@ -26,6 +26,25 @@ export const runsTable: TableSpec = {
   ],
 };
 
+/**
+ * The run's journal: one row per step of a run (ingest, clusters, models, alerts, publish,
+ * summary, checkpoint, lake), written when the step starts and completed when it is done (or
+ * skipped). A run is finished when its last step (`lake`) is done: until then the next
+ * invocation (a run, a scheduled night, `lake sync`) does the steps it still owes, buying
+ * nothing (src/run/run-pipeline.ts). Working state of the runs: not published.
+ */
+export const runStepsTable: TableSpec = {
+  name: 'run_steps',
+  grain: 'one row per run and step',
+  columns: [
+    { name: 'run_id', kind: 'varchar', key: true },
+    { name: 'step', kind: 'varchar', key: true, doc: 'ingest, clusters, models, alerts, publish, summary, checkpoint or lake' },
+    { name: 'started_at', kind: 'timestamptz', doc: 'when the step last started' },
+    { name: 'done_at', kind: 'timestamptz', doc: 'when it was done (or skipped); null while it is owed' },
+    { name: 'detail', kind: 'varchar', doc: "'skipped' with why, or the lake address of the lake step (which a later invocation syncs to)" },
+  ],
+};
+
 /** One row per task spec of a run, written before its batch is posted. */
 export const tasksTable: TableSpec = {
   name: 'tasks',
@@ -86,7 +105,7 @@ export const taskRefetchesTable: TableSpec = {
   partitionBy: 'listed_at',
   columns: [
     { name: 'task_id', kind: 'varchar', key: true },
-    { name: 'date_fixed', kind: 'varchar', key: true, doc: 'date_fixed as tasks_fixed listed it (service UTC)' },
+    { name: 'date_fixed', kind: 'varchar', key: true, doc: 'date_fixed as tasks_fixed listed it (service UTC), or `raw damaged <time>` for a collected task whose landed answer was found damaged (docs/warehouse.md)' },
     { name: 'endpoint_id', kind: 'varchar', doc: 'the task_post endpoint of the task' },
     { name: 'listed_at', kind: 'timestamptz', doc: 'when a run saw it in tasks_fixed' },
     { name: 'run_id', kind: 'varchar', doc: 'the run that fetched it again (its raw body and ledger row carry this run)' },
@@ -211,10 +230,11 @@ export const referenceListsTable: TableSpec = {
 };
 
 /** Working state of the runs that readers have no use for: neither published nor exported. */
-export const UNPUBLISHED_TABLES: ReadonlySet<string> = new Set(['reference_lists', 'raw_heads']);
+export const UNPUBLISHED_TABLES: ReadonlySet<string> = new Set(['reference_lists', 'raw_heads', 'run_steps']);
 
 export const ALL_TABLES: readonly TableSpec[] = [
   runsTable,
+  runStepsTable,
   tasksTable,
   runJobsTable,
   taskRefetchesTable,

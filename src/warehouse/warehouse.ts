@@ -2,10 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { join, resolve } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { EtlError } from '../errors.js';
+import { pathError } from '../paths.js';
 import { createTableSql, ident, sqlType } from './columns.js';
 import { DECLARED_TABLES } from './kinds/index.js';
+import { FileGuard } from './file-guard.js';
 import { ensurePublishTables } from './publish/manifest-tables.js';
 import { ownerOnlyDir, ownerOnlyFile } from './owner-only.js';
+import { removeStaleTemps } from './stale-temps.js';
 import { ALL_TABLES } from './tables.js';
 import { openWaiting } from './wait-for-lock.js';
 import { keepByteOrderMarks } from './duckdb-text.js';
@@ -42,7 +45,19 @@ export class Warehouse {
     private readonly settings: InstanceSettings = { holds: 0, before: '', chain: Promise.resolve() },
     /** DuckDB's `memory_limit` as the warehouse was opened with it (`releaseMemory` puts it back). */
     private readonly memoryLimit = DEFAULT_MEMORY_LIMIT,
+    /** Shared with siblings: the identity of `warehouse.duckdb` as opened (file-guard.ts). */
+    private readonly guard?: FileGuard,
   ) {}
+
+  /**
+   * Throws `ETL_WAREHOUSE_GONE` when `warehouse.duckdb` was deleted or replaced since it was
+   * opened (what the open file held is first copied to a rescue file): checked before every
+   * transaction and before the warehouse closes, so a run does not go on, or end "completed",
+   * writing to a file that is gone.
+   */
+  async checkFile(): Promise<void> {
+    await this.guard?.check(this.instance);
+  }
 
   /**
    * Runs `op` on the instance's own connection, after the changes queued before it: settings
@@ -151,7 +166,10 @@ export class Warehouse {
     const root = resolve(dir);
     try {
       // Owner-only, whatever the umask: raw bodies, the ledger and the database are the user's alone.
-      for (const d of [root, join(root, 'raw'), join(root, 'parquet')]) await ownerOnlyDir(d);
+      await ownerOnlyDir(root).catch((err: unknown) => {
+        throw pathError(err, `--warehouse ${dir}`, 'Pass a folder you can write (it is made when missing, in a folder that is there).');
+      });
+      for (const d of [join(root, 'raw'), join(root, 'parquet')]) await ownerOnlyDir(d);
       // DuckDB takes 80% of RAM by default; a nightly job shares the machine, so the cap is
       // explicit (PIPELINE_DUCKDB_MEMORY, e.g. '8GB', raises it; spills go to a temp folder).
       const memoryLimit = process.env.PIPELINE_DUCKDB_MEMORY ?? DEFAULT_MEMORY_LIMIT;
@@ -164,8 +182,12 @@ export class Warehouse {
         { file: join(root, 'warehouse.duckdb'), onWait: o.onWait, ...(o.waitSeconds === undefined ? {} : { waitSeconds: o.waitSeconds }) },
       );
       for (const f of ['warehouse.duckdb', 'warehouse.duckdb.wal']) await ownerOnlyFile(join(root, f));
+      // This process holds the file now, so no other one writes raw/: temp files left there by a
+      // killed one go. Hygiene, not a condition of opening: a file that cannot go stays for the next open.
+      await removeStaleTemps(root).catch(() => []);
+      const guard = FileGuard.of(join(root, 'warehouse.duckdb'));
       const db = await instance.connect();
-      const wh = new Warehouse(root, instance, db, true, undefined, undefined, memoryLimit);
+      const wh = new Warehouse(root, instance, db, true, undefined, undefined, memoryLimit, guard);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.
       await db.run(`SET TimeZone = 'UTC'`);
       // Rows are keyed, never positional: letting DuckDB insert in parallel out of order made
@@ -214,6 +236,7 @@ export class Warehouse {
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction.getStore()) return fn();
+    await this.checkFile();
     const turn = this.queue.then(async () => {
       await this.db.run('BEGIN TRANSACTION');
       try {
@@ -244,7 +267,7 @@ export class Warehouse {
   async sibling(): Promise<Warehouse> {
     const db = await this.instance.connect();
     await db.run(`SET TimeZone = 'UTC'`);
-    return new Warehouse(this.dir, this.instance, db, false, this.flushers, this.settings, this.memoryLimit);
+    return new Warehouse(this.dir, this.instance, db, false, this.flushers, this.settings, this.memoryLimit, this.guard);
   }
 
   close(): void {
@@ -280,7 +303,10 @@ export async function withWarehouse<T>(
 ): Promise<T> {
   const wh = await Warehouse.open(dir, o);
   try {
-    return await fn(wh);
+    const out = await fn(wh);
+    // A database file deleted or replaced under the work is not a success, whatever `fn` made of it.
+    await wh.checkFile();
+    return out;
   } finally {
     wh.close();
   }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/index.js';
 import { ExitCode, exitCodeFor } from '../../src/errors.js';
@@ -14,10 +14,9 @@ import { SYNTHETIC_PIPELINE, SYNTHETIC_TRACKED, writeSyntheticWarehouse } from '
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { Warehouse, withWarehouse } from '../../src/warehouse/index.js';
+import { launchChromium } from './headless-chromium.js';
 import { movingClock, silentLogger, tempDir } from './helpers.js';
 
-/** Debian's `chromium` package; .ci/run installs it on a fresh machine. */
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = 'test/artifacts';
 const DAYS = ['2026-11-18', '2026-11-19', '2026-11-20'];
 
@@ -28,12 +27,6 @@ interface ChartSeries {
   data: unknown[];
 }
 type Charts = Record<string, { type: string; labels: number; series: ChartSeries[] }>;
-
-async function launch(): Promise<Browser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`no headless Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run does)`);
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-}
 
 /** Opens the report from disk, recording console errors, page errors and any request that is not the file itself. */
 async function open(browser: Browser, file: string): Promise<{ page: Page; errors: string[]; external: string[] }> {
@@ -99,7 +92,7 @@ describe('pipeline report from three nights of the emulator, opened in headless 
     expect(models.ok).toBe(true);
     tracked = new Set(pipeline.jobs.flatMap((j) => (j.kind === 'serp' ? (j.track_domains ?? []) : [])));
     report = await buildReport({ warehouseDir, out: join(tmp.dir, 'report.html'), pipelineFiles: ['pipelines/keywords.yaml'] });
-    browser = await launch();
+    browser = await launchChromium();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
@@ -316,7 +309,7 @@ describe('report size for 1,000 keywords', () => {
     expect(r.bytes).toBeLessThan(2 * 1024 * 1024);
     expect(r.counts).toMatchObject({ rankKeywords: 100, volumeSeries: 2000, clusterPoints: 1000 });
 
-    const browser = await launch();
+    const browser = await launchChromium();
     try {
       const { page, errors } = await open(browser, r.out);
       const c = await charts(page);

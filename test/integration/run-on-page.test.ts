@@ -59,7 +59,7 @@ describe('on-page crawls: watched with the free resources call, read page by pag
     });
   });
 
-  it('reading 6 items a call with search_after_token gives the same rows as reading 1000 at once', async () => {
+  it('reading 6 items a call (by offset) gives the same rows as reading 1000 at once', async () => {
     const rows = async (dir: string) =>
       withWarehouse(dir, async (wh) => ({
         pages: await wh.all(`SELECT url FROM on_page_pages ORDER BY url`),

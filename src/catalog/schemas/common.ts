@@ -5,6 +5,18 @@ import { z } from 'zod';
  * schema states them the same way and gives the same message.
  */
 
+/**
+ * Characters of a text as the spec counts them: Unicode code points, so an emoji or an
+ * astral CJK character (two UTF-16 code units, two to JavaScript's `.length`) is one. zod's
+ * string `.max` counts the same way (test/unit/config/code-point-lengths.test.ts holds it to
+ * that); a rule written by hand counts with this.
+ */
+export function charCount(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
 /** `tag`: at most 255 characters, echoed in `data` (the run stage matches tasks by it). */
 export const tagField = z.string().max(255, 'at most 255 characters').optional();
 

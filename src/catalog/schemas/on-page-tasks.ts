@@ -49,13 +49,20 @@ const orderBy = z
   .array(z.string().regex(/^[A-Za-z0-9_.]+,(asc|desc)$/, 'format <field>,<asc or desc>'), 'an array of strings')
   .max(3, 'at most 3 rules');
 
+/** Most items one on-page read call returns (`limit`, spec: at most 1000). */
+export const ON_PAGE_MAX_LIMIT = 1000;
+/** The deepest `offset` an on-page read takes (spec: at most 2000000); `search_after_token` reads only 20,000 deep. */
+export const ON_PAGE_MAX_OFFSET = 2_000_000;
+/** Most items of one kind of a crawl a client can read: a full page at the deepest offset. */
+export const ON_PAGE_READ_REACH = ON_PAGE_MAX_OFFSET + ON_PAGE_MAX_LIMIT;
+
 /** `on_page/resources` request (the spec's table): limit, offset, filters, order, deep reading. */
 export const onPageResourcesTaskSchema = z
   .object({
     id: z.string().min(1, 'the task id returned by task_post'),
     url: z.string().min(1).optional(),
-    limit: z.number().int().min(1, 'between 1 and 1000').max(1000, 'at most 1000').optional(),
-    offset: z.number().int().min(0, 'at least 0').max(2_000_000, 'at most 2000000').optional(),
+    limit: z.number().int().min(1, 'between 1 and 1000').max(ON_PAGE_MAX_LIMIT, 'at most 1000').optional(),
+    offset: z.number().int().min(0, 'at least 0').max(ON_PAGE_MAX_OFFSET, 'at most 2000000').optional(),
     filters: z.array(z.unknown()).optional(),
     relevant_pages_filters: z.array(z.unknown()).optional(),
     order_by: orderBy.optional(),

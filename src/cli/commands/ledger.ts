@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
+import { checkOutFile, pathError } from '../../paths.js';
 import type { LedgerGrouping } from '../../run/ledger-report.js';
 import type { ServingReader, Warehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
@@ -41,6 +42,7 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
     if (args.from !== undefined && args.to !== undefined && args.from > args.to)
       throw new EtlError('ETL_CONFIG_INVALID', `--from ${args.from} is after --to ${args.to}: no day is in that range; swap them`);
     if (args.format === 'parquet' && !args.out) throw new EtlError('ETL_CONFIG_INVALID', '--format parquet needs --out FILE');
+    if (args.out) await checkOutFile(args.out, `--out ${args.out}`);
     requireWarehouse(args.warehouse);
     const q = { from: args.from, to: args.to, by: args.by };
     const report = async (db: ServingReader) => {
@@ -52,7 +54,9 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
       const text = render(await ledgerReport(db, q), args.format);
       if (args.out) {
         const { writeFile } = await import('node:fs/promises');
-        await writeFile(args.out, text);
+        await writeFile(args.out, text).catch((err: unknown) => {
+          throw pathError(err, `--out ${args.out}`, 'Pass a file in a folder you can write.');
+        });
       } else process.stdout.write(text);
     };
     // A run holds the warehouse for its whole night: finance reads the ledger as last published

@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
+import { checkFolder } from '../../paths.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface ModelsArgs {
@@ -48,6 +49,8 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print the results as one JSON object on stdout' })
       .check(checkOptions({ dimensions: num({ integer: true, min: 1 }) })) as Argv<ModelsArgs>,
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
+    if (args.sql)
+      await checkFolder(args.sql, `--sql ${args.sql}`, 'Pass the folder of model .sql files, or leave --sql out for the shipped sql/.');
     const { runClusters } = await import('../../run/cluster-run.js');
     const { formatBuild, formatTests, runModels, testWarehouseModels } = await import('../../models/index.js');
     const { resolveTarget } = await import('../service-target.js');

@@ -1,4 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { checkOutFile } from '../../paths.js';
 import { DEFAULT_SCOPE } from '../../report/scope.js';
 import { requireWarehouse } from './status.js';
 import { checkOptions, num } from '../option-checks.js';
@@ -58,6 +59,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         }),
       ) as Argv<ReportArgs>,
   handler: async (args: ArgumentsCamelCase<ReportArgs>) => {
+    await checkOutFile(args.out, `--out ${args.out}`, { makesFolders: true });
     const { buildReport } = await import('../../report/index.js');
     requireWarehouse(args.warehouse);
     const r = await buildReport({

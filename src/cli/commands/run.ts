@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { RunOutcome } from '../../run/index.js';
 import { EPILOG } from '../epilog.js';
@@ -92,7 +93,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const { resolveTarget } = await import('../service-target.js');
     const pipeline = await loadPipeline(args.file);
     const say = (line: string) => process.stderr.write(`${line}\n`);
-    const target = await resolveTarget(process.env, { seed: args.seed, announce: say });
+    // The built-in emulator keeps its state in the warehouse folder: a run stopped and resumed finds its tasks there.
+    const target = await resolveTarget(process.env, { seed: args.seed, announce: say, stateDir: join(args.warehouse, 'sandbox') });
     let outcome: RunOutcome;
     const stopper = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {
@@ -144,6 +146,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
           ? `lake: ${l.url}: ${l.error} (the next run or 'pipeline lake sync' uploads it)`
           : (await import('../../warehouse/lake/index.js')).formatLakeOutcome(l),
       );
+      if (outcome.lakeBehind)
+        say(
+          `run ${outcome.runId}: bought, loaded and published here; only the lake is behind. The next 'pipeline run' (or 'pipeline lake sync') syncs it first and buys nothing`,
+        );
     }
     process.exitCode = runExitCode(outcome);
   },

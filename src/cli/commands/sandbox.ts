@@ -5,6 +5,7 @@ import type { SandboxHandle, SandboxOptions } from '../../sandbox/index.js';
 // The emulator's option parsers, from their own small modules: `--help` and the checks load no server.
 import { clockFrom, parseSandboxDate } from '../../sandbox/clock.js';
 import { FAULT_PROFILES, parseFaultProfile } from '../../sandbox/faults/fault-profile.js';
+import { parseReadings } from '../../sandbox/readings.js';
 
 interface SandboxArgs {
   port: number;
@@ -20,6 +21,8 @@ interface SandboxArgs {
   'rate-limits': boolean;
   drift?: number;
   date?: string;
+  reading?: string;
+  state?: string;
 }
 
 /** The spec gives `<key>` no length or alphabet: anything but spaces after the prefix. */
@@ -53,7 +56,9 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): {
       admin: args.admin,
       rateLimits: args['rate-limits'],
       ...(args.drift === undefined ? {} : { drift: args.drift }),
+      ...(args.reading === undefined ? {} : { readings: parseReadings(args.reading) }),
       ...(args.date !== undefined ? { now: clockFrom(parseSandboxDate(args.date)) } : {}),
+      ...(args.state ? { stateDir: args.state } : {}),
     },
   };
 }
@@ -67,6 +72,10 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('port', { type: 'number', default: 8787, describe: 'port to listen on (0 picks a free one)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'loopback address to bind' })
       .option('seed', { type: 'number', default: 1, describe: 'seed of the simulated data and of the faults' })
+      .option('state', {
+        type: 'string',
+        describe: 'folder where the emulator keeps its tasks, balance and calls, read back when started again (default: in memory)',
+      })
       .option('ready-after', { type: 'number', default: 2, describe: 'seconds until a posted task is done (divided by --time-scale)' })
       .option('balance', {
         type: 'string',
@@ -106,6 +115,11 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
         default: 0.05,
         describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms',
       })
+      .option('reading', {
+        type: 'string',
+        describe:
+          'where the spec is silent, which reading to serve: refunds=task-cost|balance, rateLimitBody=http429|http200 (comma-separated; default task-cost, http429)',
+      })
       .option('rate-limits', {
         type: 'boolean',
         default: true,
@@ -124,6 +138,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
           faults: parsedBy(parseFaultProfile, `a profile (${Object.keys(FAULT_PROFILES).join(', ')}) or field=rate pairs`),
           'time-scale': num({ above: 0 }),
           drift: num({ min: 0, max: 1 }),
+          reading: parsedBy(parseReadings, 'name=value pairs such as refunds=balance,rateLimitBody=http200'),
           date: parsedBy(parseSandboxDate, 'a date YYYY-MM-DD (midnight UTC) or an ISO instant'),
           // The spec: a key of any length after its prefix is a key.
           'live-key': (v) => (/^svc_live_\S+$/.test(String(v)) ? undefined : 'a key starting svc_live_ followed by at least one character'),
@@ -144,7 +159,8 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
             ? '  accepting the keys given on the command line; any other key gets 401\n'
             : `  accepted keys: live ${shown(made.live, liveKey)}  sandbox ${shown(made.sandbox, sandboxKey)}; any other key gets 401\n`) +
         `  try: SVC_API_KEY=${made.sandbox ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
-        `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
+        (sb.state ? `  state: ${sb.state.path} (${sb.state.restoredTasks} task(s) known from before)\n` : '') +
+        `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.reading ? `; readings: ${args.reading}` : ''}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',
     );
     await new Promise<void>((resolveStop) => {

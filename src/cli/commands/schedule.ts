@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../../errors.js';
+import { makeDirs, pathError } from '../../paths.js';
 import type { CronClock as CronClockType } from '../../config/cron-clock.js';
 import type { ScheduledPipeline } from '../../run/scheduler.js';
 import { checkOptions, num } from '../option-checks.js';
@@ -18,7 +19,10 @@ interface ScheduleArgs {
 /** Every pipeline file of a folder that has a `schedule:`; any invalid file stops start-up. */
 export async function scheduledPipelines(dir: string): Promise<ScheduledPipeline[]> {
   const { loadPipeline } = await import('../../config/index.js');
-  const files = (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const names = await readdir(dir).catch((err: unknown) => {
+    throw pathError(err, `schedule ${dir}`, 'Pass the folder that holds the pipeline files (default: pipelines).');
+  });
+  const files = names.filter((f) => /\.ya?ml$/.test(f)).sort();
   const out: ScheduledPipeline[] = [];
   const issues: ConfigError['issues'] = [];
   for (const f of files) {
@@ -71,6 +75,14 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
       process.stderr.write(`no pipeline in ${args.dir} has a schedule: field; nothing to do.\n`);
       return;
     }
+    // The nights' warehouse (and the journal in it) is checked now, not at the first night.
+    await makeDirs(args.warehouse, 0o700).catch((err: unknown) => {
+      throw pathError(
+        err,
+        `--warehouse ${args.warehouse}`,
+        'Pass a folder you can write (it is made when missing, in a folder that is there).',
+      );
+    });
     const journal = new ScheduleJournal(join(args.warehouse, 'schedule', 'events.ndjson'));
     const scheduler = new Scheduler({
       pipelines,
@@ -82,7 +94,10 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
         log,
         lakeFlag: args.lake,
         target: async () => {
-          const t = await resolveTarget(process.env, { announce: (line) => log.info(line) });
+          const t = await resolveTarget(process.env, {
+            announce: (line) => log.info(line),
+            stateDir: join(args.warehouse, 'sandbox'),
+          });
           return {
             baseUrl: t.baseUrl,
             apiKey: t.apiKey,

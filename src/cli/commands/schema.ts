@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { pathError } from '../../paths.js';
 import { requireWarehouse } from './status.js';
 
 interface SchemaArgs {
@@ -34,7 +35,10 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
       return;
     }
     const md = schemaMarkdown();
-    if (args.write) await writeFile(args.write, md);
+    if (args.write)
+      await writeFile(args.write, md).catch((err: unknown) => {
+        throw pathError(err, `--write ${args.write}`, 'Pass a file in a folder that is there and you can write, such as docs/schema.md.');
+      });
     else process.stdout.write(md);
   },
 };

@@ -53,7 +53,7 @@ export const llmResponsesJob = defineJobKind({
   async preflight(jobs, read) {
     const { names, bases, reasoning } = await offeredLlmModels(read);
     if (names.size === 0) {
-      return { issues: [], warnings: ['the llm_responses models list named no model; model names are left to the service to check'] };
+      return { issues: [], warnings: ['the llm_responses/models list named no model; model names are left to the service to check'] };
     }
     const issues: PreflightIssue[] = [];
     for (const { at, job } of jobs) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { endpoint } from '../../catalog/index.js';
+import { endpoint, ON_PAGE_MAX_LIMIT, ON_PAGE_READ_REACH } from '../../catalog/index.js';
 import { jobBase, paramsSchema, prioritySchema } from '../base-fields.js';
 import { defineJobKind, type CrawlReads } from '../job-kind.js';
 import { targetsField } from '../place-fields.js';
@@ -7,8 +7,8 @@ import { targetsField } from '../place-fields.js';
 /** What an on-page job can read of a finished crawl. */
 export const ON_PAGE_READS = ['pages', 'links', 'resources'] as const;
 
-/** What is read of a crawl whose job is no longer in the file: its pages, up to the deep-reading limit. */
-export const ON_PAGE_DEFAULT_READS: CrawlReads = { read: ['pages'], maxItems: 20_000 };
+/** What is read of a crawl whose job is no longer in the file: all its pages (as far as the service's `offset` reaches). */
+export const ON_PAGE_DEFAULT_READS: CrawlReads = { read: ['pages'], maxItems: ON_PAGE_READ_REACH };
 
 /**
  * Crawls of sites: one task per distinct target. Crawls have no ready list: the run watches
@@ -41,10 +41,18 @@ export const onPageJob = defineJobKind({
         .number()
         .int()
         .min(1)
-        .max(20_000, 'at most 20000 (the deep-reading limit)')
-        .default(20_000)
-        .describe('Most items read per crawl and kind (deep reading goes to 20000).'),
-      page_size: z.number().int().min(1).max(1000, 'at most 1000').default(1000).describe('Items per read call (default and most: 1000).'),
+        .max(ON_PAGE_READ_REACH, `at most ${ON_PAGE_READ_REACH} (the service's offset reaches 2000000, plus one page)`)
+        .default(ON_PAGE_READ_REACH)
+        .describe(
+          `Most items read per crawl and kind; default: all of them, as far as the service's \`offset\` reaches (2000000, plus one page: ${ON_PAGE_READ_REACH}). A crawl with more than this is read to this many and the run's notes say so.`,
+        ),
+      page_size: z
+        .number()
+        .int()
+        .min(1)
+        .max(ON_PAGE_MAX_LIMIT, 'at most 1000')
+        .default(ON_PAGE_MAX_LIMIT)
+        .describe('Items per read call (default and most: 1000).'),
       params: paramsSchema,
     })
     .describe('On-page crawls: one task per target; collected when the crawl is finished (checked with the free resources call).'),

@@ -1,7 +1,7 @@
 /**
  * The on-page read query language: filters `[field, op, value]` joined by `"and"`/`"or"`
  * (nested lists allowed), `order_by` rules `field,asc|desc`, over items whose fields may
- * be dotted paths (`meta.title`, `checks.is_https`). The catalog's schema has already
+ * be dotted paths (`meta.title`, `checks.is_https`). The request rules (spec/limits.ts) have already
  * checked the shape; this evaluates it.
  */
 

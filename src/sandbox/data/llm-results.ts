@@ -22,9 +22,10 @@ export function resolveLlmModel(name: string): { base: (typeof LLM_MODELS)[numbe
 }
 
 /**
- * The request rules the schema cannot know without the model list: the model must exist,
- * reasoning models take no `temperature` and at least 1024 output tokens (the catalog's
- * name heuristic and this list agree on the emulator's names). Undefined when valid.
+ * The request rules spec/limits.ts cannot check without the model list: the model must
+ * exist, reasoning models take no `temperature` and at least 1024 output tokens (LLM
+ * response table: "minimum 1024 for reasoning models"; "not supported by reasoning
+ * models"). Undefined when valid.
  */
 export function checkLlmTask(params: Record<string, unknown>): string | undefined {
   const name = typeof params.model_name === 'string' ? params.model_name : '';

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../../catalog/index.js';
+import type { Endpoint } from '../spec/index.js';
 import { COUNTRIES } from '../serp-query.js';
 
 /** What a result generator reads: the task as posted, the day it ran, the seed. */

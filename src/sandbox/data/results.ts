@@ -1,4 +1,11 @@
-import type { Endpoint, ResultKind } from '../../catalog/index.js';
+import {
+  HIGH_PRIORITY_FACTOR,
+  KIND_BASE_UNITS,
+  LIVE_FACTOR_TENTHS,
+  OTHER_KIND_UNITS,
+  type Endpoint,
+  type ResultKind,
+} from '../spec/index.js';
 import { STATUS, type Status } from '../envelope.js';
 import type { SerpParams } from '../serp-query.js';
 import { buildSerpResult } from '../serp-result.js';
@@ -81,36 +88,11 @@ export function checkTaskRules(endpoint: Endpoint, params: Record<string, unknow
   return undefined;
 }
 
-/** Standard-mode price of one task per result kind, CNY units (the emulator's list; SERP in pricing.ts). */
-const BASE_UNITS: Partial<Record<ResultKind, number>> = {
-  search_volume: 360,
-  keywords_for_keywords: 360,
-  keywords_for_site: 360,
-  ad_traffic: 360,
-  trends: 72,
-  labs_ranked_keywords: 720,
-  labs_related_keywords: 720,
-  labs: 720,
-  domain_analytics: 720,
-  backlinks: 1440,
-  content_analysis: 1440,
-  merchant: 72,
-  app_data: 72,
-  business_data: 72,
-  reviews: 54,
-  ai_keyword_volume: 720,
-  llm_response: 144,
-  on_page_task: 90,
-  on_page_pages: 10,
-  on_page_links: 10,
-  lighthouse: 30,
-};
-
-/** Price of one non-SERP task: the kind's base, double at priority 2, 3.3x live (integral units). */
+/** Price of one non-SERP task (spec/prices.ts): the kind's base, double at priority 2, 3.3x live (integral units). */
 export function dataTaskPriceUnits(endpoint: Endpoint, task: Record<string, unknown>, mode: 'standard' | 'live'): number {
   if (!endpoint.charged) return 0;
-  let units = BASE_UNITS[endpoint.resultKind ?? 'generic'] ?? 72;
-  if (task.priority === 2) units *= 2;
-  if (mode === 'live') units = Math.floor((units * 33 + 5) / 10);
+  let units = KIND_BASE_UNITS[endpoint.resultKind ?? 'generic'] ?? OTHER_KIND_UNITS;
+  if (task.priority === 2) units *= HIGH_PRIORITY_FACTOR;
+  if (mode === 'live') units = Math.floor((units * LIVE_FACTOR_TENTHS + 5) / 10);
   return units;
 }

@@ -25,8 +25,8 @@ export type Acceptance =
  * fault profile may fail a valid task (40103, not charged): one batch, mixed outcomes.
  */
 export function acceptTasks(ctx: HandlerContext, mode: 'standard' | 'live'): Acceptance {
-  const catalogMax = ctx.endpoint.maxTasksPerPost ?? Number.POSITIVE_INFINITY;
-  const max = mode === 'standard' && ctx.world.maxTasksPerPost !== undefined ? Math.min(catalogMax, ctx.world.maxTasksPerPost) : catalogMax;
+  const tableMax = ctx.endpoint.maxTasksPerPost ?? Number.POSITIVE_INFINITY;
+  const max = mode === 'standard' && ctx.world.maxTasksPerPost !== undefined ? Math.min(tableMax, ctx.world.maxTasksPerPost) : tableMax;
   const overflow = mode === 'live' ? STATUS.oneTaskAtATime : STATUS.tooManyTasks;
   const outcomes = ctx.body.map((raw, i): TaskOutcome => {
     if (i >= max) return { ok: false, raw, status: overflow, message: overflow.message };

@@ -1,11 +1,11 @@
-import type { Endpoint } from '../../catalog/index.js';
+import type { Endpoint } from '../spec/index.js';
 import type { SandboxAccount } from '../account.js';
 import type { Caller } from '../auth.js';
 import type { EnvelopeTask, Status } from '../envelope.js';
 import type { TaskStore } from '../task-store.js';
 import type { SandboxWorld } from '../world.js';
 
-/** What the server hands a catalog route handler: the matched endpoint, the caller and the world. */
+/** What the server hands an endpoint-table route handler: the matched endpoint, the caller and the world. */
 export interface HandlerContext {
   endpoint: Endpoint;
   /** Engine and type read from the endpoint path, e.g. `engA` and `organic`. */
@@ -47,7 +47,7 @@ export interface HandlerReply {
   headers?: Record<string, string>;
 }
 
-/** A handler of a catalog endpoint. */
+/** A handler of an endpoint of the table (spec/endpoints.ts). */
 export type Handler = (ctx: HandlerContext) => HandlerReply | Promise<HandlerReply>;
 
 /** What the server hands a handler of a path the emulator serves on its own (utilities, `/v1`). */

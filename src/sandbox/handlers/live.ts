@@ -10,8 +10,10 @@ import { echoData } from './echo-data.js';
 
 /**
  * A live endpoint: one task per POST (extra tasks get 40000 and are not charged),
- * charged at the live price less unused depth (the charge header, the cost header and the
- * task's `cost` are all net: a live refund is never seen apart), answered with 20000. The task is
+ * charged at the live price less unused depth, answered with 20000. Under the default
+ * reading `refunds: 'task-cost'` the charge header, the cost header and the task's `cost`
+ * are all net (a live refund is never seen apart); under `'balance'` they are the gross
+ * price and the unused depth goes back to the balance only (readings.ts). The task is
  * remembered (collected, no callback) so `id_list` lists it and `webhook_resend`
  * can say the function has no callbacks.
  */
@@ -28,8 +30,9 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
     const unused = Math.min(o.priceUnits, unusedDepthUnits(ctx.endpoint, o.task, 'live', built));
     const refund = ctx.caller.live ? unused : 0;
     ctx.account.refund(refund);
-    refundedUnits += refund;
-    const netCostMicros = cnyUnitsToUsdMicros(o.priceUnits - unused);
+    const inCost = ctx.world.readings.refunds === 'task-cost';
+    const netCostMicros = inCost ? cnyUnitsToUsdMicros(o.priceUnits - unused) : o.costMicros;
+    if (inCost) refundedUnits += refund;
     refundedMicros += o.costMicros - netCostMicros;
     const id = randomUUID();
     const tag = typeof o.task.tag === 'string' ? o.task.tag : null;

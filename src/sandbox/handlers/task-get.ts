@@ -35,9 +35,19 @@ export function handleTaskGet(ctx: HandlerContext): HandlerReply {
   if (ctx.now.getTime() < task.readyAtMs) {
     return reply(makeTask({ id, status: STATUS.inQueue, path: ctx.pathSegments, data: { ...task.data, function: 'task_get' } }));
   }
-  const done = doneTaskObject(ctx.seed, task, ctx.endpoint.format, ctx.pathSegments, ctx.now.getTime(), ctx.account, !ctx.ai);
+  const done = doneTaskObject(
+    ctx.seed,
+    task,
+    ctx.endpoint.format,
+    ctx.pathSegments,
+    ctx.now.getTime(),
+    ctx.account,
+    ctx.world.readings.refunds,
+    !ctx.ai,
+  );
   task.collected = true;
   task.collectedAtMs = ctx.now.getTime();
+  ctx.store.touch(task);
   // The call is free (the envelope's cost is 0); the task's own `cost` is its net cost.
   return reply(done);
 }

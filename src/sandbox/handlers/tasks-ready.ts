@@ -1,4 +1,4 @@
-import { ENDPOINTS, endpointPath, type Endpoint, type ResultFormat } from '../../catalog/index.js';
+import { ENDPOINTS, endpointPath, type Endpoint, type ResultFormat } from '../spec/index.js';
 import { makeTask, STATUS } from '../envelope.js';
 import { formatServiceDate } from '../serp-query.js';
 import type { HandlerContext, HandlerReply } from './context.js';
@@ -21,7 +21,7 @@ const GETTERS = new Map<string, Map<ResultFormat | undefined, Endpoint>>();
 /**
  * `GET .../tasks_ready`: the caller's finished, uncollected tasks of this function.
  * `tasks[0]` is the call itself; its `result[]` names each ready task with the
- * `task_get` paths of the catalog (null for a format the catalog lacks), or, for
+ * `task_get` paths of the endpoint table (null for a format it lacks), or, for
  * functions with one format-less `task_get` (keywords data), the keywords-data variant
  * `{id, se, function, date_posted, tag, endpoint}`. Free.
  */

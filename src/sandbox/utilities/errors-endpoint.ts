@@ -1,6 +1,7 @@
 import { ERRORS_WINDOW_MS } from '../error-log.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
 import { makeTask, STATUS } from '../envelope.js';
+import { PER_CALL } from '../spec/index.js';
 import { intParam, parseServiceDateTime, utilityBody, utilityTaskError } from './utility-reply.js';
 
 const KNOWN = new Set(['limit', 'offset', 'filtered_function', 'datetime_from', 'datetime_to', 'tag']);
@@ -9,7 +10,9 @@ const KNOWN = new Set(['limit', 'offset', 'filtered_function', 'datetime_from', 
  * `POST /v3/{api}/errors`: failed callbacks and tasks of the last 7 days, newest first,
  * one envelope task per query object. Rules of the spec's table: `limit` 1-1000
  * (default 1000), `offset` 0-100000000, `filtered_function` one function name,
- * `datetime_from` not before 7 days ago nor after now, `datetime_to` after it. Free.
+ * `datetime_from` not before 7 days ago nor after now, `datetime_to` after it (the table
+ * says only "later than `datetime_from`" for it, unlike id_list's "not after now": a
+ * `datetime_to` in the future is taken, the window ending now). Free.
  */
 export function handleErrors(ctx: RouteContext): HandlerReply {
   const body = utilityBody(ctx);
@@ -21,8 +24,8 @@ export function handleErrors(ctx: RouteContext): HandlerReply {
     const unknown = Object.keys(q).filter((k) => !KNOWN.has(k));
     if (unknown.length > 0)
       return utilityTaskError(ctx, 'errors', `Unknown Fields: ${unknown.map((k) => `'${k}'`).join(', ')}.`, data, STATUS.unknownFields);
-    const limit = intParam(q, 'limit', 1000, 1, 1000);
-    const offset = intParam(q, 'offset', 0, 0, 100_000_000);
+    const limit = intParam(q, 'limit', PER_CALL.errorsLimit, 1, PER_CALL.errorsLimit);
+    const offset = intParam(q, 'offset', 0, 0, PER_CALL.maxOffset);
     if (typeof limit === 'string') return utilityTaskError(ctx, 'errors', `Invalid Field: ${limit}.`, data);
     if (typeof offset === 'string') return utilityTaskError(ctx, 'errors', `Invalid Field: ${offset}.`, data);
     if (q.filtered_function !== undefined && typeof q.filtered_function !== 'string') {
@@ -48,14 +51,9 @@ export function handleErrors(ctx: RouteContext): HandlerReply {
       const v = parseServiceDateTime(q.datetime_to);
       if (v === undefined)
         return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be 'yyyy-mm-dd hh-mm-ss +00:00' (UTC).", data);
-      if (v <= fromMs || v > nowMs)
-        return utilityTaskError(
-          ctx,
-          'errors',
-          "Invalid Field: 'datetime_to' must be later than 'datetime_from' and not later than now.",
-          data,
-        );
-      toMs = v;
+      // The spec bounds only datetime_from by now; datetime_to is "later than datetime_from" (the window ends at now).
+      if (v <= fromMs) return utilityTaskError(ctx, 'errors', "Invalid Field: 'datetime_to' must be later than 'datetime_from'.", data);
+      toMs = Math.min(v, nowMs);
     }
     const fn = typeof q.filtered_function === 'string' ? q.filtered_function : undefined;
     const rows = ctx.world.errors.query(ctx.caller.key, api, fromMs, toMs, fn).slice(offset, offset + limit);

@@ -1,4 +1,4 @@
-import { monthsBefore } from '../../catalog/index.js';
+import { idListEarliest as earliestFrom, PER_CALL } from '../spec/index.js';
 import { makeTask, STATUS } from '../envelope.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
 import { formatServiceDate } from '../serp-query.js';
@@ -9,8 +9,7 @@ const KNOWN = new Set(['datetime_from', 'datetime_to', 'limit', 'offset', 'sort'
 
 /** Earliest allowed `datetime_from`: one month back with metadata, six without (spec, id_list). */
 export function idListEarliest(nowMs: number, includeMetadata: boolean): number {
-  // Calendar months clamped to the month's end, as the client counts them (31 March → 28/29 February).
-  return monthsBefore(new Date(nowMs), includeMetadata ? 1 : 6);
+  return earliestFrom(nowMs, includeMetadata);
 }
 
 /**
@@ -33,8 +32,8 @@ export function handleIdList(ctx: RouteContext): HandlerReply {
       return utilityTaskError(ctx, 'id_list', `Unknown Fields: ${unknown.map((k) => `'${k}'`).join(', ')}.`, data, STATUS.unknownFields);
     if (q.include_metadata !== undefined && typeof q.include_metadata !== 'boolean') return err("'include_metadata' must be true or false");
     const withMeta = q.include_metadata === true;
-    const limit = intParam(q, 'limit', 1000, 1, 1000);
-    const offset = intParam(q, 'offset', 0, 0, 100_000_000);
+    const limit = intParam(q, 'limit', PER_CALL.idListLimit, 1, PER_CALL.idListLimit);
+    const offset = intParam(q, 'offset', 0, 0, PER_CALL.maxOffset);
     if (typeof limit === 'string') return err(limit);
     if (typeof offset === 'string') return err(offset);
     const sort = q.sort ?? 'asc';

@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../catalog/index.js';
+import { ENDPOINTS } from '../spec/index.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
 import { COUNTRIES, LANGUAGES } from '../serp-query.js';
 import { UTILITY_APIS, utilityReply } from './utility-reply.js';

@@ -1,4 +1,4 @@
-import { ENDPOINTS, endpointPath, type ResultFormat } from '../../catalog/index.js';
+import { ENDPOINTS, endpointPath, type ResultFormat } from '../spec/index.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
 import { formatServiceDate } from '../serp-query.js';
 import { utilityReply } from './utility-reply.js';
@@ -9,7 +9,7 @@ export const TASKS_FIXED_LIMIT = 1000;
 /**
  * `GET /v3/serp/{engine}/{type}/tasks_fixed`: tasks re-parsed within the last 24 hours
  * and not collected since the re-parse (whether or not collected before it), with their
- * `task_get` paths (null where the catalog has no such format). A `task_get` takes a task
+ * `task_get` paths (null where the endpoint table has no such format). A `task_get` takes a task
  * off the list. Free.
  */
 export function handleTasksFixed(ctx: RouteContext): HandlerReply {

@@ -1,4 +1,4 @@
-import { ENDPOINTS, FAMILIES, familyOf, type Endpoint } from '../../catalog/index.js';
+import { ENDPOINTS, FAMILY_PER_MINUTE, familyOfPath, type Endpoint } from '../spec/index.js';
 import { callName } from '../call-name.js';
 import { functionBase } from '../function-base.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
@@ -56,10 +56,10 @@ function limits(): Tree {
   for (const e of ENDPOINTS) {
     const api = apiOf(e);
     const [, fn] = callName(e.path, e);
-    const perMinute = FAMILIES[e.family].perMinute;
+    const perMinute = FAMILY_PER_MINUTE[e.family];
     ((minute[api] ??= {}) as Tree)[fn] = perMinute;
     ((day[api] ??= {}) as Tree)[fn] = perMinute * 1440;
-    const total = FAMILIES[familyOf(`/v3/${api}/any`)].perMinute;
+    const total = FAMILY_PER_MINUTE[familyOfPath(`/v3/${api}/any`)];
     minute[`total_${api}`] = total;
     day[`total_${api}`] = total * 1440;
   }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { makeTask, STATUS, type EnvelopeTask, type Status } from '../envelope.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
 
-/** The `{api}` values of the `errors` and `id_list` endpoints: the catalog's list. */
-export { UTILITY_APIS } from '../../catalog/index.js';
+/** The `{api}` values of the `errors` and `id_list` endpoints: the spec's list (spec/endpoints.ts). */
+export { UTILITY_APIS } from '../spec/index.js';
 
 /** A free, one-task answer: `tasks[0].result` holds the utility's records. */
 export function utilityReply(ctx: RouteContext, fn: string, result: unknown[] | null, data: Record<string, unknown> = {}): HandlerReply {

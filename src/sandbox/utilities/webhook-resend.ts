@@ -1,9 +1,10 @@
 import { makeTask, STATUS } from '../envelope.js';
 import type { HandlerReply, RouteContext } from '../handlers/context.js';
+import { PER_CALL } from '../spec/index.js';
 import { utilityBody } from './utility-reply.js';
 
-/** Most ids one resend takes (spec, Limits). */
-export const WEBHOOK_RESEND_MAX = 100;
+/** Most ids one resend takes (spec/limits.ts). */
+export const WEBHOOK_RESEND_MAX = PER_CALL.webhookResendIds;
 const NO_CALLBACKS = { code: 40503, message: 'Callback is not supported for this function.' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

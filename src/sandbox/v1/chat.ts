@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CHAT_MODEL_ALIASES } from '../../catalog/index.js';
+import { CHAT_ALIASES } from '../spec/index.js';
 import type { HandlerReply } from '../handlers/context.js';
 import { createRng } from '../prng.js';
 import { chatUnits, countTokens } from './v1-pricing.js';
@@ -37,7 +37,7 @@ export function handleChat(ctx: V1Context): HandlerReply {
   const parsed = parseV1Body<ChatBody>(ctx);
   if (!parsed.ok) return parsed.reply;
   const body = parsed.body;
-  const model = CHAT_MODEL_ALIASES[body.model] ?? body.model;
+  const model = CHAT_ALIASES[body.model] ?? body.model;
   const prompt = body.messages.map((m) => contentText(m.content)).join('\n');
   const lastUser = [...body.messages].reverse().find((m) => m.role === 'user');
   const question = contentText(lastUser?.content ?? '').trim();

@@ -1,4 +1,4 @@
-import { EMBEDDING_MODELS } from '../../catalog/index.js';
+import { READINGS } from '../readings.js';
 import type { HandlerReply } from '../handlers/context.js';
 import { embeddingVector, vectorToBase64 } from './embedding-vector.js';
 import { countTokens, embeddingUnits } from './v1-pricing.js';
@@ -13,7 +13,7 @@ interface EmbeddingsBody {
 
 /**
  * `POST /v1/embeddings`: one vector per input (a string or an array), of the model's
- * size or `dimensions` (3-* models only; the catalog's schema refuses it for ada-002),
+ * size or `dimensions` (3-* models only; spec/limits.ts refuses it for ada-002),
  * as floats or base64 float32. Vectors of related texts are close (embedding-vector.ts).
  */
 export function handleEmbeddings(ctx: V1Context): HandlerReply {
@@ -21,7 +21,7 @@ export function handleEmbeddings(ctx: V1Context): HandlerReply {
   if (!parsed.ok) return parsed.reply;
   const body = parsed.body;
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-  const dims = body.dimensions ?? EMBEDDING_MODELS[body.model]!.dimensions;
+  const dims = body.dimensions ?? READINGS.embeddingDimensions.value[body.model] ?? 1536;
   const tokens = inputs.reduce((n, t) => n + countTokens(t), 0);
   const data = inputs.map((text, index) => {
     const v = embeddingVector(text, dims, body.model);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { imageTier } from '../../catalog/index.js';
+import { imageTier } from '../spec/index.js';
 import type { HandlerReply } from '../handlers/context.js';
 import { contentText } from './chat.js';
 import { countTokens, IMAGE_MAX_OUTPUT_TOKENS, imageUnits } from './v1-pricing.js';
@@ -21,7 +21,7 @@ interface ImageBody {
 /**
  * Image generation through `POST /v1/chat/completions` with the image model: live keys
  * only (403 for a sandbox key), `n` 1, `stream` false and a size up to 4K (400
- * otherwise, by the catalog's schema), priced by the longest edge's tier plus 40% of the
+ * otherwise, by spec/limits.ts `IMAGE_BODY`), priced by the longest edge's tier plus 40% of the
  * text tokens at the image rate; 402 when the balance cannot cover the maximum estimate.
  * The answer is a JPEG data URL wrapped in a markdown image.
  */

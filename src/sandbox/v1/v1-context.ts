@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import type { Endpoint } from '../../catalog/index.js';
+import { checkRequest, type Endpoint } from '../spec/index.js';
 import type { Caller } from '../auth.js';
 import type { HandlerReply } from '../handlers/context.js';
 import { cnyUnitsToUsdMicros } from '../money.js';
@@ -25,25 +24,16 @@ export function v1Error(
   return { http, tasks: [], chargedUnits: 0, costMicros: 0, json: { error: { message, type, code, param } } };
 }
 
-/** The body checked against the entry's schema, or the 400 naming every failing field. */
+/** The body checked against the entry's rules (spec/limits.ts), or the 400 naming every failing field. */
 export function parseV1Body<T>(ctx: V1Context): { ok: true; body: T } | { ok: false; reply: HandlerReply } {
-  const schema = ctx.endpoint.request as z.ZodType | undefined;
+  const rules = ctx.endpoint.request;
   if (ctx.body === undefined) return { ok: false, reply: v1Error(400, 'invalid_json', 'The body must be a JSON object.') };
-  if (!schema) return { ok: true, body: ctx.body as T };
-  const parsed = schema.safeParse(ctx.body);
-  if (parsed.success) return { ok: true, body: parsed.data as T };
-  const first = parsed.error.issues[0];
-  const message = parsed.error.issues.map((i) => `'${i.path.map(String).join('.') || '(body)'}' ${i.message}`).join('; ');
-  return {
-    ok: false,
-    reply: v1Error(
-      400,
-      'invalid_request',
-      `Invalid request: ${message}.`,
-      'invalid_request_error',
-      first?.path.map(String).join('.') || null,
-    ),
-  };
+  if (!rules) return { ok: true, body: ctx.body as T };
+  const { issues, unknownFields } = checkRequest(rules, ctx.body);
+  const all = [...issues, ...unknownFields.map((f) => ({ field: f, message: 'is not a field of this request' }))];
+  if (all.length === 0) return { ok: true, body: ctx.body as T };
+  const message = all.map((i) => `'${i.field}' ${i.message}`).join('; ');
+  return { ok: false, reply: v1Error(400, 'invalid_request', `Invalid request: ${message}.`, 'invalid_request_error', all[0]!.field) };
 }
 
 /**

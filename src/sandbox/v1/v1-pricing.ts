@@ -1,25 +1,20 @@
-import { EMBEDDING_MODELS } from '../../catalog/index.js';
+import {
+  CHAT_CNY_PER_M,
+  EMBEDDING_CNY_PER_K,
+  IMAGE_CNY_PER_USD,
+  IMAGE_TEXT_SHARE,
+  IMAGE_TEXT_USD_PER_M,
+  IMAGE_TIER_USD,
+} from '../spec/index.js';
 
 /**
  * `/v1` prices in CNY units of 0.0001 (money.ts), from the spec's Billing section. Token
  * charges are rounded up to the next unit, so a non-empty call never costs 0.
  */
 
-/** CNY per 1M tokens: input, output (spec, chat reference prices). */
-export const CHAT_PRICES: Readonly<Record<string, { input: number; output: number }>> = {
-  'chat5.6-terra': { input: 0.6, output: 3.6 },
-  'chat5.6-luna': { input: 0.06, output: 0.36 },
-};
-
-/** USD per image by billing tier (spec), converted at the image-specific rate. */
-export const IMAGE_TIER_USD = { '0.5K': 0.018, '1K': 0.0268, '2K': 0.0404, '4K': 0.0604 } as const;
-/** CNY per USD for image generation (spec: 8, independent of the /v3 rate). */
-export const IMAGE_CNY_PER_USD = 8;
-/**
- * Upstream USD per 1M text tokens of the image model (the spec gives none; the emulator's
- * choice), charged at 40%.
- */
-export const IMAGE_TEXT_USD_PER_M = { input: 0.3, output: 2.5 } as const;
+/** The spec's prices (spec/prices.ts). */
+export const CHAT_PRICES = CHAT_CNY_PER_M;
+export { IMAGE_CNY_PER_USD, IMAGE_TEXT_USD_PER_M, IMAGE_TIER_USD };
 /** The most text/thinking tokens the image model is assumed to write, for the 402 estimate. */
 export const IMAGE_MAX_OUTPUT_TOKENS = 1000;
 
@@ -39,12 +34,12 @@ export function chatUnits(model: string, promptTokens: number, completionTokens:
 
 /** Embeddings charge in CNY units. */
 export function embeddingUnits(model: string, tokens: number): number {
-  return cnyToUnitsCeil(((EMBEDDING_MODELS[model]?.cnyPer1kTokens ?? 0) * tokens) / 1000);
+  return cnyToUnitsCeil(((EMBEDDING_CNY_PER_K[model] ?? 0) * tokens) / 1000);
 }
 
 /** Image charge in CNY units: the tier's price plus 40% of the text tokens, at the image rate. */
 export function imageUnits(tier: keyof typeof IMAGE_TIER_USD, promptTokens: number, outputTokens: number): number {
-  const textUsd = 0.4 * ((promptTokens * IMAGE_TEXT_USD_PER_M.input + outputTokens * IMAGE_TEXT_USD_PER_M.output) / 1_000_000);
+  const textUsd = IMAGE_TEXT_SHARE * ((promptTokens * IMAGE_TEXT_USD_PER_M.input + outputTokens * IMAGE_TEXT_USD_PER_M.output) / 1_000_000);
   return cnyToUnitsCeil((IMAGE_TIER_USD[tier] + textUsd) * IMAGE_CNY_PER_USD);
 }
 

@@ -43,6 +43,13 @@ export const RUN_STATES = [
 export type RunState = (typeof RUN_STATES)[number];
 
 /**
+ * The steps of a run, in order, as its journal (`run_steps`) names them. A run is finished when
+ * every one is done (or skipped), the lake included: the last is `lake`.
+ */
+export const RUN_STEPS = ['ingest', 'clusters', 'models', 'alerts', 'publish', 'summary', 'checkpoint', 'lake'] as const;
+export type RunStep = (typeof RUN_STEPS)[number];
+
+/**
  * Legal task moves: from a state to the states it may become. A move to the same state
  * (`collected` → `collected`) is a re-load that replaces rows (a re-parse, a reload). A
  * task leaves the table only from `unsent` (forgotten, to be planned and posted again).

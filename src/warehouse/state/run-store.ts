@@ -1,7 +1,7 @@
 import { integers, runColumns, varchars } from '../bulk.js';
 import { sqlString } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
-import { runStatesInto, sqlStates, taskStatesInto, type RunState, type TaskState } from './lifecycle.js';
+import { runStatesInto, sqlStates, taskStatesInto, type RunState, type RunStep, type TaskState } from './lifecycle.js';
 
 export interface PlannedTaskRow {
   tag: string;
@@ -24,13 +24,31 @@ export interface PostedTaskRow {
   postCallId?: string | null;
 }
 
+/**
+ * SQL that is true when run `r` (a `runs` row; `p` its `publish_runs` row, joined) is finished:
+ * its journal (`run_steps`) has its last step, `lake`, done. A run without a journal (made
+ * before the journal was kept) is finished once a publish has its row as it is now.
+ */
+export function runFinishedSql(r: string, p: string): string {
+  return `(CASE WHEN EXISTS (SELECT 1 FROM run_steps AS j WHERE j.run_id = ${r}.run_id)
+     THEN EXISTS (SELECT 1 FROM run_steps AS j WHERE j.run_id = ${r}.run_id AND j.step = 'lake' AND j.done_at IS NOT NULL)
+     ELSE ${p}.run_id IS NOT NULL AND ${p}.state IS NOT DISTINCT FROM ${r}.state AND ${p}.finished_at IS NOT DISTINCT FROM ${r}.finished_at END)`;
+}
+
+/** A step of a run as its journal holds it: done (or skipped), or started and owed; `detail` says which lake, or why skipped. */
+export interface StepRecord {
+  done: boolean;
+  detail: string | null;
+}
+
 export interface UnfinishedRun {
   runId: string;
   startedAt: Date;
   /**
    * `running`, `partial` or `failed`: it may hold tasks to collect, look up or post. `completed`:
    * every task is collected and loaded, but no publish has its row yet (a crash in the steps
-   * after the loads: models, alerts, publish): only those steps are left, nothing to buy.
+   * after the loads: models, alerts, publish, summary, checkpoint, lake): only those steps are
+   * left, nothing to buy.
    */
   state: RunState;
 }
@@ -83,18 +101,18 @@ export class RunStore {
 
   /**
    * Runs of a pipeline that did not finish, oldest first: those that did not complete (each may
-   * hold paid tasks still to collect or look up), and those that completed their loads but were
-   * never published. A run is finished once the publish after its loads has committed its row
-   * as it is now (`publish_runs`, written in the publish's transaction): before that, a crash
-   * in the steps after the loads (models, alerts, publish) left it `completed` with its rows
-   * loaded and not published, and the next run must finish those steps, not buy the night again.
+   * hold paid tasks still to collect or look up), and those that completed their loads but whose
+   * later steps are not all done. A run is finished when its journal (`run_steps`) has every
+   * step done, the lake included ({@link runFinishedSql}): before that, a crash or a failure in
+   * the steps after the loads (clusters, models, alerts, publish, summary, checkpoint, lake) left
+   * it `completed` with its rows loaded, and the next invocation must finish those steps, not buy
+   * the night again.
    */
   static async unfinishedRuns(wh: Warehouse, pipeline: string): Promise<UnfinishedRun[]> {
     const rows = await wh.all<{ run_id: string; started_at: Date; state: RunState }>(
       `SELECT r.run_id, r.started_at, r.state FROM runs AS r LEFT JOIN publish_runs AS p USING (run_id)
        WHERE r.pipeline = $1
-         AND (r.state IN (${INTO.runSuperseded})
-              OR (r.state = 'completed' AND (p.run_id IS NULL OR p.state IS DISTINCT FROM r.state OR p.finished_at IS DISTINCT FROM r.finished_at)))
+         AND (r.state IN (${INTO.runSuperseded}) OR (r.state = 'completed' AND NOT ${runFinishedSql('r', 'p')}))
        ORDER BY r.started_at, r.run_id`,
       [pipeline],
     );
@@ -118,16 +136,95 @@ export class RunStore {
     await this.wh.run(`UPDATE runs SET planned_tasks = $2 WHERE run_id = $1`, [this.runId, tasks]);
   }
 
-  /** Marks the run running again, keeping its id, so its tags still match its tasks. */
+  /**
+   * Marks the run running again, keeping its id, so its tags still match its tasks. Its journal
+   * is cleared in the same transaction: every step after the ingest runs again on what it adds.
+   */
   async reopenRun(): Promise<void> {
-    await this.wh.run(`UPDATE runs SET state = 'running', stop_reason = NULL, finished_at = NULL WHERE run_id = $1 AND state IN (${INTO.runRunning})`, [this.runId]);
+    await this.wh.transaction(async () => {
+      await this.wh.run(`UPDATE runs SET state = 'running', stop_reason = NULL, finished_at = NULL WHERE run_id = $1 AND state IN (${INTO.runRunning})`, [
+        this.runId,
+      ]);
+      await this.wh.run(`DELETE FROM run_steps WHERE run_id = $1`, [this.runId]);
+    });
   }
 
+  /** Records the run's end state, and its ingest step done in the journal, in one transaction. */
   async finishRun(state: Exclude<RunState, 'running' | 'superseded'>, reason: string | null, at: Date): Promise<void> {
-    await this.wh.run(
-      `UPDATE runs SET state = $2, stop_reason = $3, finished_at = $4::TIMESTAMPTZ WHERE run_id = $1 AND state IN (${sqlStates(runStatesInto(state))})`,
-      [this.runId, state, reason, at.toISOString()],
+    await this.wh.transaction(async () => {
+      await this.wh.run(
+        `UPDATE runs SET state = $2, stop_reason = $3, finished_at = $4::TIMESTAMPTZ WHERE run_id = $1 AND state IN (${sqlStates(runStatesInto(state))})`,
+        [this.runId, state, reason, at.toISOString()],
+      );
+      await this.stepDone('ingest', at, state);
+    });
+  }
+
+  /** The run's journal: each step it holds, done or only started (owed). */
+  async steps(): Promise<Map<RunStep, StepRecord>> {
+    const rows = await this.wh.all<{ step: RunStep; done: boolean; detail: string | null }>(
+      `SELECT step, done_at IS NOT NULL AS done, detail FROM run_steps WHERE run_id = $1`,
+      [this.runId],
     );
+    return new Map(rows.map((r) => [r.step, { done: r.done, detail: r.detail }]));
+  }
+
+  /** A step starts: its journal row says so (owed until {@link stepDone}), with its detail (the lake step's address). */
+  async stepStarted(step: RunStep, at: Date, detail: string | null = null): Promise<void> {
+    await this.wh.transaction(async () => {
+      await this.wh.run(`DELETE FROM run_steps WHERE run_id = $1 AND step = $2`, [this.runId, step]);
+      await this.wh.run(`INSERT INTO run_steps VALUES ($1, $2, $3::TIMESTAMPTZ, NULL, $4)`, [this.runId, step, at.toISOString(), detail]);
+    });
+  }
+
+  /** A step is done (or skipped, `detail` saying why): the next invocation does not do it again. */
+  async stepDone(step: RunStep, at: Date, detail: string | null = null): Promise<void> {
+    await this.wh.transaction(async () => {
+      await this.wh.run(`UPDATE run_steps SET done_at = $3::TIMESTAMPTZ, detail = coalesce($4, detail) WHERE run_id = $1 AND step = $2`, [
+        this.runId,
+        step,
+        at.toISOString(),
+        detail,
+      ]);
+      await this.wh.run(
+        `INSERT INTO run_steps SELECT $1, $2, $3::TIMESTAMPTZ, $3::TIMESTAMPTZ, $4 WHERE NOT EXISTS (SELECT 1 FROM run_steps WHERE run_id = $1 AND step = $2)`,
+        [this.runId, step, at.toISOString(), detail],
+      );
+    });
+  }
+
+  /**
+   * After `pipeline lake sync` mirrored the warehouse: every completed run whose steps up to its
+   * publish are done, and which owed only its summary, checkpoint or lake, is finished (those are
+   * recorded done, the lake's with `url`). Returns the runs finished so, and the runs still owing
+   * an earlier step (with the steps), which only a run finishes.
+   */
+  static async lakeSynced(wh: Warehouse, url: string, at: Date): Promise<{ finished: string[]; owing: { runId: string; steps: string[] }[] }> {
+    const before = ['ingest', 'clusters', 'models', 'alerts', 'publish'];
+    const open = await wh.all<{ run_id: string; done: string[] }>(
+      `SELECT r.run_id, list(j.step) FILTER (WHERE j.done_at IS NOT NULL) AS done
+       FROM runs AS r JOIN run_steps AS j USING (run_id)
+       WHERE r.state = 'completed'
+       GROUP BY r.run_id, r.started_at
+       HAVING count(*) FILTER (WHERE j.step = 'lake' AND j.done_at IS NOT NULL) = 0
+       ORDER BY r.started_at, r.run_id`,
+    );
+    const finished: string[] = [];
+    const owing: { runId: string; steps: string[] }[] = [];
+    for (const r of open) {
+      const owed = before.filter((step) => !(r.done ?? []).includes(step));
+      if (owed.length) {
+        owing.push({ runId: r.run_id, steps: owed });
+        continue;
+      }
+      const s = new RunStore(wh, r.run_id);
+      await wh.transaction(async () => {
+        for (const step of ['summary', 'checkpoint'] as const) await s.stepDone(step, at);
+        await s.stepDone('lake', at, url);
+      });
+      finished.push(r.run_id);
+    }
+    return { finished, owing };
   }
 
   /** Marks an older run settled: what it posted is collected, nothing of unknown outcome is left. */

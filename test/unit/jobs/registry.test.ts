@@ -32,6 +32,6 @@ describe('the job kinds registry (issue 14 item 5: a job kind is one module)', (
       {},
     );
     expect(crawlReadsOf(p.jobs, 'crawl')).toEqual({ read: ['links'], maxItems: 50, pageSize: 10 });
-    expect(crawlReadsOf(p.jobs, 'gone')).toEqual({ read: ['pages'], maxItems: 20_000 });
+    expect(crawlReadsOf(p.jobs, 'gone')).toEqual({ read: ['pages'], maxItems: 2_001_000 });
   });
 });

@@ -46,12 +46,14 @@ describe('the stage arrows of design.md are checked (.dependency-cruiser.cjs)', 
     expect(r.code).toBe(0);
   }, 60_000);
 
-  it('fails on each never-rule: warehouse → client, report → sandbox, sandbox → warehouse, collect → run', async () => {
+  it('fails on each never-rule: warehouse → client, report → sandbox, sandbox → warehouse, sandbox → catalog, collect → run', async () => {
     await tree(dir, {
       'src/client/index.ts': 'export const call = 1;\n',
       'src/warehouse/landing.ts': "import { call } from '../client/index.js';\nexport const x = call;\n",
       'src/report/names.ts': "import { y } from '../sandbox/world.js';\nexport const n = y;\n",
       'src/sandbox/world.ts': "import { x } from '../warehouse/landing.js';\nexport const y = x;\n",
+      'src/catalog/index.ts': 'export const ENDPOINTS = [];\n',
+      'src/sandbox/spec/endpoints.ts': "import { ENDPOINTS } from '../../catalog/index.js';\nexport const table = ENDPOINTS;\n",
       'src/run/progress.ts': 'export const p = 1;\n',
       'src/collect/pull.ts': "import { p } from '../run/progress.js';\nexport const q = p;\n",
     });
@@ -59,7 +61,9 @@ describe('the stage arrows of design.md are checked (.dependency-cruiser.cjs)', 
     expect(r.code).not.toBe(0);
     expect(r.out).toMatch(/warehouse-imports-only-catalog: src\/warehouse\/landing\.ts → src\/client\/index\.ts/);
     expect(r.out).toMatch(/report-imports-only-[a-z-]+: src\/report\/names\.ts → src\/sandbox\/world\.ts/);
-    expect(r.out).toMatch(/sandbox-imports-only-catalog: src\/sandbox\/world\.ts → src\/warehouse\/landing\.ts/);
+    expect(r.out).toMatch(/sandbox-imports-only-itself: src\/sandbox\/world\.ts → src\/warehouse\/landing\.ts/);
+    // The emulator reads the spec on its own: not even the client's catalog (design.md, "The sandbox emulator").
+    expect(r.out).toMatch(/sandbox-imports-only-itself: src\/sandbox\/spec\/endpoints\.ts → src\/catalog\/index\.ts/);
     expect(r.out).toMatch(/collect-imports-only-[a-z-]+: src\/collect\/pull\.ts → src\/run\/progress\.ts/);
   }, 60_000);
 

@@ -20,11 +20,16 @@ describe('run outcome policy (pure)', () => {
     expect(runExitCode({ state: 'completed', stopKind: null })).toBe(0);
     expect(runExitCode({ state: 'completed', stopKind: null, models: models(true) })).toBe(0);
     expect(runExitCode({ state: 'completed', stopKind: null, models: models(false) })).toBe(1);
+    // Bought, loaded and published here; only the lake is behind: its own code, not 5 ("run again later").
+    expect(runExitCode({ state: 'completed', stopKind: null, lakeBehind: true })).toBe(9);
+    expect(runExitCode({ state: 'completed', stopKind: null, models: models(false), lakeBehind: true })).toBe(1);
     expect(runExitCode({ state: 'partial', stopKind: 'budget' })).toBe(4);
     expect(runExitCode({ state: 'partial', stopKind: 'balance' })).toBe(4);
     expect(runExitCode({ state: 'partial', stopKind: 'unavailable' })).toBe(5);
     expect(runExitCode({ state: 'partial', stopKind: 'unknown' })).toBe(3);
     expect(runExitCode({ state: 'partial', stopKind: 'interrupted' })).toBe(3);
+    // Posted tasks the service no longer knows (40401): running again cannot bring them back, so not 3.
+    expect(runExitCode({ state: 'partial', stopKind: 'lost' })).toBe(1);
   });
 
   it('a failed POST is refused (safe to post again) or unknown (looked up), and stops posting with its kind', () => {

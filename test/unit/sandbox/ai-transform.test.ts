@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aiRequestDefaults, aiTransform } from '../../../src/sandbox/ai-variant.js';
-import { endpoint } from '../../../src/catalog/index.js';
+import { endpointById as endpoint } from '../../../src/sandbox/spec/index.js';
 
 describe('.ai transformation rules (spec, AI-optimized response)', () => {
   it('removes fields whose value is empty, null or false, at every depth', () => {

@@ -179,7 +179,7 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
       e.tasks[0].id = '11111111-2222-4333-8444-777777777777';
       e.tasks[0].result[0].items[1].rank_group = 'first';
     })));
-    expect(await compactRaw(wh)).toEqual({ segments: 1, responses: 2 });
+    expect(await compactRaw(wh)).toEqual({ segments: 1, responses: 2, damaged: [] });
     const report = await loadLanded(wh, { callIds: a });
     expect(report.skippedFiles).toEqual([]);
     expect(await wh.all(`SELECT DISTINCT task_id, rank_group FROM serp_items WHERE item_index = 1`)).toEqual([
