@@ -1,4 +1,6 @@
 import { EtlError } from '../errors.js';
+import { dirname } from 'node:path';
+import { isPathError, pathError } from '../paths.js';
 import { clockFrom, DEFAULT_SANDBOX_KEY, parseSandboxDate, startSandbox, type SandboxHandle } from '../sandbox/index.js';
 
 export interface ServiceTarget {
@@ -43,6 +45,8 @@ export async function resolveTarget(
       });
     } catch (err) {
       if (!opts.stateDir) throw err;
+      if (isPathError(err))
+        throw pathError(err, `--warehouse ${dirname(opts.stateDir)}`, 'Pass a --warehouse folder that can be made and written.');
       throw new EtlError(
         'ETL_WAREHOUSE',
         `the built-in sandbox emulator could not read or write its state under ${opts.stateDir}: ${(err as Error).message}`,

@@ -8,11 +8,12 @@ import {
   readSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { StoredTask, TaskStore } from './task-store.js';
 import type { SandboxWorld } from './world.js';
 
@@ -90,7 +91,7 @@ export class SandboxJournal {
    * clock) decides what is old enough to drop when the file is rewritten.
    */
   static open(dir: string, seed: number, nowMs: number): { journal: SandboxJournal; state: JournalState | undefined } {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeFolders(dir);
     const path = join(dir, `emulator-seed${seed}.ndjson`);
     const lockPath = join(dir, 'owner.pid');
     const owner = takeOwnership(lockPath);
@@ -343,4 +344,29 @@ function syncDir(dir: string): void {
 /** Writes down what the last step changed (tasks, balance) and the call it answered, when the emulator is persisted. */
 export function persistStep(world: SandboxWorld, call?: JournalCall): void {
   world.journal?.commit(world.store.takeChanged(), world.account.balanceUnits, world.account.totalUnits, call);
+}
+
+/**
+ * Makes `dir` and the folders above it that are missing, one at a time: Node's `mkdirSync` with
+ * `recursive` spins forever where no folder can be made (under /proc/1), so a bad warehouse path
+ * would hang the run instead of failing.
+ */
+function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      if (statSync(d).isDirectory()) break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
+    }
+  }
 }
