@@ -211,10 +211,10 @@ export async function reconcileDays(whs: readonly Warehouse[], client: ServiceCl
     let refunded = 0n;
     for (const [d, m] of refundsByDay) if (d >= day) refunded += m;
     const statistics =
-      day !== statsDay
-        ? `user_data gives the account's spending of its current day only (${statsDay ?? 'none'}): ${day} is checked by the balance chain alone`
-        : tz !== accountTz
-          ? `the account's statistics count days in its own time zone (${accountTz}), not ${tz}: checked by the balance chain alone`
+      tz !== accountTz
+        ? `the account's statistics count days in its own time zone (${accountTz}), not ${tz}: ${day} is checked by the balance chain alone`
+        : day !== statsDay
+          ? `user_data gives the account's spending of its current day only (${statsDay ?? 'none'}): ${day} is checked by the balance chain alone`
           : undefined;
     out.push(reconcileDay(day, tz, rows, refunded, statistics === undefined ? dayStats : null, statistics, balanceNow, complete));
   }
