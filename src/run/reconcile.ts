@@ -2,6 +2,7 @@ import { endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { EtlError } from '../errors.js';
+import { isTimeZone } from './ledger-report.js';
 import { fromMicros, toMicros } from './money.js';
 
 /** What kind of difference finance is looking at. */
@@ -156,7 +157,9 @@ export async function reconcileDays(whs: readonly Warehouse[], client: ServiceCl
   const moneyStats = (money.statistics ?? {}) as Tree;
   const dayStats = (moneyStats.day ?? {}) as Tree;
   const minute = ((user.statistics ?? {}) as Tree).minute as Tree | undefined;
-  const accountTz = typeof user.timezone === 'string' && user.timezone ? user.timezone : 'UTC';
+  const givenTz = typeof user.timezone === 'string' && user.timezone ? user.timezone : 'UTC';
+  // A zone the account names that ICU does not know: days in UTC, its statistics not compared.
+  const accountTz = isTimeZone(givenTz) ? givenTz : 'UTC';
   const tz = o.tz ?? accountTz;
   const statsDay = typeof dayStats.value === 'string' ? dayStats.value : null;
   const today = await todayIn(whs[0]!, tz, accountTz, statsDay, typeof minute?.value === 'string' ? minute.value : null);
@@ -211,11 +214,13 @@ export async function reconcileDays(whs: readonly Warehouse[], client: ServiceCl
     let refunded = 0n;
     for (const [d, m] of refundsByDay) if (d >= day) refunded += m;
     const statistics =
-      tz !== accountTz
-        ? `the account's statistics count days in its own time zone (${accountTz}), not ${tz}: ${day} is checked by the balance chain alone`
-        : day !== statsDay
-          ? `user_data gives the account's spending of its current day only (${statsDay ?? 'none'}): ${day} is checked by the balance chain alone`
-          : undefined;
+      givenTz !== accountTz
+        ? `the account's time zone '${givenTz}' is not an IANA zone known here, so its days cannot be matched: ${day} is checked by the balance chain alone`
+        : tz !== accountTz
+          ? `the account's statistics count days in its own time zone (${accountTz}), not ${tz}: ${day} is checked by the balance chain alone`
+          : day !== statsDay
+            ? `user_data gives the account's spending of its current day only (${statsDay ?? 'none'}): ${day} is checked by the balance chain alone`
+            : undefined;
     out.push(reconcileDay(day, tz, rows, refunded, statistics === undefined ? dayStats : null, statistics, balanceNow, complete));
   }
   return out;
