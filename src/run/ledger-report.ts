@@ -6,51 +6,79 @@ type Db = ServingReader;
 export type LedgerGrouping = 'day' | 'pipeline' | 'endpoint' | 'run';
 
 export interface LedgerQuery {
-  /** Inclusive UTC day, `yyyy-mm-dd`. */
+  /** Inclusive day in `tz`, `yyyy-mm-dd`. */
   from?: string;
-  /** Inclusive UTC day, `yyyy-mm-dd`. */
+  /** Inclusive day in `tz`, `yyyy-mm-dd`. */
   to?: string;
-  by?: LedgerGrouping;
+  /** Group and sum by these keys, in this order (`['day', 'pipeline']`). */
+  by?: LedgerGrouping | readonly LedgerGrouping[];
+  /** IANA time zone of the days (`date`, `day`, `--from/--to`) and local times; default `UTC`. */
+  tz?: string;
 }
 
-const KEY: Record<LedgerGrouping, string> = {
-  day: `strftime(called_at AT TIME ZONE 'UTC', '%Y-%m-%d')`,
-  pipeline: 'pipeline',
-  endpoint: 'endpoint_id',
-  run: 'run_id',
-};
+/**
+ * Whether `tz` is an IANA time zone name that `Intl` knows (`Europe/Berlin`, `UTC`): DuckDB's
+ * ICU (built into @duckdb/node-api, no download) knows the same names.
+ */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A SQL string literal. The zone is checked with `isTimeZone` first; quoting keeps it text anyway. */
+function lit(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+function keys(by: LedgerQuery['by']): LedgerGrouping[] {
+  return by === undefined ? [] : typeof by === 'string' ? [by] : [...new Set(by)];
+}
 
 /**
  * The SQL of the ledger report: one row per call or refund, or per group with `by` (net
  * charges: refund rows count negative, and apart in `refund_cny`). Charges are
  * summed as DECIMAL and returned as text so no float touches money; calls whose charge
  * header was missing are counted apart, since they are what a reconciliation looks at.
+ * Days (`date`, `day`, `from`/`to`) are calendar days in `tz`; a call's rows carry its time in
+ * `tz` and in UTC as `yyyy-mm-dd hh:mm:ss`, which spreadsheets read as a date and time.
  * `typed` (a Parquet file) keeps DuckDB's own types instead: money DECIMAL(18,6), times
  * TIMESTAMP WITH TIME ZONE (UTC), the day a DATE, as the published `parquet/ledger` has them.
  */
 export function ledgerSql(q: LedgerQuery, o: { typed?: boolean } = {}): { sql: string; params: (string | null)[] } {
-  const where = `WHERE ($1::VARCHAR IS NULL OR called_at >= $1::DATE::TIMESTAMPTZ)
-    AND ($2::VARCHAR IS NULL OR called_at < ($2::DATE + INTERVAL 1 DAY)::TIMESTAMPTZ)`;
+  const tz = q.tz ?? 'UTC';
+  const local = `(called_at AT TIME ZONE ${lit(tz)})`;
+  const where = `WHERE ($1::VARCHAR IS NULL OR ${local}::DATE >= $1::DATE)
+    AND ($2::VARCHAR IS NULL OR ${local}::DATE <= $2::DATE)`;
   const params = [q.from ?? null, q.to ?? null];
   const money = (e: string) => (o.typed ? `CAST(${e} AS DECIMAL(18,6))` : `${e}::VARCHAR`);
-  if (!q.by) {
-    const at = o.typed ? 'called_at' : `strftime(called_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ')`;
+  const day = o.typed ? `CAST(${local} AS DATE)` : `strftime(${local}, '%Y-%m-%d')`;
+  const by = keys(q.by);
+  if (by.length === 0) {
+    const at = o.typed
+      ? 'called_at'
+      : `strftime(${local}, '%Y-%m-%d %H:%M:%S') AS called_at_local, ${lit(tz)} AS timezone,
+         strftime(called_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS called_at_utc`;
     return {
-      sql: `SELECT ${at} AS called_at, run_id, pipeline, endpoint_id, method, path,
+      sql: `SELECT ${day} AS date, ${at}, run_id, pipeline, endpoint_id, method, path,
                    http_status, request_id, ${money('charge_cny')} AS charge_cny, ${money('cost_usd')} AS cost_usd,
                    ${money('balance_cny')} AS balance_cny, tasks, ${money('refund_cny')} AS refund_cny, task_id
-            FROM ledger ${where} ORDER BY called_at, call_id`,
+            FROM ledger ${where} ORDER BY ledger.called_at, call_id`,
       params,
     };
   }
-  const key = q.by === 'day' && o.typed ? `CAST(called_at AT TIME ZONE 'UTC' AS DATE)` : KEY[q.by];
+  const expr: Record<LedgerGrouping, string> = { day, pipeline: 'pipeline', endpoint: 'endpoint_id', run: 'run_id' };
+  const cols = by.map((k) => `${expr[k]} AS ${k}`).join(', ');
   return {
-    sql: `SELECT ${key} AS ${q.by}, count(*) FILTER (WHERE task_id IS NULL)::INT AS calls,
+    sql: `SELECT ${cols}, count(*) FILTER (WHERE task_id IS NULL)::INT AS calls,
                  count(*) FILTER (WHERE charge_cny IS NULL)::INT AS calls_without_charge,
                  coalesce(sum(tasks), 0)::INT AS tasks,
                  ${money('coalesce(sum(charge_cny), 0)')} AS charge_cny,
                  ${money('coalesce(sum(refund_cny), 0)')} AS refund_cny
-          FROM ledger ${where} GROUP BY 1 ORDER BY 1`,
+          FROM ledger ${where} GROUP BY ALL ORDER BY ${by.map((_, i) => i + 1).join(', ')}`,
     params,
   };
 }
@@ -59,6 +87,26 @@ export function ledgerSql(q: LedgerQuery, o: { typed?: boolean } = {}): { sql: s
 export async function ledgerReport(wh: Db, q: LedgerQuery): Promise<Record<string, unknown>[]> {
   const { sql, params } = ledgerSql(q);
   return wh.all(sql, params);
+}
+
+/**
+ * The readable default of `pipeline ledger`: charges by day (in `tz`) and endpoint, then one
+ * `total` row (empty day and endpoint) over all of them. Exact decimals, as text.
+ */
+export async function ledgerSummary(wh: Db, q: Omit<LedgerQuery, 'by'>): Promise<Record<string, unknown>[]> {
+  const rows = await ledgerReport(wh, { ...q, by: ['day', 'endpoint'] });
+  if (rows.length === 0) return rows;
+  const { sql, params } = ledgerSql({ ...q, by: [] });
+  const [total] = await wh.all<Record<string, unknown>>(
+    `SELECT 'total' AS day, '' AS endpoint, count(*) FILTER (WHERE task_id IS NULL)::INT AS calls,
+            count(*) FILTER (WHERE charge_cny IS NULL)::INT AS calls_without_charge,
+            coalesce(sum(tasks), 0)::INT AS tasks,
+            coalesce(sum(charge_cny::DECIMAL(18,6)), 0)::VARCHAR AS charge_cny,
+            coalesce(sum(refund_cny::DECIMAL(18,6)), 0)::VARCHAR AS refund_cny
+     FROM (${sql})`,
+    params,
+  );
+  return [...rows, total!];
 }
 
 /** Writes the report as a Parquet file with DuckDB's own writer, in DuckDB's own types (money DECIMAL(18,6)). */

@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
 import { checkOutFile, pathError } from '../../paths.js';
-import type { LedgerGrouping } from '../../run/ledger-report.js';
+import { isTimeZone, type LedgerGrouping } from '../../run/ledger-report.js';
 import type { ServingReader, Warehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
 import { isCalendarDay } from '../option-checks.js';
@@ -10,7 +10,9 @@ interface LedgerArgs {
   warehouse: string;
   from?: string;
   to?: string;
-  by?: LedgerGrouping;
+  by?: LedgerGrouping[];
+  tz: string;
+  calls: boolean;
   format: 'table' | 'csv' | 'json' | 'parquet';
   out?: string;
 }
@@ -18,17 +20,32 @@ interface LedgerArgs {
 /** `pipeline ledger`: every call and what it cost, for finance. */
 export const ledgerCommand: CommandModule<object, LedgerArgs> = {
   command: 'ledger',
-  describe: 'Print the cost ledger (one row per HTTP call, or grouped), in CNY from the charge headers',
+  describe:
+    'Print the cost ledger in CNY from the charge headers: a summary by day and endpoint with a total (the default table), one row per HTTP call (--calls, csv, json, parquet), or grouped (--by)',
   builder: (y: Argv) =>
     y
       .option('warehouse', { type: 'string', default: 'warehouse', describe: 'warehouse folder' })
-      .option('from', { type: 'string', describe: 'first UTC day, yyyy-mm-dd' })
-      .option('to', { type: 'string', describe: 'last UTC day, yyyy-mm-dd (inclusive)' })
-      .option('by', { choices: ['day', 'pipeline', 'endpoint', 'run'] as const, describe: 'group and sum' })
-      .option('format', { choices: ['table', 'csv', 'json', 'parquet'] as const, default: 'table' as const, describe: 'output format' })
+      .option('from', { type: 'string', describe: 'first day (in --tz), yyyy-mm-dd' })
+      .option('to', { type: 'string', describe: 'last day (in --tz), yyyy-mm-dd (inclusive)' })
+      .option('by', {
+        choices: ['day', 'pipeline', 'endpoint', 'run'] as const,
+        array: true,
+        describe: 'group and sum; give several for several keys (--by day --by pipeline)',
+      })
+      .option('tz', {
+        type: 'string',
+        default: 'UTC',
+        describe: 'IANA time zone of the days and local times (Europe/Berlin); the ledger does not ask the account for its own',
+      })
+      .option('calls', { type: 'boolean', default: false, describe: 'one row per call (and per refund) in the table too' })
+      .option('format', {
+        choices: ['table', 'csv', 'json', 'parquet'] as const,
+        default: 'table' as const,
+        describe: 'output format; csv, json and parquet are one row per call unless --by',
+      })
       .option('out', { type: 'string', describe: 'file to write (required for parquet)' }) as Argv<LedgerArgs>,
   handler: async (args: ArgumentsCamelCase<LedgerArgs>) => {
-    const { ledgerReport, ledgerToParquet } = await import('../../run/ledger-report.js');
+    const { ledgerReport, ledgerSummary, ledgerToParquet } = await import('../../run/ledger-report.js');
     const { Warehouse } = await import('../../warehouse/warehouse.js');
     const { readServing } = await import('../../warehouse/publish/read-serving.js');
     const { render } = await import('../render.js');
@@ -41,17 +58,22 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
     }
     if (args.from !== undefined && args.to !== undefined && args.from > args.to)
       throw new EtlError('ETL_CONFIG_INVALID', `--from ${args.from} is after --to ${args.to}: no day is in that range; swap them`);
+    if (!isTimeZone(args.tz))
+      throw new EtlError('ETL_CONFIG_INVALID', `--tz must be an IANA time zone name, like Europe/Berlin or UTC; got '${args.tz}'`);
+    if (args.calls && args.by?.length)
+      throw new EtlError('ETL_CONFIG_INVALID', '--calls and --by do not go together: one row per call, or sums by key');
     if (args.format === 'parquet' && !args.out) throw new EtlError('ETL_CONFIG_INVALID', '--format parquet needs --out FILE');
     if (args.out) await checkOutFile(args.out, `--out ${args.out}`);
     requireWarehouse(args.warehouse);
-    const q = { from: args.from, to: args.to, by: args.by };
+    const q = { from: args.from, to: args.to, by: args.by, tz: args.tz };
+    const summary = args.format === 'table' && !args.calls && !args.by?.length;
     const report = async (db: ServingReader) => {
       if (args.format === 'parquet') {
         await ledgerToParquet(db, q, args.out!);
         process.stderr.write(`wrote ${args.out}\n`);
         return;
       }
-      const text = render(await ledgerReport(db, q), args.format);
+      const text = render(summary ? await ledgerSummary(db, q) : await ledgerReport(db, q), args.format);
       if (args.out) {
         const { writeFile } = await import('node:fs/promises');
         await writeFile(args.out, text).catch((err: unknown) => {
