@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { pathError } from '../../paths.js';
+import { martsMarkdownOf } from '../../models/index.js';
 import { schemaMarkdown, withWarehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
 
@@ -34,7 +35,7 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
         process.stderr.write('no table or column was added from the data: every table has the schema docs/schema.md declares\n');
       return;
     }
-    const md = schemaMarkdown();
+    const md = schemaMarkdown(await martsMarkdownOf());
     if (args.write)
       await writeFile(args.write, md).catch((err: unknown) => {
         throw pathError(err, `--write ${args.write}`, 'Pass a file in a folder that is there and you can write, such as docs/schema.md.');
