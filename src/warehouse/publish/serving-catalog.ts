@@ -45,7 +45,9 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
  * publishes old and was made more than `keep.hours` ago (a reader may hold the catalog for
  * a whole night).
  * Paths are relative to the warehouse folder, so the catalog works wherever the folder is
- * mounted: readers set `file_search_path` to the folder (or start in it). DuckDB looks for a
+ * mounted: readers set `file_search_path` to the folder (or start in it); each view's comment and
+ * `published.open_with` give that statement, since DuckDB keeps the setting per connection, not in
+ * the file, and a view cannot find its own file (see openWith). DuckDB looks for a
  * relative path in the reader's working folder first, so `id` (the warehouse's own, from
  * its first publish) keeps a reader started in another warehouse's folder from reading that
  * warehouse's snapshot of the same number: it reads this one, or fails, never the wrong data.
