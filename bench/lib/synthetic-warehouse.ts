@@ -87,14 +87,15 @@ export async function writeSyntheticWarehouse(dir: string, shape: SyntheticShape
       )
       select check_date, location_code, language_code, device, engine, domain, domain = '${SYNTHETIC_TRACKED}', (select n from checked), keywords_ranked, keywords_top10, visibility,
              visibility / ((select n from checked) * (select top from checked)),
+             visibility / ((select n from checked) * (select top from checked)),
              visibility / nullif(sum(visibility) over (partition by check_date, location_code), 0),
       from per_domain`);
     await wh.run(`insert into search_volume (task_id, result_index, keyword, location_code, language_code, search_volume)
       select 'sv-' || loc, k, keyword, loc, 'en', 100 + hash(k) % 50000 from ${locs}, synthetic_keywords`);
     await wh.run(`insert into tasks (tag, run_id, pipeline, job, endpoint_id, task_id, state)
       select 'sv-' || loc, 'run-0', '${SYNTHETIC_PIPELINE}', 'volumes', 'keywords_data.engA_ads.search_volume.task_post', 'sv-' || loc, 'collected' from ${locs}`);
-    await wh.run(`insert into search_volume_trends (keyword, location_code, month_start, search_volume, mom_change, mom_pct, yoy_change, yoy_pct, avg_3m, slope_12m, seasonality_index, peak_month)
-      select keyword, loc, ms, v, null, null, null, ((hash(k, loc) % 41)::int - 20) / 100, null, ((hash(k) % 201)::int - 100)::double, 1 + 0.4 * cos(2 * pi() * (month(ms) - 1 - k % 12) / 12), k % 12 + 1
+    await wh.run(`insert into search_volume_trends (keyword, location_code, month_start, search_volume, mom_change, mom_pct, yoy_change, yoy_pct, yoy_change_ratio, avg_3m, slope_12m, seasonality_index, peak_month)
+      select keyword, loc, ms, v, null, null, null, ((hash(k, loc) % 41)::int - 20) / 100, ((hash(k, loc) % 41)::int - 20) / 100, null, ((hash(k) % 201)::int - 100)::double, 1 + 0.4 * cos(2 * pi() * (month(ms) - 1 - k % 12) / 12), k % 12 + 1
       from (
         select keyword, k, loc, ms, ((100 + hash(k) % 50000) * (1 + 0.4 * cos(2 * pi() * (month(ms) - 1 - k % 12) / 12)))::bigint as v,
         from ${locs}, synthetic_keywords, range(${shape.months}) mm(m),

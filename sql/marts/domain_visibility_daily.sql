@@ -1,7 +1,8 @@
 -- Daily visibility and share of voice per domain: the click-through-weighted sum of the
 -- domain's best absolute rank over the keywords checked that day (weights from the
--- ctr_weights seed; positions it does not list weigh 0). visibility_pct is that sum as a
--- share of the most a domain could get (rank 1 on every checked keyword); share_of_voice
+-- ctr_weights seed; positions it does not list weigh 0). visibility_share is that sum as a
+-- fraction (0-1) of the most a domain could get (rank 1 on every checked keyword;
+-- visibility_pct, deprecated, is the same fraction under a name that said percent); share_of_voice
 -- is the domain's part of all domains' visibility on the same day and market. is_tracked:
 -- the domain is tracked on at least one keyword of the market (int_serp__tracked_domains),
 -- whether or not it ranked on that keyword that day. Each day stands alone, so the
@@ -94,6 +95,8 @@ final as (
         d.keywords_ranked,
         d.keywords_top10,
         d.visibility_exact::double as visibility,
+        d.visibility_exact::double / (c.keywords_checked * (select max(ctr) from ctr_weights)) as visibility_share,
+        -- deprecated: the same fraction under its first name, kept for older readers
         d.visibility_exact::double / (c.keywords_checked * (select max(ctr) from ctr_weights)) as visibility_pct,
         (d.visibility_exact / nullif(sum(d.visibility_exact) over market, 0))::double as share_of_voice,
     from per_domain as d

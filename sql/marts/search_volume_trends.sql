@@ -4,6 +4,8 @@
 --   source             where the month's volume comes from: keywords_data, or labs when
 --                      keywords-data has no volume for that keyword, location and month
 --   mom / yoy          change against the month before / the same month a year before
+--                      (_change: in searches; _change_ratio: a fraction of the earlier
+--                      month, 0.1 = +10%; _pct: the same fraction, deprecated)
 --   avg_3m             mean of this and the two months before (null unless all three exist)
 --   slope_12m          least-squares slope per month over the last 12 months
 --                      (null with fewer than 6 months of data in that window)
@@ -81,6 +83,10 @@ final as (
         (w.search_volume - w.previous_month_volume) / nullif(w.previous_month_volume, 0) as mom_pct,
         w.search_volume - w.year_ago_volume as yoy_change,
         (w.search_volume - w.year_ago_volume) / nullif(w.year_ago_volume, 0) as yoy_pct,
+        -- mom_pct and yoy_pct are fractions (0.1 = +10%) despite their names: kept for older
+        -- readers, deprecated for these
+        (w.search_volume - w.previous_month_volume) / nullif(w.previous_month_volume, 0) as mom_change_ratio,
+        (w.search_volume - w.year_ago_volume) / nullif(w.year_ago_volume, 0) as yoy_change_ratio,
         case when w.months_in_3m = 3 then w.mean_3m end as avg_3m,
         case when w.months_in_12m >= 6 then w.fitted_slope_12m end as slope_12m,
         s.seasonality_index,

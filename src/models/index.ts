@@ -10,3 +10,4 @@ export * from './test-models.js';
 export * from './format-results.js';
 export * from './run-models.js';
 export * from './clusters/index.js';
+export * from './model-docs.js';

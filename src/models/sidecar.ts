@@ -34,6 +34,17 @@ export const modelTestSchema = z.union([
 ]);
 export type ModelTest = z.infer<typeof modelTestSchema>;
 
+/** One column of a model, as docs/schema.md shows it. */
+export const columnDocSchema = z
+  .object({
+    type: z.string().min(1).describe('the DuckDB type the model builds, e.g. DATE, VARCHAR, DECIMAL(18,6)'),
+    description: z.string().min(1).describe('what the column holds, for a BI reader'),
+    unit: z.string().min(1).optional().describe("what a number counts or measures: 'CNY', 'days', 'fraction 0-1 (0.26 = 26%)', 'keywords'"),
+    deprecated: z.string().min(1).optional().describe('the column kept for older readers: what to read instead'),
+  })
+  .strict();
+export type ColumnDoc = z.infer<typeof columnDocSchema>;
+
 /**
  * The sidecar next to a model (`rank_history.yml` beside `rank_history.sql`): what one row
  * is, how it is materialized and which tests must hold. Kept as data so `models test`
@@ -83,6 +94,12 @@ export const sidecarSchema = z
       .record(z.string(), z.array(z.string().min(1)))
       .optional()
       .describe('warehouse tables this model reads and the columns it expects; an absent table skips the model'),
+    columns: z
+      .record(z.string(), columnDocSchema)
+      .optional()
+      .describe(
+        "each column of the model in its order: its type, what it holds and its unit (docs/schema.md is generated from these; a mart's columns must all be here)",
+      ),
     tests: z.array(modelTestSchema).default([]),
   })
   .strict();

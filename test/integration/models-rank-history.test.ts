@@ -233,7 +233,7 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
     await buildModels(wh, models);
     const rows = await wh.all<Record<string, number | string>>(
       `select domain, keywords_checked as checked, keywords_ranked as ranked, round(visibility, 6) as vis,
-              round(visibility_pct, 6) as pct, round(share_of_voice, 6) as sov
+              round(visibility_share, 6) as pct, round(share_of_voice, 6) as sov
        from domain_visibility_daily where check_date = '2026-01-01' order by domain`,
     );
     const w = Object.fromEntries(
@@ -247,6 +247,11 @@ describe('rank_history and domain_visibility_daily on hand-worked pages', () => 
       { domain: 'b.com', checked: 2n, ranked: 1n, vis: r6(w[2]!), pct: r6(w[2]! / (2 * w[1]!)), sov: r6(w[2]! / total) },
       { domain: 'c.com', checked: 2n, ranked: 1n, vis: r6(w[6]!), pct: r6(w[6]! / (2 * w[1]!)), sov: r6(w[6]! / total) },
     ]);
+    // visibility_pct (deprecated) still holds the same fraction, for readers built on it.
+    const [old] = await wh.all<{ differ: number }>(
+      `select count(*) filter (where visibility_pct is distinct from visibility_share)::int as differ from domain_visibility_daily`,
+    );
+    expect(old!.differ).toBe(0);
     const [lost] = await wh.all<{ n: number }>(
       `select count(*)::int as n from domain_visibility_daily where domain = 'c.com' and check_date = '2026-01-02'`,
     );

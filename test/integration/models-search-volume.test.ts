@@ -59,7 +59,8 @@ async function loadLabs(wh: Warehouse, rows: readonly LabsMonthRow[]): Promise<v
 }
 
 const TRENDS = `
-  select month_start::varchar as month, search_volume as v, source, mom_change as mom, round(mom_pct, 6) as mom_pct, yoy_change as yoy,
+  select month_start::varchar as month, search_volume as v, source, mom_change as mom, round(mom_change_ratio, 6) as mom_pct, round(mom_pct, 6) as old_mom_pct,
+         round(yoy_change_ratio, 6) as yoy_ratio, round(yoy_pct, 6) as old_yoy_pct, yoy_change as yoy,
          avg_3m, round(slope_12m, 6) as slope, round(seasonality_index, 6) as season, peak_month as peak
   from search_volume_trends where keyword = ? order by month_start`;
 
@@ -110,7 +111,9 @@ describe('search_volume_trends on series with known answers', () => {
     expect(rows.every((r) => r.peak === 12)).toBe(true);
     expect(rows[11]).toMatchObject({ month: '2024-12-01', v: 1200n, mom: 300n, yoy: null, season: r6(1250 / overall) });
     expect(rows[12]).toMatchObject({ month: '2025-01-01', v: 1000n, mom: -200n, yoy: 100n, season: r6(950 / overall) });
-    expect(rows[17]).toMatchObject({ month: '2025-06-01', v: 200n, yoy: 100n, mom_pct: r6(-100 / 300) });
+    expect(rows[17]).toMatchObject({ month: '2025-06-01', v: 200n, yoy: 100n, mom_pct: r6(-100 / 300), yoy_ratio: r6(100 / 100) });
+    // the deprecated _pct columns hold the same fractions as the _change_ratio ones
+    expect(rows.every((r) => r.old_mom_pct === r.mom_pct && r.old_yoy_pct === r.yoy_ratio)).toBe(true);
     expect(rows[0]).toMatchObject({ mom: null, avg_3m: null, slope: null });
     expect(rows[2]!.avg_3m).toBeCloseTo((900 + 700 + 500) / 3, 9);
   });

@@ -20,6 +20,7 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
         describe: 'list the generic tables and columns this warehouse added (schema_columns)',
       }) as Argv<SchemaArgs>,
   handler: async (args: ArgumentsCamelCase<SchemaArgs>) => {
+    const { martsMarkdownOf } = await import('../../models/index.js');
     const { schemaMarkdown, withWarehouse } = await import('../../warehouse/index.js');
     if (args.warehouse) {
       requireWarehouse(args.warehouse);
@@ -34,7 +35,7 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
         process.stderr.write('no table or column was added from the data: every table has the schema docs/schema.md declares\n');
       return;
     }
-    const md = schemaMarkdown();
+    const md = schemaMarkdown(await martsMarkdownOf());
     if (args.write)
       await writeFile(args.write, md).catch((err: unknown) => {
         throw pathError(err, `--write ${args.write}`, 'Pass a file in a folder that is there and you can write, such as docs/schema.md.');

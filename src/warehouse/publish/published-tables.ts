@@ -40,6 +40,7 @@ export const PUBLISHED_MODELS: readonly { name: string; date?: string; increment
   { name: 'keyword_clusters' },
   { name: 'keyword_cluster_summary' },
   { name: 'keyword_embeddings', date: 'embedded_at' },
+  { name: 'locations' },
 ];
 
 const RUN_TABLES = new Set(['runs', 'tasks', 'ledger', 'raw_responses']);

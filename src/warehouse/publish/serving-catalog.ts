@@ -1,5 +1,5 @@
 import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import PQueue from 'p-queue';
 import { ident, sqlString } from '../columns.js';
@@ -45,7 +45,9 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
  * publishes old and was made more than `keep.hours` ago (a reader may hold the catalog for
  * a whole night).
  * Paths are relative to the warehouse folder, so the catalog works wherever the folder is
- * mounted: readers set `file_search_path` to the folder (or start in it). DuckDB looks for a
+ * mounted: readers set `file_search_path` to the folder (or start in it); each view's comment and
+ * `published.open_with` give that statement, since DuckDB keeps the setting per connection, not in
+ * the file, and a view cannot find its own file (see openWith). DuckDB looks for a
  * relative path in the reader's working folder first, so `id` (the warehouse's own, from
  * its first publish) keeps a reader started in another warehouse's folder from reading that
  * warehouse's snapshot of the same number: it reads this one, or fails, never the wrong data.
@@ -79,12 +81,12 @@ export async function publishServing(
     }),
   );
   const tmp = join(dir, `${SERVING_FILE}.tmp-${seq}`);
-  await writeCatalog(tmp, dir, seq, byTable, (e) => e.path);
+  await writeCatalog(tmp, dir, seq, byTable, (e) => e.path, openWith(resolve(dir)));
   // The lake's catalog (lake/local-layout.ts uploads it as serving.duckdb): the same views over the
   // lake's own keys, parquet/..., since the snapshots stay on this machine.
   await mkdir(join(dir, 'serving'), { recursive: true });
   const lakeTmp = join(dir, 'serving', `${LAKE_CATALOG}.tmp-${seq}`);
-  await writeCatalog(lakeTmp, dir, seq, byTable, (e) => e.lakePath);
+  await writeCatalog(lakeTmp, dir, seq, byTable, (e) => e.lakePath, openWith(LAKE_FOLDER));
   await rename(lakeTmp, join(dir, 'serving', LAKE_CATALOG));
   const target = join(dir, SERVING_FILE);
   await rename(tmp, target);
@@ -108,8 +110,32 @@ interface Entry {
 /** The lake's catalog, under `serving/` (not a snapshot: no number), uploaded as the lake's `serving.duckdb`. */
 export const LAKE_CATALOG = 'lake.duckdb';
 
-/** Writes a catalog at `tmp`: one view per table over the files at `pathOf` (relative to the folder), and `published`. */
-async function writeCatalog(tmp: string, dir: string, seq: number, byTable: ReadonlyMap<string, Entry[]>, pathOf: (e: Entry) => string): Promise<void> {
+/** Where a lake catalog's reader has the lake's prefix (a placeholder: each reader copies or mounts it somewhere). */
+const LAKE_FOLDER = '/path/to/the/copied/lake/prefix';
+
+/**
+ * The statement a reader runs first when it is not started in `folder`: the views' paths are
+ * relative, DuckDB resolves them against the working folder, then `file_search_path`, which is
+ * a setting of the connection and cannot be stored in the catalog (DuckDB 1.5; a view's
+ * `read_parquet` arguments cannot be a subquery either, so a view cannot find its own file).
+ */
+export function openWith(folder: string): string {
+  return `SET file_search_path = ${sqlString(folder)}`;
+}
+
+/**
+ * Writes a catalog at `tmp`: one view per table over the files at `pathOf` (relative to the
+ * folder), each commented with how to open it elsewhere, and `published` (the publish, and
+ * `open_with`: the statement that makes the views read from another working folder).
+ */
+async function writeCatalog(
+  tmp: string,
+  dir: string,
+  seq: number,
+  byTable: ReadonlyMap<string, Entry[]>,
+  pathOf: (e: Entry) => string,
+  open: string,
+): Promise<void> {
   await rm(tmp, { force: true });
   await rm(`${tmp}.wal`, { force: true });
   const instance = await DuckDBInstance.create(tmp);
@@ -144,8 +170,10 @@ async function writeCatalog(tmp: string, dir: string, seq: number, byTable: Read
            FROM read_parquet([${paths.map(sqlString).join(', ')}], filename = '${FILE_COLUMN}', hive_partitioning = false${byName})`;
           });
         await db.run(`CREATE VIEW ${ident(table)} AS ${reads.join('\n           UNION ALL BY NAME ')}`);
+        const comment = `Reads Parquet by paths relative to the warehouse folder. A reader started in another folder fails with "No files found that match the pattern"; run first: ${open}; (the folder holding this catalog, where it is now). Columns: docs/schema.md.`;
+        await db.run(`COMMENT ON VIEW ${ident(table)} IS ${sqlString(comment)}`);
       }
-      await db.run(`CREATE TABLE published AS SELECT ${seq}::INTEGER AS seq, now() AS published_at`);
+      await db.run(`CREATE TABLE published AS SELECT ${seq}::INTEGER AS seq, now() AS published_at, ${sqlString(open)} AS open_with`);
       await db.run('CHECKPOINT');
     } finally {
       db.closeSync();
