@@ -40,7 +40,7 @@ export interface ClientOptions {
    * The paid answer already landed for a request (by its `requestHash`), if any: a `/v1` call
    * made with `reuseLanded` takes it instead of being sent (warehouse `landedAnswer`).
    */
-  landedAnswer?: (requestHash: string) => Promise<LandedV1Answer | undefined>;
+  landedAnswer?: (requestHash: string, path: string) => Promise<LandedV1Answer | undefined>;
   dispatcher?: Dispatcher;
   limits?: RateLimiterOptions;
   /** Header and body timeout per attempt. */
@@ -217,7 +217,7 @@ export class ServiceClient {
     const text = JSON.stringify(body);
     if (o.reuseLanded && this.opts.landedAnswer) {
       const hash = requestHash(this.opts, ep.method, path, text);
-      const landed = hash === null ? undefined : await this.opts.landedAnswer(hash);
+      const landed = hash === null ? undefined : await this.opts.landedAnswer(hash, path);
       if (landed) {
         try {
           return {

@@ -33,7 +33,7 @@ export async function runClusters(o: ClusterRunOptions): Promise<ClusterKeywords
       land: landing.land,
       sending: landing.sending,
       notSent: landing.notSent,
-      landedAnswer: (hash) => landedAnswer(wh, hash),
+      landedAnswer: (hash, path) => landedAnswer(wh, hash, path),
       now,
     });
     const model = o.model ?? 'text-embedding-3-small';

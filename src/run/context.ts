@@ -79,7 +79,7 @@ export function makeContext(w: RunWorld, runId: string): RunContext {
         }),
       notSent: landing.notSent,
       // A paid answer landed before (a kill between its landing and keeping what it said) is used again, not bought twice.
-      landedAnswer: (hash) => landedAnswer(wh, hash),
+      landedAnswer: (hash, path) => landedAnswer(wh, hash, path),
       dispatcher: o.dispatcher,
       // Ctrl-C ends the waits for the rate limit too: a call still waiting is not sent (ETL_INTERRUPTED).
       limits: o.signal ? { ...o.limits, signal: o.signal } : o.limits,

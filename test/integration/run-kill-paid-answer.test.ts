@@ -123,6 +123,32 @@ describe('a kill after a paid /v1 answer is landed and before what it says is ke
     expect(summary.map((s) => s.label)).toContain(answer.slice(0, 60));
   }, 120_000);
 
+  it('killed after a label answer was landed and before its index rows were committed: the rerun indexes the file again and reads the answer from it', async () => {
+    const dir = join(tmp.dir, 'unindexed');
+    const from = sandbox.log.length;
+    const out = await killedAt([file, dir, sandbox.url], { ...env(), PIPELINE_TEST_KILL_AT: 'clusters:middle' });
+    expect(out).toContain('killed at clusters:middle');
+    const [first] = await v1Calls(dir, '/v1/chat/completions');
+    // As if killed between the durable file and the transaction of its rows: no index row, and the
+    // ledger's row as written before the call went (no answer, charge unknown); the file alone names the request.
+    await withWarehouse(dir, async (w) => {
+      await w.run(`DELETE FROM raw_responses WHERE call_id = $1`, [first!.call_id]);
+      await w.run(
+        `UPDATE ledger SET http_status = NULL, request_id = NULL, charge_cny = NULL, cost_usd = NULL, balance_cny = NULL WHERE call_id = $1`,
+        [first!.call_id],
+      );
+    });
+    expect(await v1Calls(dir, '/v1/chat/completions')).toEqual([]);
+
+    const r = await rerun(dir);
+    expect({ state: r.state, code: runExitCode(r) }).toEqual({ state: 'completed', code: 0 });
+    const calls = await v1Calls(dir, '/v1/chat/completions');
+    const labels = await withWarehouse(dir, (w) => w.all(`SELECT * FROM keyword_cluster_labels`));
+    expect(calls).toHaveLength(labels.length);
+    expect(calls.filter((c) => c.request_hash === first!.request_hash)).toEqual([first]);
+    expect(asked(from, '/v1/chat/completions')).toHaveLength(labels.length);
+  }, 120_000);
+
   it('killed between an embeddings answer and the insert that keeps its vectors: the batch is bought once, its vectors stored', async () => {
     const dir = join(tmp.dir, 'embed');
     const from = sandbox.log.length;
