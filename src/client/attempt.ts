@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import type { Endpoint } from '../catalog/index.js';
 import { readCharge, type ChargeRecord } from './charge.js';
@@ -15,6 +15,20 @@ export interface RawResponse {
   /** Tasks sent in the body (0 for GET, 1 for a `/v1` body). */
   tasksSent: number;
   body: string;
+  /** What was asked, as {@link requestHash} names it; null for a call without a body (a GET). */
+  requestHash?: string | null;
+}
+
+/**
+ * The name of a request: a SHA-256 of the key's kind (live or sandbox, never the key), the
+ * method, the address and the exact body sent. Two calls with the same name asked the same
+ * question of the same service; a paid answer landed under it can be used again instead of
+ * buying it twice (ServiceClient.callV1 `reuseLanded`). Null for a call without a body.
+ */
+export function requestHash(o: { baseUrl: string; apiKey: string }, method: string, path: string, body: string | undefined): string | null {
+  if (body === undefined) return null;
+  const kind = o.apiKey.startsWith('svc_live_') ? 'live' : o.apiKey.startsWith('svc_sandbox_') ? 'sandbox' : 'unknown';
+  return createHash('sha256').update(`${kind} ${method} ${o.baseUrl}${path}\n`).update(body).digest('hex');
 }
 
 /** Persists a raw response durably; the client waits for it before parsing. */
@@ -176,6 +190,7 @@ export async function attempt(
     // A body that echoes the key (some error bodies quote the Authorization header) must not
     // carry it into the warehouse; result data never contains it, so nothing paid for changes.
     body: o.apiKey.length >= 8 && text.includes(o.apiKey) ? text.split(o.apiKey).join('***') : text,
+    requestHash: requestHash(o, ep.method, path, body),
   });
   return {
     kind: 'answered',

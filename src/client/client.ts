@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { aiPath, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
 import { EtlError, isInterrupted } from '../errors.js';
-import { attempt, type Attempt, type Lander, type SentCall } from './attempt.js';
+import { attempt, requestHash, type Attempt, type Lander, type SentCall } from './attempt.js';
 import type { ChargeRecord } from './charge.js';
 import { envelopeSchema, type Envelope } from './envelope.js';
 import { outcomeUnknown, statusError, v1ErrorDetail, type FailureContext } from './failures.js';
@@ -36,6 +36,11 @@ export interface ClientOptions {
   sending?: (call: SentCall) => Promise<void>;
   /** Called when an attempt `sending` announced made no connection, so nothing was sent: its row goes (RawLanding.notSent). */
   notSent?: (callId: string) => Promise<void>;
+  /**
+   * The paid answer already landed for a request (by its `requestHash`), if any: a `/v1` call
+   * made with `reuseLanded` takes it instead of being sent (warehouse `landedAnswer`).
+   */
+  landedAnswer?: (requestHash: string, path: string) => Promise<LandedV1Answer | undefined>;
   dispatcher?: Dispatcher;
   limits?: RateLimiterOptions;
   /** Header and body timeout per attempt. */
@@ -84,6 +89,28 @@ export interface V1Result<T = unknown> {
   httpStatus: number;
   charge: ChargeRecord;
   body: T;
+  /** The call that bought the answer: an earlier one when the answer was landed already (`reuseLanded`). */
+  callId?: string;
+  /** True when the answer is one landed before (nothing was sent, nothing charged now). */
+  reused?: boolean;
+}
+
+/** An answer landed before, as the warehouse reads it back (`landedAnswer`). */
+export interface LandedV1Answer {
+  callId: string;
+  httpStatus: number;
+  charge: ChargeRecord;
+  body: string;
+}
+
+export interface V1CallOptions {
+  /**
+   * Before sending, look for the answer landed for the very same request (the client's
+   * `landedAnswer`), and take it if there is one: for answers the tool keeps (a cluster's label,
+   * a batch of embeddings), so a process killed between landing the paid answer and keeping what
+   * it said does not buy it again on the rerun. Not for calls whose fresh answer is the point.
+   */
+  reuseLanded?: boolean;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -98,7 +125,7 @@ export const IMAGE_TIMEOUT_FLOOR_MS = 180_000;
  */
 export class ServiceClient {
   private readonly opts: Required<
-    Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs' | 'sending' | 'notSent' | 'maxResponseBytes'>
+    Omit<ClientOptions, 'dispatcher' | 'limits' | 'imageTimeoutMs' | 'sending' | 'notSent' | 'landedAnswer' | 'maxResponseBytes'>
   > &
     ClientOptions;
   readonly limiter: RateLimiter;
@@ -126,13 +153,13 @@ export class ServiceClient {
   }
 
   /** Text chat completion (terra, luna; legacy aliases replaced with a warning). */
-  chat(req: ChatRequest): Promise<V1Result<ChatCompletion>> {
-    return chat(this, req);
+  chat(req: ChatRequest, o: V1CallOptions = {}): Promise<V1Result<ChatCompletion>> {
+    return chat(this, req, o);
   }
 
   /** Embeddings as float32 vectors in input order (base64 on the wire unless asked otherwise). */
-  embed(req: EmbeddingsRequest): Promise<Embeddings> {
-    return embed(this, req);
+  embed(req: EmbeddingsRequest, o: V1CallOptions = {}): Promise<Embeddings> {
+    return embed(this, req, o);
   }
 
   /** One image; size and tier checked before sending, retried once with a new request id. */
@@ -183,16 +210,35 @@ export class ServiceClient {
   }
 
   /** Calls one `/v1` endpoint with a JSON object body, validated against the catalog first. */
-  async callV1<T = unknown>(ep: Endpoint, body: unknown): Promise<V1Result<T>> {
+  async callV1<T = unknown>(ep: Endpoint, body: unknown, o: V1CallOptions = {}): Promise<V1Result<T>> {
     if (ep.body !== 'object') throw new Error(`${ep.id} is not a /v1 endpoint: use call`);
     validateBody(ep, body);
     const path = ep.path;
+    const text = JSON.stringify(body);
+    if (o.reuseLanded && this.opts.landedAnswer) {
+      const hash = requestHash(this.opts, ep.method, path, text);
+      const landed = hash === null ? undefined : await this.opts.landedAnswer(hash, path);
+      if (landed) {
+        try {
+          return {
+            endpoint: ep,
+            httpStatus: landed.httpStatus,
+            charge: landed.charge,
+            body: JSON.parse(landed.body) as T,
+            callId: landed.callId,
+            reused: true,
+          };
+        } catch {
+          // Landed as parsed JSON, so it parses; should it not, the answer is asked for below.
+        }
+      }
+    }
     const f = this.failure(ep, path, []);
-    const res = await this.exchange(ep, path, JSON.stringify(body), 1, f);
+    const res = await this.exchange(ep, path, text, 1, f);
     const err = res.httpStatus >= 200 && res.httpStatus < 300 ? undefined : this.v1Failure(f, res);
     if (err) throw err;
     try {
-      return { endpoint: ep, httpStatus: res.httpStatus, charge: res.charge, body: JSON.parse(res.text) as T };
+      return { endpoint: ep, httpStatus: res.httpStatus, charge: res.charge, body: JSON.parse(res.text) as T, callId: res.callId };
     } catch (cause) {
       throw new EtlError(
         'ETL_SERVICE_ERROR',

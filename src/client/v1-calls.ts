@@ -1,7 +1,7 @@
 import { CHAT_MODEL_ALIASES, endpoint, IMAGE_MODEL, imageTier, type ImageTier } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
 import type { ChargeRecord } from './charge.js';
-import type { ServiceClient, V1Result } from './client.js';
+import type { ServiceClient, V1CallOptions, V1Result } from './client.js';
 
 /** Structural view of the client the helpers need (avoids a runtime import cycle). */
 type V1Caller = Pick<ServiceClient, 'callV1' | 'warn' | 'keyKind'>;
@@ -31,7 +31,7 @@ export interface ChatCompletion {
  * Text chat completion. A legacy alias (`chat5.4`, `chat5.4-mini`) is replaced by the model
  * it maps to, with a deprecation warning, so old workflows keep running on the current ids.
  */
-export async function chat(client: V1Caller, req: ChatRequest): Promise<V1Result<ChatCompletion>> {
+export async function chat(client: V1Caller, req: ChatRequest, o: V1CallOptions = {}): Promise<V1Result<ChatCompletion>> {
   if (req.stream === true) {
     throw new EtlError('ETL_REQUEST_INVALID', 'chat() reads one JSON answer; stream: true is not supported here (nothing was sent).', {
       context: { stage: 'client', path: '/v1/chat/completions' },
@@ -42,7 +42,7 @@ export async function chat(client: V1Caller, req: ChatRequest): Promise<V1Result
     client.warn(
       `model ${req.model} is a legacy alias kept only for old workflows; sending ${canonical} instead. Use ${canonical} in new code.`,
     );
-  return client.callV1<ChatCompletion>(endpoint('v1.chat.completions'), canonical ? { ...req, model: canonical } : req);
+  return client.callV1<ChatCompletion>(endpoint('v1.chat.completions'), canonical ? { ...req, model: canonical } : req, o);
 }
 
 export interface EmbeddingsRequest {
@@ -83,9 +83,9 @@ interface EmbeddingsBody {
  * format was used; a vector of the wrong length or a missing index is an error, not a
  * silently shorter array.
  */
-export async function embed(client: V1Caller, req: EmbeddingsRequest): Promise<Embeddings> {
+export async function embed(client: V1Caller, req: EmbeddingsRequest, o: V1CallOptions = {}): Promise<Embeddings> {
   const body = { ...req, encoding_format: req.encoding_format ?? 'base64' };
-  const res = await client.callV1<EmbeddingsBody>(endpoint('v1.embeddings'), body);
+  const res = await client.callV1<EmbeddingsBody>(endpoint('v1.embeddings'), body, o);
   const inputs = typeof req.input === 'string' ? 1 : req.input.length;
   const data = Array.isArray(res.body?.data) ? res.body.data : [];
   const vectors: Float32Array[] = new Array(inputs);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceClient } from '../client/index.js';
 import { clusterKeywords, type ClusterKeywordsResult } from '../models/index.js';
-import { RawLanding, withWarehouse } from '../warehouse/index.js';
+import { landedAnswer, RawLanding, withWarehouse } from '../warehouse/index.js';
 import { serviceEmbed, serviceLabel } from './service-fns.js';
 
 export interface ClusterRunOptions {
@@ -33,6 +33,7 @@ export async function runClusters(o: ClusterRunOptions): Promise<ClusterKeywords
       land: landing.land,
       sending: landing.sending,
       notSent: landing.notSent,
+      landedAnswer: (hash, path) => landedAnswer(wh, hash, path),
       now,
     });
     const model = o.model ?? 'text-embedding-3-small';

@@ -3,7 +3,7 @@ import { ServiceClient, type RawResponse } from '../client/index.js';
 import type { ResolvedCollection } from '../config/index.js';
 import type { PushCollector } from '../collect/index.js';
 import type { PlannedBatch, PriceHistory } from '../plan/index.js';
-import { ledgerWriter, RawLanding, RunStore, type Warehouse } from '../warehouse/index.js';
+import { landedAnswer, ledgerWriter, RawLanding, RunStore, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros } from './money.js';
 import { postingProgress } from './progress.js';
 import type { RunOptions } from './run-options.js';
@@ -78,6 +78,8 @@ export function makeContext(w: RunWorld, runId: string): RunContext {
           await ledgerWriter.sent(wh, ctx, call);
         }),
       notSent: landing.notSent,
+      // A paid answer landed before (a kill between its landing and keeping what it said) is used again, not bought twice.
+      landedAnswer: (hash, path) => landedAnswer(wh, hash, path),
       dispatcher: o.dispatcher,
       // Ctrl-C ends the waits for the rate limit too: a call still waiting is not sent (ETL_INTERRUPTED).
       limits: o.signal ? { ...o.limits, signal: o.signal } : o.limits,

@@ -3,6 +3,7 @@ import type { ServiceClient } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
 import { embeddingJobs } from '../jobs/index.js';
 import { embedWithCache } from '../models/index.js';
+import { killPoint } from './kill-point.js';
 import { serviceEmbed } from './service-fns.js';
 import { plannedKeywords, type PlannedTask } from '../plan/index.js';
 import type { Warehouse } from '../warehouse/index.js';
@@ -24,7 +25,12 @@ export async function embedJobs(
     const r = await embedWithCache(c.wh, keywords, {
       model: job.model,
       dimensions: job.dimensions,
-      embed: serviceEmbed(c.client, job.model, job.requestDimensions),
+      embed: async (texts) => {
+        const vectors = await serviceEmbed(c.client, job.model, job.requestDimensions)(texts);
+        // The kill matrix's point between a batch's landed answer and the insert that keeps its vectors.
+        killPoint('embeddings', 'middle');
+        return vectors;
+      },
       batchSize: job.batchSize,
     });
     c.log.info({ job: job.name, cached: r.cached, embedded: r.embedded, calls: r.calls }, 'embeddings');

@@ -11,6 +11,7 @@ export * from './parquet.js';
 export * from './raw-landing.js';
 export * from './raw/group-commit.js';
 export * from './raw/raw-index.js';
+export * from './raw/landed-answer.js';
 export * from './reindex.js';
 export * from './replay.js';
 export * from './schema-doc.js';

@@ -30,6 +30,8 @@ export interface RawResponse {
   /** Tasks sent in the body (0 for GET, 1 for a `/v1` body). */
   tasksSent: number;
   body: string;
+  /** The name of what was asked (the client's `requestHash`: a hash of the request sent), if it had a body. */
+  requestHash?: string | null;
 }
 
 export interface LandingContext {
@@ -104,6 +106,8 @@ export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callba
     balance_cny: raw.charge.balanceCny,
     refund_cny: refund,
     tasks_sent: raw.tasksSent,
+    // What was asked: a paid answer is found again by it rather than bought twice (landedAnswer).
+    ...(raw.requestHash ? { request_hash: raw.requestHash } : {}),
     parsed: ok,
     // A callback the service sent us, not a call we made: no ledger row, even when reindexed.
     ...(opts.callback ? { callback: true } : {}),
@@ -373,6 +377,7 @@ export class RawLanding {
           shape: w.landed.shape,
           byteOffset: w.offset!,
           head: w.landed.head,
+          requestHash: w.raw.requestHash ?? null,
         })),
         { onlyNew: false },
       );

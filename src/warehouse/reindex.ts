@@ -284,7 +284,7 @@ function indexRows(files: string, file: string, objectBytes?: number): string {
                 ELSE ok_ids END AS task_ids,
            -- The cost each of those tasks came with (refunds are measured by it: ledger.ts).
            CASE WHEN parsed THEN [{'task_id': t.id, 'net_usd': t.cost} FOR t IN coalesce(from_json(body -> 'tasks', '[{"id":"VARCHAR","status_code":"BIGINT","cost":"DECIMAL(18,6)","result":"JSON"}]'), []) IF t.status_code = 20000 AND t.result IS NOT NULL AND t.result::VARCHAR <> 'null' AND t.cost IS NOT NULL AND (callback_task IS NULL OR t.id = callback_task)] ELSE [] END AS task_costs,
-           charge_cny, refund_cny, cost_usd, balance_cny, tasks_sent,
+           charge_cny, refund_cny, cost_usd, balance_cny, tasks_sent, request_hash,
            -- Callback lines say so; older ones are known by their file name. Callbacks are not our calls: no ledger row.
            is_callback AS callback
     FROM (SELECT *,
@@ -293,7 +293,7 @@ function indexRows(files: string, file: string, objectBytes?: number): string {
     FROM (SELECT *, ${file} AS landed_file FROM read_json(${files}, columns = {
       call_id: 'VARCHAR', run_id: 'VARCHAR', pipeline: 'VARCHAR', endpoint_id: 'VARCHAR', method: 'VARCHAR', path: 'VARCHAR', http_status: 'INTEGER',
       request_id: 'VARCHAR', received_at: 'VARCHAR', kind: 'VARCHAR', parsed: 'BOOLEAN', shape: 'VARCHAR[]', charge_cny: 'VARCHAR', refund_cny: 'VARCHAR',
-      cost_usd: 'VARCHAR', balance_cny: 'VARCHAR', tasks_sent: 'INTEGER', callback: 'BOOLEAN', callback_task: 'VARCHAR', body: 'JSON'
+      cost_usd: 'VARCHAR', balance_cny: 'VARCHAR', tasks_sent: 'INTEGER', callback: 'BOOLEAN', callback_task: 'VARCHAR', request_hash: 'VARCHAR', body: 'JSON'
     }, format = 'newline_delimited', filename = true${objectSizeOption(objectBytes)})))`;
 }
 

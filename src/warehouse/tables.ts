@@ -171,6 +171,11 @@ export const rawResponsesTable: TableSpec = {
     { name: 'task_ids', kind: 'varchar[]', doc: 'ids of the tasks that succeeded in this response' },
     { name: 'shape', kind: 'varchar[]', doc: 'every path:type of the body, so loads know new fields and type clashes' },
     { name: 'byte_offset', kind: 'bigint', doc: 'offset of its gzip member in file (responses landed together share a file)' },
+    {
+      name: 'request_hash',
+      kind: 'varchar',
+      doc: 'SHA-256 of what was asked (key kind, method, address, body sent): a paid answer is found again by it, not bought twice; null for a call without a body',
+    },
   ],
 };
 

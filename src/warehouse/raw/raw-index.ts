@@ -21,6 +21,8 @@ export interface RawIndexRow {
   byteOffset: bigint;
   /** Its head for `raw_heads` (raw-landing.ts `headOf`), if it has one. */
   head?: string | null;
+  /** The name of what was asked (the client's `requestHash`), for a call with a body. */
+  requestHash?: string | null;
 }
 
 /**
@@ -32,8 +34,8 @@ export interface RawIndexRow {
  */
 function insertFrom(relation: string, onlyNew: boolean, within = ''): string {
   return `
-    INSERT INTO raw_responses (call_id, run_id, endpoint_id, path, http_status, request_id, file, bytes, received_at, kind, parsed, task_ids, shape, byte_offset)
-    SELECT call_id, run_id, endpoint_id, path, http_status, request_id, file, bytes, received_at, kind, parsed, task_ids, shape, byte_offset
+    INSERT INTO raw_responses (call_id, run_id, endpoint_id, path, http_status, request_id, file, bytes, received_at, kind, parsed, task_ids, shape, byte_offset, request_hash)
+    SELECT call_id, run_id, endpoint_id, path, http_status, request_id, file, bytes, received_at, kind, parsed, task_ids, shape, byte_offset, request_hash
     FROM ${relation} AS r
     ${onlyNew ? `WHERE ${notIndexed('raw_responses', relation, within)}` : ''}`;
 }
@@ -70,7 +72,8 @@ export const rawIndexWriter = {
     const params = `(SELECT unnest($1::VARCHAR[]) AS call_id, $2 AS run_id, unnest($3::VARCHAR[]) AS endpoint_id, unnest($4::VARCHAR[]) AS path,
             unnest($5::INTEGER[]) AS http_status, unnest($6::VARCHAR[]) AS request_id, unnest($7::VARCHAR[]) AS file, unnest($8::BIGINT[]) AS bytes,
             unnest($9::VARCHAR[])::TIMESTAMPTZ AS received_at, unnest($10::VARCHAR[]) AS kind, unnest($11::BOOLEAN[]) AS parsed,
-            unnest($12::VARCHAR[])::JSON::VARCHAR[] AS task_ids, unnest($13::VARCHAR[])::JSON::VARCHAR[] AS shape, unnest($14::BIGINT[]) AS byte_offset)`;
+            unnest($12::VARCHAR[])::JSON::VARCHAR[] AS task_ids, unnest($13::VARCHAR[])::JSON::VARCHAR[] AS shape, unnest($14::BIGINT[]) AS byte_offset,
+            unnest($15::VARCHAR[]) AS request_hash)`;
     await runColumns(wh, insertFrom(params, o.onlyNew, o.onlyNew ? receivedAround(rows) : ''), [
       varchars(rows.map((r) => r.callId)),
       runId,
@@ -86,6 +89,7 @@ export const rawIndexWriter = {
       varchars(rows.map((r) => JSON.stringify(r.taskIds))),
       varchars(rows.map((r) => JSON.stringify(r.shape))),
       bigints(rows.map((r) => r.byteOffset)),
+      varchars(rows.map((r) => r.requestHash ?? null)),
     ]);
     const heads = rows.filter((r) => r.head);
     if (heads.length === 0) return;
