@@ -209,6 +209,13 @@ export async function ingestStep(
         `${repriced.length} lost POST(s) left unpriced are now in the ledger at ${cny} CNY, estimated from id_list's USD cost (charge_estimated)`,
       );
     }
+    // Refunds the service showed only in the balance (task costs and charges left gross): the
+    // run's balance chain tells them, up to what its own tasks could have been refunded (ledger.ts).
+    const balanceBack = (await ledgerWriter.balanceRefunds(wh, [ctx.runId])).get(ctx.runId);
+    if (balanceBack !== undefined)
+      ctx.note(
+        `${balanceBack} CNY came back to the balance for unused depth without showing in the tasks' cost: recorded as refund rows (ledger)`,
+      );
     // One segment file per day, kind and run instead of one file per response: loads and
     // replays read a handful of files, and every body stays reachable through the index.
     await compactRaw(wh);
