@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
-import { aiPath, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
+import { aiPath, endpoint, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
 import { EtlError, isInterrupted } from '../errors.js';
 import { attempt, type Attempt, type Lander, type SentCall } from './attempt.js';
 import type { ChargeRecord } from './charge.js';
 import { envelopeSchema, type Envelope } from './envelope.js';
 import { outcomeUnknown, statusError, v1ErrorDetail, type FailureContext } from './failures.js';
 import { RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
+import { ServerClock } from './server-clock.js';
 import { redact } from '../redact.js';
 import { evaluateEnvelope, type CallOutcome } from './success.js';
 import { validateBody, validateTasks } from './validate.js';
@@ -88,6 +89,9 @@ export interface V1Result<T = unknown> {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Past a whole second of the service's clock, so that rounding never leaves it short. */
+const SECOND_MARGIN_MS = 50;
+
 /** The 180 s the spec advises as the least client timeout of image generation. */
 export const IMAGE_TIMEOUT_FLOOR_MS = 180_000;
 
@@ -102,6 +106,8 @@ export class ServiceClient {
   > &
     ClientOptions;
   readonly limiter: RateLimiter;
+  /** The service's clock, from the `Date` header of its answers (server-clock.ts). */
+  readonly serverClock = new ServerClock();
 
   constructor(opts: ClientOptions) {
     this.opts = {
@@ -117,6 +123,36 @@ export class ServiceClient {
       baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     };
     this.limiter = new RateLimiter(opts.limits);
+  }
+
+  /**
+   * The service's now, as its answers tell it: a time its clock has surely reached (our clock
+   * before any answer). Request times the spec bounds by "now" are checked and chosen by it.
+   */
+  serverNow(): Date {
+    const local = this.opts.now().getTime();
+    return new Date(this.serverClock.lower(local) ?? local);
+  }
+
+  /** Our clock's `local` on the service's clock, at the earliest (unchanged before any answer). */
+  toServerTime(local: Date): Date {
+    return new Date(this.serverClock.lower(local.getTime()) ?? local.getTime());
+  }
+
+  /**
+   * The end of an `id_list` window that holds every task the service created until our clock read
+   * `since`: a whole second of the service's clock (the spec's times have no fraction) that its
+   * clock has passed ("not after now"). Waits as long as that takes (up to about two seconds: the
+   * `Date` header has whole seconds) with `sleep`; before any answer has told the service's clock,
+   * asks `appendix/user_data` (free) for it first.
+   */
+  async serverSecondAfter(since: Date, sleep: (ms: number) => Promise<void> = this.opts.sleep): Promise<Date> {
+    if (!this.serverClock.known) await this.call(endpoint('appendix.user_data'));
+    const lower = () => this.serverClock.lower(this.opts.now().getTime()) ?? this.opts.now().getTime();
+    const upper = this.serverClock.upper(since.getTime()) ?? since.getTime();
+    const wait = Math.ceil(upper / 1000) * 1000 - lower();
+    if (wait > 0) await sleep(wait + SECOND_MARGIN_MS);
+    return new Date(Math.floor(lower() / 1000) * 1000);
   }
 
   /** `live` or `sandbox`, from the key prefix; `unknown` for anything else. */
@@ -171,7 +207,7 @@ export class ServiceClient {
     if (ep.body === 'object') throw new Error(`${ep.id} takes one JSON object: use callV1`);
     const path = input.ai ? aiPath(ep, pathParams(input)) : endpointPath(ep, pathParams(input));
     const tasks = input.tasks ?? [];
-    if (ep.method === 'POST') validateTasks(ep, tasks, { now: this.opts.now(), onUnlisted: (field) => this.warnUnlisted(ep, field) });
+    if (ep.method === 'POST') validateTasks(ep, tasks, { now: this.serverNow(), onUnlisted: (field) => this.warnUnlisted(ep, field) });
     let result = await this.callOnce(ep, path, tasks, input.ai === true);
     if (ep.method !== 'POST' || input.ai === true || tasks.length === 0) return result;
     // Where each sent task's verdict is in the answer (null: they cannot be told apart safely).
@@ -294,6 +330,8 @@ export class ServiceClient {
         );
       }
       f.callIds.push(a.callId);
+      if (a.kind === 'answered' && a.sentAt && a.receivedAt)
+        this.serverClock.observe(a.serverDate ?? undefined, a.sentAt.getTime(), a.receivedAt.getTime());
       if (a.kind === 'not_sent' && writeAhead) await this.opts.notSent?.(a.callId);
       const more = n < this.opts.maxAttempts;
       let retry: boolean;
