@@ -220,7 +220,17 @@ export class ServiceClient {
       this.limiter.penalize(ep.family, result.retryAfterMs);
       await this.opts.sleep(this.backoff(round, result.retryAfterMs));
       const subset = refused.map((i) => tasks[i]);
-      const again = await this.callOnce(ep, path, subset, false);
+      let again;
+      try {
+        again = await this.callOnce(ep, path, subset, false);
+      } catch (err) {
+        // The tasks taken before are created and charged: a re-post refused whole (still rate
+        // limited, no connection, no balance, Ctrl-C) must not hide them, or they would be posted
+        // again. The refused keep their 40202. Any other failure (no answer: the re-posted tasks
+        // may exist) is thrown, and the run looks every task of the POST up by tag.
+        if (err instanceof EtlError && NOTHING_CREATED.has(err.code)) return result;
+        throw err;
+      }
       const againSlots = answerSlots(subset, again.envelope);
       if (againSlots === null) return result; // cannot happen with a spec-true service; the refused stay refused
       result = mergeAnswers(
@@ -444,6 +454,9 @@ export class ServiceClient {
     );
   }
 }
+
+/** Failures of a call that created nothing (the call was refused whole, or never sent). */
+const NOTHING_CREATED = new Set(['ETL_RATE_LIMITED', 'ETL_SERVICE_UNAVAILABLE', 'ETL_PAYMENT_REQUIRED', 'ETL_INTERRUPTED']);
 
 /** The task status of a rate-limit refusal (not created, not charged). */
 export const RATE_LIMITED_TASK = 40202;

@@ -175,6 +175,14 @@ export async function ingestStep(
         note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
       }
       stop = await postAll(ctx, batches);
+      // Tasks the rate limit still refused (40202) after the client's attempts were not created: the
+      // run ends partial, and the next run posts them (never recorded failed, never bought twice).
+      const limited = [...(await store.taskStates()).values()].filter((s) => s === 'unsent').length;
+      if (!stop && limited > 0)
+        stop = {
+          kind: 'unavailable',
+          reason: `${limited} task(s) were still refused for the rate limit (40202) after every attempt: not created, not charged; run again to post them`,
+        };
     }
     // Always collect, whatever stopped the posting: what was posted is paid for.
     const pulled = await collectStep(ctx, {});

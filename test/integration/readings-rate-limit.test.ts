@@ -126,6 +126,82 @@ describe('the client under every reading of a rate-limit refusal (issue 44, item
     });
   });
 
+  it('a task still refused with 40202 after every attempt is left unsent, not failed: the run ends partial and the next posts it once', async () => {
+    sandbox = await startSandbox({ readyAfterMs: 0, admin: true });
+    tmp = await tempDir('pipeline-rclient-');
+    await warmReferenceLists(tmp.dir, pipeline, 'rclient.yaml', () => new Date());
+    // A service that refuses the task of one keyword (40202) in every POST, and takes the others.
+    const refusedKeyword = 'gamma';
+    proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      const isPost = req.method === 'POST' && req.url!.endsWith('/task_post');
+      const sent = isPost ? (JSON.parse(body!.toString()) as { keyword: string }[]) : [];
+      const forward = sent.filter((t) => t.keyword !== refusedKeyword);
+      const up = await request(sandbox!.url + req.url, {
+        method: req.method as 'GET' | 'POST',
+        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
+        body: !isPost ? body : JSON.stringify(forward.length ? forward : sent.slice(0, 0)),
+      });
+      const text = await up.body.text();
+      if (!isPost || forward.length === sent.length) {
+        res.writeHead(up.statusCode, { 'content-type': 'application/json', ...passOn(up.headers) });
+        res.end(text);
+        return;
+      }
+      const taken = forward.length ? [...(JSON.parse(text) as { tasks: unknown[] }).tasks] : [];
+      const tasks = sent.map((t) =>
+        t.keyword === refusedKeyword
+          ? {
+              id: randomUUID(),
+              status_code: 40202,
+              status_message: 'Rate Limit Per Minute Exceeded.',
+              cost: 0,
+              result_count: 0,
+              data: t,
+              result: null,
+            }
+          : taken.shift(),
+      );
+      res.writeHead(200, { 'content-type': 'application/json', ...passOn(forward.length ? up.headers : {}), 'retry-after': '0.01' });
+      res.end(
+        JSON.stringify({
+          version: '0.1',
+          status_code: 20000,
+          status_message: 'Ok.',
+          cost: 0,
+          tasks_count: tasks.length,
+          tasks_error: sent.length - forward.length,
+          tasks,
+        }),
+      );
+    });
+    await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const opts = {
+      pipeline,
+      file: 'rclient.yaml',
+      warehouseDir: tmp.dir,
+      apiKey: KEY,
+      logger: silentLogger,
+      pollIntervalMs: 5,
+      collectTimeoutMs: 20_000,
+    };
+    const first = await runPipeline({ ...opts, baseUrl: url });
+    expect(first.state).toBe('partial');
+    expect(first.tasks).toMatchObject({ collected: 3, failed: 0 });
+    const [row] = await withWarehouse(tmp.dir, (wh) =>
+      wh.all<{ state: string; status_code: number }>(`SELECT state, status_code FROM tasks WHERE spec->>'keyword' = $1`, [refusedKeyword]),
+    );
+    expect(row).toEqual({ state: 'unsent', status_code: 40202 });
+    const second = await runPipeline({ ...opts, baseUrl: sandbox.url });
+    expect(second.runId).toBe(first.runId);
+    expect(second.state).toBe('completed');
+    expect(second.tasks).toMatchObject({ collected: 4, failed: 0 });
+    expect(Object.values((await stats(sandbox)).tasks_created_by_tag)).toEqual([1, 1, 1, 1]);
+  });
+
   it('HTTP 200 with every task at 40202 (the http200 reading): the POST or GET is sent again whole after the wait, nothing failed', async () => {
     sandbox = await startSandbox({
       readyAfterMs: 0,
