@@ -62,6 +62,10 @@ export type Attempt =
       retryAfterMs: number | null;
       /** Where a redirect (3xx) pointed, never followed. */
       location?: string | null;
+      /** The service's `Date` header, and when the request left and the answer arrived (our clock): the service's clock (server-clock.ts). */
+      serverDate?: string | null;
+      sentAt?: Date;
+      receivedAt?: Date;
     }
   /** No connection was made: nothing reached the service. */
   | { kind: 'not_sent'; callId: string; error: unknown }
@@ -178,9 +182,10 @@ export async function attempt(
   }
   onAnswered();
   const charge = readCharge(res.headers);
+  const receivedAt = o.now();
   await o.land({
     callId,
-    receivedAt: o.now(),
+    receivedAt,
     method: ep.method,
     path,
     endpointId: ep.id,
@@ -200,6 +205,9 @@ export async function attempt(
     text,
     retryAfterMs: retryAfterMs(res.headers['retry-after'], o.now()),
     location: res.statusCode >= 300 && res.statusCode < 400 ? redirectTarget(res.headers.location, o.baseUrl) : null,
+    serverDate: typeof res.headers.date === 'string' ? res.headers.date : null,
+    sentAt,
+    receivedAt,
   };
 }
 

@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
-import { aiPath, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
+import { aiPath, endpoint, endpointPath, type Endpoint, type PathParams } from '../catalog/index.js';
 import { EtlError, isInterrupted } from '../errors.js';
 import { attempt, requestHash, type Attempt, type Lander, type SentCall } from './attempt.js';
 import type { ChargeRecord } from './charge.js';
 import { envelopeSchema, type Envelope } from './envelope.js';
 import { outcomeUnknown, statusError, v1ErrorDetail, type FailureContext } from './failures.js';
 import { RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
+import { ServerClock } from './server-clock.js';
 import { redact } from '../redact.js';
 import { evaluateEnvelope, type CallOutcome } from './success.js';
 import { validateBody, validateTasks } from './validate.js';
@@ -115,6 +116,9 @@ export interface V1CallOptions {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Past a whole second of the service's clock, so that rounding never leaves it short. */
+const SECOND_MARGIN_MS = 50;
+
 /** The 180 s the spec advises as the least client timeout of image generation. */
 export const IMAGE_TIMEOUT_FLOOR_MS = 180_000;
 
@@ -129,6 +133,8 @@ export class ServiceClient {
   > &
     ClientOptions;
   readonly limiter: RateLimiter;
+  /** The service's clock, from the `Date` header of its answers (server-clock.ts). */
+  readonly serverClock = new ServerClock();
 
   constructor(opts: ClientOptions) {
     this.opts = {
@@ -144,6 +150,36 @@ export class ServiceClient {
       baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     };
     this.limiter = new RateLimiter(opts.limits);
+  }
+
+  /**
+   * The service's now, as its answers tell it: a time its clock has surely reached (our clock
+   * before any answer). Request times the spec bounds by "now" are checked and chosen by it.
+   */
+  serverNow(): Date {
+    const local = this.opts.now().getTime();
+    return new Date(this.serverClock.lower(local) ?? local);
+  }
+
+  /** Our clock's `local` on the service's clock, at the earliest (unchanged before any answer). */
+  toServerTime(local: Date): Date {
+    return new Date(this.serverClock.lower(local.getTime()) ?? local.getTime());
+  }
+
+  /**
+   * The end of an `id_list` window that holds every task the service created until our clock read
+   * `since`: a whole second of the service's clock (the spec's times have no fraction) that its
+   * clock has passed ("not after now"). Waits as long as that takes (up to about two seconds: the
+   * `Date` header has whole seconds) with `sleep`; before any answer has told the service's clock,
+   * asks `appendix/user_data` (free) for it first.
+   */
+  async serverSecondAfter(since: Date, sleep: (ms: number) => Promise<void> = this.opts.sleep): Promise<Date> {
+    if (!this.serverClock.known) await this.call(endpoint('appendix.user_data'));
+    const lower = () => this.serverClock.lower(this.opts.now().getTime()) ?? this.opts.now().getTime();
+    const upper = this.serverClock.upper(since.getTime()) ?? since.getTime();
+    const wait = Math.ceil(upper / 1000) * 1000 - lower();
+    if (wait > 0) await sleep(wait + SECOND_MARGIN_MS);
+    return new Date(Math.floor(lower() / 1000) * 1000);
   }
 
   /** `live` or `sandbox`, from the key prefix; `unknown` for anything else. */
@@ -184,22 +220,63 @@ export class ServiceClient {
     this.opts.onWarning(message);
   }
 
-  /** Calls one `/v3` endpoint. POST bodies are checked against the catalog before anything is sent. */
+  /**
+   * Calls one `/v3` endpoint. POST bodies are checked against the catalog before anything is sent.
+   *
+   * A rate limit is recognised in any body: HTTP 429; HTTP 200 with top-level 40202; HTTP 200
+   * with every task echoed at 40202 (each retried whole, after the wait, by `exchange`). When only
+   * some tasks of a POST come back at 40202, the others were taken (20100: created and charged)
+   * and are kept; the refused ones were not created ("charged when the task is created") and are
+   * posted again, alone, after the wait, until taken or the attempts run out. The answer then has
+   * each task's latest verdict, and `outcome.tasks[i].callId` names the call that answered it.
+   */
   async call(ep: Endpoint, input: CallInput = {}): Promise<CallResult> {
     if (ep.body === 'object') throw new Error(`${ep.id} takes one JSON object: use callV1`);
     const path = input.ai ? aiPath(ep, pathParams(input)) : endpointPath(ep, pathParams(input));
-    let body: string | undefined;
     const tasks = input.tasks ?? [];
-    if (ep.method === 'POST') {
-      validateTasks(ep, tasks, { now: this.opts.now(), onUnlisted: (field) => this.warnUnlisted(ep, field) });
-      body = JSON.stringify(tasks);
+    if (ep.method === 'POST') validateTasks(ep, tasks, { now: this.serverNow(), onUnlisted: (field) => this.warnUnlisted(ep, field) });
+    let result = await this.callOnce(ep, path, tasks, input.ai === true);
+    if (ep.method !== 'POST' || input.ai === true || tasks.length === 0) return result;
+    // Where each sent task's verdict is in the answer (null: they cannot be told apart safely).
+    const slots = answerSlots(tasks, result.envelope);
+    if (slots === null) return result;
+    const slotOf = new Map(slots.map((sent, slot) => [sent, slot]));
+    for (let round = 1; ; round++) {
+      const refused = (result.envelope.tasks ?? []).flatMap((t, slot) => (t.status_code === RATE_LIMITED_TASK ? [slots[slot]!] : []));
+      if (refused.length === 0 || round >= this.opts.maxAttempts) return result;
+      this.limiter.penalize(ep.family, result.retryAfterMs);
+      await this.opts.sleep(this.backoff(round, result.retryAfterMs));
+      const subset = refused.map((i) => tasks[i]);
+      let again;
+      try {
+        again = await this.callOnce(ep, path, subset, false);
+      } catch (err) {
+        // The tasks taken before are created and charged: a re-post refused whole (still rate
+        // limited, no connection, no balance, Ctrl-C) must not hide them, or they would be posted
+        // again. The refused keep their 40202. Any other failure (no answer: the re-posted tasks
+        // may exist) is thrown, and the run looks every task of the POST up by tag.
+        if (err instanceof EtlError && NOTHING_CREATED.has(err.code)) return result;
+        throw err;
+      }
+      const againSlots = answerSlots(subset, again.envelope);
+      if (againSlots === null) return result; // cannot happen with a spec-true service; the refused stay refused
+      result = mergeAnswers(
+        result,
+        again,
+        againSlots.map((k) => slotOf.get(refused[k]!)!),
+      );
     }
+  }
+
+  /** One `/v3` call as sent (its attempts by `exchange`), to its parsed answer. */
+  private async callOnce(ep: Endpoint, path: string, tasks: unknown[], ai: boolean): Promise<CallResult & { retryAfterMs: number | null }> {
+    const body = ep.method === 'POST' ? JSON.stringify(tasks) : undefined;
     const f = this.failure(ep, path, tasks);
     const repeatable = !ep.charged || ep.method === 'GET';
     for (let n = 1; ; n++) {
       const res = await this.exchange(ep, path, body, tasks.length, f);
       try {
-        return this.finishV3(f, res, input.ai === true && ep.mode === 'task_post');
+        return { ...this.finishV3(f, res, ai && ep.mode === 'task_post'), retryAfterMs: res.retryAfterMs };
       } catch (err) {
         // A body cut short on the way (landed raw as received) is asked for again where asking is free.
         const garbled = err instanceof EtlError && err.context.body === 'not_envelope';
@@ -309,6 +386,8 @@ export class ServiceClient {
         );
       }
       f.callIds.push(a.callId);
+      if (a.kind === 'answered' && a.sentAt && a.receivedAt)
+        this.serverClock.observe(a.serverDate ?? undefined, a.sentAt.getTime(), a.receivedAt.getTime());
       if (a.kind === 'not_sent' && writeAhead) await this.opts.notSent?.(a.callId);
       const more = n < this.opts.maxAttempts;
       let retry: boolean;
@@ -422,17 +501,79 @@ export class ServiceClient {
   }
 }
 
+/** Failures of a call that created nothing (the call was refused whole, or never sent). */
+const NOTHING_CREATED = new Set(['ETL_RATE_LIMITED', 'ETL_SERVICE_UNAVAILABLE', 'ETL_PAYMENT_REQUIRED', 'ETL_INTERRUPTED']);
+
+/** The task status of a rate-limit refusal (not created, not charged). */
+export const RATE_LIMITED_TASK = 40202;
+
+const TASK_40202 = /"status_code"\s*:\s*40202\b/;
+
 /**
- * A rate-limit refusal inside an HTTP 200 answer: top-level `status_code` 40202. Such a body
- * is small and starts with it, so only the head of the text is looked at before parsing.
+ * A rate-limit refusal inside an HTTP 200 answer: top-level `status_code` 40202, or every task
+ * echoed with task status 40202 (nothing taken). Most answers hold no 40202 at all: only those
+ * are parsed here.
  */
 export function rateLimitedIn200(a: { httpStatus: number; text: string }): boolean {
-  if (a.httpStatus !== 200 || a.text.length > 4096 || !a.text.slice(0, 200).includes('40202')) return false;
+  if (a.httpStatus !== 200 || !TASK_40202.test(a.text)) return false;
   try {
-    return (JSON.parse(a.text) as { status_code?: unknown }).status_code === 40202;
+    const e = JSON.parse(a.text) as { status_code?: unknown; tasks?: unknown };
+    if (e.status_code === RATE_LIMITED_TASK) return true;
+    return (
+      e.status_code === 20000 &&
+      Array.isArray(e.tasks) &&
+      e.tasks.length > 0 &&
+      e.tasks.every((t) => (t as { status_code?: unknown } | null)?.status_code === RATE_LIMITED_TASK)
+    );
   } catch {
     return false;
   }
+}
+
+/**
+ * For each task of an answer, the index of the sent task it answers, or null when they cannot be
+ * told apart safely: by the echoed `tag` when every task echoes a distinct one of ours, else by
+ * position when the answer holds as many tasks as were sent.
+ */
+export function answerSlots(sent: readonly unknown[], envelope: Envelope): number[] | null {
+  const got = envelope.tasks ?? [];
+  const tagOf = (t: unknown) => {
+    const tag = (t as { tag?: unknown } | null)?.tag;
+    return typeof tag === 'string' ? tag : undefined;
+  };
+  const byTag = new Map<string, number>();
+  sent.forEach((t, i) => {
+    const tag = tagOf(t);
+    if (tag !== undefined) byTag.set(tag, byTag.has(tag) ? -1 : i);
+  });
+  const echoed = got.map((t) => byTag.get(tagOf(t.data) ?? '\0') ?? -1);
+  if (echoed.length > 0 && echoed.every((i) => i >= 0) && new Set(echoed).size === echoed.length) return echoed;
+  return got.length === sent.length ? got.map((_, k) => k) : null;
+}
+
+/**
+ * An answer with the verdicts of a later call on refused tasks put in their places (`targets[j]`:
+ * the slot in `prev`'s answer of the later answer's task j); each verdict names the call that gave it.
+ */
+function mergeAnswers(
+  prev: CallResult & { retryAfterMs: number | null },
+  again: CallResult & { retryAfterMs: number | null },
+  targets: readonly number[],
+): CallResult & { retryAfterMs: number | null } {
+  const tasks = [...(prev.envelope.tasks ?? [])];
+  const verdicts = prev.outcome.tasks.map((t) => ({ ...t, callId: t.callId ?? prev.callId }));
+  (again.envelope.tasks ?? []).forEach((t, j) => {
+    const slot = targets[j]!;
+    tasks[slot] = t;
+    verdicts[slot] = { ...again.outcome.tasks[j]!, index: slot, callId: again.callId };
+  });
+  const failedTasks = verdicts.filter((t) => !t.ok).length;
+  return {
+    ...prev,
+    envelope: { ...prev.envelope, tasks, tasks_error: failedTasks },
+    outcome: { ...prev.outcome, tasks: verdicts, failedTasks, ok: prev.outcome.httpOk && prev.outcome.topLevelOk && failedTasks === 0 },
+    retryAfterMs: again.retryAfterMs,
+  };
 }
 
 function pathParams(input: CallInput): PathParams | undefined {

@@ -10,6 +10,11 @@ export interface TaskOutcome {
   ok: boolean;
   statusCode: number;
   message: string;
+  /**
+   * The call that gave this verdict, when not the answer's own `callId`: a task refused with
+   * 40202 beside others that were taken is posted again alone (ServiceClient.call).
+   */
+  callId?: string;
 }
 
 /** The spec's success rule, evaluated once, with a verdict per task (never a throw). */

@@ -26,9 +26,9 @@ export async function failedCallbacks(
   window: { from: Date; now: Date },
 ): Promise<Map<string, CallbackFailure>> {
   const out = new Map<string, CallbackFailure>();
-  const from = new Date(
-    Math.min(window.now.getTime() - 1000, Math.max(window.from.getTime() - 60_000, window.now.getTime() - 7 * DAY + 60_000)),
-  );
+  // On the service's clock, as its answers tell it: "not later than now" is the service's now.
+  const now = client.toServerTime(window.now).getTime();
+  const from = new Date(Math.min(now - 1000, Math.max(client.toServerTime(window.from).getTime() - 60_000, now - 7 * DAY + 60_000)));
   for (const api of apis) {
     const errors = endpoint(`${api}.errors`);
     for (let offset = 0; ; offset += PAGE) {

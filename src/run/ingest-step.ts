@@ -199,6 +199,14 @@ export async function ingestStep(
       }
       stop = await postAll(ctx, batches);
       killPoint('ingest', 'middle');
+      // Tasks the rate limit still refused (40202) after the client's attempts were not created: the
+      // run ends partial, and the next run posts them (never recorded failed, never bought twice).
+      const limited = [...(await store.taskStates()).values()].filter((s) => s === 'unsent').length;
+      if (!stop && limited > 0)
+        stop = {
+          kind: 'unavailable',
+          reason: `${limited} task(s) were still refused for the rate limit (40202) after every attempt: not created, not charged; run again to post them`,
+        };
     }
     // Always collect, whatever stopped the posting: what was posted is paid for.
     const pulled = await collectStep(ctx, {});
@@ -236,6 +244,13 @@ export async function ingestStep(
     // Tasks the service answered 40401 (Task Not Found) for: posted (and paid for), their results
     // lost for good. Never a quiet "completed": the run says which, why, and what to do.
     stop ??= await lostTasksStop(wh, runId);
+    // Refunds the service showed only in the balance (task costs and charges left gross): the
+    // run's balance chain tells them, up to what its own tasks could have been refunded (ledger.ts).
+    const balanceBack = (await ledgerWriter.balanceRefunds(wh, [ctx.runId])).get(ctx.runId);
+    if (balanceBack !== undefined)
+      ctx.note(
+        `${balanceBack} CNY came back to the balance for unused depth without showing in the tasks' cost: recorded as refund rows (ledger)`,
+      );
     // One segment file per day, kind and run instead of one file per response: loads and
     // replays read a handful of files, and every body stays reachable through the index.
     await compactDamageChecked(ctx);

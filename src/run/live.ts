@@ -19,7 +19,7 @@ export function postedRows(batch: PlannedBatch, call: CallResult): PostedTaskRow
         statusCode: verdict.statusCode,
         message: verdict.message,
         costUsd: task.cost ?? null,
-        postCallId: call.callId,
+        postCallId: verdict.callId ?? call.callId,
       };
     })
     .filter((r) => r.tag !== '');

@@ -10,8 +10,6 @@ import type { FailedPost } from './post-step.js';
 export const MAX_LOOKUPS = 3;
 /** First wait before a re-post; doubles per look-up. */
 const REPOST_BACKOFF_MS = 500;
-/** Past the next whole second, for the service's clock to be there too. */
-const SECOND_MARGIN_MS = 100;
 
 /**
  * After a charged POST answered with a 5xx, the service may have created (and charged) some
@@ -35,13 +33,12 @@ export async function lookUpAfter5xx(
     return null;
   if (attempt > MAX_LOOKUPS) return null;
   // id_list windows are whole seconds ending no later than the service's now: a task created
-  // in this second is listed once it is over (see resolve-unknown.ts).
-  await c.sleep(1000 - (c.now().getTime() % 1000) + SECOND_MARGIN_MS);
+  // in this second is listed once it is over, on the service's clock (findTasksByTag waits).
   const tags = new Set(tasks.map((t) => t.tag));
   let matches;
   try {
     const now = c.now();
-    matches = await findTasksByTag(c.client, ep, tags, { from: new Date(now.getTime() - 10 * 60_000), now });
+    matches = await findTasksByTag(c.client, ep, tags, { from: new Date(now.getTime() - 10 * 60_000), now }, c.sleep);
   } catch (err) {
     if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
     c.log.warn({ err: err.message }, 'look-up by tag after a 5xx failed; the tasks are left for the next run to look up');

@@ -5,9 +5,6 @@ import { ledgerWriter, sqlList, type RunStore, type Warehouse } from '../warehou
 import { findTasksByTag } from './find-by-tag.js';
 import { fromMicros, toMicros } from './money.js';
 
-/** Past the next whole second, for the service's clock to be there too. */
-const SECOND_MARGIN_MS = 100;
-
 /**
  * Settles a run's tasks whose POST outcome is unknown (`planned` after a crash, `unknown`
  * after a timeout), as recorded in state: those the service created are recorded with
@@ -36,9 +33,10 @@ export async function resolveUnknown(a: {
   const open = await a.store.openTasks();
   // id_list windows are whole seconds and may not end after the service's now, so a task
   // created in the current second is listed only once that second is over: looking it up
-  // sooner would miss it and buy it again. Every task here was sent before now.
+  // sooner would miss it and buy it again. Every task here was sent before `sent`; the look-up
+  // waits until the service's clock has passed it (findTasksByTag).
   const sleep = a.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  if (open.length > 0) await sleep(1000 - (a.now().getTime() % 1000) + SECOND_MARGIN_MS);
+  const sent = a.now();
   let found = 0;
   let notCreated = 0;
   let stillUnknown = 0;
@@ -52,7 +50,13 @@ export async function resolveUnknown(a: {
     const beyondLookBack = earliest.getTime() - 60_000 < monthsBefore(now, 1);
     let matches;
     try {
-      matches = await findTasksByTag(a.client, endpoint(endpointId), new Set(tasks.map((t) => t.tag)), { from: earliest, now });
+      matches = await findTasksByTag(
+        a.client,
+        endpoint(endpointId),
+        new Set(tasks.map((t) => t.tag)),
+        { from: earliest, now: sent },
+        sleep,
+      );
     } catch (err) {
       if (!(err instanceof EtlError) || err.code === 'ETL_AUTH') throw err;
       // The endpoints looked up before this one are settled: their lost POSTs are priced below.

@@ -212,6 +212,83 @@ export const ledgerWriter = {
     return priced;
   },
 
+  /**
+   * Refunds the service showed only in the balance (its `cost` and charge headers stay gross:
+   * the spec says unused depth "is refunded to the balance", not how a client sees it), for the
+   * given runs: one row per run and endpoint (`call_id` `refund:balance:<run_id>:<endpoint_id>`,
+   * method `REFUND`, `task_id` `balance:<run_id>`, negative `charge_cny`, `refund_cny` the amount,
+   * `called_at` the run's last balance), recomputed from scratch at each call (idempotent).
+   *
+   * Measured on the run's own balance chain: its calls in ledger order (as `pipeline reconcile`
+   * reads them), from the account's last balance before the run (another run's call), the last
+   * `X-Svc-Balance-CNY` less the first plus every charge in between is what came back to the
+   * account over the run's span. Less the refund rows already known there
+   * (task-cost refunds of the run's tasks, and any seen in the span), the rest is attributed to the
+   * run only up to what its own tasks could have been refunded: collected tasks with `depth`
+   * above 10 (the spec prices depth past 10 per block) that returned fewer rows than their
+   * `depth` and whose `cost` showed no refund, at their gross CNY (their POST's CNY/USD ratio).
+   * So under the task-cost reading nothing is added (no double count), a top-up or another
+   * tool's refund in the span is not taken for the run's, and another tool's charge in the span
+   * makes the figure smaller, never larger (spend overstated, which reconcile then reports).
+   * Returns the CNY recorded per run.
+   */
+  async balanceRefunds(wh: Warehouse, runIds: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (runIds.length === 0) return out;
+    const runs = `(SELECT unnest(${sqlList([...new Set(runIds)])}::VARCHAR[]) AS run_id)`;
+    await wh.run(`DELETE FROM ledger WHERE call_id LIKE 'refund:balance:%' AND run_id IN ${runs}`);
+    const rows = await wh.all<{ run_id: string; amount: string }>(
+      `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, method, path, http_status, request_id, charge_cny, refund_cny, cost_usd, balance_cny, tasks, called_at, task_id, charge_estimated)
+       WITH own AS (
+         SELECT l.* FROM ledger AS l JOIN runs AS r USING (run_id)
+         WHERE l.run_id IN ${runs} AND l.task_id IS NULL AND coalesce(r.key_kind, '') <> 'sandbox'),
+       starts AS (SELECT run_id, min(called_at) AS t0 FROM own GROUP BY run_id),
+       -- The account's last balance before the run: a refund that lands before the run's first
+       -- answer (a resumed run, its POST's answer lost) is still between two balances.
+       anchor AS (
+         SELECT s.run_id, a.call_id FROM starts AS s,
+         LATERAL (SELECT p.call_id FROM ledger AS p JOIN runs AS pr ON pr.run_id = p.run_id
+                  WHERE p.task_id IS NULL AND p.balance_cny IS NOT NULL AND p.called_at < s.t0 AND coalesce(pr.key_kind, '') <> 'sandbox'
+                  ORDER BY p.called_at DESC, p.call_id DESC LIMIT 1) AS a),
+       c AS (
+         SELECT run_id, coalesce(charge_cny, 0) AS ch, balance_cny AS bal, called_at,
+                row_number() OVER (PARTITION BY run_id ORDER BY called_at, call_id) AS k
+         FROM (SELECT run_id, call_id, charge_cny, balance_cny, called_at FROM own
+               UNION ALL SELECT an.run_id, l.call_id, l.charge_cny, l.balance_cny, l.called_at FROM anchor AS an JOIN ledger AS l USING (call_id))),
+       e AS (SELECT run_id, min(k) FILTER (WHERE bal IS NOT NULL) AS k0, max(k) FILTER (WHERE bal IS NOT NULL) AS k1 FROM c GROUP BY run_id),
+       span AS (
+         SELECT c.run_id,
+                max(c.bal) FILTER (WHERE c.k = e.k1) - max(c.bal) FILTER (WHERE c.k = e.k0) + coalesce(sum(c.ch) FILTER (WHERE c.k > e.k0 AND c.k <= e.k1), 0) AS back,
+                max(c.called_at) FILTER (WHERE c.k = e.k0) AS first_at, max(c.called_at) FILTER (WHERE c.k = e.k1) AS last_at
+         FROM c JOIN e USING (run_id) WHERE e.k1 > e.k0 GROUP BY c.run_id),
+       known AS (
+         SELECT s.run_id, s.back, s.last_at, coalesce(sum(r.refund_cny), 0) AS known
+         FROM span AS s LEFT JOIN ledger AS r
+           ON r.task_id IS NOT NULL AND r.call_id NOT LIKE 'refund:balance:%' AND (r.run_id = s.run_id OR r.called_at BETWEEN s.first_at AND s.last_at)
+         GROUP BY s.run_id, s.back, s.last_at),
+       cap AS (
+         SELECT t.run_id, t.endpoint_id, any_value(t.pipeline) AS pipeline, any_value(p.path) AS path,
+                sum(round(t.cost_usd * p.charge_cny / p.cost_usd, ${REFUND_DECIMALS})) AS cap
+         FROM tasks AS t JOIN ledger AS p ON p.call_id = t.post_call_id
+         WHERE t.run_id IN ${runs} AND t.state = 'collected' AND t.task_id IS NOT NULL
+           AND try_cast(t.spec ->> 'depth' AS INTEGER) > 10 AND coalesce(t.rows_loaded, 0) < try_cast(t.spec ->> 'depth' AS INTEGER)
+           AND t.cost_usd > 0 AND p.charge_cny > 0 AND p.cost_usd > 0
+           AND NOT EXISTS (SELECT 1 FROM ledger AS r WHERE r.call_id = 'refund:' || t.task_id)
+         GROUP BY t.run_id, t.endpoint_id),
+       share AS (
+         SELECT cap.*, k.last_at, round(k.back - k.known, ${REFUND_DECIMALS}) AS owed,
+                coalesce(sum(cap.cap) OVER (PARTITION BY cap.run_id ORDER BY cap.cap DESC, cap.endpoint_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+         FROM cap JOIN known AS k USING (run_id))
+       SELECT 'refund:balance:' || run_id || ':' || endpoint_id, run_id, pipeline, endpoint_id, 'REFUND', path, NULL, NULL, -a.cny, a.cny, NULL, NULL, 0, last_at,
+              'balance:' || run_id, false
+       FROM share, LATERAL (SELECT least(cap, greatest(0, owed - before))::DECIMAL(18,6) AS cny) AS a
+       WHERE owed >= 0.0001 AND a.cny > 0
+       RETURNING run_id, refund_cny::VARCHAR AS amount`,
+    );
+    for (const r of rows) out.set(r.run_id, addDecimals(out.get(r.run_id) ?? '0', r.amount));
+    return out;
+  },
+
   /** Refund rows from a relation with `task_id`, `net_usd` and `seen_at` (the reindex reads them from the bodies). */
   async refundsFrom(wh: Warehouse, relation: string): Promise<void> {
     await wh.run(REFUNDS_FROM(relation));
@@ -235,4 +312,17 @@ function REFUNDS_FROM(relation: string): string {
     WHERE g.net_usd < t.cost_usd AND p.charge_cny > 0 AND p.cost_usd > 0 AND r.cny > 0
       AND 'refund:' || t.task_id NOT IN (SELECT call_id FROM ledger WHERE call_id IN (SELECT 'refund:' || task_id FROM ${relation}))
     QUALIFY row_number() OVER (PARTITION BY t.task_id ORDER BY t.posted_at) = 1`;
+}
+
+/** Sums two decimal strings of at most six decimals exactly (micro units). */
+function addDecimals(a: string, b: string): string {
+  const m = (v: string) => {
+    const neg = v.startsWith('-');
+    const [i, f = ''] = v.replace('-', '').split('.');
+    const x = BigInt(i || '0') * 1_000_000n + BigInt((f + '000000').slice(0, 6));
+    return neg ? -x : x;
+  };
+  const t = m(a) + m(b);
+  const abs = t < 0n ? -t : t;
+  return `${t < 0n ? '-' : ''}${abs / 1_000_000n}.${String(abs % 1_000_000n).padStart(6, '0')}`;
 }

@@ -264,6 +264,9 @@ async function indexBatch(wh: Warehouse, batch: readonly { f: string }[]): Promi
       await rawIndexWriter.from(wh, `(SELECT *, 0::BIGINT AS bytes, 0::BIGINT AS byte_offset FROM _reindexed)`);
       await ledgerWriter.reindexedCalls(wh, '_reindexed');
       await ledgerWriter.refundsFrom(wh, `(SELECT c.task_id, c.net_usd, received_at AS seen_at FROM (SELECT unnest(task_costs) AS c, received_at FROM _reindexed))`);
+      // Refunds seen only in the balance are measured from the calls' rows: measured again.
+      const runs = await wh.all<{ r: string }>(`SELECT DISTINCT run_id AS r FROM _reindexed WHERE run_id IS NOT NULL AND NOT callback`);
+      await ledgerWriter.balanceRefunds(wh, runs.map((x) => x.r));
     });
   } finally {
     await wh.run(`DROP TABLE IF EXISTS _reindexed`);

@@ -3,6 +3,9 @@ import { sqlString } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 import { runStatesInto, sqlStates, taskStatesInto, type RunState, type RunStep, type TaskState } from './lifecycle.js';
 
+/** The task status of a rate-limit refusal: the task was not created. */
+const RATE_LIMITED = 40202;
+
 export interface PlannedTaskRow {
   tag: string;
   job: string;
@@ -285,7 +288,8 @@ export class RunStore {
 
   /**
    * Records the service's answer for each task of a POST, or of an `id_list` look-up: `posted`
-   * with its id when created, `failed` with the code when refused. One statement. A row without a
+   * with its id when created, `failed` with the code when refused, `unsent` when refused for the
+   * rate limit (40202: not created, not charged; the client posted it again until it gave up). One statement. A row without a
    * `postCallId` (a look-up of a lost POST's tasks) keeps the one recorded with the tasks.
    */
   async recordPosted(rows: readonly PostedTaskRow[], at: Date): Promise<void> {
@@ -302,7 +306,8 @@ export class RunStore {
         this.runId,
         at.toISOString(),
         varchars(rows.map((r) => r.tag)),
-        varchars(rows.map((r) => (r.ok ? 'posted' : 'failed'))),
+        // 40202 (rate limited) created nothing: unsent, posted again by the next run; any other refusal is final.
+        varchars(rows.map((r) => (r.ok ? 'posted' : r.statusCode === RATE_LIMITED ? 'unsent' : 'failed'))),
         varchars(rows.map((r) => r.taskId)),
         integers(rows.map((r) => r.statusCode)),
         varchars(rows.map((r) => r.message)),
