@@ -102,6 +102,18 @@ describe('the marts as a BI reader sees them, after a night of pipelines/keyword
     }
   });
 
+  it('ranks every domain the demo tracks, so the first report has a tracked line for each', async () => {
+    const pipeline = await loadPipeline('pipelines/keywords.yaml');
+    const tracked = pipeline.jobs.flatMap((j) => ('track_domains' in j ? (j.track_domains ?? []) : []));
+    expect(tracked.length).toBeGreaterThan(0);
+    const ranked = await withWarehouse(wh.dir, (db) =>
+      db.all<{ domain: string; checks: number }>(
+        `select domain, count(*)::int as checks from rank_history where is_tracked and rank_absolute is not null group by domain`,
+      ),
+    );
+    for (const d of tracked) expect(ranked.find((r) => r.domain === d)?.checks ?? 0, d).toBeGreaterThan(0);
+  });
+
   it('publishes locations: every location_code of the marts has a name and a country', async () => {
     await withWarehouse(wh.dir, async (db) => {
       const [n] = await db.all<{ codes: number; named: number }>(`
