@@ -118,6 +118,7 @@ async function respond(
         : stringifyWithRaw(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
   const chargeCny = formatCny(reply.chargedUnits);
   const headers: Record<string, string> = {
+    Date: now.toUTCString(), // the emulator's clock (a `--date` start, the `clockSkew` reading), not the host's
     'X-Svc-Charge-CNY': chargeCny,
     'X-Svc-Cost-USD': formatUsd(reply.costMicros),
     'X-Svc-Balance-CNY': formatCny(world.account.balanceUnits),
