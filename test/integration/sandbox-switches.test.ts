@@ -1,5 +1,6 @@
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { sandboxOptionsFromArgs } from '../../src/cli/commands/sandbox.js';
 import { parseReadings } from '../../src/sandbox/index.js';
 import { harness, LIVE_KEY, SERP, serpTask, T0, type Json } from './sandbox-harness.js';
 import { receiver } from './sandbox-receiver.js';
@@ -97,12 +98,35 @@ describe('clockSkew: whose "now" bounds id_list `datetime_to` ("not after now")'
     ]);
   });
 
-  it('is read as signed seconds or minutes, within a day', () => {
+  it('is read as signed seconds or minutes, within a day; the CLI takes it with every other switch', () => {
     expect(parseReadings('clockSkew=-120s').clockSkew).toBe(-120);
     expect(parseReadings('clockSkew=+2m').clockSkew).toBe(120);
     expect(parseReadings('clockSkew=0').clockSkew).toBe(0);
     expect(() => parseReadings('clockSkew=2h')).toThrow(/whole number of seconds/);
     expect(() => parseReadings('clockSkew=90000')).toThrow(/-86400 to 86400/);
+    // `pipeline sandbox --reading ...` takes every switchable name.
+    const args = {
+      port: 0,
+      host: '127.0.0.1',
+      seed: 1,
+      'ready-after': 2,
+      balance: '1',
+      faults: 'none',
+      'time-scale': 1,
+      admin: false,
+      'rate-limits': true,
+    };
+    const all =
+      'asyncTasksPerPost=1,extraDepthPrice=0,clockSkew=-120s,aiCreatedStatus=20000,aiZero=removed,readyListPaging=100,postbackEncoding=deflate';
+    expect(sandboxOptionsFromArgs({ ...args, reading: all }).options.readings).toMatchObject({
+      asyncTasksPerPost: 1,
+      extraDepthPrice: 0,
+      clockSkew: -120,
+      aiCreatedStatus: 20000,
+      aiZero: 'removed',
+      readyListPaging: 100,
+      postbackEncoding: 'deflate',
+    });
   });
 });
 
