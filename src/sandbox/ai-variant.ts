@@ -1,6 +1,7 @@
 import type { Endpoint } from './spec/index.js';
 import type { HandlerReply } from './handlers/context.js';
 import { STATUS } from './envelope.js';
+import { DEFAULT_READINGS, type ServedReadings } from './readings.js';
 
 /** Families whose `.ai` requests get `depth: 10` / `limit: 10` when they omit them (spec, AI-optimized response). */
 const DEPTH_APIS = new Set(['serp', 'merchant', 'app_data', 'business_data', 'reviews']);
@@ -17,19 +18,20 @@ export function aiRequestDefaults(endpoint: Endpoint, tasks: unknown[]): unknown
  * The AI-optimized form of a value: empty strings, empty arrays and objects, null and
  * false removed; floats to at most three decimals; no `position` or `xpath`;
  * `monthly_searches` (and other `{year, month, <value>}` lists) as an object keyed by
- * `yyyy-mm`.
+ * `yyyy-mm`. Under the `aiZero: 'removed'` reading a 0 is "empty" too (readings.ts).
  */
-export function aiTransform(value: unknown): unknown {
+export function aiTransform(value: unknown, zero: ServedReadings['aiZero'] = DEFAULT_READINGS.aiZero): unknown {
+  const empty = (v: unknown) => isEmpty(v) || (zero === 'removed' && v === 0);
   if (typeof value === 'number') return Number.isInteger(value) ? value : Math.round(value * 1000) / 1000;
   if (Array.isArray(value)) {
-    return value.map(aiTransform).filter((v) => !isEmpty(v));
+    return value.map((v) => aiTransform(v, zero)).filter((v) => !empty(v));
   }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (k === 'position' || k === 'xpath') continue;
-      const t = isMonthly(v) ? monthlyObject(v) : aiTransform(v);
-      if (!isEmpty(t)) out[k] = t;
+      const t = isMonthly(v) ? monthlyObject(v) : aiTransform(v, zero);
+      if (!empty(t)) out[k] = t;
     }
     return out;
   }
@@ -80,19 +82,23 @@ function aiItems(result: unknown[] | null): unknown[] {
 /**
  * Rewrites an envelope reply as the `.ai` response: `{id, status_code, status_message,
  * items}` of the (first) task, items transformed by {@link aiTransform}. No extra charge:
- * the charge headers are those of the call.
+ * the charge headers are those of the call. A created task's 20100 is the call's 20000 under
+ * the `aiCreatedStatus: 20000` reading (readings.ts).
  */
-export function aiReply(reply: HandlerReply, _endpoint?: Endpoint): HandlerReply {
+export function aiReply(reply: HandlerReply, readings: ServedReadings = DEFAULT_READINGS, _endpoint?: Endpoint): HandlerReply {
   if (reply.json !== undefined) return reply;
   const task = reply.tasks[0];
-  const status = task
-    ? { code: task.status_code, message: task.status_message }
-    : { code: reply.status?.code ?? STATUS.ok.code, message: reply.message ?? reply.status?.message ?? STATUS.ok.message };
+  const created = task?.status_code === STATUS.created.code && readings.aiCreatedStatus === 20000;
+  const status = created
+    ? { code: STATUS.ok.code, message: STATUS.ok.message }
+    : task
+      ? { code: task.status_code, message: task.status_message }
+      : { code: reply.status?.code ?? STATUS.ok.code, message: reply.message ?? reply.status?.message ?? STATUS.ok.message };
   const json = {
     id: task?.id ?? null,
     status_code: status.code,
     status_message: status.message,
-    items: aiTransform(aiItems(task?.result ?? null)),
+    items: aiTransform(aiItems(task?.result ?? null), readings.aiZero),
   };
   return { ...reply, json };
 }

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { endpointPath, WINDOWS } from './spec/index.js';
 import { makeEnvelope } from './envelope.js';
@@ -24,7 +24,7 @@ export function substituteCallbackUrl(url: string, id: string, tag: string | nul
 
 /**
  * Sends pingbacks (GET) and gzip postbacks (POST of the `task_get` envelope of the
- * format named by `postback_data`) for done tasks. An answer outside 200-300, or none
+ * format named by `postback_data`; compressed as the `postbackEncoding` reading says) for done tasks. An answer outside 200-300, or none
  * within 10 seconds divided by the time scale, fails the callback: the task joins the
  * ready list and an `errors` row names the URL. Only loopback URLs are called unless
  * the emulator was told otherwise, so tests never reach the outside network.
@@ -118,12 +118,18 @@ export class CallbackDispatcher {
         const getter = getters.get(task.callbackSpec!.format) ?? getters.get(undefined) ?? [...getters.values()][0];
         const segments = getter ? endpointPath(getter, task.id).split('/').filter(Boolean) : [];
         const envelope = makeEnvelope({
-          tasks: [doneTaskObject(world.seed, task, getter?.format, segments, world.now().getTime(), world.account, world.readings.refunds)],
+          tasks: [doneTaskObject(world.seed, task, getter?.format, segments, world.now().getTime(), world.account, world.readings)],
           costMicros: 0,
           elapsedMs: 0,
         });
-        init.body = gzipSync(JSON.stringify(envelope));
-        init.headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+        const json = JSON.stringify(envelope);
+        // readings.ts `postbackEncoding`: gzip with its header (default), the same bytes without it, or deflate.
+        const encoding = world.readings.postbackEncoding;
+        init.body = encoding === 'deflate' ? deflateSync(json) : gzipSync(json);
+        init.headers = {
+          'content-type': 'application/json',
+          ...(encoding === 'gzip-bare' ? {} : { 'content-encoding': encoding === 'deflate' ? 'deflate' : 'gzip' }),
+        };
       }
       const res = await request(url, init);
       const response = await res.body.text();

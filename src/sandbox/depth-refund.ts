@@ -16,6 +16,8 @@ export function unusedDepthUnits(
   params: Record<string, unknown>,
   mode: 'standard' | 'live',
   results: unknown[],
+  /** The served `extraDepthPrice` reading: the refund is at the price the task was charged. */
+  extraFraction: number,
 ): number {
   if (endpoint.api !== 'serp' || !endpoint.charged) return 0;
   const depth = typeof params.depth === 'number' ? params.depth : 10;
@@ -23,7 +25,8 @@ export function unusedDepthUnits(
   if (!first?.items) return 0;
   const served = first.items.filter((i) => i.type === 'organic').length;
   if (served >= depth) return 0;
-  return Math.max(0, taskPriceUnits(endpoint, params, mode) - taskPriceUnits(endpoint, { ...params, depth: Math.max(1, served) }, mode));
+  const at = (depth: number | unknown) => taskPriceUnits(endpoint, { ...params, depth }, mode, extraFraction);
+  return Math.max(0, at(params.depth) - at(Math.max(1, served)));
 }
 
 /**
@@ -35,7 +38,7 @@ export function unusedDepthUnits(
  * and the refund shows only in the balance (readings.ts). Done once per task; a re-parse
  * later rebuilds the content, never the refund.
  */
-export function completeTask(seed: number, task: StoredTask, account: SandboxAccount, refunds: ServedReadings['refunds']): void {
+export function completeTask(seed: number, task: StoredTask, account: SandboxAccount, readings: ServedReadings): void {
   if (task.completed) return;
   task.completed = true;
   const endpoint = endpointById(task.endpointId);
@@ -44,12 +47,15 @@ export function completeTask(seed: number, task: StoredTask, account: SandboxAcc
     task.resultAtMs = task.readyAtMs;
     task.resultText = undefined;
   }
-  const unused = Math.min(task.priceUnits, unusedDepthUnits(endpoint, task.params, 'standard', task.result as unknown[]));
+  const unused = Math.min(
+    task.priceUnits,
+    unusedDepthUnits(endpoint, task.params, 'standard', task.result as unknown[], readings.extraDepthPrice),
+  );
   if (unused <= 0) return;
   const back = Math.min(task.chargedUnits, unused);
   account.refund(back);
   task.chargedUnits -= back;
-  if (refunds === 'task-cost') task.netCostMicros = cnyUnitsToUsdMicros(task.priceUnits - unused);
+  if (readings.refunds === 'task-cost') task.netCostMicros = cnyUnitsToUsdMicros(task.priceUnits - unused);
 }
 
 /**
@@ -58,15 +64,9 @@ export function completeTask(seed: number, task: StoredTask, account: SandboxAcc
  * client reads (`X-Svc-Balance-CNY`, `user_data`) already holds the refund of a task it has
  * not fetched.
  */
-export function completeDueTasks(
-  seed: number,
-  store: TaskStore,
-  account: SandboxAccount,
-  nowMs: number,
-  refunds: ServedReadings['refunds'],
-): void {
+export function completeDueTasks(seed: number, store: TaskStore, account: SandboxAccount, nowMs: number, readings: ServedReadings): void {
   for (const task of store.dueCompletions(nowMs)) {
-    completeTask(seed, task, account, refunds);
+    completeTask(seed, task, account, readings);
     store.touch(task);
   }
 }

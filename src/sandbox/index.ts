@@ -46,7 +46,7 @@ export interface SandboxOptions {
    * a test's data are the usual shape unless it asks); `pipeline sandbox` serves 0.05.
    */
   drift?: number;
-  /** The clock; default `() => new Date()`. Tests advance it instead of sleeping. */
+  /** The clock; default `() => new Date()`. Tests advance it instead of sleeping. The `clockSkew` reading offsets it. */
   now?: () => Date;
   /** Starting simulated balance in CNY, default `'1000.0000'`. */
   balanceCny?: string;
@@ -79,9 +79,10 @@ export interface SandboxOptions {
    */
   maxTasksPerPost?: number;
   /**
-   * Which reading to serve where the spec is silent and the point is switchable (readings.ts):
-   * `refunds` (`task-cost` | `balance`), `rateLimitBody` (`http429` | `http200`); as an object
-   * or the CLI's text form `refunds=balance,rateLimitBody=http200`. Default: today's readings.
+   * Which reading to serve where the spec is silent and the point is switchable (readings.ts
+   * `ServedReadings`): `refunds`, `rateLimitBody`, `asyncTasksPerPost`, `extraDepthPrice`,
+   * `clockSkew`, `aiCreatedStatus`, `aiZero`, `readyListPaging`, `postbackEncoding`; as an object
+   * or the CLI's text form `refunds=balance,clockSkew=-120s`. Default: today's readings.
    */
   readings?: Partial<ServedReadings> | string;
   /** Serve `GET /__admin/stats` (calls per family, tasks per tag, CNY charged). Default false. */
@@ -146,7 +147,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   const drift = opts.drift ?? 0;
   const readings = parseReadings(opts.readings);
   if (!Number.isFinite(drift) || drift < 0 || drift > 1) throw new Error(`drift ${drift} must be a share from 0 to 1`);
-  const now = opts.now ?? (() => new Date());
+  const given = opts.now ?? (() => new Date());
+  // readings.ts `clockSkew`: the server's clock runs off the one it was given (a client's).
+  const skewMs = readings.clockSkew * 1000;
+  const now = skewMs === 0 ? given : () => new Date(given().getTime() + skewMs);
   const opened = opts.stateDir ? SandboxJournal.open(opts.stateDir, seed, now().getTime()) : undefined;
   const restored = opened?.state && Number.isFinite(opened.state.balanceUnits) ? opened.state : undefined;
   const world = {
@@ -183,7 +187,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   const tick = () => {
     const news = world.journal?.news();
     if (news) restore(world, news);
-    completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings.refunds);
+    completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings);
     world.callbacks.tick();
   };
   const server = createSandboxServer(world, tick);
@@ -206,7 +210,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     port,
     log: world.log,
     balanceCny: () => {
-      completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings.refunds);
+      completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings);
       persistStep(world);
       return formatCny(world.account.balanceUnits);
     },

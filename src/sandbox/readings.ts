@@ -4,8 +4,8 @@
  * served by default (today's behaviour), the other plausible readings, and the spec's words
  * (or its silence). spec/limits.ts and spec/prices.ts read these defaults; the points marked
  * `switchable` can also be chosen per emulator (`startSandbox({ readings })`,
- * `pipeline sandbox --reading refunds=balance,rateLimitBody=http200`), so the money and
- * crash tests can run under each.
+ * `pipeline sandbox --reading refunds=balance,rateLimitBody=http200,clockSkew=-120s`), so the
+ * money and crash tests can run under each (the served set: `ServedReadings` below).
  */
 
 interface Reading<T> {
@@ -45,10 +45,13 @@ export const READINGS = {
       "http200: HTTP 200, top-level 20000, tasks_error = tasks_count, every posted task echoed with task status 40202 (POST; a GET gets one such task), `Retry-After` kept. /v1 keeps its 429 (the spec's errors table gives 429 for /v1).",
   }),
   asyncTasksPerPost: reading({
-    value: 100,
+    value: 100 as 100 | 1,
     options: [100, 1],
+    switchable: true,
     spec: 'Limits: "Sandbox asynchronous POST | 100 tasks per request; the sandbox text states production asynchronous POST takes 1 task, while other endpoint texts state 100"; Errors: "more tasks in one POST than allowed | task code 40006".',
-    meaning: 'tasks past it in one task_post POST get 40006 and are not charged (also `maxTasksPerPost` of startSandbox).',
+    meaning:
+      '100: a task_post POST takes 100 tasks; 1: one (the production reading of the sandbox text). Tasks past it get 40006 and are not charged. ' +
+      'Engine A events `task_post` keeps its own 100 under both ("create an events task (array of up to 100 objects)"); `maxTasksPerPost` of startSandbox lowers every task_post further.',
   }),
   liveTasksPerPost: reading({
     value: 1,
@@ -57,18 +60,61 @@ export const READINGS = {
     meaning: 'tasks past the first of a live POST are refused with 40000 (not charged), as one result is returned per call.',
   }),
   readyListPaging: reading({
-    value: 1000,
+    value: 1000 as number,
     options: 'any',
-    spec: '"Request and response shapes of `tasks_ready` ... : not shown."',
+    switchable: true,
+    spec: '"Request and response shapes of `tasks_ready` ... : not shown." (result-shapes.md: at most 1000 tasks a call.)',
     meaning:
-      'one tasks_ready call lists at most this many ready tasks, oldest first, with no paging fields; the rest are listed once these are collected.',
+      'one tasks_ready call lists at most this many ready tasks (any whole number 1-1000; e.g. `readyListPaging=100`), oldest first, with no paging fields; the rest are listed once these are collected.',
   }),
   extraDepthPrice: reading({
-    value: 0.75,
-    options: 'any',
+    value: 0.75 as 0.75 | 1 | 0,
+    options: [0.75, 1, 0],
+    switchable: true,
     spec: 'Billing: "A `depth` above 10 can add charges per additional block of 10 results." The amount: not said.',
     meaning:
-      'each further started block of 10 results costs this fraction of the depth-10 base price (0.0043 CNY → 0.0032 CNY), rounded to 0.0001 CNY.',
+      'each further started block of 10 results costs this fraction of the depth-10 base price, rounded to 0.0001 CNY: 0.75 (0.0043 CNY → +0.0032 a block), 1 (each block at the base price, +0.0043), 0 (a flat price whatever the depth, so nothing to refund either). ' +
+      'The charge header (`X-Svc-Charge-CNY`) and the task `cost` always carry the price served; unused depth is refunded at the same block price.',
+  }),
+  clockSkew: reading({
+    value: 0 as number,
+    options: 'any',
+    switchable: true,
+    spec: 'id_list: "`datetime_from` ... not after now", "`datetime_to` | same format; not after now"; errors: "`datetime_from` ... not later than now". Whose "now" (the server\'s clock, which a client does not share): not said.',
+    meaning:
+      "the emulator's clock runs this many seconds off the clock it was given (`clockSkew=-120s`: two minutes behind the client, `+120s`: ahead; -86400 to 86400); every window, delay and `now` rule reads it, and the `Date` header of each answer shows it. " +
+      '0: the server\'s clock is the client\'s. Behind, a client that bounds `datetime_to` by its own clock is refused (40501 "not later than now").',
+  }),
+  aiCreatedStatus: reading({
+    value: 20100 as 20100 | 20000,
+    options: [20100, 20000],
+    switchable: true,
+    spec: 'AI-optimized response: "Only `id`, `status_code`, `status_message` remain of the service status data"; success rule: "20000, or 20100 for task creation". Whether the top-level `status_code` of a task-creation `.ai` reply is the task\'s (20100) or the call\'s (20000): not said.',
+    meaning:
+      "20100: a `task_post.ai` answer carries the (first) task's status, 20100 `Task Created.`; 20000: the call's, 20000 `Ok.` (the task id is still `id`). Refusals keep their own code under both.",
+  }),
+  aiZero: reading({
+    value: 'kept' as 'kept' | 'removed',
+    options: ['kept', 'removed'],
+    switchable: true,
+    spec: 'AI-optimized response: "Fields in `items` whose value is empty, null or false are removed." Whether 0 is "empty": not said.',
+    meaning:
+      "kept: a field whose value is 0 stays (only `''`, null, false, `[]`, `{}` go); removed: 0 goes too, so a rank, volume or count of 0 is absent from the `.ai` items.",
+  }),
+  postbackEncoding: reading({
+    value: 'gzip' as 'gzip' | 'gzip-bare' | 'deflate',
+    options: ['gzip', 'gzip-bare', 'deflate'],
+    switchable: true,
+    spec: 'Events: "postback | ... | POST, gzip-compressed"; task lifecycle: "a gzip-compressed POST with the result is sent". The callback request\'s headers: "Body shape of callback requests and any signature on them: not shown."',
+    meaning:
+      'gzip: the body gzip-compressed with `Content-Encoding: gzip`; gzip-bare: the same gzip bytes with no `Content-Encoding` (the spec says only "gzip-compressed"); deflate: zlib-deflated with `Content-Encoding: deflate` (a loose reading of "compressed"). `Content-Type: application/json` under all three.',
+  }),
+  imageFormats: reading({
+    value: ['advanced'] as readonly string[],
+    options: 'any',
+    spec: 'Versioning 6: "Images | `/v3/serp/engA/images/task_post/`, `tasks_ready/`, `task_get/advanced/`" (the organic row names `task_get/regular/`, `.../advanced/`, `.../html/`); Fixed-task record: "null when that format is unsupported for the endpoint". Versioning 8, "all three SERP formats readable by GET after one paid POST", could be read as covering images too.',
+    meaning:
+      'engA/images serves `task_get/advanced` and `live/advanced` only: `endpoint_regular` and `endpoint_html` are null in its tasks_ready and tasks_fixed rows, a GET of `task_get/regular|html` or a POST to `live/regular` is 404 / 40400, and a task_post whose `postback_data` names regular or html is refused (40501). Every other SERP type serves all three (Versioning 8).',
   }),
   keywordFamily: reading({
     value: ['/v3/svc_labs/', '/v3/ai_optimization/ai_keyword_data/'] as readonly string[],
@@ -184,17 +230,61 @@ export const READINGS = {
 
 export type ReadingName = keyof typeof READINGS;
 
+type Value<K extends keyof typeof READINGS> = (typeof READINGS)[K]['value'];
+
 /** The readings one emulator serves where a choice is switchable. */
 export interface ServedReadings {
-  refunds: (typeof READINGS)['refunds']['value'];
-  rateLimitBody: (typeof READINGS)['rateLimitBody']['value'];
+  refunds: Value<'refunds'>;
+  rateLimitBody: Value<'rateLimitBody'>;
+  asyncTasksPerPost: Value<'asyncTasksPerPost'>;
+  extraDepthPrice: Value<'extraDepthPrice'>;
+  /** Seconds the emulator's clock runs off the clock it was given (negative: behind). */
+  clockSkew: number;
+  aiCreatedStatus: Value<'aiCreatedStatus'>;
+  aiZero: Value<'aiZero'>;
+  readyListPaging: number;
+  postbackEncoding: Value<'postbackEncoding'>;
 }
 
-export const DEFAULT_READINGS: ServedReadings = { refunds: READINGS.refunds.value, rateLimitBody: READINGS.rateLimitBody.value };
+export type SwitchableReading = keyof ServedReadings;
+
+export const DEFAULT_READINGS: Readonly<ServedReadings> = {
+  refunds: READINGS.refunds.value,
+  rateLimitBody: READINGS.rateLimitBody.value,
+  asyncTasksPerPost: READINGS.asyncTasksPerPost.value,
+  extraDepthPrice: READINGS.extraDepthPrice.value,
+  clockSkew: READINGS.clockSkew.value,
+  aiCreatedStatus: READINGS.aiCreatedStatus.value,
+  aiZero: READINGS.aiZero.value,
+  readyListPaging: READINGS.readyListPaging.value,
+  postbackEncoding: READINGS.postbackEncoding.value,
+};
+
+/** The switchable names, in the table's order. */
+export const SWITCHABLE_READINGS = Object.keys(DEFAULT_READINGS) as SwitchableReading[];
+
+/** Readings whose values are not a list: how a text is read, or a message naming what is accepted. */
+const OPEN_VALUES: Partial<Record<SwitchableReading, { parse: (text: string) => number | undefined; accepts: string }>> = {
+  clockSkew: {
+    // `-120s`, `+120s`, `120`, `-2m`, `0`
+    parse: (text) => {
+      const m = /^([+-]?\d+)(s|m)?$/.exec(text);
+      if (!m) return undefined;
+      const secs = Number(m[1]) * (m[2] === 'm' ? 60 : 1);
+      return Math.abs(secs) <= 86_400 ? secs : undefined;
+    },
+    accepts: 'a whole number of seconds from -86400 to 86400, signed, with an optional s or m unit (e.g. -120s, +120s, +2m)',
+  },
+  readyListPaging: {
+    parse: (text) => (/^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 1000 ? Number(text) : undefined),
+    accepts: 'a whole number from 1 to 1000 (e.g. 100)',
+  },
+};
 
 /**
- * Parses `refunds=balance,rateLimitBody=http200` (the CLI's `--reading`) into served readings.
- * Only switchable points are taken; an unknown name or value throws, naming the choices.
+ * Parses `refunds=balance,rateLimitBody=http200,clockSkew=-120s` (the CLI's `--reading`), or an
+ * object of the same names, into served readings (defaults for the names not given). Only
+ * switchable points are taken; an unknown name or value throws, naming the choices.
  */
 export function parseReadings(text: string | Partial<ServedReadings> | undefined): ServedReadings {
   if (text === undefined) return { ...DEFAULT_READINGS };
@@ -211,13 +301,21 @@ export function parseReadings(text: string | Partial<ServedReadings> | undefined
           })
       : Object.entries(text).map(([k, v]) => [k, String(v)]);
   const out: ServedReadings = { ...DEFAULT_READINGS };
-  const switchable = Object.entries(READINGS).filter(([, r]) => 'switchable' in r && r.switchable);
   for (const [k, v] of pairs) {
-    const r = switchable.find(([name]) => name === k)?.[1];
-    if (!r) throw new Error(`unknown reading "${k}": switchable readings are ${switchable.map(([n]) => n).join(', ')}`);
-    if (!(r.options as readonly unknown[]).includes(v))
-      throw new Error(`reading ${k}=${v}: choose one of ${(r.options as readonly unknown[]).join(', ')}`);
-    (out as unknown as Record<string, string>)[k] = v;
+    if (!(SWITCHABLE_READINGS as string[]).includes(k))
+      throw new Error(`unknown reading "${k}": switchable readings are ${SWITCHABLE_READINGS.join(', ')}`);
+    const name = k as SwitchableReading;
+    const open = OPEN_VALUES[name];
+    let value: unknown;
+    if (open) {
+      value = open.parse(v);
+      if (value === undefined) throw new Error(`reading ${k}=${v}: give ${open.accepts}`);
+    } else {
+      const options = READINGS[name].options as readonly unknown[];
+      value = options.find((o) => String(o) === v);
+      if (value === undefined) throw new Error(`reading ${k}=${v}: choose one of ${options.join(', ')}`);
+    }
+    (out as unknown as Record<string, unknown>)[name] = value;
   }
   return out;
 }

@@ -64,7 +64,7 @@ export async function routeCall(world: SandboxWorld, call: CallInput): Promise<H
       world,
       ai: ownAi,
     });
-    return ownAi ? aiReply(reply) : reply;
+    return ownAi ? aiReply(reply, world.readings) : reply;
   }
   const endpoint = call.endpoint;
   if (!endpoint) return failure(404, STATUS.notFound, `Not Found: no endpoint ${method} ${path}.`);
@@ -95,7 +95,7 @@ export async function routeCall(world: SandboxWorld, call: CallInput): Promise<H
     account: world.account,
     world,
   });
-  return call.ai ? aiReply(reply, endpoint) : reply;
+  return call.ai ? aiReply(reply, world.readings, endpoint) : reply;
 }
 
 /** Endpoints answered by their own handler whatever their mode (the on-page reads). */

@@ -118,8 +118,8 @@ async function respond(
         : stringifyWithRaw(makeEnvelope({ ...reply, elapsedMs: performance.now() - started }));
   const chargeCny = formatCny(reply.chargedUnits);
   const headers: Record<string, string> = {
-    // The emulator's own clock (a --date or a test's clock), not the machine's: a client that
-    // bounds a request time by the service's now reads it here (RFC 9110 Date, whole seconds).
+    // The emulator's own clock (a --date start, a test's clock, the clockSkew reading), not the machine's:
+    // a client that bounds a request time by the service's now reads it here (RFC 9110 Date, whole seconds).
     Date: now.toUTCString(),
     'X-Svc-Charge-CNY': chargeCny,
     'X-Svc-Cost-USD': formatUsd(reply.costMicros),

@@ -41,12 +41,12 @@ export function doneTaskObject(
   pathSegments: string[],
   nowMs: number,
   account: SandboxAccount,
-  /** How a refund shows (readings.ts): in the task's `cost`, or only in the balance. */
-  refunds: ServedReadings['refunds'],
+  /** The served readings: how a refund shows (`refunds`) and the block price it is counted at (`extraDepthPrice`). */
+  readings: ServedReadings,
   /** Answer the result as cached JSON text (only for bodies written by the server's stringifyWithRaw). */
   raw = false,
 ): EnvelopeTask {
-  completeTask(seed, task, account, refunds);
+  completeTask(seed, task, account, readings);
   const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
   if (task.resultAtMs !== atMs) {
     task.result = buildResults({

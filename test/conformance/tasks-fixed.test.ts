@@ -87,8 +87,8 @@ describe('Ready list formats (result-shapes: "null where the format is unsupport
   });
 });
 
-// The emulator gives engA/images all three formats; the table names advanced only (DISAGREEMENTS.md, row 3).
-describe.skip('disagreements: see DISAGREEMENTS.md', () => {
+// Was DISAGREEMENTS.md row 3 (the emulator gave engA/images all three formats); fixed in the emulator's endpoint table.
+describe('Versioning rule 6: the images row names `task_get/advanced/` only', () => {
   // Versioning rule 6: "Images | `/v3/serp/engA/images/task_post/`, `tasks_ready/`, `task_get/advanced/`" (advanced only)
   const IMAGES = '/v3/serp/engA/images';
   let id: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sandboxOptionsFromArgs } from '../../src/cli/commands/sandbox.js';
 import { serpTaskSchema } from '../../src/catalog/index.js';
-import { parseReadings } from '../../src/sandbox/index.js';
+import { DEFAULT_READINGS, parseReadings } from '../../src/sandbox/index.js';
 import { harness, LIVE_KEY, SERP, serpTask, type Json } from './sandbox-harness.js';
 
 const LONG_TAIL = 'waterproof trail running shoes for wide feet'; // 7 words: only 20-50 organic results exist
@@ -69,10 +69,14 @@ describe('sandbox readings: the body of a rate-limit refusal (readings.ts `rateL
   });
 
   it('is chosen by name=value text (the CLI’s --reading), and refuses unknown names and values', () => {
-    expect(parseReadings('refunds=balance,rateLimitBody=http200')).toEqual({ refunds: 'balance', rateLimitBody: 'http200' });
-    expect(parseReadings(undefined)).toEqual({ refunds: 'task-cost', rateLimitBody: 'http429' });
+    expect(parseReadings('refunds=balance,rateLimitBody=http200')).toEqual({
+      ...DEFAULT_READINGS,
+      refunds: 'balance',
+      rateLimitBody: 'http200',
+    });
+    expect(parseReadings(undefined)).toMatchObject({ refunds: 'task-cost', rateLimitBody: 'http429' });
     expect(() => parseReadings('refunds=later')).toThrow(/task-cost, balance/);
-    expect(() => parseReadings('keywordLength=as-sent')).toThrow(/switchable readings are refunds, rateLimitBody/);
+    expect(() => parseReadings('keywordLength=as-sent')).toThrow(/switchable readings are refunds, rateLimitBody, asyncTasksPerPost/);
     const base = {
       port: 0,
       host: '127.0.0.1',

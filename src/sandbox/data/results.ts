@@ -7,6 +7,7 @@ import {
   type ResultKind,
 } from '../spec/index.js';
 import { STATUS, type Status } from '../envelope.js';
+import { READINGS } from '../readings.js';
 import type { SerpParams } from '../serp-query.js';
 import { buildSerpResult } from '../serp-result.js';
 import { LIGHTHOUSE_VERSIONS } from '../utilities/reference-data.js';
@@ -85,8 +86,18 @@ export function checkTaskRules(endpoint: Endpoint, params: Record<string, unknow
     const problem = checkLlmTask(params);
     if (problem) return { status: STATUS.invalidField, message: `Invalid Field: ${problem}.` };
   }
+  // READINGS.imageFormats: images are served in the formats of their mapping row only.
+  const formats = READINGS.imageFormats.value;
+  if (endpoint.path.startsWith(IMAGES_BASE) && typeof params.postback_data === 'string' && !formats.includes(params.postback_data)) {
+    return {
+      status: STATUS.invalidField,
+      message: `Invalid Field: 'postback_data' must be ${formats.join(' or ')} for images (its results are served as ${formats.join(', ')} only).`,
+    };
+  }
   return undefined;
 }
+
+const IMAGES_BASE = '/v3/serp/engA/images/';
 
 /** Price of one non-SERP task (spec/prices.ts): the kind's base, double at priority 2, 3.3x live (integral units). */
 export function dataTaskPriceUnits(endpoint: Endpoint, task: Record<string, unknown>, mode: 'standard' | 'live'): number {

@@ -25,11 +25,16 @@ export type Acceptance =
  * fault profile may fail a valid task (40103, not charged): one batch, mixed outcomes.
  */
 export function acceptTasks(ctx: HandlerContext, mode: 'standard' | 'live'): Acceptance {
-  const tableMax = ctx.endpoint.maxTasksPerPost ?? Number.POSITIVE_INFINITY;
-  const max = mode === 'standard' && ctx.world.maxTasksPerPost !== undefined ? Math.min(tableMax, ctx.world.maxTasksPerPost) : tableMax;
+  let max = ctx.endpoint.maxTasksPerPost ?? Number.POSITIVE_INFINITY;
+  // readings.ts `asyncTasksPerPost` (100 or 1); the events table states its own 100.
+  if (mode === 'standard' && ctx.endpoint.family !== 'events_task_post') max = Math.min(max, ctx.world.readings.asyncTasksPerPost);
+  if (mode === 'standard' && ctx.world.maxTasksPerPost !== undefined) max = Math.min(max, ctx.world.maxTasksPerPost);
   const overflow = mode === 'live' ? STATUS.oneTaskAtATime : STATUS.tooManyTasks;
   const outcomes = ctx.body.map((raw, i): TaskOutcome => {
-    if (i >= max) return { ok: false, raw, status: overflow, message: overflow.message };
+    if (i >= max) {
+      const message = mode === 'live' ? overflow.message : `You can set no more than ${max} task${max === 1 ? '' : 's'} at a time.`;
+      return { ok: false, raw, status: overflow, message };
+    }
     const check = validateTask(ctx.endpoint.request, raw);
     if (!check.ok) return { ok: false, raw, status: check.status, message: check.message };
     const rule = checkTaskRules(ctx.endpoint, check.task);
@@ -38,7 +43,7 @@ export function acceptTasks(ctx: HandlerContext, mode: 'standard' | 'live'): Acc
       ctx.world.stats.fault('task_failure');
       return { ok: false, raw, status: TASK_FAILED, message: `${TASK_FAILED.message} (simulated by the fault profile; not charged)` };
     }
-    const priceUnits = ctx.endpoint.charged ? taskPriceUnits(ctx.endpoint, check.task, mode) : 0;
+    const priceUnits = ctx.endpoint.charged ? taskPriceUnits(ctx.endpoint, check.task, mode, ctx.world.readings.extraDepthPrice) : 0;
     return { ok: true, raw, task: check.task, priceUnits, costMicros: cnyUnitsToUsdMicros(priceUnits) };
   });
   let priceUnits = 0;

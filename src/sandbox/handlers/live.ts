@@ -27,7 +27,7 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
     const data = echoData(o.raw, 'live', ctx);
     if (!o.ok) return makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
     const built = buildResults({ seed: ctx.seed, endpoint: ctx.endpoint, params: o.task, at: ctx.now, drift: ctx.world.drift });
-    const unused = Math.min(o.priceUnits, unusedDepthUnits(ctx.endpoint, o.task, 'live', built));
+    const unused = Math.min(o.priceUnits, unusedDepthUnits(ctx.endpoint, o.task, 'live', built, ctx.world.readings.extraDepthPrice));
     const refund = ctx.caller.live ? unused : 0;
     ctx.account.refund(refund);
     const inCost = ctx.world.readings.refunds === 'task-cost';

@@ -42,7 +42,7 @@ export function handleTaskGet(ctx: HandlerContext): HandlerReply {
     ctx.pathSegments,
     ctx.now.getTime(),
     ctx.account,
-    ctx.world.readings.refunds,
+    ctx.world.readings,
     !ctx.ai,
   );
   task.collected = true;

@@ -3,7 +3,7 @@ import { makeTask, STATUS } from '../envelope.js';
 import { formatServiceDate } from '../serp-query.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 
-/** Most tasks one `tasks_ready` call lists (result-shapes.md). */
+/** Most tasks one `tasks_ready` call lists (result-shapes.md), under the default reading; the served one is `readyListPaging` (readings.ts). */
 export const READY_LIST_LIMIT = 1000;
 
 /** The `task_get` endpoints of a function, by format (`undefined` for the format-less ones). */
@@ -26,7 +26,7 @@ const GETTERS = new Map<string, Map<ResultFormat | undefined, Endpoint>>();
  * `{id, se, function, date_posted, tag, endpoint}`. Free.
  */
 export function handleTasksReady(ctx: HandlerContext): HandlerReply {
-  const ready = ctx.store.ready(ctx.caller.key, ctx.base, ctx.now.getTime(), READY_LIST_LIMIT);
+  const ready = ctx.store.ready(ctx.caller.key, ctx.base, ctx.now.getTime(), ctx.world.readings.readyListPaging);
   const getters = taskGetters(ctx.base);
   const endpointFor = (format: ResultFormat | undefined, id: string) => {
     const e = getters.get(format);

@@ -30,6 +30,7 @@ import {
   TRENDS_TASK,
   UNSHOWN_TASK,
 } from './limits.js';
+import { READINGS } from '../readings.js';
 import type { RequestRules } from './rules.js';
 
 interface Row {
@@ -152,15 +153,19 @@ const NOT_BY_KEYWORD = new Set(['search_by_image', 'dataset_info', 'video_info',
  * A SERP function: path mapping "SERP task creation / ready list / result
  * `task_get/regular/`, `.../advanced/`, `.../html/`", "Live SERP `live/regular/`", "Live
  * extended SERP `live/advanced/`", and its `tasks_fixed` (Utility endpoints:
- * `GET /v3/serp/{engine}/{type}/tasks_fixed`). The other types' layout is organic's.
+ * `GET /v3/serp/{engine}/{type}/tasks_fixed`). The other types' layout is organic's, except
+ * images, whose mapping row names `task_get/advanced/` alone (READINGS.imageFormats).
  */
 function serpFunction(engine: string, type: string): Endpoint[] {
   const base = `/v3/serp/${engine}/${type}`;
   const events = engine === 'engA' && type === 'events';
+  // Path mapping: "Images | `/v3/serp/engA/images/task_post/`, `tasks_ready/`, `task_get/advanced/`" (READINGS.imageFormats).
+  const images = engine === 'engA' && type === 'images';
+  const imageFormats = READINGS.imageFormats.value as readonly ResultFormat[];
   return [
     ...taskFunction(base, {
-      formats: ['regular', 'advanced', 'html'],
-      live: ['regular', 'advanced'],
+      formats: images ? imageFormats : ['regular', 'advanced', 'html'],
+      live: images ? imageFormats.filter((f) => f !== 'html') : ['regular', 'advanced'],
       request: events ? EVENTS_TASK : NOT_BY_KEYWORD.has(type) ? UNSHOWN_TASK : SERP_TASK,
       kind: 'serp',
       // Engine A events: "create an events task (array of up to 100 objects)".
