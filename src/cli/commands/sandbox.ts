@@ -118,7 +118,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('reading', {
         type: 'string',
         describe:
-          'where the spec is silent, which reading to serve: refunds=task-cost|balance, rateLimitBody=http429|http200 (comma-separated; default task-cost, http429)',
+          'where the spec is silent, which reading to serve (comma-separated; the first value is the default): refunds=task-cost|balance, rateLimitBody=http429|http200, asyncTasksPerPost=100|1, extraDepthPrice=0.75|1|0, clockSkew=0|<seconds, e.g. -120s>, aiCreatedStatus=20100|20000, aiZero=kept|removed, readyListPaging=1000|<1-1000>, postbackEncoding=gzip|gzip-bare|deflate (src/sandbox/readings.ts)',
       })
       .option('rate-limits', {
         type: 'boolean',
