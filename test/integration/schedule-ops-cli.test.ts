@@ -12,7 +12,7 @@ interface Out {
 }
 
 const env = () => {
-  const e = { ...process.env, LOG_FORMAT: 'json' };
+  const e: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: 'json' };
   delete e.SVC_API_KEY;
   delete e.SVC_BASE_URL;
   delete e.SVC_SANDBOX_URL;

@@ -171,7 +171,7 @@ export interface ScheduleStatusReport {
     nextLocal: string | null;
     running: boolean;
     last: { event: string; state: string | null; exitCode: number | null; at: string; scheduledFor: string; runId: string | null } | null;
-    missed: { scheduledFor: string; localTime: string; detail: string | null }[];
+    missed: { event: string; scheduledFor: string; localTime: string; detail: string | null }[];
   }[];
   invalid: ScheduleStatus['invalid'];
 }
@@ -197,9 +197,10 @@ export async function scheduleStatusReport(warehouse: string, now: Date): Promis
       nextLocal: s?.nextLocal ?? null,
       running: s?.running ?? false,
       last: last ? lastResult(last) : null,
+      // Missed (the scheduler was down: caught up at start-up) and skipped (the previous run still going: not run).
       missed: mine
-        .filter((e) => e.event === 'missed' && now.getTime() - Date.parse(e.scheduledFor) < MISSED_SHOWN_MS)
-        .map((e) => ({ scheduledFor: e.scheduledFor, localTime: e.localTime, detail: e.detail ?? null })),
+        .filter((e) => (e.event === 'missed' || e.event === 'skipped') && now.getTime() - Date.parse(e.scheduledFor) < MISSED_SHOWN_MS)
+        .map((e) => ({ event: e.event, scheduledFor: e.scheduledFor, localTime: e.localTime, detail: e.detail ?? null })),
     };
   });
   return {
@@ -236,7 +237,7 @@ function formatStatus(r: ScheduleStatusReport): string {
         ? `  last:   ${l.event}  ${l.state ?? ''}  exit ${l.exitCode ?? '?'}  at ${l.at}  (night ${l.scheduledFor})${l.runId ? `  run ${l.runId}` : ''}`
         : '  last:   never ran',
     );
-    for (const m of p.missed) lines.push(`  MISSED: ${m.localTime}  ${m.detail ?? ''}`);
+    for (const m of p.missed) lines.push(`  ${m.event.toUpperCase()}: ${m.localTime}  ${m.detail ?? ''}`);
   }
   for (const b of r.invalid) {
     lines.push(`INVALID ${b.file} (skipped):`);

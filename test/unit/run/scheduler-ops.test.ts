@@ -152,6 +152,7 @@ describe('the scheduler as an operator sees it (fake clock)', () => {
         },
         missed: [
           {
+            event: 'missed',
             scheduledFor: '2026-11-21T03:00:00.000Z',
             localTime: '2026-11-21 03:00 UTC',
             detail: 'the scheduler was not running at this time; running it now',
