@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -68,5 +69,30 @@ describe('every log line of a scheduled run carries its pipeline and run id', ()
     const steps = after.filter((l) => l.msg === 'step done').map((l) => l.step);
     expect(steps).toEqual(expect.arrayContaining(['ingest', 'models', 'publish']));
     expect(raw.join('')).not.toContain(KEY);
+  });
+
+  it('the same through the real CLI: `pipeline run --log-level debug` with LOG_FORMAT=json', async () => {
+    const file = join(tmp.dir, 'cli.yaml');
+    await writeFile(file, PIPELINE.replace('name: nightly', 'name: by-hand'));
+    const env: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: 'json', SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url };
+    delete env.SVC_SANDBOX_URL;
+    const stderr = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['bin/pipeline.mjs', 'run', file, '--warehouse', join(tmp.dir, 'wh-cli'), '--log-level', 'debug'],
+        { env, timeout: 120_000 },
+        (err, _out, errText) => (err ? reject(new Error(`${err.message}\n${errText}`)) : resolve(errText)),
+      ),
+    );
+    const lines = stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; pipeline?: string; runId?: string; step?: string });
+    const first = lines.findIndex((l) => l.runId);
+    expect(first).toBeGreaterThanOrEqual(0);
+    const after = lines.slice(first);
+    expect(after.filter((l) => l.pipeline !== 'by-hand' || l.runId !== lines[first]!.runId)).toEqual([]);
+    expect(after.filter((l) => l.msg === 'step done').length).toBeGreaterThanOrEqual(3);
+    expect(stderr).not.toContain(KEY);
   });
 });
