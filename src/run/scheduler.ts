@@ -4,6 +4,7 @@ import type { ConfigIssue } from '../errors.js';
 import { CronClock, floorMinute } from '../config/cron-clock.js';
 import { RESUME_WITHIN_MS } from './ingest-step.js';
 import { exitCodeFor } from '../errors.js';
+import { redact } from '../redact.js';
 import { LOCKED_RETRY, type ScheduleEvent, type ScheduleEventKind, type ScheduleJournal } from './schedule-journal.js';
 import { writeScheduleStatus, type ScheduleStatus } from './schedule-status.js';
 
@@ -69,7 +70,10 @@ const LOCKED_RETRY_MS = 60_000;
  * a tick of a pipeline that is still running or waiting is skipped and recorded, never
  * queued twice; a run missed while the scheduler was down runs once at start-up; each
  * wall-clock minute fires once, so the repeated hour of a daylight-saving change does not
- * run a pipeline twice. Driven by `tick(minute)`, so tests use a fake clock.
+ * run a pipeline twice. Driven by `tick(minute)`, so tests use a fake clock. With `reload`, the
+ * folder is read again at each tick: an invalid file is skipped and reported (log, journal,
+ * status file) while the others run, and scheduled again once fixed. With `statusFile`, each
+ * tick (and each run's end) rewrites the file `pipeline schedule --status` reads.
  */
 export class Scheduler {
   private entries: Entry[];
@@ -125,7 +129,11 @@ export class Scheduler {
   }
 
   private async reportBroken(broken: readonly BrokenFile[]): Promise<void> {
-    const now = new Map(broken.map((b) => [b.file, b.issues]));
+    // A rule may quote a value of the file: keys and secrets of the environment are cut, as the CLI's errors are.
+    const secrets = [process.env.SVC_API_KEY, process.env.AWS_SECRET_ACCESS_KEY, process.env.AWS_SESSION_TOKEN].filter(
+      (x): x is string => !!x,
+    );
+    const now = new Map(broken.map((b) => [b.file, b.issues.map((i) => ({ ...i, rule: redact(i.rule, secrets) }))]));
     for (const [file, issues] of now) {
       const text = issues.map((i) => `${i.file}:${i.line}:${i.column} ${i.field || '(file)'}: ${i.rule}`).join('; ');
       if (this.broken.get(file)?.text === text) continue;
@@ -188,7 +196,11 @@ export class Scheduler {
     }
   }
 
-  /** Catches up, once per pipeline, the latest run missed while the scheduler was down. */
+  /**
+   * Catches up, once per pipeline, the latest run missed while the scheduler was down (since its
+   * last scheduled minute, or since it was first watched for one that never ran), and reports
+   * the invalid files found at start-up.
+   */
   async startUp(): Promise<void> {
     await this.reportBroken(this.o.broken ?? []);
     const now = this.o.now();
