@@ -1,4 +1,5 @@
 import { ConfigError, EtlError, ExitCode, exitCodeFor } from '../errors.js';
+import { didYouMean } from '../config/rules.js';
 import { redact } from '../redact.js';
 
 /**
@@ -27,6 +28,7 @@ export function exitWithError(err: unknown, secrets: readonly string[] = []): ne
 
 /** A usage error (an unknown option, a bad value): exit 2, and with `--json` the same on stdout. */
 export function exitWithUsage(msg: string): never {
+  msg = withSuggestion(msg);
   process.stderr.write(`${msg}\nRun 'pipeline --help' for usage.\n`);
   printJsonError({ code: 'ETL_USAGE', message: msg, exitCode: ExitCode.configInvalid });
   process.exit(ExitCode.configInvalid);
@@ -35,4 +37,16 @@ export function exitWithUsage(msg: string): never {
 /** The error as JSON on stdout, when the command line asks for JSON (`--json`, `--json=true`). */
 function printJsonError(error: { code: string; message: string; exitCode: number; issues?: unknown[] }): void {
   if (process.argv.some((a) => a === '--json' || a === '--json=true')) process.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
+}
+
+/**
+ * A sub-verb out of its choices (`pipeline lake snyc`, `models rnu`) gets the closest one, as an
+ * unknown command gets it from yargs' `recommendCommands()`.
+ */
+export function withSuggestion(msg: string): string {
+  const m = /Given: "([^"]*)", Choices: ((?:"[^"]*"(?:, )?)+)/.exec(msg);
+  if (!m) return msg;
+  const choices = [...m[2]!.matchAll(/"([^"]*)"/g)].map((c) => c[1]!);
+  const guess = didYouMean(m[1]!, choices);
+  return guess ? `${msg}\nDid you mean ${guess}?` : msg;
 }

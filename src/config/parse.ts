@@ -132,16 +132,15 @@ type At = (path: DataPath, field: string, rule: string, key?: boolean) => Config
 /** One zod issue as file issues; an unknown-keys issue becomes one per key, each at its key. */
 function schemaIssues(issue: z.core.$ZodIssue, at: At): ConfigIssue[] {
   if (issue.code === 'unrecognized_keys') {
-    // A schema may name what it accepts (the alert rules do); the generic map does not.
-    const hint = issue.message.startsWith('unknown field') ? undefined : issue.message;
-    return issue.keys.map((k) =>
-      at(
-        [...issue.path, k],
-        fieldPath([...issue.path, k]),
-        hint ? `${hint.replace(/^unknown (\w+)/, `unknown $1 '${k}'`)}` : `unknown field '${k}'`,
-        true,
-      ),
-    );
+    // A schema may name what it accepts (the alert rules do); the generic map does not, but says
+    // per key which accepted key is closest ("did you mean"), in the key's own part of the message.
+    const generic = issue.message.startsWith('unknown field');
+    const parts = generic ? issue.message.split('; ') : [];
+    return issue.keys.map((k) => {
+      const own = parts.find((m) => m === `unknown field '${k}'` || m.startsWith(`unknown field '${k}' (did you mean`));
+      const rule = generic ? (own ?? `unknown field '${k}'`) : issue.message.replace(/^unknown (\w+)/, `unknown $1 '${k}'`);
+      return at([...issue.path, k], fieldPath([...issue.path, k]), rule, true);
+    });
   }
   return [at(issue.path, fieldPath(issue.path), issue.message)];
 }

@@ -21,7 +21,7 @@ export const ruleErrorMap: z.core.$ZodErrorMap = (iss) => {
     case 'invalid_union':
       return unionRule(iss);
     case 'unrecognized_keys':
-      return iss.keys.map((k) => `unknown field '${k}'`).join('; ');
+      return iss.keys.map((k) => unknownField(k, knownKeys(iss.inst))).join('; ');
     default:
       return undefined;
   }
@@ -82,4 +82,50 @@ function describeValue(v: unknown): string {
   if (typeof v === 'object') return 'a mapping';
   if (typeof v === 'string') return `text '${v.length > 40 ? `${v.slice(0, 40)}…` : v}'`;
   return `${typeof v} ${String(v)}`;
+}
+
+/** The keys an object schema accepts (zod's `shape`), for "did you mean". */
+function knownKeys(inst: unknown): string[] {
+  const shape = (inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** `unknown field 'depht' (did you mean 'depth'?)`: the closest accepted key, when one is close. */
+export function unknownField(key: string, known: readonly string[]): string {
+  const guess = didYouMean(key, known);
+  return guess ? `unknown field '${key}' (did you mean '${guess}'?)` : `unknown field '${key}'`;
+}
+
+/**
+ * The accepted name closest to a mistyped one by edit distance (a swap of two neighbours counts
+ * one), when it is close: at most a third of the name's length, and 1 for names of 4 letters
+ * or fewer. Case is ignored. Null when none is that close, or two are equally close.
+ */
+export function didYouMean(word: string, candidates: readonly string[]): string | null {
+  const w = word.toLowerCase();
+  const limit = Math.max(1, Math.floor(w.length / 3));
+  let best: string | null = null;
+  let bestD = Infinity;
+  let tie = false;
+  for (const c of candidates) {
+    const d = editDistance(w, c.toLowerCase());
+    if (d < bestD) [best, bestD, tie] = [c, d, false];
+    else if (d === bestD && c !== best) tie = true;
+  }
+  return best !== null && bestD > 0 && bestD <= limit && !tie ? best : null;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  return d[a.length]![b.length]!;
 }

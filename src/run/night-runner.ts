@@ -3,6 +3,7 @@ import { loadPipeline, resolveLake } from '../config/index.js';
 import { RunStore, withWarehouse } from '../warehouse/index.js';
 import { RESUME_WITHIN_MS } from './ingest-step.js';
 import { INTERRUPTED } from './schedule-journal.js';
+import { runExitCode } from './exit-code.js';
 import { runPipeline, runScheduledNight, type RunOptions } from './run-pipeline.js';
 import type { ScheduledPipeline, SchedulerOptions } from './scheduler.js';
 
@@ -37,7 +38,7 @@ export function nightRunner(o: {
       const at = (o.extra?.now ?? (() => new Date()))().getTime();
       const open = await withWarehouse(o.warehouseDir, (wh) => RunStore.unfinishedRuns(wh, pipeline.name));
       if (!open.some((r) => at - r.startedAt.getTime() < RESUME_WITHIN_MS))
-        return { runId: '', state: 'nothing to finish: the run had ended' };
+        return { runId: '', state: 'nothing to finish: the run had ended', exitCode: 0 };
     }
     const target = await o.target();
     try {
@@ -54,12 +55,14 @@ export function nightRunner(o: {
         ...o.extra,
       });
       o.log.info({ pipeline: p.name, runId: s.runId, state: s.state, chargedCny: s.chargedCny, models: s.models }, 'scheduled run done');
-      if (s.completedWhileWaiting) return { runId: s.runId, state: 'completed by the run that held the warehouse; nothing bought' };
+      const exitCode = runExitCode(s);
+      if (s.completedWhileWaiting)
+        return { runId: s.runId, state: 'completed by the run that held the warehouse; nothing bought', exitCode };
       // "interrupted": the scheduler was stopped while this run worked; its next start finishes it (Scheduler.startUp).
       const interrupted = s.stopKind === 'interrupted' ? `, ${INTERRUPTED}` : '';
       // "lake behind": bought, loaded and published; the next tick (or `pipeline lake sync`) syncs it first, buying nothing.
       const behind = s.lakeBehind ? ', lake behind' : '';
-      return { runId: s.runId, state: `${s.state}${interrupted}${s.models && !s.models.ok ? ', models failed' : ''}${behind}` };
+      return { runId: s.runId, state: `${s.state}${interrupted}${s.models && !s.models.ok ? ', models failed' : ''}${behind}`, exitCode };
     } finally {
       await target.close?.();
     }

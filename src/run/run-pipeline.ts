@@ -67,6 +67,10 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   const sleep = o.sleep ?? abortableSleep(o.signal);
   const env = o.env ?? process.env;
   await lakePreflight(o.lake, env);
+  // Every line of a run carries its pipeline, and its run id once known (`onRunId` below):
+  // a night's lines can be told apart from another pipeline's in the scheduler's one log.
+  const pipelineLog = o.logger.child({ pipeline: o.pipeline.name });
+  let log = pipelineLog;
   // Wall time of each step, in the outcome and the log: what a night spends where.
   const stepsMs: Record<string, number> = {};
   const stepsPeakMb: Record<string, number> = {};
@@ -80,7 +84,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
     } finally {
       stepsMs[step] = Math.round(performance.now() - t0);
       stepsPeakMb[step] = Math.round(process.resourceUsage().maxRSS / 1024);
-      o.logger.info({ step, ms: stepsMs[step], peakMb: stepsPeakMb[step] }, 'step done');
+      log.info({ step, ms: stepsMs[step], peakMb: stepsPeakMb[step] }, 'step done');
     }
   };
   // Two invocations of one pipeline at once (a second scheduler, an analyst's run beside the
@@ -95,7 +99,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
   const onWait = (message: string) => {
     waited = true;
     holder = readLiveRun(resolve(o.warehouseDir));
-    o.logger.warn(message);
+    log.warn(message);
   };
   // One run: its ingest (a new run, a resumed one, or one that owes only its later steps), then
   // each later step it has not done yet, each recorded in its journal (`run_steps`) when done.
@@ -162,7 +166,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
             stopReason: ingest.stop?.reason ?? null,
             estimateCny: ingest.estimateCny,
             now,
-            logger: o.logger,
+            logger: log,
             dispatcher: o.dispatcher,
             env: o.env,
             afterBuild: () => killPoint('alerts', 'middle'),
@@ -207,7 +211,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
       await wh
         .checkpoint()
         .catch((err: unknown) =>
-          o.logger.warn({ err: (err as Error).message }, 'checkpoint before closing the warehouse failed; the close checkpoints instead'),
+          log.warn({ err: (err as Error).message }, 'checkpoint before closing the warehouse failed; the close checkpoints instead'),
         );
     });
     // The lake is mirrored while the warehouse is held: nothing else (an export, a models run,
@@ -250,7 +254,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
         if (other) {
           const text = `run ${other.runId} of ${o.pipeline.name} completed while this one waited for the warehouse: nothing was bought again ('pipeline run --new-run' buys the night again)`;
           o.onProgress?.({ kind: 'note', text });
-          o.logger.warn({ runId: other.runId }, text);
+          pipelineLog.child({ runId: other.runId }).warn(text);
           const summary = await summarize(wh, {
             runId: other.runId,
             pipeline: o.pipeline.name,
@@ -272,6 +276,7 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
           o.onProgress?.(e);
         },
         onRunId: (id) => {
+          log = pipelineLog.child({ runId: id });
           status.runId(id);
           o.onRunId?.(id);
         },
@@ -289,14 +294,14 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
             from !== undefined && o.signal?.aborted !== true && (o.newRun === true || now().getTime() - from.getTime() > RESUME_WITHIN_MS);
           if (!again) return out.outcome;
           tried.add(out.outcome.runId);
-          o.logger.info({ runId: out.outcome.runId }, "finished the steps an earlier run owed; starting tonight's");
+          log.info("finished the steps an earlier run owed; starting tonight's");
         }
       } finally {
         // Rows still deferred: committed now (the next run's reindex would rebuild them otherwise).
         await wh
           .flushIndex()
           .catch((err: unknown) =>
-            o.logger.warn(
+            log.warn(
               { err: (err as Error).message },
               'deferred raw index rows not committed; the next run rebuilds them from the raw files',
             ),
@@ -341,6 +346,8 @@ async function completedSince(
 export async function runScheduledNight(o: RunOptions): Promise<RunOutcome> {
   const first = await runPipeline(o);
   if (!first.resumed || o.signal?.aborted) return first;
-  o.logger.info({ pipeline: o.pipeline.name, runId: first.runId, state: first.state }, "finished an earlier run; starting tonight's");
+  o.logger
+    .child({ pipeline: o.pipeline.name, runId: first.runId })
+    .info({ state: first.state }, "finished an earlier run; starting tonight's");
   return runPipeline({ ...o, newRun: true });
 }

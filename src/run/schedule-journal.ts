@@ -2,7 +2,12 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { makeDirs } from '../paths.js';
 import { dirname } from 'node:path';
 
-export type ScheduleEventKind = 'started' | 'finished' | 'failed' | 'skipped' | 'missed';
+/**
+ * `watching`: the scheduler first saw this pipeline (a night missed after it, even before any
+ * run, is caught up at start-up); `invalid` / `valid`: a file of the folder failed validation
+ * (skipped, the others run) / was fixed or removed (`file` names it, `pipeline` is empty).
+ */
+export type ScheduleEventKind = 'started' | 'finished' | 'failed' | 'skipped' | 'missed' | 'watching' | 'invalid' | 'valid';
 
 /** In a `finished` line's detail: the run was stopped with the scheduler (`partial, interrupted`), and is finished at its next start. */
 export const INTERRUPTED = 'interrupted';
@@ -20,6 +25,10 @@ export interface ScheduleEvent {
   event: ScheduleEventKind;
   at: string;
   runId?: string;
+  /** The run's exit code as `pipeline run` would give it (finished and failed lines). */
+  exitCode?: number;
+  /** The pipeline file (`invalid` and `valid` lines). */
+  file?: string;
   detail?: string;
 }
 

@@ -139,7 +139,7 @@ describe('pipeline schedule runs the same sequence as pipeline run', () => {
     const finished = await run({ name: 'nightly', file, schedule: '* * * * *', timezone: 'UTC' }, new AbortController().signal, {
       finishOnly: true,
     });
-    expect(finished).toEqual({ runId: first.runId, state: 'completed' });
+    expect(finished).toEqual({ runId: first.runId, state: 'completed', exitCode: 0 });
     expect(posts()).toBe(before + 1);
     const again = await run({ name: 'nightly', file, schedule: '* * * * *', timezone: 'UTC' }, new AbortController().signal, {
       finishOnly: true,

@@ -61,9 +61,28 @@ describe('parsePipeline reports each problem with file, line, column, field and 
     expect(issues[0]!.rule).toMatch(/^YAML syntax: Flow sequence/);
   });
 
-  it('an unknown field points at its key', () => {
+  it('an unknown field points at its key, and names the accepted key it is closest to', () => {
     expect(issuesOf(job('    depht: 20'))).toEqual([
-      { file: 'p.yaml', line: 6, column: 5, field: 'jobs[0].depht', rule: "unknown field 'depht'" },
+      { file: 'p.yaml', line: 6, column: 5, field: 'jobs[0].depht', rule: "unknown field 'depht' (did you mean 'depth'?)" },
+    ]);
+  });
+
+  it('"did you mean" looks at the keys of that place: the top level, a job, each of several unknown keys', () => {
+    const text = [
+      'name: shoes',
+      'shedule: "0 3 * * *"',
+      'jobs:',
+      '  - kind: serp',
+      '    locations: [2840]',
+      '    keywords: [a]',
+      '    devics: [mobile]',
+      '    zzzz: 1',
+    ].join('\n');
+    expect(issuesOf(text).map((i) => [i.field, i.rule])).toEqual([
+      ['shedule', "unknown field 'shedule' (did you mean 'schedule'?)"],
+      ['jobs[0].devics', "unknown field 'devics' (did you mean 'devices'?)"],
+      // nothing close: no guess
+      ['jobs[0].zzzz', "unknown field 'zzzz'"],
     ]);
   });
 
