@@ -120,7 +120,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
   if (!o.yes) return { plan, record: null };
   if (plan.costCny > PROBE_LIMIT_CNY)
     throw new Error(`the probe would cost ${cny4(plan.costCny)} CNY, over its ${PROBE_LIMIT_CNY} CNY limit`);
-  const client = new ServiceClient({
+  const clientOptions = {
     baseUrl: o.baseUrl,
     apiKey: o.apiKey,
     land: o.land ?? (async () => {}),
@@ -130,7 +130,8 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
     now,
     maxAttempts: 3,
     timeoutMs: 30_000,
-  });
+  };
+  const client = new ServiceClient(clientOptions);
   const r = {} as ServiceReadingsRecord['readings'];
   r.rateLimitBody = {
     value: 'not-probed',
@@ -228,24 +229,30 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
     detail: `one tasks_ready answer listed at most ${listedMost} task(s); a page's size shows only with more ready tasks than a page holds (not probed: it would need buying them)`,
   };
 
-  // id_list by the service's clock (free): is the task in the last hour?
+  // id_list (free), the last hour bounded by the service's clock, then by ours: does the window need the service's?
   // A task is listed by its posting time, to the second: let that second pass first.
   await sleep(Math.max(0, 2000 - (now().getTime() - postedAt)));
-  // Bounded by the service's clock, but never after ours (the client refuses a bound after now).
-  const serverNow = Math.min(now().getTime(), now().getTime() + (skewMs ?? 0));
   const stamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/:/g, '-').slice(0, 19) + ' +00:00';
-  let idListNote = '';
-  try {
-    const ids = await client.call(endpoint('serp.id_list'), {
-      tasks: [{ datetime_from: stamp(serverNow - 3_600_000), datetime_to: stamp(serverNow), limit: 1000, sort: 'desc' }],
-    });
-    const found = (ids.envelope.tasks?.[0]?.result ?? []).some((x) => (x as { id?: string }).id === first.id);
-    idListNote = found
-      ? '; id_list bounded by the service clock lists the task'
-      : '; id_list bounded by the service clock did not list the task';
-  } catch (err) {
-    idListNote = `; id_list failed: ${(err as Error).message}`;
-  }
+  const listed = async (clock: () => Date): Promise<boolean | string> => {
+    // A client on that clock: it checks the bounds against it, as the service does against its own.
+    const c = new ServiceClient({ ...clientOptions, now: clock });
+    const at = clock().getTime();
+    try {
+      const ids = await c.call(endpoint('serp.id_list'), {
+        tasks: [{ datetime_from: stamp(at - 3_600_000), datetime_to: stamp(at), limit: 1000, sort: 'desc' }],
+      });
+      return (ids.envelope.tasks?.[0]?.result ?? []).some((x) => (x as { id?: string }).id === first.id);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+  const byService = await listed(() => new Date(now().getTime() + (skewMs ?? 0)));
+  const byOurs = skewMs === null ? byService : await listed(now);
+  const say = (v: boolean | string) => (v === true ? 'lists the task' : v === false ? 'misses the task' : `failed (${v})`);
+  const idListNote =
+    skewMs === null
+      ? `; id_list bounded by our clock ${say(byOurs)}`
+      : `; id_list bounded by the service's clock ${say(byService)}, by ours ${say(byOurs)}`;
   if (typeof r.clockSkewSeconds.value === 'number') r.clockSkewSeconds.detail += idListNote;
 
   if (!ready) {
