@@ -145,13 +145,15 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
 
   let skewMs: number | null = null;
   try {
-    skewMs = await serviceSkewMs(o.baseUrl, now, o.dispatcher);
+    // The Date header is cut to the second: the service's time is half a second past it on average.
+    const cut = await serviceSkewMs(o.baseUrl, now, o.dispatcher);
+    skewMs = cut === null ? null : cut + 500;
     r.clockSkewSeconds =
       skewMs === null
         ? { value: 'unknown', detail: 'the service sent no Date header' }
         : {
             value: Math.round(skewMs / 1000),
-            detail: `the service's Date header is ${Math.abs(skewMs / 1000).toFixed(1)} s ${skewMs >= 0 ? 'ahead of' : 'behind'} our clock (1 s resolution)`,
+            detail: `the service's clock is ${Math.abs(skewMs / 1000).toFixed(1)} s ${skewMs >= 0 ? 'ahead of' : 'behind'} ours (its Date header, whole seconds, read as mid-second)`,
           };
   } catch (err) {
     r.clockSkewSeconds = { value: 'unknown', detail: `could not read the service's Date header: ${(err as Error).message}` };
