@@ -159,7 +159,8 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeOutcome> {
     r.clockSkewSeconds = { value: 'unknown', detail: `could not read the service's Date header: ${(err as Error).message}` };
   }
 
-  // The one charged call. Never repeated: a lost answer leaves the readings that need it unknown.
+  // The one charged call. The client never sends it again once it may have been charged (a lost
+  // answer leaves the readings that need it unknown); only a refusal that created nothing is retried.
   const tasks: Record<string, unknown>[] = [
     { keyword: PROBE_KEYWORD, location_code: 2840, language_code: 'en', depth: plan.depth, tag: 'doctor-probe-refund' },
   ];
