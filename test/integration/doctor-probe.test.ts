@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROBE_LIMIT_CNY, runProbe } from '../../src/run/probe.js';
+import { planProbe, PROBE_ENDPOINT, PROBE_LIMIT_CNY, runProbe } from '../../src/run/probe.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { RawLanding, readServiceReadings, SERVICE_READINGS_FILE, withWarehouse } from '../../src/warehouse/index.js';
 import { pipelineCli, sumDecimals, tempDir } from './helpers.js';
@@ -128,5 +128,23 @@ describe('pipeline doctor --probe', () => {
     );
     // The rate-limit body is never provoked, whatever the service serves.
     expect(record!.readings.rateLimitBody).toMatchObject({ value: 'not-probed' });
+  });
+
+  it('plans within 0.05 CNY at any price it can afford, and calls nothing when even the shallowest task would pass it', async () => {
+    const at = (cny: number) => planProbe({ byPipeline: new Map([[`nightly\0${PROBE_ENDPOINT}`, cny]]) });
+    for (const cny of [0.001, 0.0043, 0.01, 0.02, 0.028]) expect(at(cny).costCny).toBeLessThanOrEqual(PROBE_LIMIT_CNY);
+    expect(at(0.0043)).toMatchObject({ tasks: 2, depth: 100, costCny: 0.0377 });
+    expect(at(0.02)).toMatchObject({ tasks: 1, depth: 30, costCny: 0.05 });
+    expect(at(0.03).costCny).toBeGreaterThan(PROBE_LIMIT_CNY);
+    const { sb, dir } = await emulator();
+    await expect(
+      withWarehouse(dir, async (wh) => {
+        await wh.run(
+          `INSERT INTO ledger (call_id, run_id, pipeline, endpoint_id, called_at, http_status, tasks, charge_cny, cost_usd) VALUES ('c1', 'r1', 'nightly', '${PROBE_ENDPOINT}', now(), 200, 1, 0.03, 0.004)`,
+        );
+        return runProbe({ baseUrl: sb.url, apiKey: KEY, wh, yes: true });
+      }),
+    ).rejects.toThrow(/over its 0.05 CNY limit/);
+    expect(sb.log).toEqual([]);
   });
 });

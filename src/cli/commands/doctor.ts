@@ -4,7 +4,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { resolveLake } from '../../config/index.js';
 import { ExitCode } from '../../errors.js';
 import { runDoctor, type Check } from '../../run/doctor.js';
-import { PROBE_PIPELINE, runProbe, type ProbeOutcome } from '../../run/probe.js';
+import { PROBE_LIMIT_CNY, PROBE_PIPELINE, runProbe, type ProbeOutcome } from '../../run/probe.js';
 import { RawLanding, readServiceReadings, withWarehouse, writeServiceReadings } from '../../warehouse/index.js';
 import { resolveTarget } from '../service-target.js';
 
@@ -126,6 +126,11 @@ async function probeHandler(args: ArgumentsCamelCase<DoctorArgs>): Promise<void>
   say(`probe plan (${price}; each further block of 10 at 75% of it):`);
   for (const c of plan.calls) say(`  ${c.charged ? `${c.cny.toFixed(4)} CNY` : 'free      '}  ${c.call}`);
   say(`stated cost: at most ${plan.costCny.toFixed(4)} CNY (limit 0.05 CNY); unused depth is refunded`);
+  if (plan.costCny > PROBE_LIMIT_CNY) {
+    say('over the limit at this price of a SERP task: the probe does not run');
+    process.exitCode = 1;
+    return;
+  }
   if (!record) {
     say('nothing was called: run again with --yes to spend it');
     return;
