@@ -226,17 +226,26 @@ async function callbackCheck(url: string, dispatcher?: Dispatcher): Promise<Chec
   }
 }
 
+/**
+ * The service's clock minus ours, in ms, from the `Date` header of a GET of the base address
+ * (compared with the middle of the round trip; the header has 1 s resolution); null when the
+ * service sends no Date header.
+ */
+export async function serviceSkewMs(baseUrl: string, now: () => Date, dispatcher?: Dispatcher): Promise<number | null> {
+  const before = now().getTime();
+  const res = await request(baseUrl.replace(/\/+$/, '') + '/', { method: 'GET', dispatcher, headersTimeout: 10_000 });
+  await res.body.dump();
+  const after = now().getTime();
+  const date = res.headers.date;
+  const server = Date.parse(Array.isArray(date) ? date[0]! : (date ?? ''));
+  return Number.isNaN(server) ? null : server - (before + after) / 2;
+}
+
 async function clockCheck(baseUrl: string, now: () => Date, maxSkewMs: number, dispatcher?: Dispatcher): Promise<Check> {
   try {
-    const before = now().getTime();
-    const res = await request(baseUrl.replace(/\/+$/, '') + '/', { method: 'GET', dispatcher, headersTimeout: 10_000 });
-    await res.body.dump();
-    const after = now().getTime();
-    const date = res.headers.date;
-    const server = Date.parse(Array.isArray(date) ? date[0]! : (date ?? ''));
-    if (Number.isNaN(server)) return { name: 'clock', level: 'warn', detail: 'the service sent no Date header to compare with' };
-    // The Date header has 1 s resolution: compare with the middle of the round trip.
-    const skew = (before + after) / 2 - server;
+    const ahead = await serviceSkewMs(baseUrl, now, dispatcher);
+    if (ahead === null) return { name: 'clock', level: 'warn', detail: 'the service sent no Date header to compare with' };
+    const skew = -ahead;
     const secs = (skew / 1000).toFixed(1);
     return Math.abs(skew) <= maxSkewMs + 1000
       ? { name: 'clock', level: 'ok', detail: `within ${Math.abs(Number(secs))} s of the service` }

@@ -22,3 +22,4 @@ export * from './tables.js';
 export * from './tracked-domains.js';
 export * from './warehouse.js';
 export * from './publish/index.js';
+export * from './service-readings.js';
