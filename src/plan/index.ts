@@ -4,3 +4,4 @@ export * from './plan-summary.js';
 export * from './price.js';
 export * from './price-history.js';
 export * from './embeddings.js';
+export * from './readings-use.js';

@@ -25,6 +25,8 @@ export interface PlanSummary {
   embeddings: EmbeddingsPlan[];
   /** Sum of the endpoint and embedding estimates; null when any price is unknown. */
   estimatedCny: number | null;
+  /** What the plan took from `pipeline doctor --probe`'s record (readings-use.ts), when one is there. */
+  readings?: string[];
 }
 
 /** Counts what a plan will do, and what it should cost, without calling anything. */

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../catalog/index.js';
 import type { Pipeline } from '../config/index.js';
 import { expandJob } from '../jobs/index.js';
+import type { TasksPerPost } from './readings-use.js';
 import { taskTag } from './tag.js';
 
 /** One task to post, with the tag that finds it again. */
@@ -38,7 +39,7 @@ export { normalizeKeyword } from '../jobs/index.js';
  * repeats after lower-casing, tags each task, and packs them into the largest batches the
  * endpoint allows.
  */
-export function planPipeline(pipeline: Pipeline, runId: string): Plan {
+export function planPipeline(pipeline: Pipeline, runId: string, perPost?: TasksPerPost): Plan {
   const tasks: PlannedTask[] = [];
   const seen = new Set<string>();
   let duplicatesDropped = 0;
@@ -55,11 +56,14 @@ export function planPipeline(pipeline: Pipeline, runId: string): Plan {
       tasks.push({ tag, job: job.name, endpoint: ep, spec: { ...spec, tag } });
     }
   }
-  return { pipeline: pipeline.name, runId, tasks, batches: packBatches(tasks), duplicatesDropped };
+  return { pipeline: pipeline.name, runId, tasks, batches: packBatches(tasks, perPost), duplicatesDropped };
 }
 
-/** Groups tasks by endpoint and cuts each group at the endpoint's most tasks per POST. */
-export function packBatches(tasks: readonly PlannedTask[]): PlannedBatch[] {
+/**
+ * Groups tasks by endpoint and cuts each group at the endpoint's most tasks per POST, or fewer
+ * where `perPost` (the service's recorded reading, readings-use.ts) says the service takes fewer.
+ */
+export function packBatches(tasks: readonly PlannedTask[], perPost?: TasksPerPost): PlannedBatch[] {
   const byEndpoint = new Map<string, PlannedTask[]>();
   for (const t of tasks) {
     const list = byEndpoint.get(t.endpoint.id) ?? [];
@@ -69,7 +73,8 @@ export function packBatches(tasks: readonly PlannedTask[]): PlannedBatch[] {
   const batches: PlannedBatch[] = [];
   for (const list of byEndpoint.values()) {
     const ep = list[0]!.endpoint;
-    const size = ep.maxTasksPerPost ?? 1;
+    const catalog = ep.maxTasksPerPost ?? 1;
+    const size = Math.max(1, Math.min(catalog, perPost?.(ep) ?? catalog));
     for (let i = 0; i < list.length; i += size) {
       batches.push({ no: batches.length + 1, endpoint: ep, tasks: list.slice(i, i + size) });
     }

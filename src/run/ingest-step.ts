@@ -4,11 +4,12 @@ import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
 import { isInterrupted } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
-import { packBatches, planPipeline, type Plan } from '../plan/index.js';
+import { packBatches, planPipeline, readingsInUse, type Plan, type ReadingsInUse } from '../plan/index.js';
 import {
   compactRaw,
   damagedNotes,
   ledgerWriter,
+  readServiceReadings,
   recordTrackedDomains,
   RUN_STEPS,
   runFinishedSql,
@@ -49,6 +50,20 @@ export interface IngestOutcome {
   estimateCny: number | null;
   /** Whether an `embeddings` job ran (the keywords to cluster are the plan's). */
   embedded: boolean;
+  /** What the run took from `pipeline doctor --probe`'s record (readings-use.ts). */
+  readings: ReadingsInUse;
+}
+
+/** The recorded service readings to follow; a record that cannot be read is said and not followed. */
+async function recordedReadings(o: RunOptions, now: Date): Promise<{ readings: ReadingsInUse; problem?: string }> {
+  try {
+    return { readings: readingsInUse(await readServiceReadings(o.warehouseDir), now) };
+  } catch (err) {
+    return {
+      readings: readingsInUse(null, now),
+      problem: `service readings not used: ${(err as Error).message}; run pipeline doctor --probe --yes to record them again`,
+    };
+  }
 }
 
 /** How long after its start an unfinished run is resumed by the next `pipeline run`, rather than settled: half a day. */
@@ -90,7 +105,9 @@ export async function ingestStep(
   const resume = owed ?? (o.newRun || !latest || started.getTime() - latest.startedAt.getTime() > RESUME_WITHIN_MS ? undefined : latest);
   const runId = resume?.runId ?? newRunId(started);
   o.onRunId?.(runId);
-  const plan = planPipeline(o.pipeline, runId);
+  const recorded = await recordedReadings(o, started);
+  const { readings } = recorded;
+  const plan = planPipeline(o.pipeline, runId, readings.tasksPerPost);
   const collection = resolveCollection(o.pipeline.collection, {
     ...o.collection,
     ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}),
@@ -130,6 +147,7 @@ export async function ingestStep(
       stop: null,
       estimateCny,
       embedded: embeddingJobs(o.pipeline.jobs).length > 0,
+      readings,
     };
   }
   if (!resume && !o.signal?.aborted) {
@@ -174,7 +192,13 @@ export async function ingestStep(
     const toPost = plan.tasks.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
     log.info({ tasks: plan.tasks.length, toPost: toPost.length, duplicatesDropped: plan.duplicatesDropped }, 'planned');
     await store.recordPlanSize(plan.tasks.length);
-    const batches = packBatches(toPost);
+    const batches = packBatches(toPost, readings.tasksPerPost);
+    for (const n of readings.notes) note(n);
+    if (recorded.problem) {
+      note(recorded.problem);
+      log.warn(recorded.problem);
+    }
+    if (readings.old) log.warn({ probedAt: readings.probedAt, ageDays: readings.ageDays }, 'the recorded service readings are old');
     note(
       `planned ${plan.tasks.length} tasks${plan.duplicatesDropped ? ` (${plan.duplicatesDropped} repeats dropped)` : ''}; ${toPost.length} to post in ${batches.length} POST(s)`,
     );
@@ -257,7 +281,7 @@ export async function ingestStep(
     const state = stop === null ? 'completed' : 'partial';
     await store.finishRun(state, stop?.reason ?? null, now());
     log.info({ state, stop: stop?.kind }, 'run finished');
-    return { ctx, plan, started, resumed: resume !== undefined, state, stop, estimateCny, embedded };
+    return { ctx, plan, started, resumed: resume !== undefined, state, stop, estimateCny, embedded, readings };
   } catch (err) {
     await store.finishRun('failed', err instanceof Error ? err.message : String(err), now());
     throw err;

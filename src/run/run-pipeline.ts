@@ -36,6 +36,11 @@ export interface RunOutcome extends RunSummary {
    * syncs first, buying nothing.
    */
   lakeBehind?: boolean;
+  /**
+   * The readings of `service-readings.json` (`pipeline doctor --probe`) the run followed or
+   * assumed, and when they were recorded; `old` past 30 days. Absent when no probe ran there.
+   */
+  serviceReadings?: { probedAt: string; ageDays: number; old: boolean; used: Record<string, string | number> };
 }
 
 /**
@@ -235,6 +240,16 @@ export async function runPipeline(o: RunOptions): Promise<RunOutcome> {
         ...summary,
         ...(lake ? { lake } : {}),
         ...(lakeBehind ? { lakeBehind: true } : {}),
+        ...(ingest.readings.probedAt !== null
+          ? {
+              serviceReadings: {
+                probedAt: ingest.readings.probedAt,
+                ageDays: ingest.readings.ageDays ?? 0,
+                old: ingest.readings.old,
+                used: ingest.readings.used,
+              },
+            }
+          : {}),
         resumed: ingest.resumed,
         ...(models ? { models } : {}),
         ...(clusters ? { clusters } : {}),

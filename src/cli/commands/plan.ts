@@ -32,13 +32,16 @@ export const planCommand: CommandModule<object, PlanArgs> = {
     const { ServiceClient } = await import('../../client/index.js');
     const { loadPipeline } = await import('../../config/index.js');
     const { embeddingJobs } = await import('../../jobs/index.js');
-    const { planEmbeddings, planPipeline, priceTasks, readPriceHistory, summarizePlan } = await import('../../plan/index.js');
+    const { planEmbeddings, planPipeline, priceTasks, readingsInUse, readPriceHistory, summarizePlan } =
+      await import('../../plan/index.js');
     const { cachedEmbeddingKeys } = await import('../../models/clusters/index.js');
-    const { withWarehouse } = await import('../../warehouse/index.js');
+    const { readServiceReadings, withWarehouse } = await import('../../warehouse/index.js');
     const { preflightJobs } = await import('../../run/preflight.js');
     const { resolveTarget } = await import('../service-target.js');
     const pipeline = await loadPipeline(args.file);
-    const plan = planPipeline(pipeline, 'plan');
+    // What `pipeline doctor --probe` recorded of the service: one task a POST is planned as a run posts it.
+    const readings = readingsInUse(await readServiceReadings(args.warehouse).catch(() => null), new Date());
+    const plan = planPipeline(pipeline, 'plan', readings.tasksPerPost);
     const hasWarehouse = existsSync(join(args.warehouse, 'warehouse.duckdb'));
     const history: PriceHistory = hasWarehouse
       ? await withWarehouse(args.warehouse, readPriceHistory)
@@ -75,6 +78,7 @@ export const planCommand: CommandModule<object, PlanArgs> = {
         : priceTasks(plan, history, user?.rates, (id) => high.has(id));
       // Sandbox keys are never charged, embeddings included.
       summary = summarizePlan(plan, prices, sandboxKey ? embeddings.map((e) => ({ ...e, cnyPer1kTokens: 0, cny: 0 })) : embeddings);
+      if (readings.notes.length > 0) summary.readings = readings.notes;
     } finally {
       await target.sandbox?.close();
     }
@@ -126,6 +130,7 @@ export function formatPlan(s: PlanSummary, budget?: number): string {
         ]
       : []),
     '',
+    ...(s.readings ?? []),
     `at least ${s.minMinutes.toFixed(1)} min at the rate limits (plus the service's own queue time in standard mode)`,
     `estimated charge: ${s.estimatedCny === null ? 'unknown for some endpoints (see price_from)' : `${s.estimatedCny.toFixed(4)} CNY`}${budget !== undefined ? `; budget ${budget} CNY` : ''}`,
   ];
