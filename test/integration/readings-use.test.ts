@@ -178,5 +178,10 @@ describe('runs use the readings pipeline doctor --probe recorded', () => {
     expect(notes.some((n) => n.includes('are old (45 days, over 30)') && n.includes('pipeline doctor --probe --yes'))).toBe(true);
     expect(summary.serviceReadings).toMatchObject({ probedAt, ageDays: 45, old: true });
     expect(s.posts.slice(before)).toEqual([1, 1, 1, 1]);
+    // pipeline status names the record, its age and that it is old.
+    const status = await pipelineCli(['status', '--warehouse', s.dir], process.env);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`service readings (pipeline doctor --probe, ${probedAt}, 45 day(s) ago: old`);
+    expect(status.stdout).toContain('asyncTasksPerPost=1');
   });
 });

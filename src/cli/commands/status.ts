@@ -62,9 +62,24 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     }
     const runs = await withWarehouse(args.warehouse, read);
     if (args.run && runs.length === 0) throw new EtlError('ETL_CONFIG_INVALID', `no run ${args.run} in ${args.warehouse}`);
-    process.stdout.write(args.json ? `${JSON.stringify(runs, null, 2)}\n` : formatStatuses(runs));
+    process.stdout.write(args.json ? `${JSON.stringify(runs, null, 2)}\n` : formatStatuses(runs) + (await readingsLine(args.warehouse)));
   },
 };
+
+/** What the runs follow of `pipeline doctor --probe`'s record, and its age (text only; `--json` keeps its array). */
+async function readingsLine(dir: string): Promise<string> {
+  const { readingsInUse } = await import('../../plan/index.js');
+  const { readServiceReadings } = await import('../../warehouse/index.js');
+  const record = await readServiceReadings(dir).catch((err: Error) => err);
+  if (record === null) return '';
+  if (record instanceof Error) return `\nservice readings: not used (${record.message})\n`;
+  const r = readingsInUse(record, new Date());
+  const used =
+    Object.entries(r.used)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ') || 'none a run uses';
+  return `\nservice readings (pipeline doctor --probe, ${r.probedAt}, ${r.ageDays} day(s) ago${r.old ? ': old, the service may have changed; run pipeline doctor --probe --yes' : ''}): ${used}\n`;
+}
 
 /** A run in progress, from its `run-live.json`, while it holds the database. */
 export function formatLive(r: LiveRun, now: Date): string {
