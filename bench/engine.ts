@@ -1,11 +1,14 @@
-// `npx tsx bench/engine.ts [--keywords 10000] [--pull-scale 60] [--push-scale 1] [--only pull|push]`:
-// runs a SERP pipeline of N keywords (depth 10, normal priority, standard mode, a live-style
+// `npx tsx bench/engine.ts [--keywords 10000] [--pull-scale 60] [--push-scale 1] [--only pull|push]
+//  [--depth 10] [--reading k=v,...]`:
+// runs a SERP pipeline of N keywords (depth 10 unless --depth, normal priority, standard mode, a live-style
 // key so the emulator charges) end to end through `runPipeline` against the emulator with the
 // spec's rate limits on, once collected by pull and once by push, and prints:
 //   engine.pull_wall_ratio  wall time of the run / the least time the rate limits allow  (target <= 1.05)
 //   engine.push_wall_ratio  the same with push collection                                 (target <= 1.05)
 //   engine.cost_ratio       CNY charged (ledger) / the rate-card price of the plan's tasks (target 1.00)
-// Figures, not assertions.
+// Figures, not assertions. `--reading` is passed to the emulator as `pipeline sandbox --reading`
+// takes it (src/sandbox/readings.ts); the rate-card price follows the reading's price of a
+// further block of 10 (extraDepthPrice) and the charges are gross (before depth refunds).
 //
 // The bound: the SERP family takes 60 calls in any sliding window W (a minute divided by the
 // time scale). A run that needs N calls of the family spends at least floor((N-1)/60)·W
@@ -40,7 +43,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { parsePipeline, type Pipeline } from '../src/config/index.js';
 import { runPipeline, type RunSummary } from '../src/run/index.js';
-import { serpTaskPriceUnits } from '../src/sandbox/index.js';
+import { parseReadings, serpTaskPriceUnits } from '../src/sandbox/index.js';
 import { withWarehouse } from '../src/warehouse/index.js';
 
 const argv = process.argv.slice(2);
@@ -54,7 +57,9 @@ const KEY = 'svc_live_benchengine';
 const LIMIT = 60; // SERP family, calls per window (spec, Limits)
 const TASKS_PER_POST = 100;
 const READY_AFTER_MS = 300; // the emulator's default ready delay, before the time scale
-const DEPTH = 10;
+const DEPTH = Number(opt('depth', '10'));
+const READING = opt('reading', '');
+const READINGS = parseReadings(READING); // throws on an unknown name or value before anything runs
 
 const sandboxModule = fileURLToPath(new URL('../src/sandbox/index.ts', import.meta.url));
 
@@ -64,7 +69,7 @@ async function emulator(timeScale: number): Promise<{ url: string; stop: () => P
 const { startSandbox } = await import(${JSON.stringify(sandboxModule)});
 const { monitorEventLoopDelay } = await import('node:perf_hooks');
 const lag = monitorEventLoopDelay({ resolution: 10 }); lag.enable();
-const sb = await startSandbox({ timeScale: ${timeScale}, rateLimits: true, readyAfterMs: ${READY_AFTER_MS}, admin: true, seed: 1 });
+const sb = await startSandbox({ timeScale: ${timeScale}, rateLimits: true, readyAfterMs: ${READY_AFTER_MS}, admin: true, seed: 1, readings: ${JSON.stringify(READING)} });
 process.send({ url: sb.url });
 process.on('message', async () => { const c = process.cpuUsage(); process.send({ cpuMs: (c.user + c.system) / 1000, lagMean: lag.mean / 1e6, lagP99: lag.percentile(99) / 1e6, lagMax: lag.max / 1e6 }); await sb.close(); process.disconnect(); });
 `;
@@ -205,9 +210,9 @@ const results: Measured[] = [];
 if (ONLY !== 'push') results.push(await measure('pull', PULL_SCALE));
 if (ONLY !== 'pull') results.push(await measure('push', PUSH_SCALE));
 
-const unitCny = serpTaskPriceUnits({ depth: DEPTH, priority: 1 }, 'standard') / 10_000;
+const unitCny = serpTaskPriceUnits({ depth: DEPTH, priority: 1 }, 'standard', READINGS.extraDepthPrice) / 10_000;
 console.log(
-  `engine, ${KEYWORDS.toLocaleString('en-US')}-keyword SERP pipeline (depth ${DEPTH}, normal priority, standard), rate limits on (Node ${process.version})`,
+  `engine, ${KEYWORDS.toLocaleString('en-US')}-keyword SERP pipeline (depth ${DEPTH}, normal priority, standard), rate limits on${READING ? `, reading ${READING}` : ''} (Node ${process.version})`,
 );
 for (const r of results) {
   const s = r.summary;

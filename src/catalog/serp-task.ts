@@ -31,6 +31,11 @@ export const TASK_UNITS_SQL = `CASE WHEN split_part(endpoint_id, '.', 1) = 'serp
   THEN 1 + ${SERP_EXTRA_PAGE_FRACTION} * greatest(0, ceil((coalesce(TRY_CAST(json_extract(spec, '$.depth') AS DOUBLE), 10) - 10) / 10))
   ELSE 1 END`;
 
+/** Further blocks of 10 results (extraDepthBlocks) of a `tasks` row, in SQL: 0 for any task but a SERP. */
+export const TASK_BLOCKS_SQL = `CASE WHEN split_part(endpoint_id, '.', 1) = 'serp'
+  THEN greatest(0, ceil((coalesce(TRY_CAST(json_extract(spec, '$.depth') AS DOUBLE), 10) - 10) / 10))
+  ELSE 0 END`;
+
 /** `latitude,longitude,radius` with up to 7 decimals; the radius range is checked apart. */
 export const locationCoordinate = z
   .string()

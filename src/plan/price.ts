@@ -63,7 +63,7 @@ export function priceTasks(
     const usd = rateUsd(rates, t.endpoint.path, t.endpoint.mode, highPriority(id));
     const depthNote =
       deep.blocks > 0
-        ? ` plus ${fmt(deep.blocks)} further block(s) of 10 results at ${SERP_EXTRA_PAGE_FRACTION * 100}% of it; unused depth is refunded`
+        ? ` plus ${fmt(deep.blocks)} further block(s) of 10 results at ${SERP_EXTRA_PAGE_FRACTION * 100}% of it (assumed: the spec does not say; a run's budget counts a block at the base price until its charges tell); unused depth is refunded`
         : '';
     if (usd !== null && history.cnyPerUsd !== null) {
       out.set(id, { endpointId: id, cnyPerTask: usd * history.cnyPerUsd * deep.factor, source: 'rates', note: `base rate${depthNote}` });

@@ -5,6 +5,18 @@
 export interface NextPurchase {
   /** The units of each task, in the order they would be bought. */
   units: readonly number[];
+  /**
+   * The further blocks of 10 results (catalog `extraDepthBlocks`) each task asks for; absent:
+   * none. The price of a further block is not the spec's (only that it "can add charges"): the
+   * units weigh it at the reference fraction, the budget learns it from the charges (`run`).
+   */
+  blocks?: readonly number[];
+  /**
+   * What this run was charged for the endpoint's tasks (gross): how many tasks, their further
+   * blocks, the CNY; and, when charges at two different depths tell both, the price of a task's
+   * base and of a further block (least squares over the calls). Undefined before its first charge.
+   */
+  run?: { tasks: number; blocks: number; cny: number; base?: number; block?: number };
   /** CNY per unit this run has been charged for the same endpoint; undefined before its first charge there. */
   runPerUnit?: number;
   /** CNY per unit earlier runs were charged for this endpoint (this pipeline's first, else any); undefined when never bought. */
@@ -32,15 +44,43 @@ export interface Spent {
 export function budgetStop(a: Spent & { budgetCny: number | undefined; next: readonly NextPurchase[] }): string | null {
   if (a.budgetCny === undefined) return null;
   let next = 0;
-  for (const p of a.next) next += perUnit(p, a) * p.units.reduce((s, u) => s + u, 0);
+  for (const p of a.next) for (let i = 0; i < p.units.length; i++) next += taskPrice(p, i, a);
   if (a.spentCny + next <= a.budgetCny + 1e-9) return null;
   const what = a.next.length > 1 ? `${a.next.length} calls` : 'batch';
   return `budget of ${a.budgetCny} CNY reached: ${a.spentCny.toFixed(4)} CNY spent, the next ${what} would cost about ${next.toFixed(4)} CNY; raise budget_cny and run again to continue`;
 }
 
-/** What one unit of `p` is priced at: what this run was charged for its endpoint, else earlier runs, else this run's charges per unit. */
-function perUnit(p: NextPurchase, a: Spent): number {
-  return p.runPerUnit ?? p.knownPerUnit ?? (a.chargedUnits > 0 ? a.chargedCny / a.chargedUnits : 0);
+/**
+ * What the `i`th task of `p` is priced at for the guard. From this run's charges of its endpoint:
+ * base + blocks × block when they tell both; else at the dearest reading consistent with them
+ * (a further block costs between nothing and the base: the charges per task `c` at `r` blocks
+ * a task make a task of `b` blocks cost c, or c·(1+b)/(1+r) when a block costs the base). Else
+ * per unit, from earlier runs or this run's charges of other endpoints, a further block at the
+ * base price at least (the reference 0.75 may be the service's 1.0).
+ */
+function taskPrice(p: NextPurchase, i: number, a: Spent): number {
+  const u = p.units[i]!;
+  const b = p.blocks?.[i] ?? 0;
+  const r = p.run;
+  if (r !== undefined && r.tasks > 0) {
+    if (r.base !== undefined && r.block !== undefined) return r.base + b * r.block;
+    const c = r.cny / r.tasks;
+    return Math.max(c, (c * (1 + b)) / (1 + r.blocks / r.tasks));
+  }
+  const unit = p.runPerUnit ?? p.knownPerUnit ?? (a.chargedUnits > 0 ? a.chargedCny / a.chargedUnits : 0);
+  return p.runPerUnit === undefined ? unit * Math.max(u, 1 + b) : unit * u;
+}
+
+/**
+ * Whether this run's charges leave a task of `p` priced at a guess: its further blocks differ
+ * from those of the tasks charged and the charges do not yet tell a block's price from the base.
+ */
+function blockPriceUnknown(p: NextPurchase): boolean {
+  const r = p.run;
+  const bs = p.blocks ?? [];
+  if (r === undefined || r.tasks === 0) return bs.some((b) => b > 0);
+  if (r.base !== undefined && r.block !== undefined) return false;
+  return bs.some((b) => Math.abs(b - r.blocks / r.tasks) > 1e-9);
 }
 
 /**
@@ -53,17 +93,21 @@ export function tasksWithinBudget(a: Spent & { budgetCny: number; next: readonly
   let left = a.budgetCny - a.spentCny + 1e-9;
   let n = 0;
   for (const p of a.next) {
-    const price = perUnit(p, a);
-    for (const u of p.units) {
-      if (price > 0 && price * u > left) return n;
-      left -= price * u;
+    for (let i = 0; i < p.units.length; i++) {
+      const price = taskPrice(p, i, a);
+      if (price > 0 && price > left) return n;
+      left -= price;
       n++;
     }
   }
   return n;
 }
 
-/** Whether a purchase has no price to go by: neither this run nor an earlier one was charged for its endpoint. */
+/**
+ * Whether a purchase has no price to go by: neither this run nor an earlier one was charged for
+ * its endpoint, or its tasks ask for further blocks of 10 whose price this run's charges do not
+ * tell yet (the run then buys one task alone, whose charge tells it).
+ */
 export function priceUnknown(p: NextPurchase): boolean {
-  return p.runPerUnit === undefined && p.knownPerUnit === undefined;
+  return (p.run === undefined && p.runPerUnit === undefined && p.knownPerUnit === undefined) || blockPriceUnknown(p);
 }

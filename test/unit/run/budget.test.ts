@@ -38,8 +38,31 @@ describe('budgetStop: a pure function of the budget, the spend so far and the ne
     // One depth-10 task bought at 0.0043 (the probe); six depth-200 tasks with 0.1 of budget: about 0.39 more, so one is bought.
     const deep = ones(6).map(() => taskUnits('serp', { depth: 200 }));
     const a = { budgetCny: 0.1, ...spent(0.0043, 0.0043, 1), next: [{ units: deep, runPerUnit: 0.0043 }] };
-    expect(budgetStop(a)).toMatch(/the next batch would cost about 0.3935 CNY/);
+    expect(budgetStop(a)).toMatch(/the next batch would cost about 0.393\d CNY/);
     expect(tasksWithinBudget(a)).toBe(1);
+  });
+
+  it("learns a further depth block's price apart from the base, assuming the base price for it until the charges tell", () => {
+    const deep = { units: ones(6).map(() => taskUnits('serp', { depth: 200 })), blocks: ones(6).map(() => 19) };
+    // Only depth-10 tasks charged (20 at 0.0043): a depth-200 task is priced at 20 × 0.0043 (a block at the base), not 15.25 ×.
+    const shallowOnly = { tasks: 20, blocks: 0, cny: 0.086 };
+    const a = { budgetCny: 0.35, ...spent(0.086, 0.086, 20), next: [{ ...deep, run: shallowOnly, runPerUnit: 0.0043 }] };
+    expect(budgetStop(a)).toMatch(/about 0.5160 CNY/);
+    expect(tasksWithinBudget(a)).toBe(3);
+    expect(priceUnknown(a.next[0]!)).toBe(true);
+    // Charges at two depths tell both: base 0.0043, block 0.0032 (the emulator's 0.75): four fit in 0.264.
+    const both = { ...shallowOnly, base: 0.0043, block: 0.0032 };
+    const b = { ...a, next: [{ ...deep, run: both }] };
+    expect(tasksWithinBudget(b)).toBe(4);
+    expect(priceUnknown(b.next[0]!)).toBe(false);
+    // Only depth-200 tasks charged (0.0651 each): a depth-10 task is priced at the dearer of a free block (0.0651) and a block at the base (0.0651 / 20).
+    const deepOnly = { tasks: 1, blocks: 19, cny: 0.0651 };
+    const c = { budgetCny: 1, ...spent(0.0651, 0.0651, 15.25), next: [{ units: [1], blocks: [0], run: deepOnly }] };
+    expect(budgetStop({ ...c, budgetCny: 0.13 })).toMatch(/about 0.0651 CNY/);
+    expect(priceUnknown(c.next[0]!)).toBe(true);
+    // Tasks at the depth charged are priced at what they were charged.
+    expect(priceUnknown({ ...deep, run: deepOnly })).toBe(false);
+    expect(tasksWithinBudget({ ...c, next: [{ ...deep, run: deepOnly }] })).toBe(6);
   });
 
   it('refunds lower what was spent, not the price of the next tasks', () => {
