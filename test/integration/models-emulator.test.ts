@@ -68,12 +68,12 @@ describe('models over two nightly runs of pipelines/keywords.yaml against the em
       // The run recorded the SERP job's track_domains (and exported them); rank_history and
       // domain_visibility_daily flag exactly those domains, every other one is a competitor.
       expect(await db.all(`select pipeline, job, domain from tracked_domains order by domain`)).toEqual([
-        { pipeline: 'keywords', job: 'running-shoes', domain: 'nike.com' },
+        { pipeline: 'keywords', job: 'running-shoes', domain: 'outdoorgearlab.com' },
         { pipeline: 'keywords', job: 'running-shoes', domain: 'runnersworld.com' },
       ]);
       expect(existsSync(join(wh.dir, 'parquet', 'tracked_domains'))).toBe(true);
       const flags = await db.all<{ listed: boolean; is_tracked: boolean }>(
-        `select distinct domain in ('nike.com', 'runnersworld.com') as listed, is_tracked from rank_history order by all`,
+        `select distinct domain in ('outdoorgearlab.com', 'runnersworld.com') as listed, is_tracked from rank_history order by all`,
       );
       expect(flags).toEqual([
         { listed: false, is_tracked: false },

@@ -68,7 +68,7 @@ describe('parsePipeline on valid files', () => {
     expect(p.jobs.map((j) => j.kind)).toEqual(['serp', 'search_volume']);
     const job = serpOf(p);
     expect(job).toMatchObject({ kind: 'serp', engines: ['engA'], depth: 100, locations: [2840, 2826], languages: ['en'] });
-    expect(job.track_domains).toEqual(['runnersworld.com', 'nike.com']);
+    expect(job.track_domains).toEqual(['runnersworld.com', 'outdoorgearlab.com']);
     expect(job.keywords.length).toBeGreaterThanOrEqual(18);
     const lower = job.keywords.map((k) => k.toLowerCase());
     expect(new Set(lower).size).toBe(lower.length - 1); // one duplicate that differs only by case
