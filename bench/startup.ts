@@ -78,7 +78,7 @@ async function sandbox(date: string): Promise<{ url: string; stop: () => void }>
       '--sandbox-key',
       KEY,
       '--live-key',
-      'svc_live_startupbench1',
+      'svc_live_teststartupbench1',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

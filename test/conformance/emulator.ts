@@ -13,7 +13,7 @@ import { gunzipSync } from 'node:zlib';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The two key kinds of Authentication rule 2; the emulator is told to accept exactly these. */
-export const LIVE = 'svc_live_conformance0000000000000001';
+export const LIVE = 'svc_live_testconformance0000000000000001';
 export const SANDBOX = 'svc_sandbox_conformance000000000001';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

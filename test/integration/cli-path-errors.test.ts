@@ -148,7 +148,7 @@ describe('temp files a killed process left in raw/ (issue 43)', () => {
         file: 'stale.yaml',
         warehouseDir: tmp.dir,
         baseUrl: sandbox.url,
-        apiKey: 'svc_live_staletemps',
+        apiKey: 'svc_live_teststaletemps',
         logger: silentLogger,
         pollIntervalMs: 5,
         models: false,

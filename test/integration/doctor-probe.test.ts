@@ -7,7 +7,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { RawLanding, readServiceReadings, SERVICE_READINGS_FILE, withWarehouse } from '../../src/warehouse/index.js';
 import { pipelineCli, sumDecimals, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_probesecret42';
+const KEY = 'svc_live_testprobesecret42';
 
 /** What `pipeline doctor --probe --json` prints. */
 interface ProbeJson {

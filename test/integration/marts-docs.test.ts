@@ -63,7 +63,7 @@ describe('the marts as a BI reader sees them, after a night of pipelines/keyword
       file: 'pipelines/keywords.yaml',
       warehouseDir: wh.dir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_martsdocs',
+      apiKey: 'svc_live_testmartsdocs',
       logger: silentLogger,
       pollIntervalMs: 50,
       collectTimeoutMs: 30_000,

@@ -44,7 +44,7 @@ describe('a POST of one task refused with 40006 (issue 43, finding 5)', () => {
         file: 'refused.yaml',
         warehouseDir: tmp.dir,
         baseUrl: sb.url,
-        apiKey: 'svc_live_refused40006',
+        apiKey: 'svc_live_testrefused40006',
         logger: silentLogger,
         pollIntervalMs: 5,
         limits: { windowMs: 1000 },

@@ -7,7 +7,7 @@ import { runPipeline, type RunOptions } from '../../src/run/index.js';
 import { clockFrom, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
 import { silentLogger, tempDir, warmReferenceLists } from './helpers.js';
 
-const KEY = 'svc_live_readingsclock';
+const KEY = 'svc_live_testreadingsclock';
 const pipeline = parsePipeline(
   `name: rclient\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [alpha, beta, gamma, delta]\n`,
   'rclient.yaml',

@@ -28,7 +28,7 @@ export const READING_COMBOS: Partial<ServedReadings>[] = [
   { refunds: 'balance', rateLimitBody: 'http200' },
 ];
 
-export const KEY = 'svc_live_readings';
+export const KEY = 'svc_live_testreadings';
 // Seven words or more: 20-50 organic results in the emulator, so depth 100 is refunded in part.
 const LONG = ['best lightweight trail running shoes for wide feet', 'how to clean white running shoes at home fast'];
 export const pipeline = parsePipeline(

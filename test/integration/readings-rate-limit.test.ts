@@ -11,7 +11,7 @@ import { startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { silentLogger, sumDecimals, tempDir, warmReferenceLists } from './helpers.js';
 
-const KEY = 'svc_live_readingsclient';
+const KEY = 'svc_live_testreadingsclient';
 const pipeline = parsePipeline(
   `name: rclient\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [alpha, beta, gamma, delta]\n`,
   'rclient.yaml',

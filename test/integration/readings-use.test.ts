@@ -16,7 +16,7 @@ import { pipelineCli, silentLogger, tempDir } from './helpers.js';
  * (no 40006 refusals) and `pipeline plan` counts those POSTs and their time; without a record
  * nothing changes; an old record is named as old.
  */
-const KEY = 'svc_live_readingsuse';
+const KEY = 'svc_live_testreadingsuse';
 const KEYWORDS = ['alpha', 'beta', 'gamma', 'delta'];
 const YAML = `name: perpost\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [${KEYWORDS.join(', ')}]\n`;
 

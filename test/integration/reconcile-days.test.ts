@@ -10,7 +10,7 @@ import { pipelineCli, silentLogger, sumDecimals, tempDir } from './helpers.js';
 // warehouses on one account; the ledger reads by day in a time zone, by several keys, as CSV a
 // spreadsheet reads. The emulator and the runs share one clock the test moves across midnight.
 
-const KEY = 'svc_live_financedays';
+const KEY = 'svc_live_testfinancedays';
 
 /** A clock that runs from `startIso` in real time, and jumps forward when told. */
 function steerableClock(startIso: string): { now: () => Date; jump: (ms: number) => void } {

@@ -4,7 +4,7 @@ import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { silentLogger, sumDecimals, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_depthprice';
+const KEY = 'svc_live_testdepthprice';
 const shallow = Array.from({ length: 20 }, (_, i) => `shallow kw ${i}`);
 const deep = Array.from({ length: 6 }, (_, i) => `deep kw ${i}`);
 const yaml =

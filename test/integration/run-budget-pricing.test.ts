@@ -6,7 +6,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { movingClock, silentLogger, sumDecimals, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_budgettest';
+const KEY = 'svc_live_testbudgettest';
 const keywords = Array.from({ length: 125 }, (_, i) => `kw ${i}`).join(', ');
 const pipeline = (budget: number) =>
   parsePipeline(

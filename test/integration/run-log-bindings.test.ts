@@ -10,7 +10,7 @@ import { Scheduler } from '../../src/run/scheduler.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { movingClock, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_logbindings1';
+const KEY = 'svc_live_testlogbindings1';
 const PIPELINE = `name: nightly
 schedule: "* * * * *"
 timezone: UTC

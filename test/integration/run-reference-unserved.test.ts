@@ -7,7 +7,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { pipelineRun, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_refunserved';
+const KEY = 'svc_live_testrefunserved';
 const LANGUAGES = '/v3/serp/engA/languages';
 
 const yaml = `name: ref-unserved

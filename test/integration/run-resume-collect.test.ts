@@ -61,7 +61,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     file: 'resume.yaml',
     warehouseDir: wh.dir,
     baseUrl: url,
-    apiKey: 'svc_live_resumetest',
+    apiKey: 'svc_live_testresumetest',
     logger: silentLogger,
     pollIntervalMs: 1,
     collectTimeoutMs: 0,

@@ -62,7 +62,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     file: 'resume.yaml',
     warehouseDir: wh.dir,
     baseUrl: url,
-    apiKey: 'svc_live_resumetest',
+    apiKey: 'svc_live_testresumetest',
     logger: silentLogger,
     pollIntervalMs: 1,
     collectTimeoutMs: 0,
@@ -251,7 +251,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     const micros = (x: string) => Math.round(Number(x) * 1e6);
     expect(micros(sum!.cny)).toBe(sandbox.log.reduce((s, l) => s + micros(l.chargeCny), 0));
     // The day's account figures agree with the ledger; the estimate is listed apart, to confirm.
-    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_resumetest', land: async () => {}, now: ticking });
+    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_testresumetest', land: async () => {}, now: ticking });
     const r = await withWarehouse(wh.dir, (db) => reconcile(db, client));
     expect(r.discrepancies).toEqual([]);
     expect(r.estimates).toEqual([
@@ -309,7 +309,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
       `1 lost POST(s) left unpriced are now in the ledger at ${posts[0]!.chargeCny}00 CNY, estimated from id_list's USD cost (charge_estimated)`,
     );
     // The balance's rises are the refunds the ledger holds, and every charge is in it.
-    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_resumetest', land: async () => {}, now: ticking });
+    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_testresumetest', land: async () => {}, now: ticking });
     const r = await withWarehouse(wh.dir, (db) => reconcile(db, client));
     expect(r.discrepancies).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { tempDir } from './helpers.js';
 // The emulator with `stateDir`: what it knows (tasks, their progress, the balance, the calls
 // it answered) outlives the process, as the service's memory does.
 
-const LIVE_KEY = 'svc_live_statetest1';
+const LIVE_KEY = 'svc_live_teststatetest1';
 const SERP = '/v3/serp/engA/organic';
 const T0 = Date.parse('2026-03-02T08:00:00Z');
 type Json = any; // envelopes are read field by field
