@@ -1,25 +1,31 @@
+/**
+ * The warehouse, the one door of the stage: the DuckDB file and its tables at the top, then its
+ * stages as the data goes through them: landing (raw bodies kept and indexed), normalize (bodies
+ * turned into typed rows), load (landed answers selected, planned and committed), publish
+ * (Parquet and the serving copy), and state (the runs' and tasks' working state).
+ */
+export * from './warehouse.js';
 export * from './alerts-table.js';
 export * from './arrow-read.js';
 export * from './arrow-schema.js';
 export * from './bulk.js';
 export * from './columns.js';
-export * from './compact.js';
-export * from './kinds/index.js';
 export * from './ledger.js';
-export * from './load-landed.js';
-export * from './parquet.js';
-export * from './raw-landing.js';
-export * from './raw/group-commit.js';
-export * from './raw/raw-index.js';
-export * from './raw/landed-answer.js';
-export * from './reindex.js';
-export * from './replay.js';
 export * from './schema-doc.js';
-export * from './shape.js';
-export * from './state/lifecycle.js';
-export * from './state/run-store.js';
+export * from './service-readings.js';
 export * from './tables.js';
 export * from './tracked-domains.js';
-export * from './warehouse.js';
+export * from './landing/raw-landing.js';
+export * from './landing/group-commit.js';
+export * from './landing/raw-index.js';
+export * from './landing/landed-answer.js';
+export * from './landing/compact.js';
+export * from './landing/reindex.js';
+export * from './normalize/result-tables/index.js';
+export * from './normalize/shape.js';
+export * from './load/load-landed.js';
+export * from './load/replay.js';
 export * from './publish/index.js';
-export * from './service-readings.js';
+export * from './publish/parquet.js';
+export * from './state/lifecycle.js';
+export * from './state/run-store.js';

@@ -4,11 +4,11 @@ import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node
 import { EtlError } from '../errors.js';
 import { pathError } from '../paths.js';
 import { createTableSql, ident, sqlType } from './columns.js';
-import { DECLARED_TABLES } from './kinds/index.js';
+import { DECLARED_TABLES } from './normalize/result-tables/index.js';
 import { FileGuard } from './file-guard.js';
 import { ensurePublishTables } from './publish/manifest-tables.js';
 import { ownerOnlyDir, ownerOnlyFile } from './owner-only.js';
-import { removeStaleTemps } from './stale-temps.js';
+import { removeStaleTemps } from './landing/stale-temps.js';
 import { ALL_TABLES } from './tables.js';
 import { openWaiting } from './wait-for-lock.js';
 import { keepByteOrderMarks } from './duckdb-text.js';

@@ -1,4 +1,4 @@
-import { DECLARED_TABLES } from '../kinds/index.js';
+import { DECLARED_TABLES } from '../normalize/result-tables/index.js';
 import { ALL_TABLES, UNPUBLISHED_TABLES } from '../tables.js';
 import type { Warehouse } from '../warehouse.js';
 import { PUBLISH_TABLES } from './manifest-tables.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { clearScratch, inflate, intoPieces, linesOf, membersOf, removeInflated, scratchDir, scratchFile } from '../../../src/warehouse/inflate.js';
+import { clearScratch, inflate, intoPieces, linesOf, membersOf, removeInflated, scratchDir, scratchFile } from '../../../src/warehouse/normalize/inflate.js';
 
 /** Pseudo-random text that gzip cannot shrink much, so a segment passes the split size quickly. */
 function lines(n: number, seed: number, words = 400): string[] {

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { landedLine, ledgerWriter, RawLanding, reindexRaw, RunStore, type Warehouse } from '../../../src/warehouse/index.js';
-import { rawFileName } from '../../../src/warehouse/raw/raw-index.js';
+import { rawFileName } from '../../../src/warehouse/landing/raw-index.js';
 import { compactFixture, response, tempWarehouse } from './helpers.js';
 
 const PATH = '/v3/backlinks/backlinks/live';

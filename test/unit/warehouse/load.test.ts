@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, exportParquet, loadLanded, reindexRaw, replay, tableBatches, type Warehouse } from '../../../src/warehouse/index.js';
-import { scratchDir } from '../../../src/warehouse/inflate.js';
+import { scratchDir } from '../../../src/warehouse/normalize/inflate.js';
 import { compactFixture, fixture, land, response, tearRawFile, tempWarehouse } from './helpers.js';
 
 const SERP = '/v3/serp/engA/organic/task_get/advanced/11111111-2222-4333-8444-555555555555';

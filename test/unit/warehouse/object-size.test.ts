@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { longestLine } from '../../../src/warehouse/inflate.js';
-import { MAX_OBJECT_BYTES, objectSizeFor } from '../../../src/warehouse/object-size.js';
+import { longestLine } from '../../../src/warehouse/normalize/inflate.js';
+import { MAX_OBJECT_BYTES, objectSizeFor } from '../../../src/warehouse/normalize/object-size.js';
 
 describe('the longest line of a landed file', () => {
   let dir: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rawFileDamage, readableLines } from '../../../src/warehouse/raw/damaged.js';
+import { rawFileDamage, readableLines } from '../../../src/warehouse/landing/damaged.js';
 import { compactRaw, type Warehouse } from '../../../src/warehouse/index.js';
 import { compactFixture, land, response, tempWarehouse } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rawIndexWriter, type RawIndexRow } from '../../../src/warehouse/raw/raw-index.js';
+import { rawIndexWriter, type RawIndexRow } from '../../../src/warehouse/landing/raw-index.js';
 import type { Warehouse } from '../../../src/warehouse/index.js';
 import { tempWarehouse } from './helpers.js';
 

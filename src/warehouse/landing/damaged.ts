@@ -3,8 +3,8 @@ import { access, readFile, rename, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createGunzip, gunzip, gunzipSync, gzipSync } from 'node:zlib';
-import { memberHeaderAt } from '../inflate.js';
-import { writeDurably } from '../raw-landing.js';
+import { memberHeaderAt } from '../normalize/inflate.js';
+import { writeDurably } from './raw-landing.js';
 
 const gunzipAsync = promisify(gunzip);
 

@@ -1,5 +1,5 @@
-import type { ResultFormat, ResultKind } from '../../catalog/index.js';
-import type { ColumnKind, ColumnSpec, TableSpec } from '../columns.js';
+import type { ResultFormat, ResultKind } from '../../../catalog/index.js';
+import type { ColumnKind, ColumnSpec, TableSpec } from '../../columns.js';
 
 /** A catalog result kind a declared kind reads, in one result format only when `format` is set. */
 export interface ResultRead {

@@ -1,4 +1,4 @@
-import { ident, sqlType, type ColumnKind } from './columns.js';
+import { ident, sqlType, type ColumnKind } from '../columns.js';
 import { under, type PlanColumn, type TablePlan } from './table-plan.js';
 
 /** How DuckDB's JSON reader takes a column's value from the body. */

@@ -1,16 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { byteBatches } from './byte-batches.js';
-import { ident, oneRowOf, receivedBetween, sqlList, sqlString, sqlType } from './columns.js';
-import { EtlError } from '../errors.js';
-import { CALLS_KIND, kindSpec } from './kinds/index.js';
-import { clearScratch, inflate, longestLine, removeInflated, scratchFile, intoPieces } from './inflate.js';
-import { MAX_OBJECT_BYTES, OBJECT_TOO_LARGE, objectSizeFor, objectSizeOption } from './object-size.js';
-import { insertMarked, markReplaced, nextRowIdsOf } from './publish/mark-loaded.js';
-import { mergeShapes, type ShapeMap } from './shape.js';
-import { envelopeStructure, envelopeType, selectRowsFrom } from './sql-build.js';
-import { planKind, under, type KindPlan, type StoredColumn, type TablePlan } from './table-plan.js';
-import type { Warehouse } from './warehouse.js';
+import { byteBatches } from '../normalize/byte-batches.js';
+import { ident, oneRowOf, receivedBetween, sqlList, sqlString, sqlType } from '../columns.js';
+import { EtlError } from '../../errors.js';
+import { CALLS_KIND, kindSpec } from '../normalize/result-tables/index.js';
+import { clearScratch, inflate, longestLine, removeInflated, scratchFile, intoPieces } from '../normalize/inflate.js';
+import { MAX_OBJECT_BYTES, OBJECT_TOO_LARGE, objectSizeFor, objectSizeOption } from '../normalize/object-size.js';
+import { insertMarked, markReplaced, nextRowIdsOf } from '../publish/mark-loaded.js';
+import { mergeShapes, type ShapeMap } from '../normalize/shape.js';
+import { envelopeStructure, envelopeType, selectRowsFrom } from '../normalize/sql-build.js';
+import { planKind, under, type KindPlan, type StoredColumn, type TablePlan } from '../normalize/table-plan.js';
+import type { Warehouse } from '../warehouse.js';
 
 /** Which landed responses to load. */
 export type LoadSelection = { taskIds: readonly string[] } | { callIds: readonly string[] } | { kinds?: readonly string[]; all: true };

@@ -1,5 +1,5 @@
-import { matchEndpoint, type Endpoint, type ResultKind } from '../../catalog/index.js';
-import type { TableSpec } from '../columns.js';
+import { matchEndpoint, type Endpoint, type ResultKind } from '../../../catalog/index.js';
+import type { TableSpec } from '../../columns.js';
 import { aiKeywordVolumeKind, llmResponsesKind } from './ai.js';
 import { backlinksKind, referringDomainsKind } from './backlinks.js';
 import { callIdKey, indexKey, taskIdKey, type KindSpec } from './define.js';

@@ -1,9 +1,9 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bigints, runColumns, varchars } from './bulk.js';
+import { bigints, runColumns, varchars } from '../bulk.js';
 import { writeDurably } from './raw-landing.js';
 import { checkIndexedFiles, type DamagedRawFile } from './reindex.js';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../warehouse.js';
 
 /**
  * Concatenates the one-response files of each (day, kind, run) into one segment file

@@ -1,10 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ident, sqlString } from './columns.js';
-import { DECLARED_TABLES } from './kinds/index.js';
-import { ROW_GROUP_BYTES } from './publish/stage-files.js';
-import { ALL_TABLES, UNPUBLISHED_TABLES } from './tables.js';
-import type { Warehouse } from './warehouse.js';
+import { ident, sqlString } from '../columns.js';
+import { DECLARED_TABLES } from '../normalize/result-tables/index.js';
+import { ROW_GROUP_BYTES } from './stage-files.js';
+import { ALL_TABLES, UNPUBLISHED_TABLES } from '../tables.js';
+import type { Warehouse } from '../warehouse.js';
 
 /** Every table of the warehouse with its partition column: state, declared and generic (not the runs' working state). */
 export async function exportableTables(wh: Warehouse): Promise<{ name: string; partitionBy?: string }[]> {

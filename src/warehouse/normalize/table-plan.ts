@@ -1,5 +1,5 @@
-import type { ColumnKind, ColumnSpec, TableSpec } from './columns.js';
-import { snake, type KindSpec } from './kinds/index.js';
+import type { ColumnKind, ColumnSpec, TableSpec } from '../columns.js';
+import { snake, type KindSpec } from './result-tables/index.js';
 import type { JsonTypeLetter, ShapeMap } from './shape.js';
 
 /** A column as the loader reads it: where it comes from and whether it needs a variant. */

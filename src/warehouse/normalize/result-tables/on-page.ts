@@ -1,4 +1,4 @@
-import type { ColumnSpec } from '../columns.js';
+import type { ColumnSpec } from '../../columns.js';
 import { c, indexKey, v3Table, type KindSpec } from './define.js';
 
 const RESULT = 'tasks[].result[]';

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { redactCallbackSecrets } from '../redact.js';
-import { CALLS_KIND, kindOfPath } from './kinds/index.js';
-import { FILE_MODE, ownerOnlyDir } from './owner-only.js';
-import { GroupCommit } from './raw/group-commit.js';
-import { rawFileName, rawIndexWriter } from './raw/raw-index.js';
-import { ledgerWriter, type CollectedCost } from './ledger.js';
+import { redactCallbackSecrets } from '../../redact.js';
+import { CALLS_KIND, kindOfPath } from '../normalize/result-tables/index.js';
+import { FILE_MODE, ownerOnlyDir } from '../owner-only.js';
+import { GroupCommit } from './group-commit.js';
+import { rawFileName, rawIndexWriter } from './raw-index.js';
+import { ledgerWriter, type CollectedCost } from '../ledger.js';
 
 /** Kind of a body that is not JSON: landed as received, reported, never loaded. */
 export const MALFORMED_KIND = '_malformed';
-import { shapeOf } from './shape.js';
-import type { Warehouse } from './warehouse.js';
+import { shapeOf } from '../normalize/shape.js';
+import type { Warehouse } from '../warehouse.js';
 
 /**
  * One response as the client received it, the record the raw landing stores: the body as

@@ -1,10 +1,10 @@
-import { ident, sqlList } from './columns.js';
-import { EtlError } from './../errors.js';
-import { CALLS_KIND, DECLARED_KINDS } from './kinds/index.js';
+import { ident, sqlList } from '../columns.js';
+import { EtlError } from '../../errors.js';
+import { CALLS_KIND, DECLARED_KINDS } from '../normalize/result-tables/index.js';
 import { loadLanded, type LoadReport } from './load-landed.js';
-import { MALFORMED_KIND } from './raw-landing.js';
-import { checkIndexedFiles, reindexRaw, type DamagedRawFile } from './reindex.js';
-import type { Warehouse } from './warehouse.js';
+import { MALFORMED_KIND } from '../landing/raw-landing.js';
+import { checkIndexedFiles, reindexRaw, type DamagedRawFile } from '../landing/reindex.js';
+import type { Warehouse } from '../warehouse.js';
 
 /** What a replay did, beyond the load: the damaged raw files it found and the rows it kept. */
 export interface ReplayReport extends LoadReport {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { sqlString } from '../columns.js';
-import { reindexRaw } from '../reindex.js';
+import { reindexRaw } from './reindex.js';
 import type { Warehouse } from '../warehouse.js';
 
 /** A paid answer already landed for a request: its body and the charge it came with. */

@@ -1,14 +1,14 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ENDPOINTS, taskFunctionOf } from '../catalog/index.js';
-import { byteBatches } from './byte-batches.js';
-import { sqlList, sqlString } from './columns.js';
-import { inflate, linesOf, longestLine, membersOf, removeInflated, scratchFile } from './inflate.js';
-import { MAX_OBJECT_BYTES, OBJECT_TOO_LARGE, objectSizeFor, objectSizeOption } from './object-size.js';
-import { ledgerWriter } from './ledger.js';
-import { keepApart, rawFileDamage } from './raw/damaged.js';
-import { rawIndexWriter } from './raw/raw-index.js';
-import type { Warehouse } from './warehouse.js';
+import { ENDPOINTS, taskFunctionOf } from '../../catalog/index.js';
+import { byteBatches } from '../normalize/byte-batches.js';
+import { sqlList, sqlString } from '../columns.js';
+import { inflate, linesOf, longestLine, membersOf, removeInflated, scratchFile } from '../normalize/inflate.js';
+import { MAX_OBJECT_BYTES, OBJECT_TOO_LARGE, objectSizeFor, objectSizeOption } from '../normalize/object-size.js';
+import { ledgerWriter } from '../ledger.js';
+import { keepApart, rawFileDamage } from './damaged.js';
+import { rawIndexWriter } from './raw-index.js';
+import type { Warehouse } from '../warehouse.js';
 
 /**
  * Rebuilds the raw index (`raw_responses`) for landed files it does not know, from the
