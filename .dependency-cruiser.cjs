@@ -13,14 +13,15 @@ const MAY_IMPORT = {
   config: ['catalog', 'jobs'],
   client: ['catalog'],
   warehouse: ['catalog'],
+  lake: ['catalog', 'warehouse'],
   plan: ['catalog', 'jobs', 'config', 'warehouse'],
   collect: ['catalog', 'config', 'client', 'warehouse'],
   models: ['catalog', 'warehouse'],
   alerts: ['catalog', 'config', 'warehouse', 'models'],
   report: ['catalog', 'config', 'warehouse', 'models'],
-  run: ['catalog', 'jobs', 'config', 'plan', 'client', 'collect', 'warehouse', 'models', 'alerts'],
+  run: ['catalog', 'jobs', 'config', 'plan', 'client', 'collect', 'warehouse', 'lake', 'models', 'alerts'],
   sandbox: [],
-  cli: ['catalog', 'jobs', 'config', 'plan', 'client', 'collect', 'warehouse', 'models', 'alerts', 'report', 'run', 'sandbox'],
+  cli: ['catalog', 'jobs', 'config', 'plan', 'client', 'collect', 'warehouse', 'lake', 'models', 'alerts', 'report', 'run', 'sandbox'],
 };
 
 const STAGES = Object.keys(MAY_IMPORT);

@@ -118,7 +118,7 @@ const LAKE_FIX: Record<string, string> = {
 async function lakeCheck(url: string, env: Record<string, string | undefined>): Promise<Check> {
   try {
     // Loaded only here: the AWS SDK takes over a second to import.
-    const { checkLake } = await import('../warehouse/lake/index.js');
+    const { checkLake } = await import('../lake/index.js');
     const c = await checkLake(url, env);
     return { name: 'lake', level: 'ok', detail: `${c.url} at ${c.endpoint ?? 'AWS S3'}: list, put and delete work (${c.ms} ms)` };
   } catch (err) {

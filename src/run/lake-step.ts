@@ -1,8 +1,8 @@
-import type { LakeOutcome } from '../warehouse/lake/index.js';
+import type { LakeOutcome } from '../lake/index.js';
 import { killPoint } from './kill-point.js';
 
 /** The AWS SDK takes over a second to load: only runs with a lake pay for it. */
-const lake = () => import('../warehouse/lake/index.js');
+const lake = () => import('../lake/index.js');
 
 /**
  * Checks the lake before anything is bought: a bad address or refused credentials stop the

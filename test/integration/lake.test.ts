@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EtlError } from '../../src/errors.js';
-import { checkLake, syncLake, type Manifest } from '../../src/warehouse/lake/index.js';
-import { listLocalLayout } from '../../src/warehouse/lake/local-layout.js';
+import { checkLake, syncLake, type Manifest } from '../../src/lake/index.js';
+import { listLocalLayout } from '../../src/lake/local-layout.js';
 import { tempDir } from './helpers.js';
 import { deadPort, faultyProxy, getBytes, listKeys, startS3, writeBigParquet, writeLayout, type LocalS3 } from './lake-helpers.js';
 

@@ -47,7 +47,7 @@ export const lakeCommand: CommandModule<object, LakeArgs> = {
         'no lake named: pass --lake s3://bucket/prefix, set PIPELINE_LAKE, or give --pipeline with a lake: field',
       );
     // The AWS SDK takes over a second to load: only commands that use the lake pay for it.
-    const lake = await import('../../warehouse/lake/index.js');
+    const lake = await import('../../lake/index.js');
     if (args.action === 'check') {
       const c = await lake.checkLake(url, process.env);
       process.stdout.write(

@@ -144,7 +144,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       say(
         'error' in l
           ? `lake: ${l.url}: ${l.error} (the next run or 'pipeline lake sync' uploads it)`
-          : (await import('../../warehouse/lake/index.js')).formatLakeOutcome(l),
+          : (await import('../../lake/index.js')).formatLakeOutcome(l),
       );
       if (outcome.lakeBehind)
         say(

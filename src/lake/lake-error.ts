@@ -1,5 +1,5 @@
-import { redact } from '../../redact.js';
-import { EtlError } from '../../errors.js';
+import { redact } from '../redact.js';
+import { EtlError } from '../errors.js';
 
 /** What was being done when the store failed, for the message. */
 export interface LakeAttempt {

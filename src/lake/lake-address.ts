@@ -1,4 +1,4 @@
-import { EtlError } from '../../errors.js';
+import { EtlError } from '../errors.js';
 
 /** Where the lake lives: a bucket and a key prefix ('' or ending in '/'). */
 export interface LakeAddress {

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { AbortMultipartUploadCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { EtlError } from '../../errors.js';
+import { EtlError } from '../errors.js';
 import type { LakeAddress } from './lake-address.js';
 import type { HashedFile } from './plan-sync.js';
 

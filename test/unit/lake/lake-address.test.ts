@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { resolveLake } from '../../../../src/config/lake.js';
-import { parsePipeline } from '../../../../src/config/index.js';
-import { EtlError } from '../../../../src/errors.js';
-import { parseLakeAddress } from '../../../../src/warehouse/lake/lake-address.js';
-import { lakeError } from '../../../../src/warehouse/lake/lake-error.js';
+import { resolveLake } from '../../../src/config/lake.js';
+import { parsePipeline } from '../../../src/config/index.js';
+import { EtlError } from '../../../src/errors.js';
+import { parseLakeAddress } from '../../../src/lake/lake-address.js';
+import { lakeError } from '../../../src/lake/lake-error.js';
 
 describe('parseLakeAddress', () => {
   it('splits bucket and prefix, the prefix ending in one slash', () => {
