@@ -24,7 +24,12 @@ export interface LakeCheck {
  */
 export async function checkLake(url: string, env: LakeEnv, o: LakeClientOptions = {}): Promise<LakeCheck> {
   const address = parseLakeAddress(url);
-  const { s3, endpoint, region, secrets } = openLakeClient(env, { maxAttempts: 2, connectionTimeoutMs: 5_000, requestTimeoutMs: 30_000, ...o });
+  const { s3, endpoint, region, secrets } = openLakeClient(env, {
+    maxAttempts: 2,
+    connectionTimeoutMs: 5_000,
+    requestTimeoutMs: 30_000,
+    ...o,
+  });
   const started = Date.now();
   const probe = `${address.prefix}_lake_probe/${randomUUID()}`;
   let op = 'ListObjectsV2';

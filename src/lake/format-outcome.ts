@@ -8,7 +8,12 @@ export function formatLakeOutcome(o: LakeOutcome): string {
     `${o.deleted.files} deleted`,
   ];
   const state = o.committed ? '' : '; NOT committed (the manifest and deletions wait for the next sync)';
-  const failed = o.failed.length ? `; ${o.failed.length} failed: ${o.failed.slice(0, 3).map((f) => `${f.op} ${f.key}: ${f.message}`).join('; ')}` : '';
+  const failed = o.failed.length
+    ? `; ${o.failed.length} failed: ${o.failed
+        .slice(0, 3)
+        .map((f) => `${f.op} ${f.key}: ${f.message}`)
+        .join('; ')}`
+    : '';
   return `lake ${o.url}: ${parts.join(', ')} in ${(o.ms / 1000).toFixed(1)} s${state}${failed}`;
 }
 

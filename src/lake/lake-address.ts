@@ -21,14 +21,19 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
  */
 export function parseLakeAddress(url: string): LakeAddress {
   const bad = (rule: string): EtlError =>
-    new EtlError('ETL_LAKE_CONFIG', `lake address ${JSON.stringify(redactUserinfo(url))} is not accepted: ${rule}; nothing was uploaded, fix the address and run again`, {
-      context: { stage: 'lake' },
-    });
+    new EtlError(
+      'ETL_LAKE_CONFIG',
+      `lake address ${JSON.stringify(redactUserinfo(url))} is not accepted: ${rule}; nothing was uploaded, fix the address and run again`,
+      {
+        context: { stage: 'lake' },
+      },
+    );
   const m = /^s3:\/\/([^/]*)(?:\/(.*))?$/.exec(url.trim());
   if (!m) throw bad('expected s3://bucket or s3://bucket/prefix (the endpoint comes from AWS_ENDPOINT_URL)');
   const bucket = m[1] ?? '';
   if (bucket.includes('@')) throw bad('credentials do not belong in the address; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
-  if (!BUCKET.test(bucket) || bucket.includes('..')) throw bad(`bucket '${bucket}' is not a valid S3 bucket name (3-63 lower-case letters, digits, '.' and '-')`);
+  if (!BUCKET.test(bucket) || bucket.includes('..'))
+    throw bad(`bucket '${bucket}' is not a valid S3 bucket name (3-63 lower-case letters, digits, '.' and '-')`);
   const rest = (m[2] ?? '').replace(/\/+$/, '');
   if (/[?#]/.test(rest)) throw bad('the prefix may not hold ? or #');
   if (rest.split('/').some((part) => part === '' || part === '.' || part === '..')) {

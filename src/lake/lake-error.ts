@@ -49,10 +49,18 @@ export function lakeError(err: unknown, a: LakeAttempt): EtlError {
   const context = { stage: 'lake', op: a.op, url: a.url, endpoint: a.endpoint, status, s3Code: name || undefined };
   const cause = new Error(said);
   if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(said)) {
-    return new EtlError('ETL_LAKE_CONFIG', `no credentials for the lake ${where}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE); nothing was sent`, { context, cause });
+    return new EtlError(
+      'ETL_LAKE_CONFIG',
+      `no credentials for the lake ${where}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE); nothing was sent`,
+      { context, cause },
+    );
   }
   if (MISSING.has(name)) {
-    return new EtlError('ETL_LAKE_CONFIG', `${a.op} on ${where}: ${name} (${said}); create the bucket or fix the address (and AWS_REGION); running again will not help until then`, { context, cause });
+    return new EtlError(
+      'ETL_LAKE_CONFIG',
+      `${a.op} on ${where}: ${name} (${said}); create the bucket or fix the address (and AWS_REGION); running again will not help until then`,
+      { context, cause },
+    );
   }
   if (REFUSED.has(name) || status === 401 || status === 403) {
     return new EtlError(
@@ -62,10 +70,18 @@ export function lakeError(err: unknown, a: LakeAttempt): EtlError {
     );
   }
   if (name === 'NotImplemented' || status === 501) {
-    return new EtlError('ETL_LAKE_REFUSED', `the store at ${a.endpoint ?? 'AWS S3'} does not implement ${a.op} (HTTP ${status ?? 501} ${name}): ${said}`, { context, cause });
+    return new EtlError(
+      'ETL_LAKE_REFUSED',
+      `the store at ${a.endpoint ?? 'AWS S3'} does not implement ${a.op} (HTTP ${status ?? 501} ${name}): ${said}`,
+      { context, cause },
+    );
   }
   const code = e.code ?? (e.cause as { code?: string } | undefined)?.code;
-  const network = (code && NETWORK.test(code)) || name === 'TimeoutError' || name === 'RequestTimeout' || /ECONNREFUSED|ENOTFOUND|timed? ?out|socket hang up/i.test(said);
+  const network =
+    (code && NETWORK.test(code)) ||
+    name === 'TimeoutError' ||
+    name === 'RequestTimeout' ||
+    /ECONNREFUSED|ENOTFOUND|timed? ?out|socket hang up/i.test(said);
   if (network || (status !== undefined && status >= 500) || e.$fault === 'server') {
     return new EtlError(
       'ETL_LAKE_UNREACHABLE',
@@ -73,7 +89,11 @@ export function lakeError(err: unknown, a: LakeAttempt): EtlError {
       { retryable: true, context, cause },
     );
   }
-  return new EtlError('ETL_LAKE_REFUSED', `the store at ${a.endpoint ?? 'AWS S3'} rejected ${a.op} on ${a.url}: ${name || 'error'}${status ? ` (HTTP ${status})` : ''} ${said}`, { context, cause });
+  return new EtlError(
+    'ETL_LAKE_REFUSED',
+    `the store at ${a.endpoint ?? 'AWS S3'} rejected ${a.op} on ${a.url}: ${name || 'error'}${status ? ` (HTTP ${status})` : ''} ${said}`,
+    { context, cause },
+  );
 }
 
 /** Removes the secrets of the attempt (and any API key) from a text. */

@@ -35,7 +35,11 @@ export function recordedSha(file: LocalFile, manifest: Record<string, ManifestEn
  * there; the manifest is the check of its bytes (ETags are not content hashes for
  * multipart or encrypted objects, so they are not compared).
  */
-export function planSync(local: readonly HashedFile[], manifest: Record<string, ManifestEntry>, remote: ReadonlyMap<string, number>): SyncPlan {
+export function planSync(
+  local: readonly HashedFile[],
+  manifest: Record<string, ManifestEntry>,
+  remote: ReadonlyMap<string, number>,
+): SyncPlan {
   const plan: SyncPlan = { skip: [], upload: [], verify: [], remove: [] };
   const here = new Set<string>();
   for (const f of local) {

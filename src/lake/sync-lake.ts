@@ -129,7 +129,9 @@ export async function syncLake(localWarehouseDir: string, url: string, o: SyncLa
       const next: Record<string, ManifestEntry> = {};
       for (const f of files) next[f.rel] = { size: f.size, sha256: f.sha256, mtime_ms: f.mtimeMs };
       if (!manifest || !sameFiles(next, recorded)) {
-        await writeManifest(s3, address, next, (o.now ?? (() => new Date()))()).catch((e) => Promise.reject(fail('PutObject _manifest.json')(e)));
+        await writeManifest(s3, address, next, (o.now ?? (() => new Date()))()).catch((e) =>
+          Promise.reject(fail('PutObject _manifest.json')(e)),
+        );
         out.manifestWritten = true;
       }
       out.committed = true;
@@ -153,7 +155,9 @@ async function removeStale(
   for (let i = 0; i < keys.length; i += 1000) {
     const batch = keys.slice(i, i + 1000);
     try {
-      const res = await s3.send(new DeleteObjectsCommand({ Bucket: a.bucket, Delete: { Objects: batch.map((k) => ({ Key: a.prefix + k })), Quiet: true } }));
+      const res = await s3.send(
+        new DeleteObjectsCommand({ Bucket: a.bucket, Delete: { Objects: batch.map((k) => ({ Key: a.prefix + k })), Quiet: true } }),
+      );
       const bad = new Map((res.Errors ?? []).map((e) => [e.Key?.slice(a.prefix.length) ?? '', e]));
       for (const key of batch) {
         const e = bad.get(key);

@@ -7,7 +7,11 @@ import { lakeError } from '../../../src/lake/lake-error.js';
 
 describe('parseLakeAddress', () => {
   it('splits bucket and prefix, the prefix ending in one slash', () => {
-    expect(parseLakeAddress('s3://analytics/serp/nightly')).toEqual({ url: 's3://analytics/serp/nightly/', bucket: 'analytics', prefix: 'serp/nightly/' });
+    expect(parseLakeAddress('s3://analytics/serp/nightly')).toEqual({
+      url: 's3://analytics/serp/nightly/',
+      bucket: 'analytics',
+      prefix: 'serp/nightly/',
+    });
     expect(parseLakeAddress('s3://analytics/serp/')).toMatchObject({ prefix: 'serp/' });
     expect(parseLakeAddress('s3://analytics')).toEqual({ url: 's3://analytics/', bucket: 'analytics', prefix: '' });
   });
@@ -67,7 +71,9 @@ describe('lakeError', () => {
     expect(lakeError(sdk('InvalidAccessKeyId', 403, 'no such key'), at).code).toBe('ETL_LAKE_REFUSED');
     expect(lakeError(sdk('AccessDenied', 403, 'denied'), at).code).toBe('ETL_LAKE_REFUSED');
     expect(lakeError(sdk('NoSuchBucket', 404, 'gone'), at).code).toBe('ETL_LAKE_CONFIG');
-    expect(lakeError(sdk('CredentialsProviderError', undefined, 'Could not load credentials from any providers'), at).code).toBe('ETL_LAKE_CONFIG');
+    expect(lakeError(sdk('CredentialsProviderError', undefined, 'Could not load credentials from any providers'), at).code).toBe(
+      'ETL_LAKE_CONFIG',
+    );
     const net = lakeError(sdk('Error', undefined, 'connect ECONNREFUSED 127.0.0.1:9', { code: 'ECONNREFUSED' }), at);
     expect(net).toMatchObject({ code: 'ETL_LAKE_UNREACHABLE', retryable: true });
     expect(net.message).toContain('after 2 attempts');

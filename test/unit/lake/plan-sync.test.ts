@@ -3,7 +3,13 @@ import { isLayoutKey } from '../../../src/lake/local-layout.js';
 import { sameFiles } from '../../../src/lake/manifest.js';
 import { planSync, recordedSha, type HashedFile } from '../../../src/lake/plan-sync.js';
 
-const file = (rel: string, size: number, sha256: string, mtimeMs = 1000): HashedFile => ({ rel, path: `/wh/${rel}`, size, mtimeMs, sha256 });
+const file = (rel: string, size: number, sha256: string, mtimeMs = 1000): HashedFile => ({
+  rel,
+  path: `/wh/${rel}`,
+  size,
+  mtimeMs,
+  sha256,
+});
 const entry = (size: number, sha256: string, mtime_ms = 1000) => ({ size, sha256, mtime_ms });
 
 describe('planSync', () => {
