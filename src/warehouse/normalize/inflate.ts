@@ -292,7 +292,7 @@ export async function intoPieces(
     joined = [];
     joinedBytes = 0;
   };
-  // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load-landed.ts), or of
+  // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load/batches.ts), or of
   // small files only up to a load batch (readsDirect: 80 MB for a night of a million SERP items).
   // Read synchronously: a night's files are small, and each asynchronous read is several round
   // trips to Node's file system threads. 487 one-body files took 27 to 51 ms so, 8 to 9 ms in one

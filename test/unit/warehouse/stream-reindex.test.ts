@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, loadLanded, reindexRaw, replay, type Warehouse } from '../../../src/warehouse/index.js';
 import { byteBatches } from '../../../src/warehouse/normalize/byte-batches.js';
-import { readsDirect } from '../../../src/warehouse/load/load-landed.js';
+import { readsDirect } from '../../../src/warehouse/load/batches.js';
 import { compactFixture, land, response, tempWarehouse } from './helpers.js';
 
 // Reindexing, replaying and loading read the landed files a batch at a time (memory bounded by

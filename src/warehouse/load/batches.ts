@@ -1,0 +1,117 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { byteBatches } from '../normalize/byte-batches.js';
+import { intoPieces, removeInflated } from '../normalize/inflate.js';
+import type { Warehouse } from '../warehouse.js';
+
+/*
+ * How a load reads a kind's landed files: in batches of bytes, each read as gzip straight from
+ * the files (in pieces) or inflated once into a plain scratch file; and the first batch's pieces,
+ * cut ahead while DuckDB plans the load.
+ */
+
+export type Batches = {
+  bytes: number;
+  readDirectBelow: number;
+  pieceBytes: number | undefined;
+  /** Files with a line longer than DuckDB reads by default, and the `maximum_object_size` each needs (object-size.ts). */
+  large?: ReadonlyMap<string, number>;
+};
+
+/** What intoPieces gives: the files to read, and the scratch files among them. */
+export type Pieces = Awaited<ReturnType<typeof intoPieces>>;
+
+/** The pieces of a load's first batch, cut ahead (`key`: its files). */
+type Cut = { key: string; pieces: Pieces };
+
+export interface Early {
+  cut: Promise<Cut | undefined> | undefined;
+  /**
+   * Removals of the scratch files read so far: started as soon as a batch is read, awaited
+   * when the load ends, so Node's file system threads delete them while DuckDB goes on (about
+   * 5 ms for a night's 50 pieces, otherwise spent before the commit).
+   */
+  removing: Promise<unknown>[];
+  /**
+   * The sizes of the first kind's files, read once for the cut and the commit (a night of a
+   * million SERP items before compaction is 10,000 files).
+   */
+  sized: { files: readonly string[]; sizes: Promise<{ f: string; size: number }[]> } | undefined;
+}
+
+/** The size of each of `files` (relative to the warehouse). */
+export function sizesOf(wh: Warehouse, files: readonly string[]): Promise<{ f: string; size: number }[]> {
+  return Promise.all(files.map(async (f) => ({ f, size: (await stat(join(wh.dir, f))).size })));
+}
+
+/**
+ * Cuts the first batch of the files (`sizes`: each with its size) into pieces, as commit() would,
+ * when it is read as gzip; undefined when it is not, or when cutting fails (commit() then cuts it
+ * and meets the error).
+ */
+export async function cutEarly(wh: Warehouse, sizes: Promise<{ f: string; size: number }[]>, batches: Batches): Promise<Cut | undefined> {
+  try {
+    const sized = await sizes;
+    const first = byteBatches(sized, batches.bytes)[0];
+    if (!first || !readsDirect(first, batches.readDirectBelow)) return undefined;
+    const pieces = await intoPieces(
+      first.map(({ f, size }) => ({ file: join(wh.dir, f), size })),
+      wh.dir,
+      batches.pieceBytes,
+    );
+    return { key: batchKey(first), pieces };
+  } catch {
+    return undefined;
+  }
+}
+
+function batchKey(batch: readonly { f: string; size: number }[]): string {
+  return batch.map(({ f, size }) => `${f}\u0000${size}`).join('\n');
+}
+
+/** The pieces cut ahead when they are those of `batch` (taken once); any other cut is removed. */
+export async function takeEarly(early: Early, batch: readonly { f: string; size: number }[]): Promise<Pieces | undefined> {
+  if (!early.cut) return undefined;
+  const c = await early.cut;
+  early.cut = undefined;
+  if (!c) return undefined;
+  if (c.key === batchKey(batch)) return c.pieces;
+  await Promise.all(c.pieces.scratch.map((f) => removeInflated(f)));
+  return undefined;
+}
+
+/** Gzip bytes of landed files inflated and read together by a load (about 1.5 GB of plain SERP NDJSON). */
+export const LOAD_BATCH_BYTES = 128 << 20;
+
+/**
+ * A batch of less gzip than this (a night's load of 250 to 500 SERP tasks is about 4 MB) is
+ * read by DuckDB straight from the landed files, which each table then inflates again, in
+ * pieces of about 1 MiB of bodies (intoPieces). At 50,000 SERP items that took no more time than
+ * inflating once into a scratch file, and 300 MB peak RSS against 430 to 450: DuckDB parses a
+ * file's read buffer of bodies at once, and Node's inflate leaves the plain text behind as
+ * buffers for the garbage collector. Larger batches are inflated once, on several threads,
+ * unless they hold small files only (SMALL_FILE_BYTES).
+ */
+export const READ_DIRECT_BELOW = 8 << 20;
+
+/**
+ * A landed file of less gzip than this is small: one answer, or a few landed together. A batch of
+ * small files only (a big account's night before compaction: 10,000 one-answer files of about 8
+ * KB for a million SERP items) is read directly however large. Inflated, with a stream and a
+ * pipeline per file, that night's load took 13.5 to 14.8 s (21.6 to 24.1 s of CPU) in four loads
+ * and 25.7 s (42.6 s) in a fifth, 6 to 18 s of it inflating; read directly, 7.1 to 9.1 s (13.5
+ * to 16.6 s of CPU), its files joined into pieces in under a second. Peak RSS 1,307 to 1,363 MB
+ * against 1,336 to 1,469.
+ */
+const SMALL_FILE_BYTES = 1 << 20;
+
+/**
+ * Whether a batch is read as gzip straight from its landed files (in pieces, intoPieces) rather
+ * than inflated into one plain scratch file: when it holds less than `readDirectBelow` bytes, or
+ * only small files. Never when `readDirectBelow` is 0 (the reload from plain text after a short
+ * read, ShortRead).
+ */
+export function readsDirect(batch: readonly { size: number }[], readDirectBelow: number): boolean {
+  if (readDirectBelow <= 0) return false;
+  return batch.reduce((s, { size }) => s + size, 0) < readDirectBelow || batch.every(({ size }) => size < SMALL_FILE_BYTES);
+}
