@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bigints, runColumns, varchars } from '../bulk.js';
-import { writeDurably } from './raw-landing.js';
+import { writeDurably } from './write-durably.js';
 import { checkIndexedFiles, type DamagedRawFile } from './reindex.js';
 import type { Warehouse } from '../warehouse.js';
 

@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createGunzip, gunzip, gunzipSync, gzipSync } from 'node:zlib';
 import { memberHeaderAt } from '../normalize/inflate.js';
-import { writeDurably } from './raw-landing.js';
+import { writeDurably } from './write-durably.js';
 
 const gunzipAsync = promisify(gunzip);
 

@@ -1,6 +1,6 @@
 import { readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { TEMPS_IN_FLIGHT } from './raw-landing.js';
+import { TEMPS_IN_FLIGHT } from './write-durably.js';
 
 /** A temp file of writeDurably: `<file>.<8 hex>.tmp` beside the raw file it was to become. */
 const TEMP = /\.ndjson\.gz\.[0-9a-f]{8}\.tmp$/;

@@ -2,7 +2,7 @@ import { ident, sqlList } from '../columns.js';
 import { EtlError } from '../../errors.js';
 import { CALLS_KIND, DECLARED_KINDS } from '../normalize/result-tables/index.js';
 import { loadLanded, type LoadReport } from './load-landed.js';
-import { MALFORMED_KIND } from '../landing/raw-landing.js';
+import { MALFORMED_KIND } from '../landing/landed-line.js';
 import { checkIndexedFiles, reindexRaw, type DamagedRawFile } from '../landing/reindex.js';
 import type { Warehouse } from '../warehouse.js';
 
