@@ -153,22 +153,8 @@ export interface SelectOptions {
 export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string) => string {
   const levels = t.rows === '' ? [] : listPrefixes(t.rows);
   const cols = t.columns.filter((c) => c.abs || c.index || c.source);
-  const levelOf = (c: PlanColumn): number => {
-    if (c.index) return levels.indexOf(c.index) + 1;
-    if (c.source) return 0;
-    let best = 0;
-    levels.forEach((l, i) => {
-      if (c.abs!.startsWith(`${l}.`) || c.abs === l) best = i + 1;
-    });
-    return best;
-  };
-  const exprAt = (c: PlanColumn, level: number): string => {
-    if (c.source === 'call_id') return '_call';
-    if (c.source === 'run_id') return '_run';
-    const base = level === 0 ? 'u0' : `u${level}`;
-    const rel = level === 0 ? c.abs! : c.abs!.slice(levels[level - 1]!.length + 1);
-    return access(base, rel);
-  };
+  const levelOf = levelFinder(levels);
+  const exprAt = exprFinder(levels);
   const names = new Map(cols.map((c, i) => [c, `_c${i}`]));
   // Read as JSON: at or below a container some body holds as another type (TablePlan.loose).
   const jsonAt = (path: string) => t.loose?.some((l) => under(path, l)) ?? false;
@@ -237,6 +223,30 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
   const rest = `${ctes.map((c) => `,\n${c}`).join('')}\nSELECT ${out.join(', ')} FROM f`;
   const recv = dated ? ', received_at AS _recv' : '';
   return (source) => `WITH src AS (SELECT call_id AS _call, run_id AS _run${recv}, body AS u0 FROM ${source}${o.where ? ` WHERE ${o.where}` : ''})${rest}`;
+}
+
+/** The level a column is read at: 0 in the body, k in an element of the k-th of the rows lists (`levels`). */
+function levelFinder(levels: readonly string[]): (c: PlanColumn) => number {
+  return (c) => {
+    if (c.index) return levels.indexOf(c.index) + 1;
+    if (c.source) return 0;
+    let best = 0;
+    levels.forEach((l, i) => {
+      if (c.abs!.startsWith(`${l}.`) || c.abs === l) best = i + 1;
+    });
+    return best;
+  };
+}
+
+/** A column's value at a level (levelFinder): the call's or run's id, or a path under that level's element `u<level>`. */
+function exprFinder(levels: readonly string[]): (c: PlanColumn, level: number) => string {
+  return (c, level) => {
+    if (c.source === 'call_id') return '_call';
+    if (c.source === 'run_id') return '_run';
+    const base = level === 0 ? 'u0' : `u${level}`;
+    const rel = level === 0 ? c.abs! : c.abs!.slice(levels[level - 1]!.length + 1);
+    return access(base, rel);
+  };
 }
 
 /** `tasks[].result[].items[]` gives `tasks[]`, `tasks[].result[]`, `tasks[].result[].items[]`. */
