@@ -3,7 +3,7 @@ import { parseLakeAddress, type LakeAddress } from './lake-address.js';
 import { openLakeClient, type LakeClientOptions, type LakeEnv } from './lake-client.js';
 import { lakeError } from './lake-error.js';
 import { fileSha256 } from './file-sha256.js';
-import { LAYOUT, listLocalLayout } from './local-layout.js';
+import { LAYOUT, listLocalLayout, type LocalFile } from './local-layout.js';
 import { readManifest, sameFiles, writeManifest, type ManifestEntry } from './manifest.js';
 import { planSync, recordedSha, type HashedFile } from './plan-sync.js';
 import { listRemoteLayout, remoteSha256 } from './remote-objects.js';
@@ -71,17 +71,7 @@ export async function syncLake(localWarehouseDir: string, url: string, o: SyncLa
       readManifest(s3, address).catch((e) => Promise.reject(fail('GetObject _manifest.json')(e))),
     ]);
     const recorded = manifest?.files ?? {};
-    const local = await listLocalLayout(localWarehouseDir);
-    let hashed = 0;
-    const files: HashedFile[] = [];
-    for (const f of local) {
-      let sha = recordedSha(f, recorded);
-      if (!sha) {
-        sha = await fileSha256(f.path);
-        hashed++;
-      }
-      files.push({ ...f, sha256: sha });
-    }
+    const { files, hashed } = await hashLocal(await listLocalLayout(localWarehouseDir), recorded);
     const plan = planSync(files, recorded, remote);
     for (const f of plan.verify) {
       const sha = await remoteSha256(s3, address, f.rel).catch((e) => Promise.reject(fail(`HeadObject ${f.rel}`)(e)));
@@ -142,6 +132,27 @@ export async function syncLake(localWarehouseDir: string, url: string, o: SyncLa
   } finally {
     s3.destroy();
   }
+}
+
+/**
+ * Each local file with its SHA-256: the manifest's where it records the file unchanged
+ * (recordedSha), else read from the file; `hashed` counts those read.
+ */
+async function hashLocal(
+  local: readonly LocalFile[],
+  recorded: Record<string, ManifestEntry>,
+): Promise<{ files: HashedFile[]; hashed: number }> {
+  let hashed = 0;
+  const files: HashedFile[] = [];
+  for (const f of local) {
+    let sha = recordedSha(f, recorded);
+    if (!sha) {
+      sha = await fileSha256(f.path);
+      hashed++;
+    }
+    files.push({ ...f, sha256: sha });
+  }
+  return { files, hashed };
 }
 
 async function removeStale(
