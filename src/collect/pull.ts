@@ -5,7 +5,7 @@ import type { CollectCounts } from './collect-counts.js';
 import { EtlError, isInterrupted } from '../errors.js';
 import { fetchTasks } from './fetch-tasks.js';
 import { refetchFixed } from './refetch-fixed.js';
-import type { TaskLoader } from './task-loader.js';
+import type { TaskLoader } from './load-batcher.js';
 
 /** Where collection stands: the run's task counts and the calls still to make. */
 export type PullProgress = CollectCounts;
