@@ -1,28 +1,8 @@
 import { listRelations } from '../models/relation-info.js';
 import type { Warehouse } from '../warehouse/index.js';
-import type { RankSubject } from './alert.js';
+import type { RankObservation } from './rules/index.js';
 
-/** One tracked domain on one check a run collected, against the series' previous successful check. */
-export interface RankObservation extends RankSubject {
-  checkDate: string;
-  /** null on the first check of a series: nothing to compare with. */
-  previousCheckDate: string | null;
-  daysSincePrevious: number | null;
-  /** Absolute rank now; null when the domain is absent from this check (a lost row). */
-  rank: number | null;
-  /** Absolute rank at the previous check; null when it did not rank there. */
-  previousRank: number | null;
-  url: string | null;
-  previousUrl: string | null;
-  /**
-   * How deep each check looked: the depth it asked for, or the deepest rank on its page
-   * when deeper (or when the depth is unknown). Absent from a check means "beyond" this.
-   */
-  depth: number | null;
-  previousDepth: number | null;
-  /** Domains ranked on this check's page; 0 is an empty page, treated as a failed check. */
-  pageRanked: number;
-}
+export type { RankObservation } from './rules/index.js';
 
 /**
  * The rank rows of a run's checks ($1 the pipeline, $2 the run) for the domains its jobs track,
