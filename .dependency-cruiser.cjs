@@ -26,6 +26,13 @@ const MAY_IMPORT = {
 
 const STAGES = Object.keys(MAY_IMPORT);
 
+/**
+ * Folders of a stage that a lower stage may also import, for the data they declare: the alert
+ * rules (each rule's key and value schema, read by the config's `alerts:` block). Such a folder
+ * imports nothing else of src/ (the rule below), so the arrow carries nothing with it.
+ */
+const SHARED = { config: ['^src/alerts/rules/'] };
+
 module.exports = {
   forbidden: [
     ...STAGES.map((stage) => ({
@@ -33,8 +40,15 @@ module.exports = {
       comment: `src/${stage} may import ${MAY_IMPORT[stage].length ? MAY_IMPORT[stage].map((s) => `src/${s}`).join(', ') : 'no other stage'} (../shared/design.md)`,
       severity: 'error',
       from: { path: `^src/${stage}/` },
-      to: { path: '^src/[^/]+/', pathNot: [`^src/(${[stage, ...MAY_IMPORT[stage]].join('|')})/`] },
+      to: { path: '^src/[^/]+/', pathNot: [`^src/(${[stage, ...MAY_IMPORT[stage]].join('|')})/`, ...(SHARED[stage] ?? [])] },
     })),
+    {
+      name: 'alert-rules-import-only-themselves',
+      comment: 'src/alerts/rules is read by src/config: it imports nothing else of src/',
+      severity: 'error',
+      from: { path: '^src/alerts/rules/' },
+      to: { path: '^src/', pathNot: '^src/alerts/rules/' },
+    },
     {
       name: 'unknown-stage',
       comment: 'every folder of src/ is a stage named in .dependency-cruiser.cjs; add a new one there with its arrows',

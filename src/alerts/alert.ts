@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AlertRuleName } from '../config/index.js';
+import type { RankSubject } from './rules/index.js';
 
-/** The series and tracked domain a rank alert is about. */
-export interface RankSubject {
-  keyword: string;
-  locationCode: number;
-  languageCode: string;
-  device: string;
-  engine: string;
-  domain: string;
-}
+export type { RankSubject } from './rules/index.js';
 
 /**
  * An alert as the rules make it, before it is stored. Rank alerts carry their series;

@@ -1,41 +1,14 @@
 import { listRelations } from '../models/relation-info.js';
 import type { Warehouse } from '../warehouse/index.js';
-import type { RankSubject } from './alert.js';
+import type { RankObservation } from './rules/index.js';
 
-/** One tracked domain on one check a run collected, against the series' previous successful check. */
-export interface RankObservation extends RankSubject {
-  checkDate: string;
-  /** null on the first check of a series: nothing to compare with. */
-  previousCheckDate: string | null;
-  daysSincePrevious: number | null;
-  /** Absolute rank now; null when the domain is absent from this check (a lost row). */
-  rank: number | null;
-  /** Absolute rank at the previous check; null when it did not rank there. */
-  previousRank: number | null;
-  url: string | null;
-  previousUrl: string | null;
-  /**
-   * How deep each check looked: the depth it asked for, or the deepest rank on its page
-   * when deeper (or when the depth is unknown). Absent from a check means "beyond" this.
-   */
-  depth: number | null;
-  previousDepth: number | null;
-  /** Domains ranked on this check's page; 0 is an empty page, treated as a failed check. */
-  pageRanked: number;
-}
+export type { RankObservation } from './rules/index.js';
 
 /**
- * Reads the rank rows of the checks a run collected for its pipeline, for the domains that
- * pipeline's jobs track. A check belongs to the run when its task was collected since the
- * run started (a resumed run's first attempt and the runs it settled included); a failed or
- * uncollected task has no row in `rank_history`, so it can never read as lost.
- * Empty when the models are not built yet.
+ * The rank rows of a run's checks ($1 the pipeline, $2 the run) for the domains its jobs track,
+ * with each series' previous check and how deep both checks looked.
  */
-export async function readRankObservations(wh: Warehouse, o: { pipeline: string; runId: string }): Promise<RankObservation[]> {
-  const rel = await listRelations(wh);
-  if (!rel.has('rank_history') || !rel.has('stg_pipeline__tracked_domains')) return [];
-  const rows = await wh.all<Record<string, unknown>>(
-    `with
+const RUN_RANK_ROWS = `with
     run_checks as (
         select task_id, any_value(job) as job,
         from tasks
@@ -90,10 +63,24 @@ export async function readRankObservations(wh: Warehouse, o: { pipeline: string;
         on prev.keyword = c.keyword and prev.location_code = c.location_code and prev.language_code = c.language_code
         and prev.device = c.device and prev.engine = c.engine and prev.domain = c.domain
         and prev.check_date = c.previous_check_date and not prev.is_lost
-    order by c.check_date, c.keyword, c.location_code, c.language_code, c.device, c.engine, c.domain`,
-    [o.pipeline, o.runId],
-  );
-  return rows.map((r) => ({
+    order by c.check_date, c.keyword, c.location_code, c.language_code, c.device, c.engine, c.domain`;
+
+/**
+ * Reads the rank rows of the checks a run collected for its pipeline, for the domains that
+ * pipeline's jobs track. A check belongs to the run when its task was collected since the
+ * run started (a resumed run's first attempt and the runs it settled included); a failed or
+ * uncollected task has no row in `rank_history`, so it can never read as lost.
+ * Empty when the models are not built yet.
+ */
+export async function readRankObservations(wh: Warehouse, o: { pipeline: string; runId: string }): Promise<RankObservation[]> {
+  const rel = await listRelations(wh);
+  if (!rel.has('rank_history') || !rel.has('stg_pipeline__tracked_domains')) return [];
+  const rows = await wh.all<Record<string, unknown>>(RUN_RANK_ROWS, [o.pipeline, o.runId]);
+  return rows.map(toObservation);
+}
+
+function toObservation(r: Record<string, unknown>): RankObservation {
+  return {
     keyword: String(r.keyword),
     locationCode: Number(r.location_code),
     languageCode: String(r.language_code),
@@ -110,7 +97,7 @@ export async function readRankObservations(wh: Warehouse, o: { pipeline: string;
     depth: num(r.depth),
     previousDepth: num(r.previous_depth),
     pageRanked: Number(r.page_ranked ?? 0),
-  }));
+  };
 }
 
 function num(v: unknown): number | null {

@@ -1,5 +1,5 @@
 import { ConfigError, EtlError, ExitCode, exitCodeFor } from '../errors.js';
-import { didYouMean } from '../config/rules.js';
+import { didYouMean } from '../config/messages.js';
 import { redact } from '../redact.js';
 
 /**

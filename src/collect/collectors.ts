@@ -3,11 +3,11 @@ import type { ServiceClient } from '../client/index.js';
 import type { RunStore, Warehouse } from '../warehouse/index.js';
 import type { CollectCounts } from './collect-counts.js';
 import { InFlight } from './in-flight.js';
-import { rereadNote } from './load-tasks.js';
+import { rereadNote } from './load-landed-tasks.js';
 import { collectOnPage, type CrawlCap, type OnPageRead } from './on-page.js';
 import { collectByPull } from './pull.js';
 import type { PushCollector } from './push-collect.js';
-import { TaskLoader } from './task-loader.js';
+import { TaskLoader } from './load-batcher.js';
 
 /** What a collection is given: the run's parts, its deadline, and where its events go. */
 export interface CollectRun {

@@ -1,11 +1,11 @@
 export * from './pull.js';
 export * from './on-page.js';
 export * from './refetch-fixed.js';
-export * from './load-tasks.js';
+export * from './load-landed-tasks.js';
 export * from './push-collect.js';
 export * from './collectors.js';
-export { CallbackServer, type CallbackServerOptions, type CallbackCounts } from './push.js';
+export { CallbackServer, type CallbackServerOptions, type CallbackCounts } from './callback-server.js';
 export type { LandedCallback } from './land-callback.js';
 export { InFlight, IN_FLIGHT_STATES, IN_FLIGHT_MOVES, type InFlightState, type InFlightTask } from './in-flight.js';
-export { TaskLoader, type TaskLoaderOptions, type LoaderTotals } from './task-loader.js';
+export { TaskLoader, type TaskLoaderOptions, type LoaderTotals } from './load-batcher.js';
 export type { CallsLeft, CollectCounts } from './collect-counts.js';

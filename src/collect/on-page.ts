@@ -1,7 +1,7 @@
 import { endpoint, ON_PAGE_MAX_LIMIT, ON_PAGE_MAX_OFFSET } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import { loadLanded, type RunStore, type Warehouse } from '../warehouse/index.js';
-import { unloadedWhy } from './load-tasks.js';
+import { unloadedWhy } from './load-landed-tasks.js';
 
 export type OnPageRead = 'pages' | 'links' | 'resources';
 

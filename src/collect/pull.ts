@@ -5,7 +5,7 @@ import type { CollectCounts } from './collect-counts.js';
 import { EtlError, isInterrupted } from '../errors.js';
 import { fetchTasks } from './fetch-tasks.js';
 import { refetchFixed } from './refetch-fixed.js';
-import type { TaskLoader } from './task-loader.js';
+import type { TaskLoader } from './load-batcher.js';
 
 /** Where collection stands: the run's task counts and the calls still to make. */
 export type PullProgress = CollectCounts;
@@ -121,44 +121,14 @@ async function settleLoader(loader: TaskLoader, res: PullResult): Promise<void> 
   }
 }
 
+type TaskFunctions = Map<string, { ready: Endpoint; get: Endpoint }>;
+
 async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
   // Collection stops at its deadline, in a pass too: what is left stays posted for the next run.
   const deadline = o.now().getTime() + o.timeoutMs;
   const past = () => o.now().getTime() >= deadline;
-  const fns = new Map<string, { ready: Endpoint; get: Endpoint }>();
-  for (const e of o.postEndpoints) {
-    const fn = taskFunctionOf(e);
-    if (!fn) throw new Error(`${e.id} has no tasks_ready and task_get in the catalog`);
-    fns.set(e.id, fn);
-  }
-  let ready = 0;
-  let counts: Omit<PullProgress, 'ready' | 'refetched'> | undefined;
-  const emit = () => {
-    if (counts) o.onProgress?.({ ...counts, ready, refetched: res.refetched });
-  };
-  let lastProgress = Number.NEGATIVE_INFINITY;
-  const progress = async () => {
-    if (!o.onProgress) return;
-    lastProgress = o.now().getTime();
-    const rows = await o.store.countsByEndpoint();
-    const callsLeft = rows.flatMap((r) => {
-      const get = fns.get(r.endpointId)?.get;
-      return get && r.pending > 0 ? [{ family: get.family, calls: r.pending }] : [];
-    });
-    counts = { ...totalCounts(rows), callsLeft };
-    emit();
-  };
-  // While fetching, a report at most every PROGRESS_EVERY_MS, made by whichever call is due.
-  let reporting = false;
-  const progressDue = async () => {
-    if (reporting || o.now().getTime() - lastProgress < PROGRESS_EVERY_MS) return;
-    reporting = true;
-    try {
-      await progress();
-    } finally {
-      reporting = false;
-    }
-  };
+  const fns = taskFunctions(o.postEndpoints);
+  const report = new PullReporter(o, res, fns);
   if (o.sweep) {
     const waiting = await o.store.pendingTasks();
     for (const [epId, fn] of fns) {
@@ -166,7 +136,7 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
         o,
         fn.get,
         waiting.filter((w) => w.endpointId === epId).map((w) => w.taskId),
-        progressDue,
+        () => report.due(),
         past,
       );
     }
@@ -175,14 +145,14 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
     // Fetched and handed to the loader, not yet marked collected: not to be fetched again.
     const pending = new Set((await o.store.pendingTaskIds()).filter((id) => !o.loader.inFlight.isHanded(id)));
     res.pending = pending.size;
-    ready = 0;
-    await progress();
+    report.ready = 0;
+    await report.now();
     if (pending.size === 0) break;
     for (const fn of fns.values()) {
       const listed = await o.client.call(fn.ready);
       const ours = readyIds(listed).filter((id) => pending.has(id));
-      ready = ours.length;
-      if (ready > 0) emit();
+      report.ready = ours.length;
+      if (report.ready > 0) report.emit();
       await fetchAll(
         o,
         fn.get,
@@ -190,8 +160,8 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
         async (id) => {
           pending.delete(id);
           res.pending = pending.size;
-          ready--;
-          await progressDue();
+          report.ready--;
+          await report.due();
         },
         past,
       );
@@ -201,6 +171,61 @@ async function pullLoop(o: PullOptions, res: PullResult): Promise<void> {
     // Never sleeps past the deadline; a poll due after it is not made.
     await o.sleep(Math.min(o.pollIntervalMs, deadline - o.now().getTime()));
     if (past()) return;
+  }
+}
+
+/** The `tasks_ready` and `task_get` endpoints of each `task_post` endpoint, by its id. */
+function taskFunctions(postEndpoints: readonly Endpoint[]): TaskFunctions {
+  const fns: TaskFunctions = new Map();
+  for (const e of postEndpoints) {
+    const fn = taskFunctionOf(e);
+    if (!fn) throw new Error(`${e.id} has no tasks_ready and task_get in the catalog`);
+    fns.set(e.id, fn);
+  }
+  return fns;
+}
+
+/** A pull's progress reports: the counts at each pass, and while fetching at most one every PROGRESS_EVERY_MS. */
+class PullReporter {
+  /** Tasks listed ready in the current `tasks_ready` answer and not fetched yet. */
+  ready = 0;
+  private counts: Omit<PullProgress, 'ready' | 'refetched'> | undefined;
+  private last = Number.NEGATIVE_INFINITY;
+  private reporting = false;
+
+  constructor(
+    private readonly o: PullOptions,
+    private readonly res: PullResult,
+    private readonly fns: TaskFunctions,
+  ) {}
+
+  /** Reports the last counts with the ready tasks now. */
+  emit(): void {
+    if (this.counts) this.o.onProgress?.({ ...this.counts, ready: this.ready, refetched: this.res.refetched });
+  }
+
+  /** Reads the counts again and reports them. */
+  async now(): Promise<void> {
+    if (!this.o.onProgress) return;
+    this.last = this.o.now().getTime();
+    const rows = await this.o.store.countsByEndpoint();
+    const callsLeft = rows.flatMap((r) => {
+      const get = this.fns.get(r.endpointId)?.get;
+      return get && r.pending > 0 ? [{ family: get.family, calls: r.pending }] : [];
+    });
+    this.counts = { ...totalCounts(rows), callsLeft };
+    this.emit();
+  }
+
+  /** While fetching: a report when one is due, made by whichever call gets here first. */
+  async due(): Promise<void> {
+    if (this.reporting || this.o.now().getTime() - this.last < PROGRESS_EVERY_MS) return;
+    this.reporting = true;
+    try {
+      await this.now();
+    } finally {
+      this.reporting = false;
+    }
   }
 }
 

@@ -4,9 +4,9 @@ import type { ServiceClient } from '../client/index.js';
 import type { ResolvedCollection } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import type { Warehouse } from '../warehouse/index.js';
-import { TaskLoader } from './task-loader.js';
+import { TaskLoader } from './load-batcher.js';
 import { InFlight } from './in-flight.js';
-import { CallbackServer } from './push.js';
+import { CallbackServer } from './callback-server.js';
 import { failedCallbacks, resendCallbacks } from './recover-callbacks.js';
 import { echoOf } from './task-echo.js';
 

@@ -2,7 +2,7 @@ import { ENDPOINTS, taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { CallResult, ServiceClient } from '../client/index.js';
 import { loadLanded, RunStore, type LoadReport, type Warehouse } from '../warehouse/index.js';
 import { fetchTasks } from './fetch-tasks.js';
-import { unloadedWhy } from './load-tasks.js';
+import { unloadedWhy } from './load-landed-tasks.js';
 
 export interface RefetchOptions {
   client: ServiceClient;

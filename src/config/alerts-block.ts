@@ -1,36 +1,15 @@
 import { z } from 'zod';
+import { ALERT_RULE_SHAPE } from '../alerts/rules/index.js';
 import type { Env } from './env.js';
 import type { DataPath } from './positions.js';
 
-const topN = (what: string) =>
-  z.number().int('a whole number of places').min(1, 'at least 1').max(700, 'at most 700 (the deepest check)').describe(what);
-const places = (what: string) => z.number().int('a whole number of places').min(1, 'at least 1').describe(what);
-const on = (what: string) => z.boolean().describe(what);
-
 /**
- * The alert rules, one key each. Rank rules look at the tracked domains (`track_domains`)
- * of the checks a run collected, against each series' previous successful check; run
- * rules at the run itself. The single source of the rule names: the schema, the editor
- * JSON Schema and the evaluator read this shape.
+ * The alert rules, one key each (src/alerts/rules: a module per rule and its registry). Rank
+ * rules look at the tracked domains (`track_domains`) of the checks a run collected, against
+ * each series' previous successful check; run rules at the run itself. The single source of
+ * the rule names: the schema, the editor JSON Schema and the evaluator read this shape.
  */
-export const ALERT_RULE_SHAPE = {
-  enters_top: topN('A tracked domain ranks within the top N (absolute rank) and did not at its previous check.'),
-  leaves_top: topN('A tracked domain ranked within the top N at its previous check and does not now.'),
-  rank_drop: places('A tracked domain fell by N places or more since its previous check.'),
-  rank_gain: places('A tracked domain rose by N places or more since its previous check.'),
-  lost: on(
-    'A tracked domain ranked at the previous check and is absent from this one (never for a failed check, nor when this check was shallower than its old rank).',
-  ),
-  url_changed: on('The ranking URL of a tracked domain changed since its previous check (cannibalisation).'),
-  spend_over_cny: z.number().positive('a positive number of CNY').describe('This run charged more than N CNY, net of refunds.'),
-  estimate_exceeded: z.number().positive('a positive factor, e.g. 1.2').describe('This run charged more than N times its plan estimate.'),
-  run_not_completed: on('The run ended partial or failed, or stopped at the budget.'),
-  missed_nights: z
-    .number()
-    .int('a whole number of nights')
-    .min(1, 'at least 1')
-    .describe('A scheduled pipeline has not completed for N scheduled nights (needs `schedule`).'),
-} as const;
+export { ALERT_RULE_SHAPE };
 
 /** Every rule name, in the order of the docs. */
 export const ALERT_RULE_NAMES = Object.keys(ALERT_RULE_SHAPE) as AlertRuleName[];

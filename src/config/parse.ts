@@ -4,7 +4,7 @@ import { ConfigError, type ConfigIssue } from '../errors.js';
 import { alertsIssues } from './alerts-block.js';
 import { expandEnv, type Env } from './env.js';
 import { fieldPath, keyText, locate, type DataPath } from './positions.js';
-import { ruleErrorMap } from './rules.js';
+import { ruleErrorMap } from './messages.js';
 import { pipelineSchema, type Pipeline } from './schema.js';
 
 /**

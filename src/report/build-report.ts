@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { EtlError } from '../errors.js';
 import { makeDirs, pathError } from '../paths.js';
 import { listRelations } from '../models/relation-info.js';
-import { withWarehouse } from '../warehouse/index.js';
+import { withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { alertsSection } from './alerts-section.js';
 import { clusterSection } from './cluster-section.js';
 import type { ReportPayload } from './payload.js';
@@ -54,6 +54,23 @@ export { DEFAULT_SCOPE } from './scope.js';
  * endpoint, with pipeline, location and domain filters that work in the page.
  */
 export async function buildReport(o: BuildReportOptions): Promise<BuildReportResult> {
+  const scope = reportScope(o);
+  const payload = await withWarehouse(o.warehouseDir, (wh) => readPayload(wh, scope, o));
+  const title = `Search report${scope.pipelines ? ` — ${scope.pipelines.join(', ')}` : ''}`;
+  const html = await renderHtml(payload, title);
+  const out = resolve(o.out);
+  await writeReport(out, html, o.out);
+  return {
+    out,
+    bytes: Buffer.byteLength(html),
+    counts: payloadCounts(payload),
+    trackedSource: payload.trackedSource,
+    notes: payload.notes,
+  };
+}
+
+/** The report's scope: the options over the defaults, each checked to be a whole number in range. */
+function reportScope(o: BuildReportOptions): ReportScope {
   const scope: ReportScope = {
     days: o.days ?? DEFAULT_SCOPE.days,
     topKeywords: o.topKeywords ?? DEFAULT_SCOPE.topKeywords,
@@ -73,77 +90,79 @@ export async function buildReport(o: BuildReportOptions): Promise<BuildReportRes
       });
     }
   }
-  const payload = await withWarehouse(o.warehouseDir, async (wh) => {
-    const rel = await listRelations(wh);
-    if (!REPORT_MODELS.some((m) => rel.has(m))) {
-      throw new EtlError(
-        'ETL_CONFIG_INVALID',
-        `the warehouse at ${o.warehouseDir} has no model tables (${REPORT_MODELS.join(', ')}); run \`pipeline run <pipeline file>\` and then \`pipeline models run\` first.`,
-        { context: { stage: 'report' } },
-      );
-    }
-    const ctx = new ReportContext(wh, scope);
-    await ctx.prepare();
-    if (scope.pipelines) await checkPipelines(ctx, scope.pipelines);
-    await resolveTrackedDomains(ctx, o.pipelineFiles ?? []);
-    await ctx.storeTracked();
-    const rank = await rankSection(ctx);
-    const visibility = await visibilitySection(ctx);
-    await registerRankKeywords(ctx, rank);
-    const volume = await volumeSection(ctx);
-    const clusters = await clusterSection(ctx);
-    const spend = await spendSection(ctx);
-    const alerts = await alertsSection(ctx);
-    for (const p of ctx.tracked.keys()) {
-      if (ctx.pipelines.find(p) === undefined)
-        ctx.notes.push(`Tracked domains were given for pipeline ${p}, which has no data in this report.`);
-    }
-    const out: ReportPayload = {
-      v: 1,
-      generatedAt: (o.now ?? (() => new Date()))().toISOString(),
-      pipelines: [],
-      locations: ctx.locationsPayload(),
-      domains: [],
-      tracked: ctx.trackedPayload(),
-      trackedSource: ctx.trackedSource,
-      pipelineLocations: ctx.pipelineLocationsPayload(),
-      keywords: ctx.keywordIndex(),
-      rank,
-      visibility,
-      volume,
-      clusters,
-      spend,
-      alerts,
-      notes: ctx.notes,
-    };
-    // Filled last: the sections above add to these dictionaries as they go.
-    out.pipelines = ctx.pipelines.values;
-    out.domains = ctx.domains.values;
-    return out;
-  });
-  const title = `Search report${scope.pipelines ? ` — ${scope.pipelines.join(', ')}` : ''}`;
-  const html = await renderHtml(payload, title);
-  const out = resolve(o.out);
+  return scope;
+}
+
+/** The page's data: every section read from the warehouse's models, in the order their dictionaries fill. */
+async function readPayload(wh: Warehouse, scope: ReportScope, o: BuildReportOptions): Promise<ReportPayload> {
+  const rel = await listRelations(wh);
+  if (!REPORT_MODELS.some((m) => rel.has(m))) {
+    throw new EtlError(
+      'ETL_CONFIG_INVALID',
+      `the warehouse at ${o.warehouseDir} has no model tables (${REPORT_MODELS.join(', ')}); run \`pipeline run <pipeline file>\` and then \`pipeline models run\` first.`,
+      { context: { stage: 'report' } },
+    );
+  }
+  const ctx = new ReportContext(wh, scope);
+  await ctx.prepare();
+  if (scope.pipelines) await checkPipelines(ctx, scope.pipelines);
+  await resolveTrackedDomains(ctx, o.pipelineFiles ?? []);
+  await ctx.storeTracked();
+  const rank = await rankSection(ctx);
+  const visibility = await visibilitySection(ctx);
+  await registerRankKeywords(ctx, rank);
+  const volume = await volumeSection(ctx);
+  const clusters = await clusterSection(ctx);
+  const spend = await spendSection(ctx);
+  const alerts = await alertsSection(ctx);
+  for (const p of ctx.tracked.keys()) {
+    if (ctx.pipelines.find(p) === undefined)
+      ctx.notes.push(`Tracked domains were given for pipeline ${p}, which has no data in this report.`);
+  }
+  const out: ReportPayload = {
+    v: 1,
+    generatedAt: (o.now ?? (() => new Date()))().toISOString(),
+    pipelines: [],
+    locations: ctx.locationsPayload(),
+    domains: [],
+    tracked: ctx.trackedPayload(),
+    trackedSource: ctx.trackedSource,
+    pipelineLocations: ctx.pipelineLocationsPayload(),
+    keywords: ctx.keywordIndex(),
+    rank,
+    visibility,
+    volume,
+    clusters,
+    spend,
+    alerts,
+    notes: ctx.notes,
+  };
+  // Filled last: the sections above add to these dictionaries as they go.
+  out.pipelines = ctx.pipelines.values;
+  out.domains = ctx.domains.values;
+  return out;
+}
+
+/** Writes the page to `out`, making missing folders; `given` is the path as the user wrote it. */
+async function writeReport(out: string, html: string, given: string): Promise<void> {
   // Not mkdir's `recursive`, which spins forever where a folder cannot be made (/proc/1/x).
   await makeDirs(dirname(out))
     .then(() => writeFile(out, html))
     .catch((err: unknown) => {
-      throw pathError(err, `--out ${o.out}`, 'Pass an HTML file in a folder you can write (missing folders are made).');
+      throw pathError(err, `--out ${given}`, 'Pass an HTML file in a folder you can write (missing folders are made).');
     });
+}
+
+/** Series drawn per chart before any filter. */
+function payloadCounts(payload: ReportPayload): BuildReportResult['counts'] {
   return {
-    out,
-    bytes: Buffer.byteLength(html),
-    counts: {
-      rankKeywords: payload.rank?.keywordsShown ?? 0,
-      rankSeries: payload.rank?.series.length ?? 0,
-      visibilityDomains: new Set(payload.visibility?.series.map((s) => s[0]) ?? []).size,
-      volumeSeries: payload.volume?.series.length ?? 0,
-      clusterPoints: payload.clusters?.points.length ?? 0,
-      spendRows: payload.spend?.rows.length ?? 0,
-      alerts: payload.alerts?.total ?? 0,
-    },
-    trackedSource: payload.trackedSource,
-    notes: payload.notes,
+    rankKeywords: payload.rank?.keywordsShown ?? 0,
+    rankSeries: payload.rank?.series.length ?? 0,
+    visibilityDomains: new Set(payload.visibility?.series.map((s) => s[0]) ?? []).size,
+    volumeSeries: payload.volume?.series.length ?? 0,
+    clusterPoints: payload.clusters?.points.length ?? 0,
+    spendRows: payload.spend?.rows.length ?? 0,
+    alerts: payload.alerts?.total ?? 0,
   };
 }
 

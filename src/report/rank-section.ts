@@ -27,6 +27,29 @@ export async function rankSection(ctx: ReportContext): Promise<RankSection | nul
     ctx.notes.push('No rank_history model: run `pipeline models run` after a run with a serp job.');
     return null;
   }
+  const { wh } = ctx;
+  await createRankWindow(ctx);
+  const [counts] = await wh.all<{ keywords: number; markets: number }>(
+    `select count(distinct keyword)::int as keywords, count(distinct (language_code, device, engine))::int as markets from report_rank`,
+  );
+  if (!counts || counts.keywords === 0) {
+    ctx.notes.push('rank_history has no rows for the pipelines in scope.');
+    return null;
+  }
+  await createKeywordOrder(ctx, rel.has('search_volume_trends'));
+  await createChosenLines(ctx);
+  await noteSilentTracked(ctx);
+
+  const dates = (await wh.all<{ d: string }>(`select distinct strftime(check_date, '%Y-%m-%d') as d from report_rank order by d`)).map(
+    (r) => r.d,
+  );
+  const rows = await readLineRows(ctx, counts.markets);
+  const series = toSeries(ctx, rows, dates);
+  return { dates, keywordsShown: new Set(series.map((s) => s.k)).size, keywordsTotal: counts.keywords, series };
+}
+
+/** `report_rank`: the rank_history rows of the pipelines in scope over the last `days` check dates, each marked tracked or not. */
+async function createRankWindow(ctx: ReportContext): Promise<void> {
   const { wh, scope } = ctx;
   await wh.run(`create or replace temp table report_rank as
     with scoped as (
@@ -46,14 +69,12 @@ export async function rankSection(ctx: ReportContext): Promise<RankSection | nul
     left join report_tracked as t
       on t.pipeline = s.pipeline and t.domain = s.domain
     where s.check_date >= (select min(check_date) from window_dates)`);
-  const [counts] = await wh.all<{ keywords: number; markets: number }>(
-    `select count(distinct keyword)::int as keywords, count(distinct (language_code, device, engine))::int as markets from report_rank`,
-  );
-  if (!counts || counts.keywords === 0) {
-    ctx.notes.push('rank_history has no rows for the pipelines in scope.');
-    return null;
-  }
-  const volume = rel.has('search_volume_trends')
+}
+
+/** `report_rank_keywords`: the window's keywords by search volume (then tracked rows), numbered from 1. */
+async function createKeywordOrder(ctx: ReportContext, hasVolume: boolean): Promise<void> {
+  const { wh } = ctx;
+  const volume = hasVolume
     ? `select keyword, sum(v) as volume from (
          select keyword, location_code, avg(search_volume) as v from search_volume_trends
          where month_start > (select max(month_start) from search_volume_trends) - interval 12 month
@@ -70,7 +91,11 @@ export async function rankSection(ctx: ReportContext): Promise<RankSection | nul
     )
     select keyword, row_number() over (order by volume desc nulls last, tracked_rows desc, keyword) as position,
     from per_keyword`);
-  // Chosen domains per market: tracked ones that ranked, then the closest competitors.
+}
+
+/** `report_rank_lines`: chosen domains per market, the tracked ones that ranked, then the closest competitors. */
+async function createChosenLines(ctx: ReportContext): Promise<void> {
+  const { wh, scope } = ctx;
   await wh.run(`create or replace temp table report_rank_lines as
     with stats as (
       select keyword, location_code, language_code, device, engine, domain,
@@ -94,6 +119,11 @@ export async function rankSection(ctx: ReportContext): Promise<RankSection | nul
     select keyword, location_code, language_code, device, engine, domain, tracked, mean_rank,
     from ordered
     where tracked or closeness <= ${Math.max(0, Math.floor(scope.competitors))}`);
+}
+
+/** A note naming the tracked domains that ranked on no keyword in the window. */
+async function noteSilentTracked(ctx: ReportContext): Promise<void> {
+  const { wh } = ctx;
   const silent = await wh.all<{ domain: string }>(
     `select distinct t.domain from report_tracked as t anti join report_rank as r on r.domain = t.domain and not r.is_lost order by 1`,
   );
@@ -101,13 +131,13 @@ export async function rankSection(ctx: ReportContext): Promise<RankSection | nul
     ctx.notes.push(
       `Tracked domain${silent.length > 1 ? 's' : ''} ${silent.map((r) => r.domain).join(', ')} did not rank on any keyword in the window.`,
     );
+}
 
-  const dates = (await wh.all<{ d: string }>(`select distinct strftime(check_date, '%Y-%m-%d') as d from report_rank order by d`)).map(
-    (r) => r.d,
-  );
-  const dateIndex = new Map(dates.map((d, i) => [d, i]));
-  const marketLabel = counts.markets > 1 ? `language_code || ' · ' || device || ' · ' || engine` : `''`;
-  const rows = await wh.all<LineRow>(`
+/** The chosen lines of the top keywords, each with its pipelines and its ranks by check date. */
+async function readLineRows(ctx: ReportContext, markets: number): Promise<LineRow[]> {
+  const { wh, scope } = ctx;
+  const marketLabel = markets > 1 ? `language_code || ' · ' || device || ' · ' || engine` : `''`;
+  return wh.all<LineRow>(`
     with chosen as (
       select l.* from report_rank_lines as l
       inner join report_rank_keywords as k using (keyword)
@@ -134,7 +164,11 @@ export async function rankSection(ctx: ReportContext): Promise<RankSection | nul
     inner join series_pipelines as p using (keyword, location_code, language_code, device, engine)
     inner join report_rank_keywords as k using (keyword)
     order by k.position, c.location_code, market, c.tracked desc, c.mean_rank, c.domain`);
+}
 
+/** The rows as the page's series: one per keyword and market, a line per domain, ranks placed on the window's dates. */
+function toSeries(ctx: ReportContext, rows: readonly LineRow[], dates: readonly string[]): RankSeries[] {
+  const dateIndex = new Map(dates.map((d, i) => [d, i]));
   const series: RankSeries[] = [];
   const byKey = new Map<string, RankSeries>();
   for (const r of rows) {
@@ -151,7 +185,7 @@ export async function rankSection(ctx: ReportContext): Promise<RankSection | nul
     r.dates.forEach((d, i) => (ranks[dateIndex.get(d)!] = r.ranks[i] ?? null));
     s.lines.push([ctx.domains.id(r.domain), r.tracked ? 1 : 0, ranks]);
   }
-  return { dates, keywordsShown: new Set(series.map((s) => s.k)).size, keywordsTotal: counts.keywords, series };
+  return series;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { FamilyId } from './spec/index.js';
 import { SandboxAccount } from './account.js';
@@ -135,6 +136,35 @@ const CALLBACK_POLL_MS = 25;
  * await sb.close();
  */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHandle> {
+  const settings = checkedSettings(opts);
+  const { host, seed, now } = settings;
+  const opened = opts.stateDir ? SandboxJournal.open(opts.stateDir, seed, now().getTime()) : undefined;
+  const world = buildWorld(opts, settings, opened);
+  // Every call first takes in what another process wrote, completes the tasks done by now (their refunds land), then starts due callbacks.
+  const tick = () => {
+    const news = world.journal?.news();
+    if (news) restore(world, news);
+    completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings);
+    world.callbacks.tick();
+  };
+  const server = createSandboxServer(world, tick);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const poll = setInterval(() => {
+    tick();
+    persistStep(world); // completions and callbacks between calls
+  }, CALLBACK_POLL_MS);
+  poll.unref();
+  return sandboxHandle(world, server, poll, host, opened);
+}
+
+/** The options checked and filled in: where it listens, its clock, seed, faults and readings. */
+function checkedSettings(opts: SandboxOptions) {
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.test(host)) throw new Error(`sandbox host "${host}" is not loopback; it binds only to 127.0.0.1, ::1 or localhost`);
   const readyAfterMs = opts.readyAfterMs ?? 300;
@@ -151,7 +181,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   // readings.ts `clockSkew`: the server's clock runs off the one it was given (a client's).
   const skewMs = readings.clockSkew * 1000;
   const now = skewMs === 0 ? given : () => new Date(given().getTime() + skewMs);
-  const opened = opts.stateDir ? SandboxJournal.open(opts.stateDir, seed, now().getTime()) : undefined;
+  return { host, readyAfterMs, timeScale, seed, profile, drift, readings, now };
+}
+
+type Opened = ReturnType<typeof SandboxJournal.open>;
+
+/** The emulator's state: account, tasks, faults, limits and logs, with what the journal gave back taken in. */
+function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSettings>, opened: Opened | undefined): SandboxWorld {
+  const { seed, drift, now, timeScale, readyAfterMs, profile, readings } = settings;
   const restored = opened?.state && Number.isFinite(opened.state.balanceUnits) ? opened.state : undefined;
   const world = {
     seed,
@@ -183,26 +220,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     // Lines another process appended (a second run on the same warehouse) are taken in, not written back.
     opened.journal.onNews = (news) => restore(world, news);
   }
-  // Every call first takes in what another process wrote, completes the tasks done by now (their refunds land), then starts due callbacks.
-  const tick = () => {
-    const news = world.journal?.news();
-    if (news) restore(world, news);
-    completeDueTasks(world.seed, world.store, world.account, world.now().getTime(), world.readings);
-    world.callbacks.tick();
-  };
-  const server = createSandboxServer(world, tick);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const poll = setInterval(() => {
-    tick();
-    persistStep(world); // completions and callbacks between calls
-  }, CALLBACK_POLL_MS);
-  poll.unref();
+  return world;
+}
+
+/** What the caller holds of a running emulator: its URL, log, balance, callbacks, top-up and close. */
+function sandboxHandle(
+  world: SandboxWorld,
+  server: Server,
+  poll: ReturnType<typeof setInterval>,
+  host: string,
+  opened: Opened | undefined,
+): SandboxHandle {
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {

@@ -39,6 +39,22 @@ export function createSandboxServer(world: SandboxWorld, beforeCall: () => void 
   });
 }
 
+/** What a call asked for: its endpoint and task id when the path names one (none for a malformed %-escape). */
+interface MatchedCall {
+  endpoint: Endpoint | undefined;
+  taskId: string | undefined;
+  ai: boolean;
+}
+
+type Fault = ReturnType<SandboxWorld['faults']['nextCall']>;
+
+/** A reply with the fault drawn for its call and, when it was processed (not refused before), its `{api}` and function. */
+interface HandledCall {
+  reply: HandlerReply;
+  fault: Fault;
+  processed: [string, string] | undefined;
+}
+
 async function respond(
   world: SandboxWorld,
   req: IncomingMessage,
@@ -55,53 +71,10 @@ async function respond(
   }
   beforeCall();
   const isV1 = path.startsWith('/v1/');
-  let endpoint: Endpoint | undefined;
-  let taskId: string | undefined;
-  let ai = false;
-  try {
-    const m = matchEndpoint(method, path, isV1 ? jsonOrUndefined(body) : undefined);
-    endpoint = m?.endpoint;
-    taskId = m?.taskId;
-    ai = m?.ai ?? false;
-  } catch {
-    endpoint = undefined; // a malformed %-escape in the task id
-  }
-  const family = routeFamily(path, endpoint);
+  const match = matchCall(method, path, isV1, body);
+  const family = routeFamily(path, match.endpoint);
   const now = world.now();
-  const caller = authenticate(req.headers.authorization, world.keys);
-  let reply: HandlerReply;
-  let fault: ReturnType<SandboxWorld['faults']['nextCall']> = { kind: 'none' };
-  /** `{api}` and function of a call that was processed (not refused before it). */
-  let processed: [string, string] | undefined;
-  if (!caller) {
-    reply = isV1
-      ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error')
-      : failure(401, STATUS.unauthorized);
-  } else {
-    world.journal?.claim(caller.key, world.store); // restored tasks hold their key's hash until it calls
-    fault = world.faults.nextCall(path);
-    reply = gate(world, caller, fault, family, now.getTime(), isV1, { path, body });
-    if (reply.http === 0) {
-      try {
-        reply = await routeCall(world, { method, path, body, caller, now, endpoint, taskId, ai });
-      } catch (err) {
-        reply = failure(500, STATUS.internal, `Internal Error: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      processed = callName(path, endpoint);
-      world.usage.record(now, ...processed, reply.chargedUnits);
-    } else {
-      fault = { kind: 'none' };
-    }
-  }
-  if (fault.kind === 'server_error_after') {
-    // Processed and charged (the headers say so), but the answer is an error: the client cannot tell what was created.
-    world.stats.fault('http500_after');
-    reply = {
-      ...failure(500, STATUS.internal, 'Internal Error: simulated after processing (fault profile).'),
-      chargedUnits: reply.chargedUnits,
-      costMicros: reply.costMicros,
-    };
-  }
+  const { reply, fault, processed } = afterFault(world, await handle(world, req, { method, path, body, now, isV1, family, ...match }));
   const requestId = randomUUID();
   // A persisted emulator writes down what the call changed before anything of the answer leaves.
   if (world.journal) {
@@ -129,7 +102,69 @@ async function respond(
     ...reply.headers,
   };
   world.stats.call(family, fault.kind === 'drop' ? 0 : reply.http, reply.chargedUnits);
-  const entry = { method, path, status: reply.http, requestId, chargeCny };
+  await deliver(world, req, res, fault, { method, path, status: reply.http, requestId, chargeCny }, text, headers);
+}
+
+function matchCall(method: string, path: string, isV1: boolean, body: Buffer | undefined): MatchedCall {
+  try {
+    const m = matchEndpoint(method, path, isV1 ? jsonOrUndefined(body) : undefined);
+    return { endpoint: m?.endpoint, taskId: m?.taskId, ai: m?.ai ?? false };
+  } catch {
+    return { endpoint: undefined, taskId: undefined, ai: false }; // a malformed %-escape in the task id
+  }
+}
+
+/** Authenticates the caller, draws the call's fault, refuses it at the gate or routes it to its handler. */
+async function handle(
+  world: SandboxWorld,
+  req: IncomingMessage,
+  c: MatchedCall & { method: string; path: string; body: Buffer | undefined; now: Date; isV1: boolean; family: FamilyId },
+): Promise<HandledCall> {
+  const { method, path, body, now, endpoint, taskId, ai } = c;
+  const caller = authenticate(req.headers.authorization, world.keys);
+  if (!caller) {
+    const reply = c.isV1
+      ? v1Error(401, 'invalid_api_key', 'Incorrect API key provided.', 'authentication_error')
+      : failure(401, STATUS.unauthorized);
+    return { reply, fault: { kind: 'none' }, processed: undefined };
+  }
+  world.journal?.claim(caller.key, world.store); // restored tasks hold their key's hash until it calls
+  const fault = world.faults.nextCall(path);
+  let reply = gate(world, caller, fault, c.family, now.getTime(), c.isV1, { path, body });
+  if (reply.http !== 0) return { reply, fault: { kind: 'none' }, processed: undefined };
+  try {
+    reply = await routeCall(world, { method, path, body, caller, now, endpoint, taskId, ai });
+  } catch (err) {
+    reply = failure(500, STATUS.internal, `Internal Error: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const processed = callName(path, endpoint);
+  world.usage.record(now, ...processed, reply.chargedUnits);
+  return { reply, fault, processed };
+}
+
+/** The `server_error_after` fault: processed and charged (the headers say so), but the answer is an error. */
+function afterFault(world: SandboxWorld, h: HandledCall): HandledCall {
+  if (h.fault.kind !== 'server_error_after') return h;
+  // The client cannot tell what was created.
+  world.stats.fault('http500_after');
+  const reply = {
+    ...failure(500, STATUS.internal, 'Internal Error: simulated after processing (fault profile).'),
+    chargedUnits: h.reply.chargedUnits,
+    costMicros: h.reply.costMicros,
+  };
+  return { ...h, reply };
+}
+
+/** Logs the call and sends its answer, or drops the socket, cuts the body or waits first, as the fault says. */
+async function deliver(
+  world: SandboxWorld,
+  req: IncomingMessage,
+  res: ServerResponse,
+  fault: Fault,
+  entry: { method: string; path: string; status: number; requestId: string; chargeCny: string },
+  text: string,
+  headers: Record<string, string>,
+): Promise<void> {
   switch (fault.kind) {
     case 'drop':
       world.stats.fault('drop');
@@ -139,7 +174,7 @@ async function respond(
     case 'malformed':
       world.stats.fault('malformed');
       world.log.push(entry);
-      send(res, reply.http, text.slice(0, Math.max(1, Math.floor(text.length / 2))), headers);
+      send(res, entry.status, text.slice(0, Math.max(1, Math.floor(text.length / 2))), headers);
       return;
     case 'slow':
       world.stats.fault('slow');
@@ -149,7 +184,7 @@ async function respond(
       break;
   }
   world.log.push(entry);
-  if (!res.destroyed) send(res, reply.http, text, headers);
+  if (!res.destroyed) send(res, entry.status, text, headers);
 }
 
 /**
@@ -159,7 +194,7 @@ async function respond(
 function gate(
   world: SandboxWorld,
   caller: Caller,
-  fault: ReturnType<SandboxWorld['faults']['nextCall']>,
+  fault: Fault,
   family: FamilyId,
   nowMs: number,
   isV1: boolean,

@@ -12,7 +12,7 @@ export const alertsTable: TableSpec = {
   columns: [
     { name: 'alert_id', kind: 'varchar', key: true, doc: 'hash of rule, pipeline, subject and check date: the same alert is never made twice' },
     { name: 'pipeline', kind: 'varchar' },
-    { name: 'rule', kind: 'varchar', doc: 'enters_top, leaves_top, rank_drop, rank_gain, lost, url_changed, spend_over_cny, estimate_exceeded, run_not_completed, missed_nights' },
+    { name: 'rule', kind: 'varchar', doc: 'the alert rule that made it: a key of the pipeline file\'s `alerts.rules` (src/alerts/rules), e.g. rank_drop, spend_over_cny, missed_nights' },
     { name: 'subject', kind: 'varchar', doc: 'what the alert is about, in words: keyword / location / device / domain, a run, or the pipeline' },
     { name: 'keyword', kind: 'varchar', doc: 'rank rules only' },
     { name: 'location_code', kind: 'int' },

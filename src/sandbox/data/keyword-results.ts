@@ -59,67 +59,9 @@ export function adTrafficResults(input: ResultInput): unknown[] {
 export function trendsResults(input: ResultInput): unknown[] {
   const keywords = keywordsOf(input.params);
   const fn = input.endpoint.path.split('/')[4] ?? 'explore';
-  const to = typeof input.params.date_to === 'string' ? Date.parse(`${input.params.date_to}T00:00:00Z`) : input.at.getTime();
-  const from = typeof input.params.date_from === 'string' ? Date.parse(`${input.params.date_from}T00:00:00Z`) : to - 365 * 86_400_000;
-  const vol = keywords.map((k) => keywordMetrics(input.seed, k, locationOf(input.params), input.at));
-  const max = Math.max(1, ...vol.map((v) => Math.max(...v.monthly_searches.map((m) => m.search_volume))));
-  const graph = () => {
-    const data: Array<{ date_from: string; date_to: string; timestamp: number; missing_data: boolean; values: number[] }> = [];
-    for (let t = from; t <= to; t += 7 * 86_400_000) {
-      const month = new Date(t).getUTCMonth() + 1;
-      const values = vol.map((v) =>
-        Math.round((100 * (v.monthly_searches.find((m) => m.month === month)?.search_volume ?? v.search_volume)) / max),
-      );
-      data.push({
-        date_from: new Date(t).toISOString().slice(0, 10),
-        date_to: new Date(t + 6 * 86_400_000).toISOString().slice(0, 10),
-        timestamp: Math.floor(t / 1000),
-        missing_data: false,
-        values,
-      });
-    }
-    const averages = keywords.map((_, i) => Math.round(data.reduce((s, d) => s + (d.values[i] ?? 0), 0) / Math.max(1, data.length)));
-    return { position: 1, type: 'trends_graph', title: 'Interest over time', keywords, data, averages };
-  };
-  const map = () => ({
-    position: 2,
-    type: 'trends_map',
-    title: 'Interest by subregion',
-    keywords,
-    interests: keywords.map((k) => ({
-      keyword: k,
-      values: ['North', 'South', 'East', 'West'].map((geo_name, i) => ({
-        geo_id: `R${i + 1}`,
-        geo_name,
-        value: createRng(input.seed, 'trends-geo', k, i).int(20, 100),
-      })),
-    })),
-  });
-  const demography = () => ({
-    position: 3,
-    type: 'demography',
-    title: 'Interest by age and gender',
-    keywords,
-    demography: {
-      age: keywords.map((k) => ({
-        keyword: k,
-        values: ['18-24', '25-34', '35-44', '45-54', '55-64', '65+'].map((type, i) => ({
-          type,
-          value: createRng(input.seed, 'trends-age', k, i).int(5, 100),
-        })),
-      })),
-      gender: keywords.map((k) => {
-        const female = createRng(input.seed, 'trends-gender', k).int(20, 80);
-        return {
-          keyword: k,
-          values: [
-            { type: 'female', value: female },
-            { type: 'male', value: 100 - female },
-          ],
-        };
-      }),
-    },
-  });
+  const graph = () => trendsGraph(input, keywords);
+  const map = () => trendsMap(input.seed, keywords);
+  const demography = () => trendsDemography(input.seed, keywords);
   const items =
     fn === 'subregion_interests'
       ? [map()]
@@ -140,6 +82,77 @@ export function trendsResults(input: ResultInput): unknown[] {
       items,
     },
   ];
+}
+
+/** The `trends_graph` item: weekly interest from the keywords' monthly volumes, 100 the highest month of any. */
+function trendsGraph(input: ResultInput, keywords: string[]) {
+  const to = typeof input.params.date_to === 'string' ? Date.parse(`${input.params.date_to}T00:00:00Z`) : input.at.getTime();
+  const from = typeof input.params.date_from === 'string' ? Date.parse(`${input.params.date_from}T00:00:00Z`) : to - 365 * 86_400_000;
+  const vol = keywords.map((k) => keywordMetrics(input.seed, k, locationOf(input.params), input.at));
+  const max = Math.max(1, ...vol.map((v) => Math.max(...v.monthly_searches.map((m) => m.search_volume))));
+  const data: Array<{ date_from: string; date_to: string; timestamp: number; missing_data: boolean; values: number[] }> = [];
+  for (let t = from; t <= to; t += 7 * 86_400_000) {
+    const month = new Date(t).getUTCMonth() + 1;
+    const values = vol.map((v) =>
+      Math.round((100 * (v.monthly_searches.find((m) => m.month === month)?.search_volume ?? v.search_volume)) / max),
+    );
+    data.push({
+      date_from: new Date(t).toISOString().slice(0, 10),
+      date_to: new Date(t + 6 * 86_400_000).toISOString().slice(0, 10),
+      timestamp: Math.floor(t / 1000),
+      missing_data: false,
+      values,
+    });
+  }
+  const averages = keywords.map((_, i) => Math.round(data.reduce((s, d) => s + (d.values[i] ?? 0), 0) / Math.max(1, data.length)));
+  return { position: 1, type: 'trends_graph', title: 'Interest over time', keywords, data, averages };
+}
+
+/** The `trends_map` item: interest in four subregions per keyword. */
+function trendsMap(seed: number, keywords: string[]) {
+  return {
+    position: 2,
+    type: 'trends_map',
+    title: 'Interest by subregion',
+    keywords,
+    interests: keywords.map((k) => ({
+      keyword: k,
+      values: ['North', 'South', 'East', 'West'].map((geo_name, i) => ({
+        geo_id: `R${i + 1}`,
+        geo_name,
+        value: createRng(seed, 'trends-geo', k, i).int(20, 100),
+      })),
+    })),
+  };
+}
+
+/** The `demography` item: interest by age band and by gender per keyword. */
+function trendsDemography(seed: number, keywords: string[]) {
+  return {
+    position: 3,
+    type: 'demography',
+    title: 'Interest by age and gender',
+    keywords,
+    demography: {
+      age: keywords.map((k) => ({
+        keyword: k,
+        values: ['18-24', '25-34', '35-44', '45-54', '55-64', '65+'].map((type, i) => ({
+          type,
+          value: createRng(seed, 'trends-age', k, i).int(5, 100),
+        })),
+      })),
+      gender: keywords.map((k) => {
+        const female = createRng(seed, 'trends-gender', k).int(20, 80);
+        return {
+          keyword: k,
+          values: [
+            { type: 'female', value: female },
+            { type: 'male', value: 100 - female },
+          ],
+        };
+      }),
+    },
+  };
 }
 
 /** AI keyword search volume: per keyword (lower-cased), with 12 months of AI search volume. */

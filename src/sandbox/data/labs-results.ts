@@ -1,4 +1,4 @@
-import { DOMAIN_POOL } from '../domain-pool.js';
+import { DOMAIN_POOL, type PoolSite } from '../domain-pool.js';
 import { keywordTopics } from '../keyword-topics.js';
 import { createRng } from '../prng.js';
 import { resolveSerpQuery } from '../serp-query.js';
@@ -92,63 +92,10 @@ export function rankedKeywordsResults(input: ResultInput): unknown[] {
     if (idx < 0) continue;
     const rank = idx + 1;
     const prev = rank + createRng(input.seed, 'rk-prev', target, keyword, q.day).int(-3, 3);
-    const kd = keywordData(input, keyword);
-    items.push({
-      se_type: 'engA',
-      keyword_data: kd,
-      ranked_serp_element: {
-        se_type: 'engA',
-        serp_item: {
-          se_type: 'engA',
-          type: 'organic',
-          rank_group: rank,
-          rank_absolute: rank + Math.floor(rank / 4),
-          position: 'left',
-          xpath: null,
-          domain: site?.www ? `www.${target}` : target,
-          main_domain: target,
-          relative_url: `/${keyword.replace(/\s+/g, '-')}`,
-          url: `https://${target}/${keyword.replace(/\s+/g, '-')}`,
-          title: `${keyword} | ${site?.name ?? target}`,
-          description: `All about ${keyword}.`,
-          etv: Number((kd.keyword_info.search_volume * Math.max(0.01, 0.3 / rank)).toFixed(1)),
-          rank_changes: { previous_rank_absolute: Math.max(1, prev), is_new: false, is_up: prev > rank, is_down: prev < rank },
-          backlinks_info: null,
-          rank_info: { page_rank: 0, main_domain_rank: Math.round((site?.authority ?? 0.3) * 1000) },
-        },
-        check_url: `https://www.enga.com/search?q=${encodeURIComponent(keyword)}`,
-        serp_item_types: ['organic', 'people_also_ask'],
-        se_results_count: String(1000 * kd.keyword_info.search_volume),
-        keyword_difficulty: kd.keyword_properties.keyword_difficulty,
-        is_lost: false,
-        last_updated_time: serviceDate(input.at),
-        previous_updated_time: serviceDate(new Date(input.at.getTime() - 30 * 86_400_000)),
-      },
-    });
+    items.push(rankedItem(input, target, site, keyword, rank, prev));
   }
   items.sort((a, b) => a.ranked_serp_element.serp_item.rank_group - b.ranked_serp_element.serp_item.rank_group);
   const page = items.slice(0, limit);
-  const metrics = (list: typeof items) => {
-    const m: Record<string, number> = {};
-    for (const lo of [1, 2, 4, 11, 21, 31, 41, 51, 61, 71, 81, 91]) {
-      const hi = lo === 1 ? 1 : lo === 2 ? 3 : lo === 4 ? 10 : lo + 9;
-      m[lo === hi ? 'pos_1' : `pos_${lo}_${hi}`] = list.filter(
-        (i) => i.ranked_serp_element.serp_item.rank_group >= lo && i.ranked_serp_element.serp_item.rank_group <= hi,
-      ).length;
-    }
-    const etv = list.reduce((s, i) => s + i.ranked_serp_element.serp_item.etv, 0);
-    return {
-      ...m,
-      count: list.length,
-      is_new: 0,
-      is_up: list.filter((i) => i.ranked_serp_element.serp_item.rank_changes.is_up).length,
-      is_down: list.filter((i) => i.ranked_serp_element.serp_item.rank_changes.is_down).length,
-      is_lost: 0,
-      etv: Number(etv.toFixed(1)),
-      impressions_etv: Number((etv * 3).toFixed(1)),
-      estimated_paid_traffic_cost: Number((etv * 1.1).toFixed(2)),
-    };
-  };
   return [
     {
       se_type: 'engA',
@@ -157,10 +104,77 @@ export function rankedKeywordsResults(input: ResultInput): unknown[] {
       language_code: languageOf(input.params),
       total_count: items.length,
       items_count: page.length,
-      metrics: { organic: metrics(items), paid: metrics([]) },
+      metrics: { organic: rankedMetrics(items), paid: rankedMetrics([]) },
       items: page,
     },
   ];
+}
+
+/** One `ranked_keywords` item: the target's organic result at `rank` for the keyword, `prev` its rank a month before. */
+function rankedItem(
+  input: ResultInput,
+  target: string,
+  site: PoolSite | undefined,
+  keyword: string,
+  rank: number,
+  prev: number,
+): RankedItem {
+  const kd = keywordData(input, keyword);
+  return {
+    se_type: 'engA',
+    keyword_data: kd,
+    ranked_serp_element: {
+      se_type: 'engA',
+      serp_item: {
+        se_type: 'engA',
+        type: 'organic',
+        rank_group: rank,
+        rank_absolute: rank + Math.floor(rank / 4),
+        position: 'left',
+        xpath: null,
+        domain: site?.www ? `www.${target}` : target,
+        main_domain: target,
+        relative_url: `/${keyword.replace(/\s+/g, '-')}`,
+        url: `https://${target}/${keyword.replace(/\s+/g, '-')}`,
+        title: `${keyword} | ${site?.name ?? target}`,
+        description: `All about ${keyword}.`,
+        etv: Number((kd.keyword_info.search_volume * Math.max(0.01, 0.3 / rank)).toFixed(1)),
+        rank_changes: { previous_rank_absolute: Math.max(1, prev), is_new: false, is_up: prev > rank, is_down: prev < rank },
+        backlinks_info: null,
+        rank_info: { page_rank: 0, main_domain_rank: Math.round((site?.authority ?? 0.3) * 1000) },
+      },
+      check_url: `https://www.enga.com/search?q=${encodeURIComponent(keyword)}`,
+      serp_item_types: ['organic', 'people_also_ask'],
+      se_results_count: String(1000 * kd.keyword_info.search_volume),
+      keyword_difficulty: kd.keyword_properties.keyword_difficulty,
+      is_lost: false,
+      last_updated_time: serviceDate(input.at),
+      previous_updated_time: serviceDate(new Date(input.at.getTime() - 30 * 86_400_000)),
+    },
+  };
+}
+
+/** The `metrics` of a list of ranked items: counts by rank band, movers and traffic. */
+function rankedMetrics(list: readonly RankedItem[]) {
+  const m: Record<string, number> = {};
+  for (const lo of [1, 2, 4, 11, 21, 31, 41, 51, 61, 71, 81, 91]) {
+    const hi = lo === 1 ? 1 : lo === 2 ? 3 : lo === 4 ? 10 : lo + 9;
+    m[lo === hi ? 'pos_1' : `pos_${lo}_${hi}`] = list.filter(
+      (i) => i.ranked_serp_element.serp_item.rank_group >= lo && i.ranked_serp_element.serp_item.rank_group <= hi,
+    ).length;
+  }
+  const etv = list.reduce((s, i) => s + i.ranked_serp_element.serp_item.etv, 0);
+  return {
+    ...m,
+    count: list.length,
+    is_new: 0,
+    is_up: list.filter((i) => i.ranked_serp_element.serp_item.rank_changes.is_up).length,
+    is_down: list.filter((i) => i.ranked_serp_element.serp_item.rank_changes.is_down).length,
+    is_lost: 0,
+    etv: Number(etv.toFixed(1)),
+    impressions_etv: Number((etv * 3).toFixed(1)),
+    estimated_paid_traffic_cost: Number((etv * 1.1).toFixed(2)),
+  };
 }
 
 /** `related_keywords`: the seed's data and related keywords at depth 1 and 2. */

@@ -6,14 +6,29 @@ export const DEFAULT_CRAWL_PAGES = 60;
 
 const SECTIONS = ['blog', 'products', 'about', 'help', 'news', 'guides'];
 
+/** Where a crawl runs: the target's host, scheme and origin. */
+interface Site {
+  host: string;
+  https: boolean;
+  origin: string;
+}
+
 /** The simulated site behind a crawl task: pages, links and resources, stable for (seed, target). */
 export function crawlSite(seed: number, target: string, maxPages: number, fetchedAt: Date) {
   const host = target.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
   const https = !/^http:\/\//.test(target);
-  const origin = `${https ? 'https' : 'http'}://${host}`;
-  const urls = [`${origin}/`];
-  for (let i = 1; i < maxPages; i++) urls.push(`${origin}/${SECTIONS[i % SECTIONS.length]}/${i}`);
-  const pages = urls.map((url, i) => {
+  const site: Site = { host, https, origin: `${https ? 'https' : 'http'}://${host}` };
+  const urls = [`${site.origin}/`];
+  for (let i = 1; i < maxPages; i++) urls.push(`${site.origin}/${SECTIONS[i % SECTIONS.length]}/${i}`);
+  const pages = crawlPages(seed, site, urls, fetchedAt);
+  const links = crawlLinks(seed, site, urls, pages);
+  const resources = crawlResources(seed, site, maxPages, pages, fetchedAt);
+  return { pages, links, resources };
+}
+
+/** One page per URL, the first the home page. */
+function crawlPages(seed: number, { host, https, origin }: Site, urls: readonly string[], fetchedAt: Date) {
+  return urls.map((url, i) => {
     const p = createRng(seed, 'crawl-page', url);
     const status = p.chance(0.04) ? 404 : p.chance(0.03) ? 301 : 200;
     const duration = p.int(80, 4200);
@@ -48,7 +63,13 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
       },
     };
   });
-  const links = pages.flatMap((page, i) => {
+}
+
+type CrawlPage = ReturnType<typeof crawlPages>[number];
+
+/** Three anchors from each page: to the next pages of the site, or now and then to an outside page. */
+function crawlLinks(seed: number, { host }: Site, urls: readonly string[], pages: readonly CrawlPage[]) {
+  return pages.flatMap((page, i) => {
     const l = createRng(seed, 'crawl-links', page.url);
     return Array.from({ length: 3 }, (_, j) => {
       const external = l.chance(0.2);
@@ -68,8 +89,12 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
       };
     });
   });
+}
+
+/** Scripts, images, stylesheets and broken resources in turn, each held by a page. */
+function crawlResources(seed: number, { host, https, origin }: Site, maxPages: number, pages: readonly CrawlPage[], fetchedAt: Date) {
   const kinds = ['script', 'image', 'stylesheet', 'broken'] as const;
-  const resources = Array.from({ length: Math.max(4, Math.round(maxPages * 1.5)) }, (_, i) => {
+  return Array.from({ length: Math.max(4, Math.round(maxPages * 1.5)) }, (_, i) => {
     const kind = kinds[i % 4]!;
     const q = createRng(seed, 'crawl-res', host, i);
     const holder = pages[i % pages.length]!;
@@ -133,5 +158,4 @@ export function crawlSite(seed: number, target: string, maxPages: number, fetche
       found_on: holder.url,
     };
   });
-  return { pages, links, resources };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rereadNote } from '../../../src/collect/load-tasks.js';
+import { rereadNote } from '../../../src/collect/load-landed-tasks.js';
 
 describe('the run note for landed files read again from plain text', () => {
   it('counts each file once, names the first, and says nothing when there is none', () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TaskLoader } from '../../../src/collect/task-loader.js';
+import { TaskLoader } from '../../../src/collect/load-batcher.js';
 import type { Warehouse } from '../../../src/warehouse/index.js';
 import { compactFixture, land, response, tempWarehouse } from '../warehouse/helpers.js';
 

@@ -2,7 +2,7 @@ import { GroupCommit, RunStore, type Warehouse } from '../warehouse/index.js';
 import { InFlight } from './in-flight.js';
 import { indexCallbacks } from './index-callbacks.js';
 import type { LandedCallback } from './land-callback.js';
-import { loadTasks } from './load-tasks.js';
+import { loadTasks } from './load-landed-tasks.js';
 
 /** What the loader has done so far. */
 export interface LoaderTotals {
