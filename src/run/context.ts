@@ -4,7 +4,7 @@ import type { ResolvedCollection } from '../config/index.js';
 import type { PushCollector } from '../collect/index.js';
 import type { PlannedBatch, PriceHistory } from '../plan/index.js';
 import { landedAnswer, ledgerWriter, RawLanding, RunStore, type Warehouse } from '../warehouse/index.js';
-import { fromMicros, toMicros } from './money.js';
+import { fromMicros, toMicros } from '../post/money.js';
 import { postingProgress } from './progress.js';
 import type { RunOptions } from './run-options.js';
 import type { RunSummary } from './summary.js';

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError, ExitCode } from '../../errors.js';
-import type { Reconciliation } from '../../run/reconcile.js';
-import { isTimeZone } from '../../run/ledger-report.js';
-import { toMicros } from '../../run/money.js';
+import type { Reconciliation } from '../../ops/reconcile.js';
+import { isTimeZone } from '../../ops/ledger-report.js';
+import { toMicros } from '../../post/money.js';
 import type { Warehouse } from '../../warehouse/index.js';
 import { render } from '../render.js';
 import { isCalendarDay } from '../option-checks.js';
@@ -64,7 +64,7 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
       ) as Argv<ReconcileArgs>,
   handler: async (args: ArgumentsCamelCase<ReconcileArgs>) => {
     const { ServiceClient } = await import('../../client/index.js');
-    const { reconcileDays } = await import('../../run/reconcile.js');
+    const { reconcileDays } = await import('../../ops/reconcile.js');
     const { Warehouse } = await import('../../warehouse/index.js');
     const { resolveTarget } = await import('../service-target.js');
     for (const [name, v] of [

@@ -4,9 +4,9 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../../errors.js';
 import { makeDirs, pathError } from '../../paths.js';
 import type { CronClock as CronClockType } from '../../config/cron-clock.js';
-import type { PipelineFolder, ScheduledPipeline } from '../../run/scheduler.js';
-import { readScheduleStatus, scheduleStatusFile, schedulerAlive, type ScheduleStatus } from '../../run/schedule-status.js';
-import { ScheduleJournal, type ScheduleEvent } from '../../run/schedule-journal.js';
+import type { PipelineFolder, ScheduledPipeline } from '../../schedule/scheduler.js';
+import { readScheduleStatus, scheduleStatusFile, schedulerAlive, type ScheduleStatus } from '../../schedule/schedule-status.js';
+import { ScheduleJournal, type ScheduleEvent } from '../../schedule/schedule-journal.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface ScheduleArgs {
@@ -80,8 +80,8 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
       return;
     }
     const { CronClock } = await import('../../config/cron-clock.js');
-    const { nightRunner } = await import('../../run/night-runner.js');
-    const { Scheduler } = await import('../../run/scheduler.js');
+    const { nightRunner } = await import('../../schedule/night-runner.js');
+    const { Scheduler } = await import('../../schedule/scheduler.js');
     const { makeLogger } = await import('../logger.js');
     const { resolveTarget } = await import('../service-target.js');
     const { pipelines, broken } = await scheduledPipelines(args.dir);

@@ -2,7 +2,7 @@ import type { Endpoint } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
 import type { PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
-import type { RunContext } from './context.js';
+import type { RunContext } from '../run/context.js';
 import { findTasksByTag } from './find-by-tag.js';
 import type { FailedPost } from './post-step.js';
 

@@ -5,8 +5,8 @@ import { EtlError } from '../errors.js';
 import { readPriceHistory, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
 import { budgetStop, priceUnknown, tasksWithinBudget, type NextPurchase, type Spent } from './budget.js';
-import { postingLine, type RunContext, type Stop } from './context.js';
-import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live.js';
+import { postingLine, type RunContext, type Stop } from '../run/context.js';
+import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live-calls.js';
 import { lookUpAfter5xx } from './post-retry.js';
 
 /**
