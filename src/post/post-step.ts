@@ -5,7 +5,7 @@ import { EtlError } from '../errors.js';
 import { readPriceHistory, type PlannedBatch, type PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
 import { budgetStop, priceUnknown, tasksWithinBudget, type NextPurchase, type Spent } from './budget.js';
-import { postingLine, type RunContext, type Stop } from '../run/context.js';
+import type { PostContext, PostStop } from './context.js';
 import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live-calls.js';
 import { lookUpAfter5xx } from './post-retry.js';
 
@@ -32,7 +32,7 @@ export function failedOutcome(err: unknown): FailedPost {
  * The policy for a failed POST: a refused key or an invalid request ends the run (thrown);
  * otherwise posting stops with the kind the CLI maps to an exit code. Pure.
  */
-export function stopFor(outcome: FailedPost): Stop {
+export function stopFor(outcome: FailedPost): PostStop {
   const { error } = outcome;
   if (error.code === 'ETL_AUTH' || error.code === 'ETL_REQUEST_INVALID') throw error;
   if (error.code === 'ETL_INTERRUPTED') return { kind: 'interrupted', reason: `${error.message} Run again to resume.` };
@@ -54,9 +54,9 @@ const POSTS_IN_FLIGHT = 8;
  * posting (returned, so what was posted is still collected; POSTs already in flight finish);
  * a refused key ends the run.
  */
-export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): Promise<Stop | null> {
+export async function postAll(c: PostContext, batches: readonly PlannedBatch[]): Promise<PostStop | null> {
   let liveDone = 0;
-  let stop: Stop | null = null;
+  let stop: PostStop | null = null;
   let fatal: { err: unknown } | undefined;
   const queue = new PQueue({ concurrency: c.o.pipeline.budget_cny === undefined ? POSTS_IN_FLIGHT : 1 });
   const slotFree = () => (queue.pending < queue.concurrency ? Promise.resolve() : new Promise<void>((r) => queue.once('next', () => r())));
@@ -95,7 +95,7 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
       const last = i === work.length || work[i]!.endpoint.mode !== 'live';
       if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0)
         c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
-      await postingLine(c, work.slice(i));
+      await c.postingLine(work.slice(i));
       continue;
     }
     await slotFree();
@@ -130,7 +130,7 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
           const failed = await recordFailed(c, first, outcome);
           stop ??= failed;
         }
-        await postingLine(c, rest);
+        await c.postingLine(rest);
       } catch (err) {
         fatal ??= { err };
       }
@@ -149,7 +149,7 @@ function tasksOf(sent: PlannedBatch, batches: readonly PlannedBatch[]): string {
 }
 
 /** Records a failed POST's tasks (refused: `unsent`; anything else: `unknown`) and says why posting stops. */
-async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedPost): Promise<Stop> {
+async function recordFailed(c: PostContext, batch: PlannedBatch, outcome: FailedPost): Promise<PostStop> {
   const tags = outcome.tags ?? batch.tasks.map((t) => t.tag);
   if (outcome.kind === 'refused') await c.store.recordUnsent(tags, outcome.error.message);
   // Its tasks already name the POST sent (recordSending, before it went).
@@ -164,7 +164,7 @@ async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedP
  * rest of the run (post-retry.ts). A POST of one task refused with 40006 is final: that task
  * failed with the code (the endpoint takes none), never sent again. Returns the outcome instead of throwing.
  */
-async function postBatch(c: RunContext, batch: PlannedBatch): Promise<BatchOutcome> {
+async function postBatch(c: PostContext, batch: PlannedBatch): Promise<BatchOutcome> {
   await c.store.recordPlanned(
     batch.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: batch.no, spec: t.spec })),
     c.now(),
@@ -221,7 +221,7 @@ const TOO_MANY_TASKS = 40006;
  * may have created its tasks: they are looked up by tag before anything is sent again
  * (post-retry.ts), and only those the service does not have are posted again.
  */
-async function postChunk(c: RunContext, batch: PlannedBatch, tasks: readonly PlannedTask[]): Promise<BatchOutcome> {
+async function postChunk(c: PostContext, batch: PlannedBatch, tasks: readonly PlannedTask[]): Promise<BatchOutcome> {
   // Callback URLs are added here, not planned: they hold this process's secret, and the tag must not.
   const callbacks = c.push?.callbackFields(batch.endpoint) ?? {};
   let todo = tasks;
@@ -266,14 +266,14 @@ async function postChunk(c: RunContext, batch: PlannedBatch, tasks: readonly Pla
  * landed by the client before anything reads it; then every answered task's rows and its
  * collected mark commit together. A failed call stops posting after the others are loaded.
  */
-async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | null> {
+async function postLive(c: PostContext, group: PlannedBatch[]): Promise<PostStop | null> {
   await c.store.recordPlanned(
     group.flatMap((b) => b.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: b.no, spec: t.spec }))),
     c.now(),
   );
   const answers = await Promise.allSettled(group.map((b) => c.client.call(b.endpoint, { tasks: b.tasks.map((t) => t.spec) })));
   const ok: string[] = [];
-  let stop: Stop | null = null;
+  let stop: PostStop | null = null;
   let fatal: unknown;
   for (const [k, answer] of answers.entries()) {
     const batch = group[k]!;
@@ -303,7 +303,7 @@ async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | nu
  * units from the tasks each call posted), and what earlier runs were charged per unit, for the
  * budget policy.
  */
-async function purchases(c: RunContext, group: readonly PlannedBatch[]): Promise<Spent & { next: NextPurchase[] }> {
+async function purchases(c: PostContext, group: readonly PlannedBatch[]): Promise<Spent & { next: NextPurchase[] }> {
   // The units each charged call of the run posted, kept as they are found: the specs of a call's
   // tasks are parsed once, not at every batch of a long run.
   await c.wh.run(`CREATE TEMP TABLE IF NOT EXISTS _run_call_units (run_id VARCHAR, call_id VARCHAR, u DOUBLE, t DOUBLE, b DOUBLE)`);
@@ -387,7 +387,7 @@ function basePrices(s: { tt: number; tb: number; bb: number; tc: number; bc: num
 }
 
 /** Asks the budget policy whether buying `group` would pass the budget (null: go on, or no budget). */
-async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promise<{ reason: string; tasks: number } | null> {
+async function overBudget(c: PostContext, group: readonly PlannedBatch[]): Promise<{ reason: string; tasks: number } | null> {
   const budget = c.o.pipeline.budget_cny;
   if (budget === undefined) return null;
   const bought = { budgetCny: budget, ...(await purchases(c, group)) };
@@ -403,7 +403,7 @@ async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promis
  * the batch as it should go (`split`: [the one task, the rest], or itself) and whether nothing
  * prices it (`alone`: a live call of such an endpoint goes without others beside it).
  */
-async function probeFirst(c: RunContext, batch: PlannedBatch): Promise<{ split: PlannedBatch[]; alone: boolean }> {
+async function probeFirst(c: PostContext, batch: PlannedBatch): Promise<{ split: PlannedBatch[]; alone: boolean }> {
   const { alone, at } = await unpriced(c, batch);
   if (batch.tasks.length < 2 || !alone) return { split: [batch], alone };
   c.note(
@@ -423,7 +423,7 @@ async function probeFirst(c: RunContext, batch: PlannedBatch): Promise<{ split: 
  * or its tasks ask for further blocks of 10 whose price the run's charges do not tell yet; `at`:
  * the task to buy alone (the first at a depth mix not charged yet, whose charge tells it).
  */
-async function unpriced(c: RunContext, batch: PlannedBatch): Promise<{ alone: boolean; at: number }> {
+async function unpriced(c: PostContext, batch: PlannedBatch): Promise<{ alone: boolean; at: number }> {
   // A sandbox key is never charged: nothing to price.
   if (c.o.pipeline.budget_cny === undefined || c.client.keyKind === 'sandbox') return { alone: false, at: 0 };
   const { next } = await purchases(c, [batch]);
