@@ -1,5 +1,5 @@
 import cron from 'node-cron';
-import { CronClock } from '../config/cron-clock.js';
+import { CronClock } from '../config/index.js';
 
 const MINUTE = 60_000;
 

@@ -1,4 +1,4 @@
-import { CronClock } from '../config/cron-clock.js';
+import { CronClock } from '../config/index.js';
 import type { Warehouse } from '../warehouse/index.js';
 import type { AlertDraft } from './alert.js';
 import { scheduledTicks } from './cron-ticks.js';

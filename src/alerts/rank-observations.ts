@@ -1,4 +1,4 @@
-import { listRelations } from '../models/relation-info.js';
+import { listRelations } from '../models/index.js';
 import type { Warehouse } from '../warehouse/index.js';
 import type { RankObservation } from './rules/index.js';
 

@@ -1,4 +1,4 @@
-import { progressLine } from '../run/progress.js';
+import { progressLine } from '../run/index.js';
 import type { ProgressEvent } from '../run/index.js';
 
 export interface ProgressOptions {

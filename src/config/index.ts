@@ -35,3 +35,5 @@ export {
   type AlertRules,
   type AlertsConfig,
 } from './alerts-block.js';
+export { CronClock, floorMinute } from './cron-clock.js';
+export { locate, keyText, fieldPath, positionsIn, type DataPath, type Position } from './positions.js';

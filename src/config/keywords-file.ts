@@ -3,7 +3,7 @@ import { open, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { charCount } from '../catalog/index.js';
 import type { ConfigIssue } from '../errors.js';
-import { keywordMaxChars, keywordProblem } from '../jobs/keyword-fields.js';
+import { keywordMaxChars, keywordProblem } from '../jobs/index.js';
 import { decodeUtf8Strict, InvalidUtf8Error } from './read-utf8.js';
 
 /** Largest keywords file read (a few hundred thousand keywords; more is a mistake, or an attack). */

@@ -11,3 +11,4 @@ export * from './format-results.js';
 export * from './run-models.js';
 export * from './clusters/index.js';
 export * from './model-docs.js';
+export { listRelations, relationColumns, ident } from './relation-info.js';

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { EtlError } from '../errors.js';
 import { makeDirs, pathError } from '../paths.js';
-import { listRelations } from '../models/relation-info.js';
+import { listRelations } from '../models/index.js';
 import { withWarehouse, type Warehouse } from '../warehouse/index.js';
 import { alertsSection } from './alerts-section.js';
 import { clusterSection } from './cluster-section.js';

@@ -1,4 +1,4 @@
-import { listRelations } from '../models/relation-info.js';
+import { listRelations } from '../models/index.js';
 import type { RankSection, RankSeries } from './payload.js';
 import type { ReportContext } from './report-context.js';
 

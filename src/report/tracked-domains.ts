@@ -1,5 +1,5 @@
 import { loadPipeline } from '../config/index.js';
-import { listRelations, relationColumns } from '../models/relation-info.js';
+import { listRelations, relationColumns } from '../models/index.js';
 import type { ReportContext } from './report-context.js';
 
 /** A hostname as the marts write it: lower case, without a leading `www.`. */

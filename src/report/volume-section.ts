@@ -1,4 +1,4 @@
-import { listRelations } from '../models/relation-info.js';
+import { listRelations } from '../models/index.js';
 import type { VolumeSection } from './payload.js';
 import { round, type ReportContext } from './report-context.js';
 

@@ -14,8 +14,8 @@ import { EtlError } from '../errors.js';
 import { damagedNotes } from '../warehouse/index.js';
 import { crawlReadsOf, CRAWL_POST_ENDPOINTS } from '../jobs/index.js';
 import { postingLine, type RunContext, type Stop } from './context.js';
-import { settleLive } from './live.js';
-import { fromMicros } from './money.js';
+import { settleLive } from '../post/index.js';
+import { fromMicros } from '../post/index.js';
 import { collectProgress } from './progress.js';
 
 /**

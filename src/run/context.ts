@@ -4,7 +4,7 @@ import type { ResolvedCollection } from '../config/index.js';
 import type { PushCollector } from '../collect/index.js';
 import type { PlannedBatch, PriceHistory } from '../plan/index.js';
 import { landedAnswer, ledgerWriter, RawLanding, RunStore, type Warehouse } from '../warehouse/index.js';
-import { fromMicros, toMicros } from './money.js';
+import { fromMicros, toMicros, type PostContext } from '../post/index.js';
 import { postingProgress } from './progress.js';
 import type { RunOptions } from './run-options.js';
 import type { RunSummary } from './summary.js';
@@ -12,8 +12,8 @@ import type { RunSummary } from './summary.js';
 /** Why posting or collecting stopped early, and what to tell the user. */
 export type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
 
-/** One run id's working set: its store, its client (whose every answer is landed first), its clock. */
-export interface RunContext {
+/** One run id's working set: its store, its client (whose every answer is landed first), its clock; posting takes it as it is. */
+export interface RunContext extends PostContext {
   o: RunOptions;
   wh: Warehouse;
   client: ServiceClient;
@@ -32,6 +32,8 @@ export interface RunContext {
   push?: PushCollector;
   /** Tasks a POST an endpoint takes, learnt from 40006 answers in this run (shared by its batches). */
   postSizes: Map<string, number>;
+  /** {@link postingLine} for this context. */
+  postingLine: (left: readonly PlannedBatch[]) => Promise<void>;
 }
 
 /** What every run id of one invocation shares. */
@@ -61,7 +63,7 @@ export function makeContext(w: RunWorld, runId: string): RunContext {
     w.charged.micros += toMicros(raw.charge.chargeCny);
   };
   const store = new RunStore(wh, runId, o.pipeline.name);
-  return {
+  const c: RunContext = {
     o,
     wh,
     runId,
@@ -93,7 +95,9 @@ export function makeContext(w: RunWorld, runId: string): RunContext {
     charged: w.charged,
     collection: w.collection,
     postSizes: (w.postSizes ??= new Map()),
+    postingLine: (left) => postingLine(c, left),
   };
+  return c;
 }
 
 /** A progress line while posting: what is posted, collected and charged, and the time left at the rate limit. */

@@ -22,10 +22,10 @@ import { collectStep, settleLiveTasks } from './collect-step.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
 import { embedJobs } from './embed-jobs.js';
 import { planEstimateCny } from './estimate.js';
-import { postAll } from './post-step.js';
-import { lostChargesNote, resolveUnknown } from './resolve-unknown.js';
+import { postAll } from '../post/index.js';
+import { lostChargesNote, resolveUnknown } from '../post/index.js';
 import type { RunOptions } from './run-options.js';
-import { fromMicros, toMicros } from './money.js';
+import { fromMicros, toMicros } from '../post/index.js';
 import { settleStep } from './settle-step.js';
 
 /** `20261121T230600Z-3f9a1c`: sortable by time, unique per invocation. */

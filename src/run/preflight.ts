@@ -1,7 +1,7 @@
 import { endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import type { Pipeline } from '../config/index.js';
-import { positionsIn } from '../config/positions.js';
+import { positionsIn } from '../config/index.js';
 import { ConfigError, EtlError } from '../errors.js';
 import { JOB_KINDS, type AnyJob, type PreflightIssue, type ReadReference } from '../jobs/index.js';
 import type { Warehouse } from '../warehouse/index.js';

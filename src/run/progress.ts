@@ -2,8 +2,7 @@ import { ENDPOINTS, taskFunctionOf, type Endpoint, type FamilyId } from '../cata
 import type { CallsLeft, CollectCounts } from '../collect/index.js';
 // From their own modules, not the warehouse's index: `pipeline status` reads a live run through here, and starts
 // without loading what the index brings (Arrow, the publishing and loading code).
-import { RunStore, totalCounts } from '../warehouse/state/run-store.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import { RunStore, totalCounts, type Warehouse } from '../warehouse/index.js';
 
 export type { CallsLeft, CollectCounts };
 

@@ -1,6 +1,6 @@
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import type { RunContext } from './context.js';
-import { lostChargesNote, resolveUnknown } from './resolve-unknown.js';
+import { lostChargesNote, resolveUnknown } from '../post/index.js';
 
 /**
  * Settles an older unfinished run without posting: collects what it posted (a direct sweep

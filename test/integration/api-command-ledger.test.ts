@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import yargs from 'yargs';
 import { apiCommand } from '../../src/cli/commands/api.js';
 import { ServiceClient } from '../../src/client/index.js';
-import { reconcile } from '../../src/run/reconcile.js';
+import { reconcile } from '../../src/ops/reconcile.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { publishStep } from '../../src/run/publish-step.js';
 import { withWarehouse, type Warehouse } from '../../src/warehouse/index.js';

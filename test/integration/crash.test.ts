@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { toMicros } from '../../src/run/money.js';
+import { toMicros } from '../../src/post/money.js';
 import { tempDir } from './helpers.js';
 
 const KEY = 'svc_live_testcrash01';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planProbe, PROBE_ENDPOINT, PROBE_LIMIT_CNY, runProbe } from '../../src/run/probe.js';
+import { planProbe, PROBE_ENDPOINT, PROBE_LIMIT_CNY, runProbe } from '../../src/ops/probe.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { RawLanding, readServiceReadings, SERVICE_READINGS_FILE, withWarehouse } from '../../src/warehouse/index.js';
 import { pipelineCli, sumDecimals, tempDir } from './helpers.js';

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDoctor, type Check } from '../../src/run/doctor.js';
+import { runDoctor, type Check } from '../../src/ops/doctor.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { tempDir } from './helpers.js';
 

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { ServiceClient } from '../../src/client/index.js';
 import type { Pipeline } from '../../src/config/index.js';
-import { fromMicros, toMicros } from '../../src/run/money.js';
+import { fromMicros, toMicros } from '../../src/post/money.js';
 import { preflightJobs } from '../../src/run/preflight.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';

@@ -11,7 +11,7 @@ import { resolveTarget } from '../../src/cli/service-target.js';
 import { ServiceClient } from '../../src/client/index.js';
 import { loadPipeline, parsePipeline } from '../../src/config/index.js';
 import { ConfigError } from '../../src/errors.js';
-import { ledgerReport } from '../../src/run/ledger-report.js';
+import { ledgerReport } from '../../src/ops/ledger-report.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { RawLanding, withWarehouse } from '../../src/warehouse/index.js';
 import { tempDir } from './helpers.js';

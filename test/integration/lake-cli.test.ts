@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDoctor } from '../../src/run/doctor.js';
+import { runDoctor } from '../../src/ops/doctor.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { tempDir } from './helpers.js';
 import { deadPort, listKeys, startS3, writeLayout, type LocalS3 } from './lake-helpers.js';

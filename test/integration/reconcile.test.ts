@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/client/index.js';
 import { parsePipeline } from '../../src/config/index.js';
-import { reconcile } from '../../src/run/reconcile.js';
+import { reconcile } from '../../src/ops/reconcile.js';
 import { runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';

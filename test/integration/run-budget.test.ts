@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline, type RunOptions } from '../../src/run/index.js';
-import { runStatuses } from '../../src/run/status.js';
+import { runStatuses } from '../../src/ops/status.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { movingClock, silentLogger, sumDecimals, tempDir } from './helpers.js';

@@ -6,7 +6,7 @@ import { endpoint } from '../../src/catalog/index.js';
 import { ServiceClient, type RawResponse } from '../../src/client/index.js';
 import { refetchFixed } from '../../src/collect/refetch-fixed.js';
 import { runPipeline, type RunOptions } from '../../src/run/index.js';
-import { toMicros } from '../../src/run/money.js';
+import { toMicros } from '../../src/post/money.js';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { RawLanding, withWarehouse } from '../../src/warehouse/index.js';
 import { tearRawFile } from '../unit/warehouse/helpers.js';

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline, type RunOptions, type RunSummary } from '../../src/run/index.js';
-import { toMicros } from '../../src/run/money.js';
+import { toMicros } from '../../src/post/money.js';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { ShortTimeouts, silentLogger, sumDecimals, tempDir } from './helpers.js';

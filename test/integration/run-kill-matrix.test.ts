@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/client/index.js';
 import { loadPipeline } from '../../src/config/index.js';
-import { reconcile } from '../../src/run/reconcile.js';
+import { reconcile } from '../../src/ops/reconcile.js';
 import { runExitCode, runPipeline } from '../../src/run/index.js';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
 import { RunStore, withWarehouse } from '../../src/warehouse/index.js';

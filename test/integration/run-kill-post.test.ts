@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/client/index.js';
-import { reconcile } from '../../src/run/reconcile.js';
+import { reconcile } from '../../src/ops/reconcile.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { PROJECT_ROOT, pipelineRun, tempDir } from './helpers.js';

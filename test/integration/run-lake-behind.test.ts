@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
 import { loadPipeline } from '../../src/config/index.js';
-import { nightRunner } from '../../src/run/night-runner.js';
+import { nightRunner } from '../../src/schedule/night-runner.js';
 import { runPipeline } from '../../src/run/index.js';
 import { RunStore, withWarehouse } from '../../src/warehouse/index.js';
 import { getBytes, listKeys, startS3, type LocalS3 } from './lake-helpers.js';

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nightRunner } from '../../src/run/night-runner.js';
-import { ScheduleJournal } from '../../src/run/schedule-journal.js';
-import { Scheduler } from '../../src/run/scheduler.js';
+import { nightRunner } from '../../src/schedule/night-runner.js';
+import { ScheduleJournal } from '../../src/schedule/schedule-journal.js';
+import { Scheduler } from '../../src/schedule/scheduler.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { movingClock, tempDir } from './helpers.js';
 

@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../../errors.js';
-import type { Check } from '../../run/doctor.js';
-import type { ProbeOutcome } from '../../run/probe.js';
+import type { Check, ProbeOutcome } from '../../ops/index.js';
 
 interface DoctorArgs {
   warehouse: string;
@@ -43,7 +42,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
   handler: async (args: ArgumentsCamelCase<DoctorArgs>) => {
     if (args.probe) return probeHandler(args);
     const { resolveLake } = await import('../../config/index.js');
-    const { runDoctor } = await import('../../run/doctor.js');
+    const { runDoctor } = await import('../../ops/index.js');
     const { resolveTarget } = await import('../service-target.js');
     const target = await resolveTarget(process.env, { announce: (l) => process.stderr.write(`${l}\n`) });
     let checks: Check[];
@@ -82,7 +81,7 @@ function probeRunId(at: Date): string {
 
 /** `pipeline doctor --probe [--yes]`: the plan and its cost; with --yes the probe, its table and its record. */
 async function probeHandler(args: ArgumentsCamelCase<DoctorArgs>): Promise<void> {
-  const { PROBE_LIMIT_CNY, PROBE_PIPELINE, runProbe } = await import('../../run/probe.js');
+  const { PROBE_LIMIT_CNY, PROBE_PIPELINE, runProbe } = await import('../../ops/index.js');
   const { RawLanding, readServiceReadings, withWarehouse, writeServiceReadings } = await import('../../warehouse/index.js');
   const { resolveTarget } = await import('../service-target.js');
   let out: ProbeOutcome;

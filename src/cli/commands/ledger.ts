@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
 import { checkOutFile, pathError } from '../../paths.js';
-import { isTimeZone, type LedgerGrouping } from '../../run/ledger-report.js';
+import type { LedgerGrouping } from '../../ops/index.js';
 import type { ServingReader, Warehouse } from '../../warehouse/index.js';
 import { requireWarehouse } from './status.js';
 import { isCalendarDay } from '../option-checks.js';
@@ -45,9 +45,8 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
       })
       .option('out', { type: 'string', describe: 'file to write (required for parquet)' }) as Argv<LedgerArgs>,
   handler: async (args: ArgumentsCamelCase<LedgerArgs>) => {
-    const { ledgerReport, ledgerSummary, ledgerToParquet } = await import('../../run/ledger-report.js');
-    const { Warehouse } = await import('../../warehouse/warehouse.js');
-    const { readServing } = await import('../../warehouse/publish/read-serving.js');
+    const { isTimeZone, ledgerReport, ledgerSummary, ledgerToParquet } = await import('../../ops/index.js');
+    const { Warehouse, readServing } = await import('../../warehouse/index.js');
     const { render } = await import('../render.js');
     for (const [name, v] of [
       ['--from', args.from],

@@ -51,7 +51,7 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
   handler: async (args: ArgumentsCamelCase<ModelsArgs>) => {
     if (args.sql)
       await checkFolder(args.sql, `--sql ${args.sql}`, 'Pass the folder of model .sql files, or leave --sql out for the shipped sql/.');
-    const { runClusters } = await import('../../run/cluster-run.js');
+    const { runClusters } = await import('../../run/index.js');
     const { formatBuild, formatTests, runModels, testWarehouseModels } = await import('../../models/index.js');
     const { resolveTarget } = await import('../service-target.js');
     const json = (o: unknown) => `${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}\n`;
@@ -107,7 +107,7 @@ export const modelsCommand: CommandModule<object, ModelsArgs> = {
 
 /** Publishes what the command changed (marts, clusters, spend): the run's own last step. */
 async function publishNow(warehouse: string): Promise<{ seq: number; files: number; removed: number }> {
-  const { publishStep } = await import('../../run/publish-step.js');
+  const { publishStep } = await import('../../run/index.js');
   const { withWarehouse } = await import('../../warehouse/index.js');
   return withWarehouse(warehouse, (wh) => publishStep(wh, () => new Date()));
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { PlanSummary, PriceHistory } from '../../plan/index.js';
-import type { ReferenceCache } from '../../run/preflight.js';
+import type { ReferenceCache } from '../../run/index.js';
 import { render } from '../render.js';
 import { checkOptions, num } from '../option-checks.js';
 
@@ -34,9 +34,9 @@ export const planCommand: CommandModule<object, PlanArgs> = {
     const { embeddingJobs } = await import('../../jobs/index.js');
     const { planEmbeddings, planPipeline, priceTasks, readingsInUse, readPriceHistory, summarizePlan } =
       await import('../../plan/index.js');
-    const { cachedEmbeddingKeys } = await import('../../models/clusters/index.js');
+    const { cachedEmbeddingKeys } = await import('../../models/index.js');
     const { readServiceReadings, withWarehouse } = await import('../../warehouse/index.js');
-    const { preflightJobs } = await import('../../run/preflight.js');
+    const { preflightJobs } = await import('../../run/index.js');
     const { resolveTarget } = await import('../service-target.js');
     const pipeline = await loadPipeline(args.file);
     // What `pipeline doctor --probe` recorded of the service: one task a POST is planned as a run posts it.

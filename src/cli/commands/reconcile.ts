@@ -1,9 +1,7 @@
 import { resolve } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError, ExitCode } from '../../errors.js';
-import type { Reconciliation } from '../../run/reconcile.js';
-import { isTimeZone } from '../../run/ledger-report.js';
-import { toMicros } from '../../run/money.js';
+import type { Reconciliation } from '../../ops/index.js';
 import type { Warehouse } from '../../warehouse/index.js';
 import { render } from '../render.js';
 import { isCalendarDay } from '../option-checks.js';
@@ -64,7 +62,8 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
       ) as Argv<ReconcileArgs>,
   handler: async (args: ArgumentsCamelCase<ReconcileArgs>) => {
     const { ServiceClient } = await import('../../client/index.js');
-    const { reconcileDays } = await import('../../run/reconcile.js');
+    const { isTimeZone, reconcileDays } = await import('../../ops/index.js');
+    const { toMicros } = await import('../../post/index.js');
     const { Warehouse } = await import('../../warehouse/index.js');
     const { resolveTarget } = await import('../service-target.js');
     for (const [name, v] of [
@@ -90,7 +89,7 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
       if (args.json) process.stdout.write(`${JSON.stringify(days, null, 2)}\n`);
       else {
         if (dirs.length > 1) process.stdout.write(`${dirs.length} warehouses on one account, their ledgers summed: ${dirs.join(', ')}\n`);
-        for (const r of days) printDay(r);
+        for (const r of days) printDay(r, toMicros);
       }
       process.exitCode = days.some((r) => r.discrepancies.length > 0) ? 1 : 0;
     } finally {
@@ -100,7 +99,7 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
   },
 };
 
-function printDay(r: Reconciliation): void {
+function printDay(r: Reconciliation, toMicros: (cny: string) => bigint): void {
   process.stdout.write(
     `${r.day} (${r.timezone}): ledger ${r.ledgerCny} CNY charged (${r.refundedCny} refunded), ` +
       `account ${r.accountCny === null ? 'statistics n/a' : `${r.accountCny} CNY`} over ${r.calls} ledger calls` +

@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../../errors.js';
 import { makeDirs, pathError } from '../../paths.js';
-import type { CronClock as CronClockType } from '../../config/cron-clock.js';
-import type { PipelineFolder, ScheduledPipeline } from '../../run/scheduler.js';
-import { readScheduleStatus, scheduleStatusFile, schedulerAlive, type ScheduleStatus } from '../../run/schedule-status.js';
-import { ScheduleJournal, type ScheduleEvent } from '../../run/schedule-journal.js';
+import type { CronClock as CronClockType } from '../../config/index.js';
+import type { PipelineFolder, ScheduledPipeline, ScheduleEvent, ScheduleStatus } from '../../schedule/index.js';
 import { checkOptions, num } from '../option-checks.js';
 
 interface ScheduleArgs {
@@ -79,9 +77,8 @@ export const scheduleCommand: CommandModule<object, ScheduleArgs> = {
       process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
       return;
     }
-    const { CronClock } = await import('../../config/cron-clock.js');
-    const { nightRunner } = await import('../../run/night-runner.js');
-    const { Scheduler } = await import('../../run/scheduler.js');
+    const { CronClock } = await import('../../config/index.js');
+    const { nightRunner, Scheduler, ScheduleJournal, scheduleStatusFile } = await import('../../schedule/index.js');
     const { makeLogger } = await import('../logger.js');
     const { resolveTarget } = await import('../service-target.js');
     const { pipelines, broken } = await scheduledPipelines(args.dir);
@@ -181,6 +178,7 @@ export interface ScheduleStatusReport {
 const MISSED_SHOWN_MS = 7 * 86_400_000;
 
 export async function scheduleStatusReport(warehouse: string, now: Date): Promise<ScheduleStatusReport> {
+  const { readScheduleStatus, scheduleStatusFile, schedulerAlive, ScheduleJournal } = await import('../../schedule/index.js');
   const status = await readScheduleStatus(scheduleStatusFile(warehouse));
   const events = await new ScheduleJournal(join(warehouse, 'schedule', 'events.ndjson')).events();
   const names = new Set<string>([

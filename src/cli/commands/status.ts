@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { EtlError } from '../../errors.js';
-import type { RunStatus } from '../../run/status.js';
-import type { LiveRun } from '../../run/live-status.js';
+import type { RunStatus } from '../../ops/index.js';
+import type { LiveRun } from '../../run/index.js';
 import type { Warehouse } from '../../warehouse/index.js';
 import { checkOptions, num } from '../option-checks.js';
 
@@ -36,9 +36,9 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print a JSON array' })
       .check(checkOptions({ limit: num({ integer: true, min: 1 }) })) as Argv<StatusArgs>,
   handler: async (args: ArgumentsCamelCase<StatusArgs>) => {
-    const { runStatuses } = await import('../../run/status.js');
-    const { readLiveRun } = await import('../../run/live-status.js');
-    const { Warehouse, withWarehouse } = await import('../../warehouse/warehouse.js');
+    const { runStatuses } = await import('../../ops/index.js');
+    const { readLiveRun } = await import('../../run/index.js');
+    const { Warehouse, withWarehouse } = await import('../../warehouse/index.js');
     requireWarehouse(args.warehouse);
     const read = (wh: Warehouse) => runStatuses(wh, { runId: args.run, limit: args.limit });
     // A run holds the database while it works: what it last wrote of itself is shown at once,

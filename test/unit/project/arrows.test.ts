@@ -72,9 +72,64 @@ describe('the stage arrows of design.md are checked (.dependency-cruiser.cjs)', 
       'src/catalog/index.ts': 'export const e = 1;\n',
       'src/client/index.ts': "import { e } from '../catalog/index.js';\nexport const call = e;\n",
       'src/warehouse/index.ts': "import { e } from '../catalog/index.js';\nexport const w = e;\n",
-      'src/collect/pull.ts':
+      'src/collect/index.ts':
         "import { call } from '../client/index.js';\nimport { w } from '../warehouse/index.js';\nexport const q = call + w;\n",
-      'src/run/run.ts': "import { q } from '../collect/pull.js';\nexport const r = q;\n",
+      'src/run/run.ts': "import { q } from '../collect/index.js';\nexport const r = q;\n",
+    });
+    const r = await check(dir);
+    expect(r.out).toContain('no dependency violations');
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('fails on a forbidden arrow of post, schedule and ops: post → run, schedule → ops, ops → run, run → schedule', async () => {
+    await tree(dir, {
+      'src/run/index.ts': "import { s } from '../schedule/index.js';\nexport const r = s;\n",
+      'src/post/index.ts': "import { r } from '../run/index.js';\nexport const p = r;\n",
+      'src/schedule/index.ts': "import { o } from '../ops/index.js';\nexport const s = o;\n",
+      'src/ops/index.ts': "import { r } from '../run/index.js';\nexport const o = r;\n",
+    });
+    const r = await check(dir);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toMatch(/post-imports-only-[a-z-]+: src\/post\/index\.ts → src\/run\/index\.ts/);
+    expect(r.out).toMatch(/schedule-imports-only-[a-z-]+: src\/schedule\/index\.ts → src\/ops\/index\.ts/);
+    expect(r.out).toMatch(/ops-imports-only-[a-z-]+: src\/ops\/index\.ts → src\/run\/index\.ts/);
+    expect(r.out).toMatch(/run-imports-only-[a-z-]+: src\/run\/index\.ts → src\/schedule\/index\.ts/);
+  }, 60_000);
+
+  it("fails on an import past a stage's index.ts: cli → post, schedule, ops files; run → a post file", async () => {
+    await tree(dir, {
+      'src/post/index.ts': "export { postAll } from './post-step.js';\n",
+      'src/post/post-step.ts': 'export const postAll = 1;\nexport const stopFor = 2;\n',
+      'src/post/budget.ts': 'export const budgetStop = 3;\n',
+      'src/schedule/index.ts': "export { Scheduler } from './scheduler.js';\n",
+      'src/schedule/scheduler.ts': 'export const Scheduler = 1;\n',
+      'src/ops/index.ts': "export { reconcile } from './reconcile.js';\n",
+      'src/ops/reconcile.ts': 'export const reconcile = 1;\n',
+      'src/run/ingest.ts': "import { budgetStop } from '../post/budget.js';\nexport const i = budgetStop;\n",
+      'src/cli/commands.ts':
+        "import { stopFor } from '../post/post-step.js';\nimport { Scheduler } from '../schedule/scheduler.js';\nimport { reconcile } from '../ops/reconcile.js';\nexport const c = stopFor + Scheduler + reconcile;\n",
+    });
+    const r = await check(dir);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toMatch(/post-imported-through-its-index: src\/cli\/commands\.ts → src\/post\/post-step\.ts/);
+    expect(r.out).toMatch(/schedule-imported-through-its-index: src\/cli\/commands\.ts → src\/schedule\/scheduler\.ts/);
+    expect(r.out).toMatch(/ops-imported-through-its-index: src\/cli\/commands\.ts → src\/ops\/reconcile\.ts/);
+    expect(r.out).toMatch(/post-imported-through-its-index: src\/run\/ingest\.ts → src\/post\/budget\.ts/);
+    // A stage's own files import each other freely.
+    expect(r.out).not.toMatch(/src\/post\/index\.ts → src\/post\/post-step\.ts/);
+  }, 60_000);
+
+  it('allows the arrows of post, schedule and ops, each through its index.ts', async () => {
+    await tree(dir, {
+      'src/catalog/index.ts': 'export const e = 1;\n',
+      'src/warehouse/index.ts': "import { e } from '../catalog/index.js';\nexport const w = e;\n",
+      'src/post/index.ts': "export { p } from './post-step.js';\n",
+      'src/post/post-step.ts': "import { w } from '../warehouse/index.js';\nexport const p = w;\n",
+      'src/run/index.ts': "import { p } from '../post/index.js';\nexport const r = p;\n",
+      'src/schedule/index.ts': "import { r } from '../run/index.js';\nexport const s = r;\n",
+      'src/ops/index.ts': "import { p } from '../post/index.js';\nimport { w } from '../warehouse/index.js';\nexport const o = p + w;\n",
+      'src/cli/commands.ts':
+        "import { p } from '../post/index.js';\nimport { s } from '../schedule/index.js';\nimport { o } from '../ops/index.js';\nexport const c = p + s + o;\n",
     });
     const r = await check(dir);
     expect(r.out).toContain('no dependency violations');

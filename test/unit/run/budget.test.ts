@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { taskUnits } from '../../../src/catalog/index.js';
-import { budgetStop, priceUnknown, tasksWithinBudget } from '../../../src/run/budget.js';
+import { budgetStop, priceUnknown, tasksWithinBudget } from '../../../src/post/budget.js';
 
 /** `n` tasks of one unit each (a depth-10 SERP, or any task of another endpoint). */
 const ones = (n: number) => Array.from({ length: n }, () => 1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runExitCode } from '../../../src/run/exit-code.js';
-import { failedOutcome, stopFor } from '../../../src/run/post-step.js';
+import { failedOutcome, stopFor } from '../../../src/post/post-step.js';
 import { EtlError } from '../../../src/errors.js';
 
 const models = (ok: boolean) => ({

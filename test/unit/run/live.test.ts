@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { settleLive } from '../../../src/run/live.js';
+import { settleLive } from '../../../src/post/live-calls.js';
 import { RunStore, type Warehouse } from '../../../src/warehouse/index.js';
 import { compactFixture, land, response, tearRawFile, tempWarehouse } from '../warehouse/helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromMicros, toMicros } from '../../../src/run/money.js';
+import { fromMicros, toMicros } from '../../../src/post/money.js';
 
 describe('exact CNY arithmetic', () => {
   it('parses charge headers and prints sums without float error', () => {

@@ -5,9 +5,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scheduledPipelines, scheduleStatusReport } from '../../../src/cli/commands/schedule.js';
-import { ScheduleJournal } from '../../../src/run/schedule-journal.js';
-import { readScheduleStatus, scheduleStatusFile } from '../../../src/run/schedule-status.js';
-import { Scheduler, type ScheduledPipeline } from '../../../src/run/scheduler.js';
+import { ScheduleJournal } from '../../../src/schedule/schedule-journal.js';
+import { readScheduleStatus, scheduleStatusFile } from '../../../src/schedule/schedule-status.js';
+import { Scheduler, type ScheduledPipeline } from '../../../src/schedule/scheduler.js';
 
 const MIN = 60_000;
 const JOB = 'jobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a]\n';

@@ -5,8 +5,8 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CronClock } from '../../../src/config/cron-clock.js';
 import { EtlError } from '../../../src/errors.js';
-import { LOCKED_RETRY, ScheduleJournal } from '../../../src/run/schedule-journal.js';
-import { Scheduler, type ScheduledPipeline } from '../../../src/run/scheduler.js';
+import { LOCKED_RETRY, ScheduleJournal } from '../../../src/schedule/schedule-journal.js';
+import { Scheduler, type ScheduledPipeline } from '../../../src/schedule/scheduler.js';
 
 const log = pino({ level: 'silent' });
 const MIN = 60_000;

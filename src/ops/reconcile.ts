@@ -3,7 +3,7 @@ import type { ServiceClient } from '../client/index.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { EtlError } from '../errors.js';
 import { isTimeZone } from './ledger-report.js';
-import { fromMicros, toMicros } from './money.js';
+import { fromMicros, toMicros } from '../post/index.js';
 
 /** What kind of difference finance is looking at. */
 export type DiscrepancyKind =

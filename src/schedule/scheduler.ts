@@ -1,8 +1,8 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ConfigIssue } from '../errors.js';
-import { CronClock, floorMinute } from '../config/cron-clock.js';
-import { RESUME_WITHIN_MS } from './ingest-step.js';
+import { CronClock, floorMinute } from '../config/index.js';
+import { RESUME_WITHIN_MS } from '../run/index.js';
 import { exitCodeFor } from '../errors.js';
 import { redact } from '../redact.js';
 import { LOCKED_RETRY, type ScheduleEvent, type ScheduleEventKind, type ScheduleJournal } from './schedule-journal.js';

@@ -1,12 +1,11 @@
 import PQueue from 'p-queue';
 import { rereadNote } from '../collect/index.js';
-import { extraDepthBlocks, TASK_BLOCKS_SQL, TASK_UNITS_SQL, taskUnits } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
-import { readPriceHistory, type PlannedBatch, type PlannedTask } from '../plan/index.js';
+import type { PlannedBatch, PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
-import { budgetStop, priceUnknown, tasksWithinBudget, type NextPurchase, type Spent } from './budget.js';
-import { postingLine, type RunContext, type Stop } from './context.js';
-import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live.js';
+import { overBudget, probeFirst } from './budget-guard.js';
+import type { PostContext, PostStop } from './context.js';
+import { LIVE_CONCURRENCY, loadLiveTasks, postedRows } from './live-calls.js';
 import { lookUpAfter5xx } from './post-retry.js';
 
 /**
@@ -32,7 +31,7 @@ export function failedOutcome(err: unknown): FailedPost {
  * The policy for a failed POST: a refused key or an invalid request ends the run (thrown);
  * otherwise posting stops with the kind the CLI maps to an exit code. Pure.
  */
-export function stopFor(outcome: FailedPost): Stop {
+export function stopFor(outcome: FailedPost): PostStop {
   const { error } = outcome;
   if (error.code === 'ETL_AUTH' || error.code === 'ETL_REQUEST_INVALID') throw error;
   if (error.code === 'ETL_INTERRUPTED') return { kind: 'interrupted', reason: `${error.message} Run again to resume.` };
@@ -54,9 +53,9 @@ const POSTS_IN_FLIGHT = 8;
  * posting (returned, so what was posted is still collected; POSTs already in flight finish);
  * a refused key ends the run.
  */
-export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): Promise<Stop | null> {
+export async function postAll(c: PostContext, batches: readonly PlannedBatch[]): Promise<PostStop | null> {
   let liveDone = 0;
-  let stop: Stop | null = null;
+  let stop: PostStop | null = null;
   let fatal: { err: unknown } | undefined;
   const queue = new PQueue({ concurrency: c.o.pipeline.budget_cny === undefined ? POSTS_IN_FLIGHT : 1 });
   const slotFree = () => (queue.pending < queue.concurrency ? Promise.resolve() : new Promise<void>((r) => queue.once('next', () => r())));
@@ -76,26 +75,9 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
         work.splice(i, 1, ...split);
         continue;
       }
-      const group: PlannedBatch[] = [first];
-      // A call of an endpoint with no price yet goes alone: its charge prices the next ones.
-      while (!alone && group.length < LIVE_CONCURRENCY && work[i + group.length]?.endpoint.mode === 'live')
-        group.push(work[i + group.length]!);
-      const over = await overBudget(c, group);
-      if (over) {
-        // The calls that fit within the budget go; the next group stops there.
-        let fit = over.tasks;
-        const k = group.findIndex((b) => (fit -= b.tasks.length) < 0);
-        if (k <= 0) return { kind: 'budget', reason: over.reason };
-        group.splice(k);
-      }
-      i += group.length;
-      const liveStop = await postLive(c, group);
-      liveDone += group.length;
-      if (liveStop) return liveStop;
-      const last = i === work.length || work[i]!.endpoint.mode !== 'live';
-      if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0)
-        c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches.length})`);
-      await postingLine(c, work.slice(i));
+      const r = await postLiveGroup(c, work, i, alone, batches.length, liveDone);
+      if ('stop' in r) return r.stop;
+      ({ i, liveDone } = r);
       continue;
     }
     await slotFree();
@@ -130,7 +112,7 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
           const failed = await recordFailed(c, first, outcome);
           stop ??= failed;
         }
-        await postingLine(c, rest);
+        await c.postingLine(rest);
       } catch (err) {
         fatal ??= { err };
       }
@@ -141,6 +123,41 @@ export async function postAll(c: RunContext, batches: readonly PlannedBatch[]): 
   return stop;
 }
 
+/**
+ * Posts the live calls that start at `work[i]`: as many at once as go together (one alone when
+ * nothing prices it), cut to what fits within the budget. Returns where posting goes on and how
+ * many live calls are done, or why it stops.
+ */
+async function postLiveGroup(
+  c: PostContext,
+  work: readonly PlannedBatch[],
+  i: number,
+  alone: boolean,
+  batches: number,
+  liveDone: number,
+): Promise<{ i: number; liveDone: number } | { stop: PostStop }> {
+  const group: PlannedBatch[] = [work[i]!];
+  // A call of an endpoint with no price yet goes alone: its charge prices the next ones.
+  while (!alone && group.length < LIVE_CONCURRENCY && work[i + group.length]?.endpoint.mode === 'live') group.push(work[i + group.length]!);
+  const over = await overBudget(c, group);
+  if (over) {
+    // The calls that fit within the budget go; the next group stops there.
+    let fit = over.tasks;
+    const k = group.findIndex((b) => (fit -= b.tasks.length) < 0);
+    if (k <= 0) return { stop: { kind: 'budget', reason: over.reason } };
+    group.splice(k);
+  }
+  i += group.length;
+  const liveStop = await postLive(c, group);
+  liveDone += group.length;
+  if (liveStop) return { stop: liveStop };
+  const last = i === work.length || work[i]!.endpoint.mode !== 'live';
+  if (last || liveDone % (LIVE_CONCURRENCY * 25) === 0)
+    c.note(`live calls: ${liveDone} answered and loaded (through batch ${group.at(-1)!.no}/${batches})`);
+  await c.postingLine(work.slice(i));
+  return { i, liveDone };
+}
+
 /** A POST's tasks, as part of its batch when the batch went in parts (one task alone to price it, or what fitted a budget). */
 function tasksOf(sent: PlannedBatch, batches: readonly PlannedBatch[]): string {
   const n = sent.tasks.length;
@@ -149,7 +166,7 @@ function tasksOf(sent: PlannedBatch, batches: readonly PlannedBatch[]): string {
 }
 
 /** Records a failed POST's tasks (refused: `unsent`; anything else: `unknown`) and says why posting stops. */
-async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedPost): Promise<Stop> {
+async function recordFailed(c: PostContext, batch: PlannedBatch, outcome: FailedPost): Promise<PostStop> {
   const tags = outcome.tags ?? batch.tasks.map((t) => t.tag);
   if (outcome.kind === 'refused') await c.store.recordUnsent(tags, outcome.error.message);
   // Its tasks already name the POST sent (recordSending, before it went).
@@ -164,7 +181,7 @@ async function recordFailed(c: RunContext, batch: PlannedBatch, outcome: FailedP
  * rest of the run (post-retry.ts). A POST of one task refused with 40006 is final: that task
  * failed with the code (the endpoint takes none), never sent again. Returns the outcome instead of throwing.
  */
-async function postBatch(c: RunContext, batch: PlannedBatch): Promise<BatchOutcome> {
+async function postBatch(c: PostContext, batch: PlannedBatch): Promise<BatchOutcome> {
   await c.store.recordPlanned(
     batch.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: batch.no, spec: t.spec })),
     c.now(),
@@ -221,7 +238,7 @@ const TOO_MANY_TASKS = 40006;
  * may have created its tasks: they are looked up by tag before anything is sent again
  * (post-retry.ts), and only those the service does not have are posted again.
  */
-async function postChunk(c: RunContext, batch: PlannedBatch, tasks: readonly PlannedTask[]): Promise<BatchOutcome> {
+async function postChunk(c: PostContext, batch: PlannedBatch, tasks: readonly PlannedTask[]): Promise<BatchOutcome> {
   // Callback URLs are added here, not planned: they hold this process's secret, and the tag must not.
   const callbacks = c.push?.callbackFields(batch.endpoint) ?? {};
   let todo = tasks;
@@ -266,14 +283,14 @@ async function postChunk(c: RunContext, batch: PlannedBatch, tasks: readonly Pla
  * landed by the client before anything reads it; then every answered task's rows and its
  * collected mark commit together. A failed call stops posting after the others are loaded.
  */
-async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | null> {
+async function postLive(c: PostContext, group: PlannedBatch[]): Promise<PostStop | null> {
   await c.store.recordPlanned(
     group.flatMap((b) => b.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: b.no, spec: t.spec }))),
     c.now(),
   );
   const answers = await Promise.allSettled(group.map((b) => c.client.call(b.endpoint, { tasks: b.tasks.map((t) => t.spec) })));
   const ok: string[] = [];
-  let stop: Stop | null = null;
+  let stop: PostStop | null = null;
   let fatal: unknown;
   for (const [k, answer] of answers.entries()) {
     const batch = group[k]!;
@@ -296,140 +313,4 @@ async function postLive(c: RunContext, group: PlannedBatch[]): Promise<Stop | nu
   if (loaded.rereadPlain.length > 0) c.note(rereadNote(loaded.rereadPlain));
   if (fatal !== undefined) throw fatal;
   return stop;
-}
-
-/**
- * What this run has spent (net of refunds), what it was charged per unit of each endpoint (gross,
- * units from the tasks each call posted), and what earlier runs were charged per unit, for the
- * budget policy.
- */
-async function purchases(c: RunContext, group: readonly PlannedBatch[]): Promise<Spent & { next: NextPurchase[] }> {
-  // The units each charged call of the run posted, kept as they are found: the specs of a call's
-  // tasks are parsed once, not at every batch of a long run.
-  await c.wh.run(`CREATE TEMP TABLE IF NOT EXISTS _run_call_units (run_id VARCHAR, call_id VARCHAR, u DOUBLE, t DOUBLE, b DOUBLE)`);
-  await c.wh.run(
-    `INSERT INTO _run_call_units
-     SELECT $1, post_call_id, sum(${TASK_UNITS_SQL})::DOUBLE, count(*)::DOUBLE, sum(${TASK_BLOCKS_SQL})::DOUBLE FROM tasks
-     WHERE run_id = $1 AND post_call_id IN (
-       SELECT call_id FROM ledger WHERE run_id = $1 AND task_id IS NULL AND charge_cny > 0
-       EXCEPT SELECT call_id FROM _run_call_units WHERE run_id = $1)
-     GROUP BY post_call_id`,
-    [c.runId],
-  );
-  // Per endpoint: the spend, the gross charges and their units, and over the charged calls the
-  // sums a least-squares fit of charge = tasks × base + blocks × block needs.
-  const rows = await c.wh.all<{
-    e: string;
-    spent: number;
-    charged: number;
-    units: number;
-    t: number;
-    b: number;
-    tt: number;
-    tb: number;
-    bb: number;
-    tc: number;
-    bc: number;
-  }>(
-    `WITH units AS (SELECT call_id, u, t, b FROM _run_call_units WHERE run_id = $1),
-     calls AS (
-       SELECT l.endpoint_id AS e, l.charge_cny::DOUBLE AS cny, l.task_id IS NULL AND l.charge_cny > 0 AS charged,
-              coalesce(units.u, l.tasks)::DOUBLE AS u, coalesce(units.t, l.tasks)::DOUBLE AS t, coalesce(units.b, 0)::DOUBLE AS b
-       FROM ledger AS l LEFT JOIN units USING (call_id) WHERE l.run_id = $1)
-     SELECT e, coalesce(sum(cny), 0)::DOUBLE AS spent,
-            coalesce(sum(cny) FILTER (WHERE charged), 0)::DOUBLE AS charged,
-            coalesce(sum(u) FILTER (WHERE charged), 0)::DOUBLE AS units,
-            coalesce(sum(t) FILTER (WHERE charged), 0)::DOUBLE AS t,
-            coalesce(sum(b) FILTER (WHERE charged), 0)::DOUBLE AS b,
-            coalesce(sum(t * t) FILTER (WHERE charged), 0)::DOUBLE AS tt,
-            coalesce(sum(t * b) FILTER (WHERE charged), 0)::DOUBLE AS tb,
-            coalesce(sum(b * b) FILTER (WHERE charged), 0)::DOUBLE AS bb,
-            coalesce(sum(t * cny) FILTER (WHERE charged), 0)::DOUBLE AS tc,
-            coalesce(sum(b * cny) FILTER (WHERE charged), 0)::DOUBLE AS bc
-     FROM calls GROUP BY e`,
-    [c.runId],
-  );
-  const history = (c.priceHistory ??= await readPriceHistory(c.wh));
-  const byEndpoint = new Map(rows.map((r) => [r.e, r]));
-  return {
-    spentCny: rows.reduce((s, r) => s + r.spent, 0),
-    chargedCny: rows.reduce((s, r) => s + r.charged, 0),
-    chargedUnits: rows.reduce((s, r) => s + r.units, 0),
-    next: group.map((b) => {
-      const own = byEndpoint.get(b.endpoint.id);
-      const known = history.byPipeline.get(`${c.o.pipeline.name}\0${b.endpoint.id}`) ?? history.byEndpoint.get(b.endpoint.id);
-      return {
-        units: b.tasks.map((t) => taskUnits(b.endpoint.api, t.spec)),
-        ...(b.endpoint.api === 'serp' ? { blocks: b.tasks.map((t) => taskBlocks(t.spec)) } : {}),
-        ...(own && own.units > 0 ? { runPerUnit: own.charged / own.units } : {}),
-        ...(own && own.t > 0 ? { run: { tasks: own.t, blocks: own.b, cny: own.charged, ...basePrices(own) } } : {}),
-        ...(known === undefined ? {} : { knownPerUnit: known }),
-      };
-    }),
-  };
-}
-
-/** A SERP task's further blocks of 10 results. */
-const taskBlocks = (spec: Readonly<Record<string, unknown>>) => extraDepthBlocks(typeof spec.depth === 'number' ? spec.depth : undefined);
-
-/**
- * The price of a task's base and of a further block that best fit the charged calls (least
- * squares of charge = tasks × base + blocks × block), when calls at two different depth mixes
- * tell them apart; nothing when they do not (one depth only: the two are one unknown).
- */
-function basePrices(s: { tt: number; tb: number; bb: number; tc: number; bc: number }): { base?: number; block?: number } {
-  const det = s.tt * s.bb - s.tb * s.tb;
-  if (!(det > 1e-9 * Math.max(1, s.tt * s.bb))) return {};
-  const base = (s.tc * s.bb - s.bc * s.tb) / det;
-  const block = (s.tt * s.bc - s.tb * s.tc) / det;
-  if (!(base > 0) || block < -1e-9) return {};
-  return { base, block: Math.max(0, block) };
-}
-
-/** Asks the budget policy whether buying `group` would pass the budget (null: go on, or no budget). */
-async function overBudget(c: RunContext, group: readonly PlannedBatch[]): Promise<{ reason: string; tasks: number } | null> {
-  const budget = c.o.pipeline.budget_cny;
-  if (budget === undefined) return null;
-  const bought = { budgetCny: budget, ...(await purchases(c, group)) };
-  const reason = budgetStop(bought);
-  // `tasks`: how many of the group's tasks, in order, still fit within it.
-  return reason === null ? null : { reason, tasks: tasksWithinBudget(bought) };
-}
-
-/**
- * With a budget, a batch whose endpoint neither this run nor an earlier one has paid for is
- * first bought one task alone: its charge prices the rest, which the budget then checks, so a
- * first run passes its budget by one task's charge at most, not by a batch (100 tasks). Returns
- * the batch as it should go (`split`: [the one task, the rest], or itself) and whether nothing
- * prices it (`alone`: a live call of such an endpoint goes without others beside it).
- */
-async function probeFirst(c: RunContext, batch: PlannedBatch): Promise<{ split: PlannedBatch[]; alone: boolean }> {
-  const { alone, at } = await unpriced(c, batch);
-  if (batch.tasks.length < 2 || !alone) return { split: [batch], alone };
-  c.note(
-    `${batch.endpoint.path}: nothing tells its price${at > 0 ? ' at this depth' : ''} yet, so one task is bought alone first and its charge prices the rest for the budget`,
-  );
-  return {
-    split: [
-      { ...batch, tasks: [batch.tasks[at]!] },
-      { ...batch, tasks: batch.tasks.filter((_, i) => i !== at) },
-    ],
-    alone,
-  };
-}
-
-/**
- * With a budget: whether neither this run nor an earlier one has paid for the batch's endpoint,
- * or its tasks ask for further blocks of 10 whose price the run's charges do not tell yet; `at`:
- * the task to buy alone (the first at a depth mix not charged yet, whose charge tells it).
- */
-async function unpriced(c: RunContext, batch: PlannedBatch): Promise<{ alone: boolean; at: number }> {
-  // A sandbox key is never charged: nothing to price.
-  if (c.o.pipeline.budget_cny === undefined || c.client.keyKind === 'sandbox') return { alone: false, at: 0 };
-  const { next } = await purchases(c, [batch]);
-  const p = next[0]!;
-  if (!priceUnknown(p)) return { alone: false, at: 0 };
-  const r = p.run;
-  const at = r === undefined ? 0 : (p.blocks ?? []).findIndex((b) => Math.abs(b - r.blocks / r.tasks) > 1e-9);
-  return { alone: true, at: Math.max(0, at) };
 }

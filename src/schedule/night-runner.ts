@@ -1,10 +1,8 @@
 import type { Logger } from 'pino';
 import { loadPipeline, resolveLake } from '../config/index.js';
 import { RunStore, withWarehouse } from '../warehouse/index.js';
-import { RESUME_WITHIN_MS } from './ingest-step.js';
+import { RESUME_WITHIN_MS, runExitCode, runPipeline, runScheduledNight, type RunOptions } from '../run/index.js';
 import { INTERRUPTED } from './schedule-journal.js';
-import { runExitCode } from './exit-code.js';
-import { runPipeline, runScheduledNight, type RunOptions } from './run-pipeline.js';
 import type { ScheduledPipeline, SchedulerOptions } from './scheduler.js';
 
 /** Where a scheduled night's calls go; `close` ends a built-in sandbox started for it. */

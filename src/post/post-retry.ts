@@ -2,7 +2,7 @@ import type { Endpoint } from '../catalog/index.js';
 import { EtlError } from '../errors.js';
 import type { PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
-import type { RunContext } from './context.js';
+import type { PostContext } from './context.js';
 import { findTasksByTag } from './find-by-tag.js';
 import type { FailedPost } from './post-step.js';
 
@@ -22,7 +22,7 @@ const REPOST_BACKOFF_MS = 500;
  * failed: the caller then records the tasks `unknown`, and the next run looks them up again.
  */
 export async function lookUpAfter5xx(
-  c: RunContext,
+  c: PostContext,
   ep: Endpoint,
   tasks: readonly PlannedTask[],
   outcome: FailedPost,
