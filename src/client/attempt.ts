@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import type { Endpoint } from '../catalog/index.js';
+import type { ErrorCode } from '../errors.js';
 import { readCharge, type ChargeRecord } from './charge.js';
 
 /** A response exactly as it arrived, handed to the landing stage before anything parses it. */
@@ -103,7 +104,7 @@ export const WHOLE_ANSWER_TIMEOUTS = 5;
 
 /** An answer cut short by this side: longer than maxResponseBytes, or not whole in time. */
 export class AnswerCut extends Error {
-  readonly code = 'ETL_ANSWER_CUT';
+  readonly code: ErrorCode = 'ETL_ANSWER_CUT';
 }
 
 /** The body as UTF-8 (a leading BOM skipped, as undici's `text()` does), refused past `max` bytes. */

@@ -382,7 +382,7 @@ export class ServiceClient {
         throw new EtlError(
           'ETL_INTERRUPTED',
           `${ep.method} ${path}: interrupted while waiting for the rate limit, so it was not sent; nothing was created or charged.`,
-          { retryable: true, context: { stage: 'client', path }, cause: err },
+          { context: { stage: 'client', path }, cause: err },
         );
       }
       f.callIds.push(a.callId);
@@ -396,7 +396,7 @@ export class ServiceClient {
           throw new EtlError(
             'ETL_SERVICE_UNAVAILABLE',
             `${ep.method} ${this.opts.baseUrl}${path}: could not connect after ${n} attempts (${redact(errorText(a.error), [this.opts.apiKey])}), so nothing was sent; check SVC_BASE_URL and the network, then run again.`,
-            { retryable: true, context: { stage: 'client', path } },
+            { context: { stage: 'client', path } },
           );
         retry = true;
       } else if (image) {
@@ -414,7 +414,6 @@ export class ServiceClient {
         if (!repeatable) throw outcomeUnknown(f, why);
         if (!more)
           throw new EtlError('ETL_TIMEOUT', `${ep.method} ${path}: ${why} after ${n} attempts; running again can help.`, {
-            retryable: true,
             context: { stage: 'client', path },
           });
         retry = true;
@@ -452,7 +451,7 @@ export class ServiceClient {
       throw new EtlError(
         'ETL_RATE_LIMITED',
         `${ep.method} ${path}: still rate limited after retries (status 40202 in an HTTP ${res.httpStatus} answer); nothing was created or charged, and running again later helps.`,
-        { retryable: true, context: { stage: 'client', path, requestId: res.charge.requestId ?? undefined } },
+        { context: { stage: 'client', path, requestId: res.charge.requestId ?? undefined } },
       );
     }
     // httpStatus: callers tell a list the service does not serve (404) or failed to serve (5xx) from other failures.
@@ -465,7 +464,7 @@ export class ServiceClient {
       throw new EtlError(
         code,
         `${ep.method} ${path}: HTTP ${res.httpStatus} with a body that is not a service envelope; the body was landed raw (request id ${res.charge.requestId ?? 'none'}).`,
-        { context: { ...ctx, body: 'not_envelope' }, cause: err, retryable: code !== 'ETL_SERVICE_ERROR' },
+        { context: { ...ctx, body: 'not_envelope' }, cause: err },
       );
     }
     const outcome = evaluateEnvelope(res.httpStatus, envelope, { aiTaskCreation });
@@ -475,7 +474,7 @@ export class ServiceClient {
         redact(`${ep.method} ${path}: HTTP ${res.httpStatus}, status ${envelope.status_code} ${envelope.status_message ?? ''}`.trim(), [
           this.opts.apiKey,
         ]),
-        { context: ctx, retryable: code !== 'ETL_SERVICE_ERROR' },
+        { context: ctx },
       );
     }
     return { endpoint: ep, path, callId: res.callId, httpStatus: res.httpStatus, charge: res.charge, envelope, outcome };
