@@ -1,5 +1,5 @@
 import { listRelations } from '../models/relation-info.js';
-import type { Warehouse } from '../warehouse/index.js';
+import { runQueries, type Warehouse } from '../warehouse/index.js';
 import type { RankSubject } from './alert.js';
 
 /** One tracked domain on one check a run collected, against the series' previous successful check. */
@@ -40,7 +40,7 @@ export async function readRankObservations(wh: Warehouse, o: { pipeline: string;
         select task_id, any_value(job) as job,
         from tasks
         where pipeline = $1 and state = 'collected' and task_id is not null
-          and collected_at >= (select started_at from runs where run_id = $2)
+          and collected_at >= $2::TIMESTAMPTZ
         group by task_id
     ),
     tracked as (
@@ -91,7 +91,7 @@ export async function readRankObservations(wh: Warehouse, o: { pipeline: string;
         and prev.device = c.device and prev.engine = c.engine and prev.domain = c.domain
         and prev.check_date = c.previous_check_date and not prev.is_lost
     order by c.check_date, c.keyword, c.location_code, c.language_code, c.device, c.engine, c.domain`,
-    [o.pipeline, o.runId],
+    [o.pipeline, (await runQueries.runStartedAt(wh, o.runId))?.toISOString() ?? null],
   );
   return rows.map((r) => ({
     keyword: String(r.keyword),
