@@ -3,6 +3,7 @@ import { request, type Dispatcher } from 'undici';
 import type { Endpoint } from '../catalog/index.js';
 import type { ErrorCode } from '../errors.js';
 import { readCharge, type ChargeRecord } from './charge.js';
+import { RETRY_POLICY } from './retry-policy.js';
 
 /** A response exactly as it arrived, handed to the landing stage before anything parses it. */
 export interface RawResponse {
@@ -212,12 +213,10 @@ export async function attempt(
   };
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
 /** True when the error proves the request never left this machine (no connection was made). */
 export function neverSent(err: unknown): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && NOT_SENT_CODES.has(e.code)) return true;
+    if (typeof e.code === 'string' && RETRY_POLICY.notSentErrorCodes.includes(e.code)) return true;
   }
   return false;
 }
