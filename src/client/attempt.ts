@@ -144,12 +144,7 @@ export async function attempt(
   beforeSend?: (callId: string, sentAt: Date) => Promise<void>,
 ): Promise<Attempt> {
   const callId = randomUUID();
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${o.apiKey}`,
-    accept: 'application/json',
-    'x-svc-request-id': callId,
-  };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const headers = requestHeaders(o.apiKey, callId, body);
   let res: Dispatcher.ResponseData;
   let text: string;
   const sentAt = o.now();
@@ -211,6 +206,17 @@ export async function attempt(
     sentAt,
     receivedAt,
   };
+}
+
+/** Bearer auth, JSON accepted, the attempt's own request id, and `Content-Type` on every body. */
+function requestHeaders(apiKey: string, callId: string, body: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${apiKey}`,
+    accept: 'application/json',
+    'x-svc-request-id': callId,
+  };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return headers;
 }
 
 /** True when the error proves the request never left this machine (no connection was made). */
