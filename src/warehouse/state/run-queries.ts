@@ -1,3 +1,4 @@
+import { TASK_UNITS_SQL } from '../../catalog/index.js';
 import { sqlList } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 import { runStatesInto, sqlStates, type RunState, type TaskState } from './lifecycle.js';
@@ -74,6 +75,15 @@ export const TASK_PIPELINES_SQL = `select task_id, coalesce(any_value(pipeline),
 
 /** A read of the runs table: each run's key kind (`sandbox` calls are left out of money checks). */
 export const RUN_KEY_KINDS_SQL = `(SELECT run_id, key_kind FROM runs)`;
+
+/**
+ * A read of the tasks table as a relation `(call_id, u)`: the units of the tasks each POST of
+ * `callIdsSql` (a subquery of call ids) posted, by `post_call_id` (TASK_UNITS_SQL).
+ */
+export function taskUnitsByCallSql(callIdsSql: string): string {
+  return `SELECT post_call_id AS call_id, sum(${TASK_UNITS_SQL})::DOUBLE AS u FROM tasks
+               WHERE post_call_id IN (${callIdsSql}) GROUP BY 1`;
+}
 
 export const runQueries = {
   /**
