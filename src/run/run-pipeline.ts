@@ -42,8 +42,10 @@ export interface RunOutcome extends RunSummary {
 }
 
 /**
- * One run of a pipeline, the same for `pipeline run`, `pipeline schedule` and the tests: a
- * sequence of steps, each returning its outcome.
+ * One run of a pipeline, the same for `pipeline run`, `pipeline schedule` and the tests: a list
+ * of steps (`run-steps.ts`), each a name, when it runs and what it does, run by one runner
+ * (`step-runner.ts`) that times each, hands memory back where a step asks, and records each in
+ * the run's journal.
  *
  * 1. ingest: settle earlier unfinished runs, resume or start this one, post, collect, load,
  *    embed (`ingest-step.ts`);
