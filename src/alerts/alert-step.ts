@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { AlertsConfig, Env, Pipeline } from '../config/index.js';
-import type { Warehouse } from '../warehouse/index.js';
+import { runQueries, type Warehouse } from '../warehouse/index.js';
 import type { AlertDraft } from './alert.js';
 import { AlertStore } from './alert-store.js';
 import { deliverPending } from './deliver-pending.js';
@@ -123,8 +123,7 @@ export async function alertStep(o: AlertStepOptions): Promise<AlertOutcome> {
 }
 
 async function runStart(wh: Warehouse, runId: string, fallback: Date): Promise<Date> {
-  const [row] = await wh.all<{ started_at: Date | null }>(`select started_at from runs where run_id = $1`, [runId]);
-  return row?.started_at ? new Date(row.started_at) : fallback;
+  return (await runQueries.runStartedAt(wh, runId)) ?? fallback;
 }
 
 /** The run's charge headers summed: a refund (unused depth) is a negative charge, so this is net. */

@@ -1,5 +1,5 @@
 import { CronClock } from '../config/index.js';
-import type { Warehouse } from '../warehouse/index.js';
+import { runQueries, type Warehouse } from '../warehouse/index.js';
 import type { AlertDraft } from './alert.js';
 import { scheduledTicks } from './cron-ticks.js';
 
@@ -61,9 +61,5 @@ export function missedNights(p: MissedNightsPipeline, runs: readonly RunStart[],
 
 /** The runs of a pipeline from the `runs` table, for `missedNights`. */
 export async function readRunStarts(wh: Warehouse, pipeline: string, exceptRunId?: string): Promise<RunStart[]> {
-  const rows = await wh.all<{ started_at: Date; state: string }>(
-    `select started_at, state from runs where pipeline = $1 and run_id <> $2 and started_at is not null order by started_at`,
-    [pipeline, exceptRunId ?? ''],
-  );
-  return rows.map((r) => ({ startedAt: new Date(r.started_at), state: r.state }));
+  return runQueries.runStarts(wh, pipeline, exceptRunId);
 }

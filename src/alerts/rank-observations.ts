@@ -1,11 +1,11 @@
 import { listRelations } from '../models/index.js';
-import type { Warehouse } from '../warehouse/index.js';
+import { runQueries, type Warehouse } from '../warehouse/index.js';
 import type { RankObservation } from './rules/index.js';
 
 export type { RankObservation } from './rules/index.js';
 
 /**
- * The rank rows of a run's checks ($1 the pipeline, $2 the run) for the domains its jobs track,
+ * The rank rows of a run's checks ($1 the pipeline, $2 the time the run started) for the domains its jobs track,
  * with each series' previous check and how deep both checks looked.
  */
 const RUN_RANK_ROWS = `with
@@ -13,7 +13,7 @@ const RUN_RANK_ROWS = `with
         select task_id, any_value(job) as job,
         from tasks
         where pipeline = $1 and state = 'collected' and task_id is not null
-          and collected_at >= (select started_at from runs where run_id = $2)
+          and collected_at >= $2::TIMESTAMPTZ
         group by task_id
     ),
     tracked as (
@@ -75,7 +75,10 @@ const RUN_RANK_ROWS = `with
 export async function readRankObservations(wh: Warehouse, o: { pipeline: string; runId: string }): Promise<RankObservation[]> {
   const rel = await listRelations(wh);
   if (!rel.has('rank_history') || !rel.has('stg_pipeline__tracked_domains')) return [];
-  const rows = await wh.all<Record<string, unknown>>(RUN_RANK_ROWS, [o.pipeline, o.runId]);
+  const rows = await wh.all<Record<string, unknown>>(RUN_RANK_ROWS, [
+    o.pipeline,
+    (await runQueries.runStartedAt(wh, o.runId))?.toISOString() ?? null,
+  ]);
   return rows.map(toObservation);
 }
 

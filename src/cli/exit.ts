@@ -1,4 +1,4 @@
-import { ConfigError, EtlError, ExitCode, exitCodeFor } from '../errors.js';
+import { ConfigError, EtlError, ExitCode, exitCodeFor, type ErrorCode } from '../errors.js';
 import { didYouMean } from '../config/messages.js';
 import { redact } from '../redact.js';
 
@@ -35,7 +35,7 @@ export function exitWithUsage(msg: string): never {
 }
 
 /** The error as JSON on stdout, when the command line asks for JSON (`--json`, `--json=true`). */
-function printJsonError(error: { code: string; message: string; exitCode: number; issues?: unknown[] }): void {
+function printJsonError(error: { code: ErrorCode; message: string; exitCode: number; issues?: unknown[] }): void {
   if (process.argv.some((a) => a === '--json' || a === '--json=true')) process.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
 }
 

@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import type { Endpoint } from '../catalog/index.js';
+import type { ErrorCode } from '../errors.js';
 import { readCharge, type ChargeRecord } from './charge.js';
+import { RETRY_POLICY } from './retry-policy.js';
 
 /** A response exactly as it arrived, handed to the landing stage before anything parses it. */
 export interface RawResponse {
@@ -103,7 +105,7 @@ export const WHOLE_ANSWER_TIMEOUTS = 5;
 
 /** An answer cut short by this side: longer than maxResponseBytes, or not whole in time. */
 export class AnswerCut extends Error {
-  readonly code = 'ETL_ANSWER_CUT';
+  readonly code: ErrorCode = 'ETL_ANSWER_CUT';
 }
 
 /** The body as UTF-8 (a leading BOM skipped, as undici's `text()` does), refused past `max` bytes. */
@@ -142,12 +144,7 @@ export async function attempt(
   beforeSend?: (callId: string, sentAt: Date) => Promise<void>,
 ): Promise<Attempt> {
   const callId = randomUUID();
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${o.apiKey}`,
-    accept: 'application/json',
-    'x-svc-request-id': callId,
-  };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const headers = requestHeaders(o.apiKey, callId, body);
   let res: Dispatcher.ResponseData;
   let text: string;
   const sentAt = o.now();
@@ -211,12 +208,21 @@ export async function attempt(
   };
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Bearer auth, JSON accepted, the attempt's own request id, and `Content-Type` on every body. */
+function requestHeaders(apiKey: string, callId: string, body: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${apiKey}`,
+    accept: 'application/json',
+    'x-svc-request-id': callId,
+  };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return headers;
+}
 
 /** True when the error proves the request never left this machine (no connection was made). */
 export function neverSent(err: unknown): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && NOT_SENT_CODES.has(e.code)) return true;
+    if (typeof e.code === 'string' && RETRY_POLICY.notSentErrorCodes.includes(e.code)) return true;
   }
   return false;
 }

@@ -53,8 +53,7 @@ export function outcomeUnknown(f: FailureContext, why: string, httpStatus?: numb
 /** Errors an HTTP status means on any endpoint, or undefined for statuses handled by the caller. */
 export function statusError(f: FailureContext, status: number, detail = '', location: string | null = null): EtlError | undefined {
   const d = detail ? `: ${redact(detail, [f.apiKey])}` : '';
-  const make = (code: ErrorCode, msg: string, retryable = false) =>
-    new EtlError(code, `${f.ep.method} ${f.path}: ${msg}`, { retryable, context: context(f) });
+  const make = (code: ErrorCode, msg: string) => new EtlError(code, `${f.ep.method} ${f.path}: ${msg}`, { context: context(f) });
   // The service never redirects: a proxy or a wrong base address does. Not followed, so the key
   // is sent nowhere else (and a charged POST is not sent twice).
   if (status >= 300 && status < 400)
@@ -84,7 +83,6 @@ export function statusError(f: FailureContext, status: number, detail = '', loca
       return make(
         'ETL_RATE_LIMITED',
         `still rate limited after retries (HTTP 429${d}); nothing was created or charged, and running again later helps.`,
-        true,
       );
     default:
       return undefined;

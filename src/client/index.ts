@@ -1,6 +1,11 @@
 /**
  * The service client: the one way the tool talks to the service.
- * - `client.ts`: {@link ServiceClient} — `call` (/v3 tasks), `callV1` (/v1 bodies), retries;
+ * - `client.ts`: {@link ServiceClient} — `call` (/v3 tasks), `callV1` (/v1 bodies); its options
+ *   and results in `client-types.ts`;
+ * - `retry-policy.ts`: the retry policy as data (methods, statuses, error codes, backoff,
+ *   attempts) and the one function that reads it; `exchange.ts` sends a call by it;
+ * - `answers.ts`, `v3-answer.ts`: rate-limit refusals in a 200, answers matched to the tasks
+ *   sent, and an answer's success or error;
  * - `attempt.ts`: one HTTP exchange (Bearer, Content-Type, `X-Svc-Request-ID`, landing);
  * - `validate.ts`: bodies checked against the catalog before anything is sent;
  * - `rate-limiter.ts` / `sliding-window.ts`: one never-over sliding window per family;

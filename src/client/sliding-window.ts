@@ -19,7 +19,6 @@ export interface SlidingWindowOptions {
 /** What a call waiting for a slot gets when the run is interrupted: it was not sent. */
 export function interruptedWait(): EtlError {
   return new EtlError('ETL_INTERRUPTED', 'interrupted while waiting for the rate limit, so the call was not sent', {
-    retryable: true,
     context: { stage: 'client' },
   });
 }

@@ -1,4 +1,4 @@
-import { loadLanded, reindexRaw, RunStore, type DamagedRawFile, type Warehouse } from '../warehouse/index.js';
+import { loadLanded, reindexRaw, runQueries, RunStore, type DamagedRawFile, type Warehouse } from '../warehouse/index.js';
 
 /** What a load of landed task bodies did. */
 export interface TaskLoad {
@@ -79,17 +79,7 @@ export async function loadLandedLeftovers(
     // An unreadable raw file must not stop the run: its tasks are fetched again instead.
     error = `some raw files could not be indexed (${(err as Error).message.split('\n')[0]}); their tasks are fetched again`;
   }
-  const rows = await wh.all<{ task_id: string }>(
-    `SELECT DISTINCT t.task_id FROM tasks t
-     JOIN (SELECT unnest(task_ids) AS id FROM raw_responses WHERE run_id = $1 AND parsed) r ON r.id = t.task_id
-     WHERE t.run_id = $1 AND t.state = 'posted' ORDER BY t.task_id`,
-    [runId],
-  );
-  const load = await loadTasks(
-    wh,
-    runId,
-    rows.map((r) => r.task_id),
-    at,
-  );
+  const answered = await runQueries.postedWithLandedAnswer(wh, runId);
+  const load = await loadTasks(wh, runId, answered, at);
   return error ? { ...load, error, damaged } : { ...load, damaged };
 }

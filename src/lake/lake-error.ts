@@ -86,7 +86,7 @@ export function lakeError(err: unknown, a: LakeAttempt): EtlError {
     return new EtlError(
       'ETL_LAKE_UNREACHABLE',
       `no usable answer from ${a.endpoint ?? 'AWS S3'} for ${a.op} on ${a.url}${attempts ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : ''}: ${code ?? name}${status ? ` HTTP ${status}` : ''} ${said}; check AWS_ENDPOINT_URL and the network; running again later can help`,
-      { retryable: true, context, cause },
+      { context, cause },
     );
   }
   return new EtlError(

@@ -64,7 +64,6 @@ export async function uploadFile(s3: S3Client, a: LakeAddress, f: HashedFile, o:
       'ETL_WAREHOUSE',
       `${f.rel} changed while it was uploaded (another publish running?); run the sync again once it is done`,
       {
-        retryable: true,
         context: { stage: 'lake', path: f.path },
       },
     );

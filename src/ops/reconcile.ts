@@ -1,6 +1,6 @@
 import { endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
-import type { Warehouse } from '../warehouse/index.js';
+import { RUN_KEY_KINDS_SQL, type Warehouse } from '../warehouse/index.js';
 import { EtlError } from '../errors.js';
 import { isTimeZone } from './ledger-report.js';
 import { fromMicros, toMicros } from '../post/index.js';
@@ -189,14 +189,14 @@ export async function reconcileDays(whs: readonly Warehouse[], client: ServiceCl
                 l.http_status IS NULL AS lost, coalesce(l.charge_estimated, false) AS estimated,
                 coalesce(r.key_kind = 'sandbox', false) AS sandbox,
                 strftime(l.called_at AT TIME ZONE $1, '%Y-%m-%d') AS day, epoch_us(l.called_at)::VARCHAR AS at
-         FROM ledger l LEFT JOIN runs r USING (run_id)
+         FROM ledger l LEFT JOIN ${RUN_KEY_KINDS_SQL} r USING (run_id)
          WHERE (l.called_at AT TIME ZONE $1)::DATE >= $2::DATE AND l.task_id IS NULL`,
         [tz, from],
       )),
     );
     for (const r of await wh.all<{ day: string; refunded: string }>(
       `SELECT strftime(l.called_at AT TIME ZONE $1, '%Y-%m-%d') AS day, coalesce(sum(l.refund_cny), 0)::VARCHAR AS refunded
-       FROM ledger l LEFT JOIN runs r USING (run_id)
+       FROM ledger l LEFT JOIN ${RUN_KEY_KINDS_SQL} r USING (run_id)
        WHERE (l.called_at AT TIME ZONE $1)::DATE >= $2::DATE AND l.task_id IS NOT NULL AND NOT coalesce(r.key_kind = 'sandbox', false)
        GROUP BY 1`,
       [tz, from],

@@ -1,5 +1,4 @@
-import { TASK_UNITS_SQL } from '../catalog/index.js';
-import type { Warehouse } from '../warehouse/index.js';
+import { taskUnitsByCallSql, type Warehouse } from '../warehouse/index.js';
 import type { PriceHistory } from './price.js';
 
 /**
@@ -17,8 +16,7 @@ export async function readPriceHistory(wh: Warehouse): Promise<PriceHistory> {
        SELECT call_id, pipeline, endpoint_id, charge_cny, tasks FROM ledger
        WHERE tasks > 0 AND charge_cny > 0 AND http_status BETWEEN 200 AND 299
          AND called_at >= (SELECT max(called_at) FROM ledger WHERE tasks > 0 AND charge_cny > 0) - INTERVAL 90 DAY),
-     units AS (SELECT post_call_id AS call_id, sum(${TASK_UNITS_SQL})::DOUBLE AS u FROM tasks
-               WHERE post_call_id IN (SELECT call_id FROM charged) GROUP BY 1)
+     units AS (${taskUnitsByCallSql('SELECT call_id FROM charged')})
      SELECT c.pipeline, c.endpoint_id, (sum(c.charge_cny) / sum(coalesce(units.u, c.tasks)))::DOUBLE AS per_task
      FROM charged AS c LEFT JOIN units USING (call_id)
      GROUP BY ALL`,

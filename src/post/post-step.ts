@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import { rereadNote } from '../collect/index.js';
-import { EtlError } from '../errors.js';
+import { EtlError, errorRule } from '../errors.js';
 import type { PlannedBatch, PlannedTask } from '../plan/index.js';
 import type { PostedTaskRow } from '../warehouse/index.js';
 import { overBudget, probeFirst } from './budget-guard.js';
@@ -18,13 +18,10 @@ export type BatchOutcome = { kind: 'created'; rows: PostedTaskRow[] } | FailedPo
 /** A POST that did not return an envelope; `tags`: the tasks it carried, when not the whole batch. */
 export type FailedPost = { kind: 'refused' | 'unknown'; error: EtlError; tags?: readonly string[] };
 
-/** Codes of a POST that created nothing. */
-const REFUSED = new Set(['ETL_SERVICE_UNAVAILABLE', 'ETL_RATE_LIMITED', 'ETL_PAYMENT_REQUIRED', 'ETL_AUTH', 'ETL_INTERRUPTED']);
-
-/** Classifies a failed POST; anything that is not an `EtlError` is a bug and rethrown. */
+/** Classifies a failed POST by its code's rule (errors.ts); anything that is not an `EtlError` is a bug and rethrown. */
 export function failedOutcome(err: unknown): FailedPost {
   if (!(err instanceof EtlError)) throw err;
-  return { kind: REFUSED.has(err.code) ? 'refused' : 'unknown', error: err };
+  return { kind: errorRule(err.code).post, error: err };
 }
 
 /**
@@ -33,10 +30,10 @@ export function failedOutcome(err: unknown): FailedPost {
  */
 export function stopFor(outcome: FailedPost): PostStop {
   const { error } = outcome;
-  if (error.code === 'ETL_AUTH' || error.code === 'ETL_REQUEST_INVALID') throw error;
-  if (error.code === 'ETL_INTERRUPTED') return { kind: 'interrupted', reason: `${error.message} Run again to resume.` };
-  const kind = error.code === 'ETL_PAYMENT_REQUIRED' ? 'balance' : outcome.kind === 'refused' ? 'unavailable' : 'unknown';
-  return { kind, reason: error.message };
+  const stop = errorRule(error.code).stop;
+  if (stop === 'end') throw error;
+  if (stop === 'interrupted') return { kind: 'interrupted', reason: `${error.message} Run again to resume.` };
+  return { kind: stop ?? (outcome.kind === 'refused' ? 'unavailable' : 'unknown'), reason: error.message };
 }
 
 /**

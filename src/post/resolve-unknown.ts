@@ -1,7 +1,7 @@
 import { endpoint, monthsBefore } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import { EtlError } from '../errors.js';
-import { ledgerWriter, sqlList, type RunStore, type Warehouse } from '../warehouse/index.js';
+import { ledgerWriter, runQueries, type RunStore, type Warehouse } from '../warehouse/index.js';
 import { findTasksByTag } from './find-by-tag.js';
 import { fromMicros, toMicros } from './money.js';
 
@@ -99,15 +99,8 @@ export async function resolveUnknown(a: {
   // Found tasks whose POST has no ledger row at all: posted by a version that wrote a POST's row
   // only once it was answered, and killed while it was out. (An answered POST, a 5xx included,
   // has its answer's row; a lost one, the row written before it was sent.)
-  const [u] =
-    foundTags.length > 0
-      ? await a.wh.all<{ n: number }>(
-          `SELECT count(*)::INT AS n FROM tasks AS t WHERE t.run_id = $1 AND t.tag IN (SELECT unnest(${sqlList(foundTags)}::VARCHAR[]))
-             AND (t.post_call_id IS NULL OR NOT EXISTS (SELECT 1 FROM ledger AS l WHERE l.call_id = t.post_call_id))`,
-          [a.runId],
-        )
-      : [];
-  return { found, notCreated, stillUnknown, estimated, unrecorded: u?.n ?? 0, ...(error === undefined ? {} : { error }) };
+  const unrecorded = await runQueries.taggedWithoutLedgerRow(a.wh, a.runId, foundTags);
+  return { found, notCreated, stillUnknown, estimated, unrecorded, ...(error === undefined ? {} : { error }) };
 }
 
 /**

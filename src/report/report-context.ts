@@ -1,5 +1,5 @@
 import { COUNTRIES } from '../catalog/index.js';
-import type { Warehouse } from '../warehouse/index.js';
+import { TASK_PIPELINES_SQL, type Warehouse } from '../warehouse/index.js';
 import { Dictionary } from './dictionary.js';
 import type { KeywordIndex } from './payload.js';
 
@@ -51,7 +51,7 @@ export class ReportContext {
   /** Creates the temporary tables the section queries join: task → pipeline, and the scope. */
   async prepare(): Promise<void> {
     await this.wh.run(`create or replace temp table report_task_pipeline as
-      select task_id, coalesce(any_value(pipeline), '(unknown)') as pipeline from tasks where task_id is not null group by task_id`);
+      ${TASK_PIPELINES_SQL}`);
     await this.wh.run('create or replace temp table report_scope (pipeline varchar)');
     for (const p of this.scope.pipelines ?? []) await this.wh.run('insert into report_scope values (?)', [p]);
     await this.wh.run('create or replace temp table report_tracked (pipeline varchar, domain varchar)');

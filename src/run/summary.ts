@@ -1,4 +1,4 @@
-import type { Warehouse } from '../warehouse/index.js';
+import { runQueries, type Warehouse } from '../warehouse/index.js';
 
 /** What a run did, for people (table) and scripts (`--json`). */
 export interface RunSummary {
@@ -49,16 +49,7 @@ export async function summarize(
 ): Promise<RunSummary> {
   // Planned: the plan's count (RunStore.recordPlanSize); a run stopped before its last POST (budget,
   // balance, Ctrl-C) has recorded only the batches it reached in the tasks table.
-  const [t] = await wh.all<Record<string, number>>(
-    `SELECT greatest(count(*), coalesce((SELECT any_value(planned_tasks) FROM runs WHERE run_id = $1), 0))::INT AS planned,
-            count(*) FILTER (WHERE task_id IS NOT NULL)::INT AS posted,
-            count(*) FILTER (WHERE state = 'failed')::INT AS failed,
-            count(*) FILTER (WHERE state = 'collected')::INT AS collected,
-            count(*) FILTER (WHERE state = 'posted')::INT AS pending,
-            coalesce(sum(rows_loaded), 0)::INT AS rows_total
-     FROM tasks WHERE run_id = $1`,
-    [r.runId],
-  );
+  const t = await runQueries.taskTotals(wh, r.runId);
   // An item's check_date is its result's (both are the result's datetime), so the run's range of
   // check dates bounds the items it can join: DuckDB then reads the row groups of those nights
   // only, not a year of serp_items (0.25 s at 1,000 keywords x 365 nights). No bound when a

@@ -69,7 +69,7 @@ export async function openWaiting<T>(open: () => Promise<T>, o: { file: string; 
         throw new EtlError(
           'ETL_WAREHOUSE_LOCKED',
           `${o.file} is held by ${holder}; waited ${Math.round(waited / 1000)} s (PIPELINE_LOCK_WAIT_SECONDS). ${then} (nothing was sent to the service).`,
-          { cause: err, retryable: true, context: { stage: 'warehouse', holder } },
+          { cause: err, context: { stage: 'warehouse', holder } },
         );
       }
       if (!told) say(`${o.file} is held by ${holder}; waiting up to ${Math.round(waitMs / 1000)} s for it (PIPELINE_LOCK_WAIT_SECONDS)`);

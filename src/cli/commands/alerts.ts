@@ -35,7 +35,7 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
       const p = await loadPipeline(args.file);
       if (!p.alerts) throw new EtlError('ETL_CONFIG_INVALID', `${args.file} has no alerts: block; add one with a webhook and rules`);
       const r = await sendSampleAlert({ pipeline: p.name, alerts: p.alerts, now: new Date() });
-      if (!r.ok) throw new EtlError('ETL_SERVICE_UNAVAILABLE', `the sample alert was not accepted: ${r.error}`, { retryable: true });
+      if (!r.ok) throw new EtlError('ETL_SERVICE_UNAVAILABLE', `the sample alert was not accepted: ${r.error}`);
       process.stdout.write(
         `sample alert delivered (HTTP ${r.status})${p.alerts.secret_env ? `, signed with ${p.alerts.secret_env}` : ''}\n`,
       );

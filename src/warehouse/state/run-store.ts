@@ -2,6 +2,9 @@ import { integers, runColumns, varchars } from '../bulk.js';
 import { sqlString } from '../columns.js';
 import type { Warehouse } from '../warehouse.js';
 import { runStatesInto, sqlStates, taskStatesInto, type RunState, type RunStep, type TaskState } from './lifecycle.js';
+import { runQueries, type EndpointCounts, type OpenTask, type UnfinishedRun } from './run-queries.js';
+
+export * from './run-queries.js';
 
 /** The task status of a rate-limit refusal: the task was not created. */
 const RATE_LIMITED = 40202;
@@ -27,54 +30,10 @@ export interface PostedTaskRow {
   postCallId?: string | null;
 }
 
-/**
- * SQL that is true when run `r` (a `runs` row; `p` its `publish_runs` row, joined) is finished:
- * its journal (`run_steps`) has its last step, `lake`, done. A run without a journal (made
- * before the journal was kept) is finished once a publish has its row as it is now.
- */
-export function runFinishedSql(r: string, p: string): string {
-  return `(CASE WHEN EXISTS (SELECT 1 FROM run_steps AS j WHERE j.run_id = ${r}.run_id)
-     THEN EXISTS (SELECT 1 FROM run_steps AS j WHERE j.run_id = ${r}.run_id AND j.step = 'lake' AND j.done_at IS NOT NULL)
-     ELSE ${p}.run_id IS NOT NULL AND ${p}.state IS NOT DISTINCT FROM ${r}.state AND ${p}.finished_at IS NOT DISTINCT FROM ${r}.finished_at END)`;
-}
-
 /** A step of a run as its journal holds it: done (or skipped), or started and owed; `detail` says which lake, or why skipped. */
 export interface StepRecord {
   done: boolean;
   detail: string | null;
-}
-
-export interface UnfinishedRun {
-  runId: string;
-  startedAt: Date;
-  /**
-   * `running`, `partial` or `failed`: it may hold tasks to collect, look up or post. `completed`:
-   * every task is collected and loaded, but no publish has its row yet (a crash in the steps
-   * after the loads: models, alerts, publish, summary, checkpoint, lake): only those steps are
-   * left, nothing to buy.
-   */
-  state: RunState;
-}
-
-/** A run's tasks by post endpoint: created, collected, failed, still waiting. */
-export interface EndpointCounts {
-  endpointId: string;
-  posted: number;
-  collected: number;
-  failed: number;
-  pending: number;
-}
-
-/** Sums per-endpoint counts. */
-export function totalCounts(rows: readonly EndpointCounts[]): Omit<EndpointCounts, 'endpointId'> {
-  const t = { posted: 0, collected: 0, failed: 0, pending: 0 };
-  for (const r of rows) {
-    t.posted += r.posted;
-    t.collected += r.collected;
-    t.failed += r.failed;
-    t.pending += r.pending;
-  }
-  return t;
 }
 
 const INTO = {
@@ -102,24 +61,9 @@ export class RunStore {
     readonly pipeline: string = '',
   ) {}
 
-  /**
-   * Runs of a pipeline that did not finish, oldest first: those that did not complete (each may
-   * hold paid tasks still to collect or look up), and those that completed their loads but whose
-   * later steps are not all done. A run is finished when its journal (`run_steps`) has every
-   * step done, the lake included ({@link runFinishedSql}): before that, a crash or a failure in
-   * the steps after the loads (clusters, models, alerts, publish, summary, checkpoint, lake) left
-   * it `completed` with its rows loaded, and the next invocation must finish those steps, not buy
-   * the night again.
-   */
-  static async unfinishedRuns(wh: Warehouse, pipeline: string): Promise<UnfinishedRun[]> {
-    const rows = await wh.all<{ run_id: string; started_at: Date; state: RunState }>(
-      `SELECT r.run_id, r.started_at, r.state FROM runs AS r LEFT JOIN publish_runs AS p USING (run_id)
-       WHERE r.pipeline = $1
-         AND (r.state IN (${INTO.runSuperseded}) OR (r.state = 'completed' AND NOT ${runFinishedSql('r', 'p')}))
-       ORDER BY r.started_at, r.run_id`,
-      [pipeline],
-    );
-    return rows.map((r) => ({ runId: r.run_id, startedAt: new Date(r.started_at), state: r.state }));
+  /** Runs of a pipeline that did not finish, oldest first ({@link runQueries.unfinishedRuns}). */
+  static unfinishedRuns(wh: Warehouse, pipeline: string): Promise<UnfinishedRun[]> {
+    return runQueries.unfinishedRuns(wh, pipeline);
   }
 
   async startRun(info: { file: string; baseUrl: string; keyKind: string; at: Date }): Promise<void> {
@@ -403,45 +347,27 @@ export class RunStore {
   }
 
   /** Tasks of this run still waiting to be collected, with their endpoint and job. */
-  async pendingTasks(endpointId?: string): Promise<{ taskId: string; endpointId: string; job: string }[]> {
-    const rows = await this.wh.all<{ task_id: string; endpoint_id: string; job: string }>(
-      `SELECT task_id, endpoint_id, job FROM tasks WHERE run_id = $1 AND state = 'posted' AND task_id IS NOT NULL
-         AND ($2::VARCHAR IS NULL OR endpoint_id = $2) ORDER BY task_id`,
-      [this.runId, endpointId ?? null],
-    );
-    return rows.map((r) => ({ taskId: r.task_id, endpointId: r.endpoint_id, job: r.job }));
+  pendingTasks(endpointId?: string): Promise<{ taskId: string; endpointId: string; job: string }[]> {
+    return runQueries.pendingTasks(this.wh, this.runId, endpointId);
   }
 
   /** Endpoints of this run with tasks still waiting to be collected (from state, not from the current file). */
-  async waitingEndpointIds(): Promise<string[]> {
-    const rows = await this.wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks WHERE run_id = $1 AND state = 'posted' ORDER BY endpoint_id`, [this.runId]);
-    return rows.map((r) => r.endpoint_id);
+  waitingEndpointIds(): Promise<string[]> {
+    return runQueries.waitingEndpointIds(this.wh, this.runId);
   }
 
   /** Tasks whose POST outcome is not known, as recorded (so an edited file cannot hide them). */
-  async openTasks(): Promise<{ tag: string; endpointId: string; plannedAt: Date; postCallId: string | null }[]> {
-    const rows = await this.wh.all<{ tag: string; endpoint_id: string; planned_at: Date; post_call_id: string | null }>(
-      `SELECT tag, endpoint_id, planned_at, post_call_id FROM tasks WHERE run_id = $1 AND state IN ('planned', 'unknown') ORDER BY tag`,
-      [this.runId],
-    );
-    return rows.map((r) => ({ tag: r.tag, endpointId: r.endpoint_id, plannedAt: new Date(r.planned_at), postCallId: r.post_call_id }));
+  openTasks(): Promise<OpenTask[]> {
+    return runQueries.openTasks(this.wh, this.runId);
   }
 
   /** Counts of the run's tasks per post endpoint (what progress lines show). */
-  async countsByEndpoint(): Promise<EndpointCounts[]> {
-    return this.wh.all<EndpointCounts>(
-      `SELECT endpoint_id AS "endpointId", count(task_id)::INT AS posted,
-              count(*) FILTER (WHERE state = 'collected')::INT AS collected,
-              count(*) FILTER (WHERE state = 'failed' AND task_id IS NOT NULL)::INT AS failed,
-              count(*) FILTER (WHERE state = 'posted' AND task_id IS NOT NULL)::INT AS pending
-       FROM tasks WHERE run_id = $1 GROUP BY endpoint_id ORDER BY endpoint_id`,
-      [this.runId],
-    );
+  countsByEndpoint(): Promise<EndpointCounts[]> {
+    return runQueries.countsByEndpoint(this.wh, this.runId);
   }
 
   /** Every task of the run by tag, with its state. */
-  async taskStates(): Promise<Map<string, TaskState>> {
-    const rows = await this.wh.all<{ tag: string; state: TaskState }>(`SELECT tag, state FROM tasks WHERE run_id = $1`, [this.runId]);
-    return new Map(rows.map((r) => [r.tag, r.state]));
+  taskStates(): Promise<Map<string, TaskState>> {
+    return runQueries.taskStates(this.wh, this.runId);
   }
 }
