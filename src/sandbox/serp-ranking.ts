@@ -14,7 +14,7 @@ export interface RankedSite {
  * How far a pool site's place spreads around its home rank: the place is `home * exp(spread * z)`,
  * the spread growing from the top (where real ranks hold best) to the deep ranks.
  */
-const spreadAt = (home: number) => 0.12 + 0.28 * Math.min(1, (home - 1) / 50);
+const spreadAt = (home: number) => 0.04 + 0.36 * Math.min(1, (home - 1) / 60);
 /** How far a deeper page of a site may sit from its place one pool further down. */
 const PAGE_JITTER = 20;
 
