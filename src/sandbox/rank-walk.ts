@@ -119,7 +119,10 @@ export function checkRankProfile(domain: string, p: RankProfile): void {
  */
 export function parseRankProfiles(text: string): Record<string, RankProfile> {
   const out: Record<string, RankProfile> = {};
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([a-z0-9.-]+)=([0-9.]+)\/([0-9.]+)\/([0-9.]+)$/i.exec(part);
     if (!m) throw new Error(`rank profile '${part}' is not domain=top10/top11to30/beyond100, e.g. mysite.example=0.4/0.2/0.4`);
     const domain = m[1]!.toLowerCase().replace(/^www\./, '');
@@ -143,6 +146,11 @@ export function resolveRankProfiles(given: Record<string, RankProfile> | string 
     out[key] = { top10: p.top10, top11to30: p.top11to30, beyond100: p.beyond100 };
   }
   return Object.keys(out).length ? out : undefined;
+}
+
+/** A uniform [0, 1) draw tied to a walk and an index, for choices beside the walk (where a deeper page sits). */
+export function walkUnit(h: number, n: number): number {
+  return unit(h, 7, n);
 }
 
 /** A uniform [0, 1) draw of a walk, for a stream and an index. */

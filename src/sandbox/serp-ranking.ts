@@ -1,7 +1,17 @@
 import { DOMAIN_POOL, type PoolSite } from './domain-pool.js';
 import { keywordTopics } from './keyword-topics.js';
 import { firstDrawAfter } from './prng.js';
-import { dayNumber, POOL_MIX, PROFILE_MIX, profileRank, seriesWalkHash, walkHash, walkZ, type RankProfiles } from './rank-walk.js';
+import {
+  dayNumber,
+  POOL_MIX,
+  PROFILE_MIX,
+  profileRank,
+  seriesWalkHash,
+  walkHash,
+  walkUnit,
+  walkZ,
+  type RankProfiles,
+} from './rank-walk.js';
 import type { SerpQuery } from './serp-query.js';
 
 /** One organic slot: the site, and which of its pages (0 = its best page). */
@@ -48,16 +58,20 @@ export function rankSites(q: SerpQuery, seed: number, profiles?: RankProfiles): 
   const homes = pool
     .map((site) => ({ site, score: score(site) }))
     .sort((a, b) => b.score - a.score || a.site.domain.localeCompare(b.site.domain));
-  const placed = homes.map(({ site }, i) => ({
-    site,
-    at: (i + 1) * Math.exp(spreadAt(i + 1) * walkZ(walkHash(series, site.domain), day, POOL_MIX)),
-  }));
-  const pages = Math.ceil(q.depth / pool.length) + 2;
+  const placed = homes.map(({ site }, i) => {
+    const h = walkHash(series, site.domain);
+    return { site, h, at: (i + 1) * Math.exp(spreadAt(i + 1) * walkZ(h, day, POOL_MIX)) };
+  });
+  // Pages are added one at a time until the next page cannot reach the first `depth` places.
+  const least = Math.min(...placed.map((p) => p.at));
   const entries: Array<RankedSite & { at: number }> = [];
-  for (const { site, at } of placed)
-    for (let page = 0; page < pages; page++)
-      entries.push({ site, page, at: at + page * pool.length + (page === 0 ? 0 : PAGE_JITTER * (rel(site.domain, page) - 0.5)) });
-  entries.sort((a, b) => a.at - b.at || a.site.domain.localeCompare(b.site.domain) || a.page - b.page);
+  for (let page = 0; placed.length > 0; page++) {
+    for (const { site, h, at } of placed)
+      entries.push({ site, page, at: at + page * pool.length + (page === 0 ? 0 : PAGE_JITTER * (walkUnit(h, page) - 0.5)) });
+    entries.sort((a, b) => a.at - b.at || a.site.domain.localeCompare(b.site.domain) || a.page - b.page);
+    const nextFrom = least + (page + 1) * pool.length - PAGE_JITTER / 2;
+    if (entries.length >= q.depth && entries[q.depth - 1]!.at < nextFrom) break;
+  }
   const out: RankedSite[] = entries.slice(0, q.depth).map(({ site, page }) => ({ site, page }));
 
   const ranked = profiled
