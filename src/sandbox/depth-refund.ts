@@ -43,7 +43,14 @@ export function completeTask(seed: number, task: StoredTask, account: SandboxAcc
   task.completed = true;
   const endpoint = endpointById(task.endpointId);
   if (task.result === undefined) {
-    task.result = buildResults({ seed, endpoint, params: task.params, at: new Date(task.readyAtMs), drift: task.drift ?? 0 });
+    task.result = buildResults({
+      seed,
+      endpoint,
+      params: task.params,
+      at: new Date(task.readyAtMs),
+      drift: task.drift ?? 0,
+      ...(task.rankProfiles ? { rankProfiles: task.rankProfiles } : {}),
+    });
     task.resultAtMs = task.readyAtMs;
     task.resultText = undefined;
   }

@@ -10,6 +10,7 @@ import { ErrorLog } from './error-log.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { parseFaultProfile, resolveFaultProfile, type FaultProfile } from './faults/fault-profile.js';
 import { parseReadings, type ServedReadings } from './readings.js';
+import { resolveRankProfiles, type RankProfile } from './rank-walk.js';
 import { formatCny, parseCny } from './money.js';
 import { SlidingWindowLimiter, specFamilyLimits } from './rate-limit.js';
 import { createSandboxServer, type SandboxLogEntry } from './server.js';
@@ -28,6 +29,7 @@ export { ADMIN_STATS_PATH } from './server.js';
 export { FAULT_PROFILES, NO_FAULTS, parseFaultProfile, type FaultProfile } from './faults/fault-profile.js';
 export type { AdminStatsBody } from './admin-stats.js';
 export { DEFAULT_READINGS, parseReadings, READINGS, type ServedReadings } from './readings.js';
+export { parseRankProfiles, type RankProfile } from './rank-walk.js';
 
 /** A key the emulator accepts out of the box; sandbox keys are never charged. */
 export const DEFAULT_SANDBOX_KEY = 'svc_sandbox_local';
@@ -47,6 +49,14 @@ export interface SandboxOptions {
    * a test's data are the usual shape unless it asks); `pipeline sandbox` serves 0.05.
    */
   drift?: number;
+  /**
+   * Rank distributions of chosen domains (rank-walk.ts): per domain, the shares of series
+   * (keyword × location × language × device) it ranks 1-10, 11-30 and beyond 100 in (the
+   * rest 31-100); its rank in each series walks from day to day around that distribution.
+   * As an object or the CLI's text form `mysite.example=0.4/0.2/0.4`. Default none: every
+   * domain ranks as the pool's sites do.
+   */
+  rankProfiles?: Record<string, RankProfile> | string;
   /** The clock; default `() => new Date()`. Tests advance it instead of sleeping. The `clockSkew` reading offsets it. */
   now?: () => Date;
   /** Starting simulated balance in CNY, default `'1000.0000'`. */
@@ -190,9 +200,11 @@ type Opened = ReturnType<typeof SandboxJournal.open>;
 function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSettings>, opened: Opened | undefined): SandboxWorld {
   const { seed, drift, now, timeScale, readyAfterMs, profile, readings } = settings;
   const restored = opened?.state && Number.isFinite(opened.state.balanceUnits) ? opened.state : undefined;
+  const rankProfiles = resolveRankProfiles(opts.rankProfiles);
   const world = {
     seed,
     drift,
+    ...(rankProfiles ? { rankProfiles } : {}),
     now,
     timeScale,
     readyAfterMs: readyAfterMs / timeScale,

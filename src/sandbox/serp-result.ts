@@ -4,6 +4,7 @@ import { serpFeatures } from './serp-features.js';
 import { serpMedia } from './serp-media.js';
 import { buildOrganicItem } from './serp-organic.js';
 import { resolveSerpQuery, type SerpParams, type SerpQuery } from './serp-query.js';
+import type { RankProfiles } from './rank-walk.js';
 import { rankSites } from './serp-ranking.js';
 import type { SerpAdvancedResult, SerpItem, SerpItemBody } from './serp-types.js';
 
@@ -18,19 +19,21 @@ export interface SerpResultOptions {
   full?: boolean;
   /** Share of SERPs that drift (serp-drift.ts); default 0, never on the full sample. */
   drift?: number;
+  /** Domains placed by a rank distribution (rank-walk.ts); default none. */
+  rankProfiles?: RankProfiles;
 }
 
 /**
  * Builds the advanced result element of a SERP organic task: `depth` organic items
  * (rank_group 1..depth) with a few non-organic items interleaved, numbered by
  * rank_absolute in page order. Deterministic for (seed, engine, keyword, location,
- * language, device, depth, UTC day).
+ * language, device, depth, UTC day, rank profiles).
  */
 export function buildSerpResult(opts: SerpResultOptions): SerpAdvancedResult {
   const resolved = resolveSerpQuery(opts.engine, opts.params, opts.at);
   const q = { ...resolved, depth: Math.min(resolved.depth, organicAvailable(opts.seed, resolved.keyword)) };
   const kw = q.keyword.toLowerCase();
-  const organics = rankSites(q, opts.seed).map((r, i) => buildOrganicItem(r.site, r.page, i + 1, q, opts.seed));
+  const organics = rankSites(q, opts.seed, opts.rankProfiles).map((r, i) => buildOrganicItem(r.site, r.page, i + 1, q, opts.seed));
   const drift = opts.full || !opts.drift ? undefined : serpDrift(opts.seed, q, opts.drift);
   const placed = opts.full ? fullLayout(q, organics, opts.seed) : ordinaryLayout(q, organics, opts.seed, drift);
   const driftRng = createRng(opts.seed, 'drift-forms', kw, q.locationKey, q.languageCode, q.engine, q.device, q.day);

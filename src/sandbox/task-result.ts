@@ -55,6 +55,7 @@ export function doneTaskObject(
       params: task.params,
       at: new Date(atMs),
       drift: task.drift ?? 0,
+      ...(task.rankProfiles ? { rankProfiles: task.rankProfiles } : {}),
     });
     task.resultAtMs = atMs;
     task.resultText = undefined;

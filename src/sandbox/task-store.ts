@@ -1,3 +1,5 @@
+import type { RankProfiles } from './rank-walk.js';
+
 /** Where a task's result goes when it is done. */
 export interface TaskCallback {
   kind: 'pingback' | 'postback';
@@ -31,6 +33,8 @@ export interface StoredTask {
   params: Record<string, unknown>;
   /** The emulator's drift share when the task was posted (serp-drift.ts); 0 when absent. */
   drift?: number;
+  /** The emulator's rank profiles when the task was posted (rank-walk.ts); absent when none. */
+  rankProfiles?: RankProfiles;
   /** `data` of the envelope: the echo plus api, function, se, se_type, device, os. */
   data: Record<string, unknown>;
   tag: string | null;

@@ -5,6 +5,7 @@ import type { CallbackDispatcher } from './callbacks.js';
 import type { ErrorLog } from './error-log.js';
 import type { ServedReadings } from './readings.js';
 import type { FaultInjector } from './faults/fault-injector.js';
+import type { RankProfiles } from './rank-walk.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import type { SandboxJournal } from './state-journal.js';
 import type { TaskStore } from './task-store.js';
@@ -29,6 +30,8 @@ export interface SandboxWorld {
   seed: number;
   /** Share of SERPs (0..1) served with forms real bodies have and the emulator usually does not (serp-drift.ts). */
   drift: number;
+  /** Domains placed in SERPs by a rank distribution (rank-walk.ts); undefined: none. */
+  rankProfiles?: RankProfiles;
   now: () => Date;
   /** Emulator time speed-up: 60 makes a minute of rate limit (and every delay) last a second. */
   timeScale: number;

@@ -5,6 +5,7 @@ import type { SandboxHandle, SandboxOptions } from '../../sandbox/index.js';
 // The emulator's option parsers, from their own small modules: `--help` and the checks load no server.
 import { clockFrom, parseSandboxDate } from '../../sandbox/clock.js';
 import { FAULT_PROFILES, parseFaultProfile } from '../../sandbox/faults/fault-profile.js';
+import { parseRankProfiles } from '../../sandbox/rank-walk.js';
 import { parseReadings } from '../../sandbox/readings.js';
 
 interface SandboxArgs {
@@ -22,6 +23,7 @@ interface SandboxArgs {
   drift?: number;
   date?: string;
   reading?: string;
+  'rank-profile'?: string;
   state?: string;
 }
 
@@ -57,6 +59,7 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): {
       rateLimits: args['rate-limits'],
       ...(args.drift === undefined ? {} : { drift: args.drift }),
       ...(args.reading === undefined ? {} : { readings: parseReadings(args.reading) }),
+      ...(args['rank-profile'] === undefined ? {} : { rankProfiles: parseRankProfiles(args['rank-profile']) }),
       ...(args.date !== undefined ? { now: clockFrom(parseSandboxDate(args.date)) } : {}),
       ...(args.state ? { stateDir: args.state } : {}),
     },
@@ -115,6 +118,11 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
         default: 0.05,
         describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms',
       })
+      .option('rank-profile', {
+        type: 'string',
+        describe:
+          'place chosen domains by a rank distribution, their ranks walking from day to day: domain=top10/top11to30/beyond100 shares, comma-separated (mysite.example=0.4/0.2/0.4; the rest rank 31-100)',
+      })
       .option('reading', {
         type: 'string',
         describe:
@@ -138,6 +146,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
           faults: parsedBy(parseFaultProfile, `a profile (${Object.keys(FAULT_PROFILES).join(', ')}) or field=rate pairs`),
           'time-scale': num({ above: 0 }),
           drift: num({ min: 0, max: 1 }),
+          'rank-profile': parsedBy(parseRankProfiles, 'domain=top10/top11to30/beyond100 shares such as mysite.example=0.4/0.2/0.4'),
           reading: parsedBy(parseReadings, 'name=value pairs such as refunds=balance,rateLimitBody=http200'),
           date: parsedBy(parseSandboxDate, 'a date YYYY-MM-DD (midnight UTC) or an ISO instant'),
           // The spec: a key of any length after its prefix is a key.
@@ -160,7 +169,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
             : `  accepted keys: live ${shown(made.live, liveKey)}  sandbox ${shown(made.sandbox, sandboxKey)}; any other key gets 401\n`) +
         `  try: SVC_API_KEY=${made.sandbox ? sandboxKey : '<your sandbox key>'} SVC_BASE_URL=${sb.url} npx pipeline run pipelines/keywords.yaml\n` +
         (sb.state ? `  state: ${sb.state.path} (${sb.state.restoredTasks} task(s) known from before)\n` : '') +
-        `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.reading ? `; readings: ${args.reading}` : ''}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
+        `  ${args.date !== undefined ? `clock: starts at ${options.now!().toISOString()}; ` : ''}faults: ${args.faults}; time scale: ${args['time-scale']}x; rate limits: ${args['rate-limits'] ? 'on' : 'off'}${args.reading ? `; readings: ${args.reading}` : ''}${args['rank-profile'] ? `; rank profiles: ${args['rank-profile']}` : ''}${args.admin ? `; admin view: ${sb.url}/__admin/stats` : ''}\n` +
         '  (svc_sandbox_ keys are never charged; svc_live_ keys simulate charges against the balance). Ctrl-C stops it.\n',
     );
     await new Promise<void>((resolveStop) => {

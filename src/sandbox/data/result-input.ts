@@ -1,3 +1,4 @@
+import type { RankProfiles } from '../rank-walk.js';
 import type { Endpoint } from '../spec/index.js';
 import { COUNTRIES } from '../serp-query.js';
 
@@ -9,6 +10,8 @@ export interface ResultInput {
   at: Date;
   /** Share of SERPs that drift (serp-drift.ts); default 0. */
   drift?: number;
+  /** Domains placed in SERPs by a rank distribution (rank-walk.ts); default none. */
+  rankProfiles?: RankProfiles;
 }
 
 /** The posted location code, or the code of a known location name, or 2840. */

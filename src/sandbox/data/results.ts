@@ -41,7 +41,14 @@ const BUILDERS: Partial<Record<ResultKind, Builder>> = {
     const [, , , engine = 'engA', type = 'organic'] = i.endpoint.path.split('/');
     return [
       {
-        ...buildSerpResult({ seed: i.seed, engine, params: i.params as SerpParams, at: i.at, drift: i.drift ?? 0 }),
+        ...buildSerpResult({
+          seed: i.seed,
+          engine,
+          params: i.params as SerpParams,
+          at: i.at,
+          drift: i.drift ?? 0,
+          ...(i.rankProfiles ? { rankProfiles: i.rankProfiles } : {}),
+        }),
         type: type === 'v2' ? 'organic' : type,
       },
     ];

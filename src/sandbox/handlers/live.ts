@@ -26,7 +26,14 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
   const tasks = acceptance.outcomes.map((o) => {
     const data = echoData(o.raw, 'live', ctx);
     if (!o.ok) return makeTask({ status: o.status, message: o.message, path: ctx.pathSegments, data });
-    const built = buildResults({ seed: ctx.seed, endpoint: ctx.endpoint, params: o.task, at: ctx.now, drift: ctx.world.drift });
+    const built = buildResults({
+      seed: ctx.seed,
+      endpoint: ctx.endpoint,
+      params: o.task,
+      at: ctx.now,
+      drift: ctx.world.drift,
+      ...(ctx.world.rankProfiles ? { rankProfiles: ctx.world.rankProfiles } : {}),
+    });
     const unused = Math.min(o.priceUnits, unusedDepthUnits(ctx.endpoint, o.task, 'live', built, ctx.world.readings.extraDepthPrice));
     const refund = ctx.caller.live ? unused : 0;
     ctx.account.refund(refund);

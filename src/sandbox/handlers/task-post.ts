@@ -58,6 +58,7 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
         readyAtMs,
         params: o.task,
         drift: ctx.world.drift,
+        ...(ctx.world.rankProfiles ? { rankProfiles: ctx.world.rankProfiles } : {}),
         data,
         tag,
         callback: callbackSpec !== undefined,
