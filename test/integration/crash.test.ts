@@ -59,18 +59,7 @@ describe('killed with SIGKILL at random moments, a run never pays twice and neve
     return new Promise((resolve) => {
       const child = spawn(
         process.execPath,
-        [
-          CLI,
-          'run',
-          file,
-          '--warehouse',
-          join(tmp.dir, 'wh'),
-          '--no-models',
-          '--time-scale',
-          '60',
-          '--poll-interval',
-          '0.1',
-        ],
+        [CLI, 'run', file, '--warehouse', join(tmp.dir, 'wh'), '--no-models', '--time-scale', '60', '--poll-interval', '0.1'],
         {
           env: { ...process.env, SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url },
           stdio: ['ignore', 'ignore', 'pipe'],
