@@ -1,8 +1,7 @@
-import { execFile, spawn } from 'node:child_process';
-import { access, mkdir, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -13,11 +12,12 @@ import { tempDir } from './helpers.js';
 const KEY = 'svc_live_testcrash01';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
- * The CLI compiled once with the project's tsc, under the project (so node_modules resolve):
- * every child then starts in about half the CPU time tsx takes to load the sources, which
- * is what lets 20+ kills fit in a reasonable test time. Same sources, same entry point.
+ * The compiled CLI (dist/, built once for the whole suite by test/global-setup.ts; bin/pipeline.mjs
+ * falls back to the sources only when that build is not current): every child then starts in a
+ * fraction of the CPU time tsx takes to load the sources, which is what lets 20+ kills fit in a
+ * reasonable test time.
  */
-const BUILD = join(ROOT, '.tmp', `crash-build-${process.pid}`);
+const CLI = join(ROOT, 'bin', 'pipeline.mjs');
 const KILLS = 20;
 const TASKS = 120; // 60 keywords x 2 locations: two POSTs of 100 and 20
 
@@ -38,18 +38,6 @@ describe('killed with SIGKILL at random moments, a run never pays twice and neve
   let file: string;
 
   beforeAll(async () => {
-    await mkdir(BUILD, { recursive: true });
-    const tsconfig = join(BUILD, 'tsconfig.json');
-    await writeFile(
-      tsconfig,
-      JSON.stringify({
-        extends: join(ROOT, 'tsconfig.json'),
-        compilerOptions: { noEmit: false, outDir: join(BUILD, 'out'), rootDir: join(ROOT, 'src') },
-        include: [join(ROOT, 'src')],
-      }),
-    );
-    await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig]).catch(() => {}); // emits even past a type error
-    await access(join(BUILD, 'out', 'bin.js'));
     sandbox = await startSandbox({ admin: true, readyAfterMs: 300, timeScale: 60, rateLimits: true });
     tmp = await tempDir('pipeline-crash-');
     file = join(tmp.dir, 'crash.yaml');
@@ -59,7 +47,6 @@ describe('killed with SIGKILL at random moments, a run never pays twice and neve
   afterAll(async () => {
     await sandbox.close();
     await tmp.cleanup();
-    await rm(BUILD, { recursive: true, force: true });
   });
 
   /**
@@ -72,18 +59,7 @@ describe('killed with SIGKILL at random moments, a run never pays twice and neve
     return new Promise((resolve) => {
       const child = spawn(
         process.execPath,
-        [
-          join(BUILD, 'out', 'bin.js'),
-          'run',
-          file,
-          '--warehouse',
-          join(tmp.dir, 'wh'),
-          '--no-models',
-          '--time-scale',
-          '60',
-          '--poll-interval',
-          '0.1',
-        ],
+        [CLI, 'run', file, '--warehouse', join(tmp.dir, 'wh'), '--no-models', '--time-scale', '60', '--poll-interval', '0.1'],
         {
           env: { ...process.env, SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url },
           stdio: ['ignore', 'ignore', 'pipe'],

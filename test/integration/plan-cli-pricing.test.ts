@@ -1,45 +1,15 @@
 // The later cases of plan-cli.test.ts, split off so vitest runs the two halves in parallel (issue 45).
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline } from '../../src/run/index.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { silentLogger, tempDir } from './helpers.js';
-
-const KEY = 'svc_live_testplantest';
-const SHALLOW = 'name: shallow\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a, b]\n';
-const YAML =
-  'name: shoes\nbudget_cny: 2\njobs:\n  - kind: serp\n    depth: 100\n    locations: [2840, 2826]\n    keywords: [a, b, c, A, d]\n';
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+import { silentLogger } from './helpers.js';
+import { cli, KEY, planHarness, YAML } from './plan-helpers.js';
 
 describe('pipeline plan', () => {
-  let sandbox: SandboxHandle;
-  let tmp: { dir: string; cleanup: () => Promise<void> };
-  let file: string;
-  let shallow: string;
-  const env = () => ({ SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url });
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
-    tmp = await tempDir('pipeline-plan-');
-    file = join(tmp.dir, 'shoes.yaml');
-    await writeFile(file, YAML);
-    shallow = join(tmp.dir, 'shallow.yaml');
-    await writeFile(shallow, SHALLOW);
-  });
-  afterAll(async () => {
-    await sandbox.close();
-    await tmp.cleanup();
-  });
+  const h = planHarness();
+  const { tmp, file, env } = h;
 
   it('prices a pipeline it has run before at exactly what that run was charged', async () => {
     const wh = join(tmp.dir, 'wh');
@@ -48,7 +18,7 @@ describe('pipeline plan', () => {
       pipeline,
       file,
       warehouseDir: wh,
-      baseUrl: sandbox.url,
+      baseUrl: h.sandbox.url,
       apiKey: KEY,
       logger: silentLogger,
       pollIntervalMs: 5,
@@ -89,7 +59,7 @@ describe('pipeline plan', () => {
       pipeline: parsePipeline(yaml, embFile, {}),
       file: embFile,
       warehouseDir: wh,
-      baseUrl: sandbox.url,
+      baseUrl: h.sandbox.url,
       apiKey: KEY,
       logger: silentLogger,
       pollIntervalMs: 5,

@@ -1,46 +1,16 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
 import { runPipeline } from '../../src/run/index.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { silentLogger, tempDir } from './helpers.js';
-
-const KEY = 'svc_live_testplantest';
-const SHALLOW = 'name: shallow\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [a, b]\n';
-const YAML =
-  'name: shoes\nbudget_cny: 2\njobs:\n  - kind: serp\n    depth: 100\n    locations: [2840, 2826]\n    keywords: [a, b, c, A, d]\n';
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/pipeline.mjs', ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+import { silentLogger } from './helpers.js';
+import { cli, KEY, planHarness, SHALLOW, YAML } from './plan-helpers.js';
 
 describe('pipeline plan', () => {
-  let sandbox: SandboxHandle;
-  let tmp: { dir: string; cleanup: () => Promise<void> };
-  let file: string;
-  let shallow: string;
-  const env = () => ({ SVC_API_KEY: KEY, SVC_BASE_URL: sandbox.url });
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
-    tmp = await tempDir('pipeline-plan-');
-    file = join(tmp.dir, 'shoes.yaml');
-    await writeFile(file, YAML);
-    shallow = join(tmp.dir, 'shallow.yaml');
-    await writeFile(shallow, SHALLOW);
-  });
-  afterAll(async () => {
-    await sandbox.close();
-    await tmp.cleanup();
-  });
+  const h = planHarness();
+  const { tmp, file, shallow, env } = h;
 
   it('counts tasks, POSTs and calls per rate family, and posts nothing', async () => {
     const out = await cli(['plan', file, '--json', '--warehouse', join(tmp.dir, 'none')], env());
@@ -49,7 +19,7 @@ describe('pipeline plan', () => {
     expect(s).toMatchObject({ pipeline: 'shoes', tasks: 8, duplicatesDropped: 2, posts: 1 });
     // 1 POST + 8 task_get + 1 ready-list poll, all in the SERP family (60 a minute)
     expect(s.families).toEqual([{ family: 'serp_keywords_domain', calls: 10, perMinute: 60, minutes: 10 / 60 }]);
-    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(0);
+    expect(h.sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(0);
     // With no past charge and no exchange rate, the price is honestly unknown.
     expect(s.estimatedCny).toBeNull();
     expect(s.endpoints[0].note).toContain('--cny-per-usd');
@@ -63,7 +33,7 @@ describe('pipeline plan', () => {
     expect(out.stderr).toContain(`${bad}:6:23  jobs[0].locations[1]: location 99999 is not in serp/engA/locations`);
     expect(out.stdout).toBe('');
     expect(existsSync(join(tmp.dir, 'none'))).toBe(false);
-    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(0);
+    expect(h.sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(0);
   });
 
   it('prices from the account rates when told the exchange rate, the extra depth blocks included', async () => {
@@ -90,7 +60,7 @@ describe('pipeline plan', () => {
       pipeline: parsePipeline(SHALLOW, shallow, {}),
       file: shallow,
       warehouseDir: wh,
-      baseUrl: sandbox.url,
+      baseUrl: h.sandbox.url,
       apiKey: KEY,
       logger: silentLogger,
       pollIntervalMs: 5,

@@ -1,44 +1,18 @@
 // The later cases of run-budget.test.ts, split off so vitest runs the two halves in parallel (issue 45).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/config/index.js';
-import { runPipeline, type RunOptions } from '../../src/run/index.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { runPipeline } from '../../src/run/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { movingClock, silentLogger, sumDecimals, tempDir } from './helpers.js';
-
-const KEY = 'svc_live_testbudgettest';
-const keywords = Array.from({ length: 125 }, (_, i) => `kw ${i}`).join(', ');
-const pipeline = (budget: number) =>
-  parsePipeline(
-    `name: budget\nbudget_cny: ${budget}\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [${keywords}]\n`,
-    'b.yaml',
-    {},
-  );
+import { movingClock, sumDecimals } from './helpers.js';
+import { budgetHarness, keywords, pipeline } from './budget-helpers.js';
 
 describe('budget and balance stop posting cleanly and leave the run resumable', () => {
-  let sandbox: SandboxHandle;
-  let tmp: { dir: string; cleanup: () => Promise<void> };
-  const opts = (budget: number, extra: Partial<RunOptions> = {}): RunOptions => ({
-    pipeline: pipeline(budget),
-    file: 'b.yaml',
-    warehouseDir: tmp.dir,
-    baseUrl: sandbox.url,
-    apiKey: KEY,
-    logger: silentLogger,
-    pollIntervalMs: 5,
-    limits: { windowMs: 200 }, // a rate-limit "minute" of 0.2 s: 60 calls per 0.2 s
-    ...extra,
-  });
-  beforeEach(async () => {
-    tmp = await tempDir('pipeline-budget-');
-  });
-  afterEach(async () => {
-    await sandbox.close();
-    await tmp.cleanup();
-  });
+  const h = budgetHarness();
+  const { opts } = h;
 
   it('live calls: a group of calls that would pass the budget goes in part, up to it', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ readyAfterMs: 0 });
     // A live task costs 0.0142 CNY in the emulator: 3.5 of them. The first call goes alone (nothing
     // prices it), then two of the next group of four fit.
     const live = parsePipeline(
@@ -50,11 +24,11 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(r.stopKind).toBe('budget');
     expect(r.tasks).toMatchObject({ posted: 3, collected: 3 });
     expect(r.chargedCny).toBe('0.042600');
-    expect(sandbox.log.filter((l) => l.path.includes('/live/'))).toHaveLength(3);
+    expect(h.sandbox.log.filter((l) => l.path.includes('/live/'))).toHaveLength(3);
   });
 
   it('says so when a run buys again what a run of the same day already bought', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ readyAfterMs: 0 });
     const notesOf = async (at: string) => {
       const notes: string[] = [];
       const r = await runPipeline(opts(5, { now: movingClock(at), onProgress: (p) => void (p.kind === 'note' && notes.push(p.text!)) }));
@@ -71,17 +45,17 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
   });
 
   it('stops at a 402 with the refused batch left to post, not lost and not bought', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0, balanceCny: '0.5000' });
+    h.sandbox = await startSandbox({ readyAfterMs: 0, balanceCny: '0.5000' });
     const r = await runPipeline(opts(50));
     expect(r.state).toBe('partial');
     expect(r.stopKind).toBe('balance');
     expect(r.stopReason).toContain('HTTP 402');
     expect(r.tasks).toMatchObject({ posted: 100, collected: 100 });
-    expect(Number(sandbox.balanceCny())).toBeCloseTo(0.5 - 0.43, 4);
+    expect(Number(h.sandbox.balanceCny())).toBeCloseTo(0.5 - 0.43, 4);
   });
 
   it('prices tasks by their depth: a depth-10 probe does not price depth-200 tasks at its charge', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ readyAfterMs: 0 });
     const deep = [
       'best running shoes',
       'gps running watch',
@@ -96,12 +70,12 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(run.stopKind).toBe('budget');
     // The depth-10 probe (0.0043) prices a depth-200 task at 15.25 of it (0.0656): one fits in what is left.
     expect(run.tasks).toMatchObject({ planned: 7, posted: 2 });
-    const charged = sumDecimals(sandbox.log.map((l) => l.chargeCny));
+    const charged = sumDecimals(h.sandbox.log.map((l) => l.chargeCny));
     expect(Number(charged)).toBeLessThanOrEqual(0.1);
   });
 
   it('a resumed run prices its tasks at what they are charged, not at what is left after refunds', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ readyAfterMs: 0 });
     // Long questions find few results at depth 100: most of their charge is refunded when they are collected.
     const long = [
       'how long should you wait after eating before going for a run',
@@ -128,7 +102,7 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(second.stopKind).toBe('budget');
     expect(second.tasks.posted).toBeLessThan(12);
     // Net of the refunds, the whole run spent no more than its budget.
-    const wh = await Warehouse.open(tmp.dir);
+    const wh = await Warehouse.open(h.tmp.dir);
     try {
       const [r] = await wh.all<{ net: string; refunded: string }>(
         `SELECT sum(charge_cny)::VARCHAR AS net, sum(refund_cny)::VARCHAR AS refunded FROM ledger`,

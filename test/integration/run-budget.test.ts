@@ -1,38 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parsePipeline } from '../../src/config/index.js';
-import { runPipeline, type RunOptions } from '../../src/run/index.js';
+import { describe, expect, it } from 'vitest';
+import { runPipeline } from '../../src/run/index.js';
 import { runStatuses } from '../../src/ops/status.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { movingClock, silentLogger, sumDecimals, tempDir } from './helpers.js';
-
-const KEY = 'svc_live_testbudgettest';
-const keywords = Array.from({ length: 125 }, (_, i) => `kw ${i}`).join(', ');
-const pipeline = (budget: number) =>
-  parsePipeline(
-    `name: budget\nbudget_cny: ${budget}\njobs:\n  - kind: serp\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [${keywords}]\n`,
-    'b.yaml',
-    {},
-  );
+import { movingClock, sumDecimals } from './helpers.js';
+import { budgetHarness, pipeline } from './budget-helpers.js';
 
 describe('budget and balance stop posting cleanly and leave the run resumable', () => {
-  let sandbox: SandboxHandle;
-  let tmp: { dir: string; cleanup: () => Promise<void> };
-  const opts = (budget: number, extra: Partial<RunOptions> = {}): RunOptions => ({
-    pipeline: pipeline(budget),
-    file: 'b.yaml',
-    warehouseDir: tmp.dir,
-    baseUrl: sandbox.url,
-    apiKey: KEY,
-    logger: silentLogger,
-    pollIntervalMs: 5,
-    limits: { windowMs: 200 }, // a rate-limit "minute" of 0.2 s: 60 calls per 0.2 s
-    ...extra,
-  });
-  const posts = () => sandbox.log.filter((l) => l.path.endsWith('/task_post') && l.status === 200);
+  const h = budgetHarness();
+  const { opts } = h;
+  const posts = () => h.sandbox.log.filter((l) => l.path.endsWith('/task_post') && l.status === 200);
   /** `pipeline status`'s figures for a run, read after the run has closed the warehouse. */
   const statusOf = async (runId: string) => {
-    const wh = await Warehouse.open(tmp.dir);
+    const wh = await Warehouse.open(h.tmp.dir);
     try {
       const [s] = await runStatuses(wh, { runId });
       return s!;
@@ -41,16 +21,8 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     }
   };
 
-  beforeEach(async () => {
-    tmp = await tempDir('pipeline-budget-');
-  });
-  afterEach(async () => {
-    await sandbox.close();
-    await tmp.cleanup();
-  });
-
   it('buys up to the budget, the batch that would pass it in part, then resumes with a higher one', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ readyAfterMs: 0 });
     const notes: string[] = [];
     // 250 tasks in POSTs of 100, 100 and 50; each task costs 0.0043 CNY in the emulator. Nothing
     // prices them yet: one task is bought alone first, then the 99 others of its batch (0.43 CNY in all),
@@ -77,18 +49,18 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ planned: 250, posted: 250, collected: 250 });
     expect(posts()).toHaveLength(5); // the first 116 were never bought again
-    const wh = await Warehouse.open(tmp.dir);
+    const wh = await Warehouse.open(h.tmp.dir);
     try {
       const sizes = await wh.all<{ n: number }>(`SELECT tasks AS n FROM ledger WHERE path LIKE '%/task_post' ORDER BY called_at, tasks`);
       expect(sizes.map((r) => r.n)).toEqual([1, 99, 16, 100, 34]); // the resume packs the 134 left anew
     } finally {
       wh.close();
     }
-    expect(second.chargedCny).toBe(sumDecimals(sandbox.log.map((l) => l.chargeCny)));
+    expect(second.chargedCny).toBe(sumDecimals(h.sandbox.log.map((l) => l.chargeCny)));
   });
 
   it('settles a run an earlier night stopped at its budget, and buys the new night in a run of its own', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ readyAfterMs: 0 });
     const night1 = movingClock('2026-11-20T02:00:00Z');
     const first = await runPipeline(opts(0.5, { now: night1 }));
     expect(first.stopKind).toBe('budget');
@@ -104,7 +76,7 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
   });
 
   it('buys one task alone when nothing prices a batch yet, so a first run passes its budget by one task at most', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ readyAfterMs: 0 });
     const notes: string[] = [];
     const onProgress = (p: { kind: string; text?: string }) => void (p.kind === 'note' && notes.push(p.text!));
     // A batch of 100 tasks costs 0.43 CNY, twice this budget.
@@ -120,7 +92,7 @@ describe('budget and balance stop posting cleanly and leave the run resumable', 
   });
 
   it('prices the first batch from earlier runs: a small budget buys what it holds, one smaller than a task nothing', async () => {
-    sandbox = await startSandbox({ readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ readyAfterMs: 0 });
     await runPipeline(opts(5));
     const before = posts().length;
     const next = await runPipeline(opts(0.1, { newRun: true }));

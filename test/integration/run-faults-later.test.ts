@@ -1,123 +1,17 @@
 // The later cases of run-faults.test.ts, split off so vitest runs the two halves in parallel (issue 45).
-import { request } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parsePipeline } from '../../src/config/index.js';
+import { describe, expect, it } from 'vitest';
 import { endpoint } from '../../src/catalog/index.js';
 import { ServiceClient, type RawResponse } from '../../src/client/index.js';
 import { refetchFixed } from '../../src/collect/refetch-fixed.js';
-import { runPipeline, type RunOptions } from '../../src/run/index.js';
-import { toMicros } from '../../src/post/money.js';
-import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
+import { runPipeline } from '../../src/run/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { RawLanding, withWarehouse } from '../../src/warehouse/index.js';
 import { tearRawFile } from '../unit/warehouse/helpers.js';
-import { silentLogger, sumDecimals, tempDir } from './helpers.js';
-
-const KEY = 'svc_live_testfaults01';
-const SCALE = 60; // the emulator runs 60x: a rate-limit minute is a second
-/** 3 engines x 2 locations x 6 keywords: 36 tasks in three POSTs of 12 (one per engine). */
-const TASKS = 36;
-const yaml = (extra = '') =>
-  `name: faults\n${extra}jobs:\n  - kind: serp\n    engines: [engA, engB, engC]\n    depth: 10\n    locations: [2840, 2826]\n    keywords: [alpha, beta, gamma, delta, epsilon, zeta]\n`;
+import { faultsHarness, KEY, TASKS, yaml } from './faults-helpers.js';
 
 describe('runs against a faulty service: every task created once, every result stored once, the ledger equal to the charges', () => {
-  let sandbox: SandboxHandle;
-  let tmp: { dir: string; cleanup: () => Promise<void> };
-  /** Request ids of the emulator's answers to the test's own look-ups (not the run's, so not in its ledger). */
-  const lookups = new Set<string>();
-
-  /** A free GET of the test's own, kept out of the ledger comparison. */
-  async function lookUp<T>(path: string): Promise<T> {
-    const res = await request(sandbox.url + path, { headers: { authorization: `Bearer ${KEY}` } });
-    lookups.add(String(res.headers['x-svc-request-id']));
-    return (await res.body.json()) as T;
-  }
-
-  beforeEach(async () => {
-    lookups.clear();
-    tmp = await tempDir('pipeline-faults-');
-  });
-  afterEach(async () => {
-    await sandbox?.close();
-    await tmp.cleanup();
-  });
-
-  const start = async (o: SandboxOptions) => {
-    sandbox = await startSandbox({ admin: true, rateLimits: true, timeScale: SCALE, readyAfterMs: 300, ...o });
-  };
-
-  const opts = (extra: Partial<RunOptions> = {}, pipelineExtra = '', text = yaml(pipelineExtra)): RunOptions => ({
-    pipeline: parsePipeline(text, 'faults.yaml', {}),
-    file: 'faults.yaml',
-    warehouseDir: tmp.dir,
-    baseUrl: sandbox.url,
-    apiKey: KEY,
-    logger: silentLogger,
-    pollIntervalMs: 20,
-    collectTimeoutMs: 20_000,
-    limits: { windowMs: 60_000 / SCALE },
-    ...extra,
-  });
-
-  async function stats(): Promise<AdminStatsBody> {
-    const res = await request(sandbox.url + ADMIN_STATS_PATH);
-    return (await res.body.json()) as AdminStatsBody;
-  }
-
-  /**
-   * The emulator's own record against the warehouse: each tag created exactly once and
-   * known to state, each created task collected with exactly one result row, and the ledger
-   * holding every answer the client received with the charge the emulator sent. Answers
-   * that never reached the client (dropped, or past its timeout) are the only charges the
-   * ledger may lack, and there are exactly `lost` of them.
-   */
-  async function expectExactlyOnce(lost: number, expected = TASKS): Promise<AdminStatsBody> {
-    let s = await stats();
-    // Slow answers are logged when they are finally sent: wait for the emulator to finish them.
-    for (let i = 0; i < 100 && sandbox.log.length < s.calls_total; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      s = await stats();
-    }
-    const created = Object.entries(s.tasks_created_by_tag);
-    expect(created).toHaveLength(expected);
-    expect(created.filter(([, n]) => n !== 1)).toEqual([]); // no task bought twice
-    await withWarehouse(tmp.dir, async (wh) => {
-      const tasks = await wh.all<{ tag: string; task_id: string; state: string }>(`SELECT tag, task_id, state FROM tasks ORDER BY tag`);
-      expect(tasks.map((t) => t.tag)).toEqual(created.map(([tag]) => tag).sort()); // every task bought is known
-      expect(tasks.filter((t) => t.state !== 'collected')).toEqual([]);
-      const [r] = await wh.all<{ n: number; ids: number; known: number }>(
-        `SELECT count(*)::INT AS n, count(DISTINCT task_id)::INT AS ids,
-                count(*) FILTER (WHERE task_id IN (SELECT task_id FROM tasks))::INT AS known FROM serp_results`,
-      );
-      expect(r).toEqual({ n: expected, ids: expected, known: expected }); // every result, each once
-      const [items] = await wh.all<{ n: number; keys: number }>(
-        `SELECT count(*)::INT AS n, count(DISTINCT (task_id, result_index, item_index))::INT AS keys FROM serp_items`,
-      );
-      expect(items!.n).toBe(items!.keys);
-      expect(items!.n).toBeGreaterThanOrEqual(expected * 10);
-
-      const ledger = await wh.all<{ request_id: string | null; charge: string | null; lost: boolean; estimated: boolean }>(
-        `SELECT request_id, charge_cny::VARCHAR AS charge, http_status IS NULL AS lost, charge_estimated AS estimated FROM ledger WHERE task_id IS NULL`,
-      );
-      const answered = ledger.filter((l) => !l.lost);
-      const byRequest = new Map(answered.map((l) => [l.request_id, l.charge ?? '0']));
-      expect(byRequest.size).toBe(answered.length); // one ledger row per answer
-      const log = sandbox.log.filter((l) => !lookups.has(l.requestId));
-      const received = log.filter((l) => byRequest.has(l.requestId));
-      const missing = log.filter((l) => !byRequest.has(l.requestId));
-      expect(received).toHaveLength(answered.length); // no ledger row the emulator did not send
-      for (const l of received) expect(toMicros(byRequest.get(l.requestId)!)).toBe(toMicros(l.chargeCny));
-      expect(missing).toHaveLength(lost);
-      expect(sumDecimals(answered.map((l) => l.charge ?? '0'))).toBe(sumDecimals(received.map((l) => l.chargeCny)));
-      // Each call whose answer never arrived has its row too, priced once its tasks were found by
-      // tag (charge_estimated): the ledger holds every CNY the service charged.
-      const unanswered = ledger.filter((l) => l.lost);
-      expect(unanswered).toHaveLength(lost);
-      expect(unanswered.filter((l) => !l.estimated)).toEqual([]);
-      expect(sumDecimals(ledger.map((l) => l.charge ?? '0'))).toBe(sumDecimals([s.charged_cny]));
-      expect(sumDecimals(sandbox.log.map((l) => l.chargeCny))).toBe(sumDecimals([s.charged_cny]));
-    });
-    return s;
-  }
+  const h = faultsHarness();
+  const { lookUp, start, opts, expectExactlyOnce } = h;
 
   it('a 402 part way: posting stops with the refused batch unsent, and after a payment the next run buys only the rest', async () => {
     // Each POST of 12 tasks costs 0.0516 CNY: the balance covers two.
@@ -126,11 +20,11 @@ describe('runs against a faulty service: every task created once, every result s
     expect(first).toMatchObject({ state: 'partial', stopKind: 'balance' });
     expect(first.tasks).toMatchObject({ posted: 24, collected: 24 });
     expect(await runPipeline(opts())).toMatchObject({ state: 'partial', stopKind: 'balance', runId: first.runId }); // still no money: nothing bought
-    sandbox.topUp('1.0000');
+    h.sandbox.topUp('1.0000');
     const last = await runPipeline(opts());
     expect(last).toMatchObject({ state: 'completed', runId: first.runId });
     await expectExactlyOnce(0);
-    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post') && l.status === 402)).toHaveLength(2);
+    expect(h.sandbox.log.filter((l) => l.path.endsWith('/task_post') && l.status === 402)).toHaveLength(2);
   }, 120_000);
 
   it('a budget reached part way: buys up to it, the batch that would pass it in part, and a higher budget finishes the run', async () => {
@@ -162,7 +56,7 @@ describe('runs against a faulty service: every task created once, every result s
 
   /** Every listed re-parse is done, and the warehouse holds what the service serves now, once per task. */
   async function expectEveryRefetchDone(): Promise<void> {
-    await withWarehouse(tmp.dir, async (wh) => {
+    await withWarehouse(h.tmp.dir, async (wh) => {
       const [r] = await wh.all<{ listed: number; done: number }>(
         `SELECT count(*)::INT AS listed, count(refetched_at)::INT AS done FROM task_refetches`,
       );
@@ -187,7 +81,7 @@ describe('runs against a faulty service: every task created once, every result s
    */
   async function startReparsing(seed: number): Promise<{ jump: (ms: number) => void }> {
     let offset = 0;
-    sandbox = await startSandbox({
+    h.sandbox = await startSandbox({
       admin: true,
       seed,
       readyAfterMs: 300,
@@ -201,7 +95,7 @@ describe('runs against a faulty service: every task created once, every result s
     const clock = await startReparsing(9);
     const first = await runPipeline(opts());
     expect(first.state).toBe('completed');
-    const before = await withWarehouse(tmp.dir, (wh) => wh.all<{ task_id: string; checked: string; items: number }>(STORED));
+    const before = await withWarehouse(h.tmp.dir, (wh) => wh.all<{ task_id: string; checked: string; items: number }>(STORED));
     expect(before).toHaveLength(TASKS);
     clock.jump(2 * 60_000); // every task is re-parsed a minute after it was done
 
@@ -209,7 +103,7 @@ describe('runs against a faulty service: every task created once, every result s
     const second = await runPipeline(opts({}, '', later));
     expect(second.state).toBe('completed');
     const firstIds = new Set(before.map((b) => b.task_id));
-    await withWarehouse(tmp.dir, async (wh) => {
+    await withWarehouse(h.tmp.dir, async (wh) => {
       const refetches = await wh.all<{ task_id: string; run_id: string; status_code: number; rows_loaded: number }>(
         `SELECT task_id, run_id, status_code, rows_loaded FROM task_refetches ORDER BY task_id`,
       );
@@ -232,7 +126,7 @@ describe('runs against a faulty service: every task created once, every result s
     }
 
     // A third run fetches none of them again.
-    const gets = () => sandbox.log.filter((l) => l.path.includes('/task_get/') && firstIds.has(l.path.split('/').at(-1)!)).length;
+    const gets = () => h.sandbox.log.filter((l) => l.path.includes('/task_get/') && firstIds.has(l.path.split('/').at(-1)!)).length;
     const fetchedBefore = gets();
     expect((await runPipeline(opts({}, '', later))).state).toBe('completed');
     expect(gets()).toBe(fetchedBefore);
@@ -244,9 +138,9 @@ describe('runs against a faulty service: every task created once, every result s
     expect((await runPipeline(opts())).state).toBe('completed');
     clock.jump(2 * 60_000);
     const posts = (
-      await withWarehouse(tmp.dir, (wh) => wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks ORDER BY 1`))
+      await withWarehouse(h.tmp.dir, (wh) => wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks ORDER BY 1`))
     ).map((r) => endpoint(r.endpoint_id));
-    await withWarehouse(tmp.dir, async (wh) => {
+    await withWarehouse(h.tmp.dir, async (wh) => {
       const landing = new RawLanding(wh, { runId: 'crashed-refetch', pipeline: 'faults' });
       let gets = 0;
       // The process "dies" once the 5th refetched body is landed, before it is loaded.
@@ -254,7 +148,7 @@ describe('runs against a faulty service: every task created once, every result s
         await landing.land(raw);
         if (raw.path.includes('/task_get/') && ++gets === 5) throw new Error('killed');
       };
-      const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: KEY, land });
+      const client = new ServiceClient({ baseUrl: h.sandbox.url, apiKey: KEY, land });
       await expect(refetchFixed({ client, wh, runId: 'crashed-refetch', postEndpoints: posts, now: () => new Date() })).rejects.toThrow(
         'killed',
       );
@@ -275,13 +169,13 @@ describe('runs against a faulty service: every task created once, every result s
   it('a refetched answer that landed torn: the old rows stay, its refetch stays open, and the next run fetches it again', async () => {
     const clock = await startReparsing(11);
     expect((await runPipeline(opts())).state).toBe('completed');
-    const before = await withWarehouse(tmp.dir, (wh) => wh.all<{ task_id: string; checked: string; items: number }>(STORED));
+    const before = await withWarehouse(h.tmp.dir, (wh) => wh.all<{ task_id: string; checked: string; items: number }>(STORED));
     clock.jump(2 * 60_000);
     const posts = (
-      await withWarehouse(tmp.dir, (wh) => wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks ORDER BY 1`))
+      await withWarehouse(h.tmp.dir, (wh) => wh.all<{ endpoint_id: string }>(`SELECT DISTINCT endpoint_id FROM tasks ORDER BY 1`))
     ).map((r) => endpoint(r.endpoint_id));
     let tornTask = '';
-    await withWarehouse(tmp.dir, async (wh) => {
+    await withWarehouse(h.tmp.dir, async (wh) => {
       const landing = new RawLanding(wh, { runId: 'torn-refetch', pipeline: 'faults' });
       let gets = 0;
       let torn = '';
@@ -290,10 +184,10 @@ describe('runs against a faulty service: every task created once, every result s
         await landing.land(raw);
         if (!raw.path.includes('/task_get/') || ++gets !== 5) return;
         await wh.flushIndex();
-        torn = await tearRawFile(wh, tmp.dir, raw.callId);
+        torn = await tearRawFile(wh, h.tmp.dir, raw.callId);
         tornTask = raw.path.split('/').at(-1)!;
       };
-      const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: KEY, land });
+      const client = new ServiceClient({ baseUrl: h.sandbox.url, apiKey: KEY, land });
       const r = await refetchFixed({ client, wh, runId: 'torn-refetch', postEndpoints: posts, now: () => new Date() });
       expect(r.refetched).toBe(TASKS - 1);
       expect(r.unloaded.map((u) => u.id)).toEqual([tornTask]);
@@ -307,7 +201,7 @@ describe('runs against a faulty service: every task created once, every result s
     });
 
     // The next run fetches the torn one again (a free task_get) and loads its fixed answer.
-    const gets = () => sandbox.log.filter((l) => l.path.endsWith(`/task_get/advanced/${tornTask}`)).length;
+    const gets = () => h.sandbox.log.filter((l) => l.path.endsWith(`/task_get/advanced/${tornTask}`)).length;
     const fetchedBefore = gets();
     expect((await runPipeline(opts({}, '', later))).state).toBe('completed');
     expect(gets()).toBe(fetchedBefore + 1);

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,8 +13,8 @@ import { RunStore, withWarehouse } from '../../src/warehouse/index.js';
 import { Receiver } from './alerts-helpers.js';
 import { getBytes, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
 import { pipelineCli, silentLogger, tempDir } from './helpers.js';
+import { filesUnder, killedAt } from './kill-helpers.js';
 
-const CHILD = fileURLToPath(new URL('./run-kill-matrix-child.ts', import.meta.url));
 const KEY = 'svc_live_testkillmatrix';
 const STEPS = ['ingest', 'clusters', 'models', 'alerts', 'publish', 'summary', 'checkpoint', 'lake'] as const;
 /** Every step's start and middle; after the ingest's middle, the point between an embeddings answer landed and its vectors stored. */
@@ -25,32 +23,6 @@ const KILLS = STEPS.flatMap((step) => (['start', 'middle'] as const).map((phase)
 );
 /** Tables whose rows the published Parquet and serving.duckdb must hold exactly. */
 const TABLES = ['runs', 'tasks', 'ledger', 'serp_results', 'serp_items', 'alerts', 'keyword_clusters'];
-
-/** Runs the child until it kills itself at `at`; what it said. */
-function killedAt(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += String(c)));
-    child.stderr.on('data', (c: Buffer) => (out += String(c)));
-    child.on('error', reject);
-    child.on('exit', (code, signal) =>
-      signal === 'SIGKILL' ? resolve(out) : reject(new Error(`child ended with ${code}, not killed: ${out}`)),
-    );
-  });
-}
-
-async function filesUnder(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
-    const path = join(e.parentPath, e.name);
-    out[relative(dir, path)] = createHash('sha256')
-      .update(await readFile(path))
-      .digest('hex');
-  }
-  return out;
-}
 
 /** A small pipeline: 3 SERP tasks, their embeddings (so clusters and their label calls), one spend alert a run. */
 const PIPELINE = `name: kills

@@ -1,30 +1,14 @@
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/index.js';
 import { runExitCode, runPipeline } from '../../src/run/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { landedAnswer, withWarehouse } from '../../src/warehouse/index.js';
 import { silentLogger, tempDir } from './helpers.js';
+import { killedAt } from './kill-helpers.js';
 
-const CHILD = fileURLToPath(new URL('./run-kill-matrix-child.ts', import.meta.url));
 const KEY = 'svc_live_testkillpaidanswer';
-
-/** Runs the kill matrix's child (one `pipeline run`) until it kills itself at `at`; what it said. */
-function killedAt(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += String(c)));
-    child.stderr.on('data', (c: Buffer) => (out += String(c)));
-    child.on('error', reject);
-    child.on('exit', (code, signal) =>
-      signal === 'SIGKILL' ? resolve(out) : reject(new Error(`child ended with ${code}, not killed: ${out}`)),
-    );
-  });
-}
 
 const PIPELINE = `name: paid
 jobs:

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_STATS_PATH, startSandbox, type AdminStatsBody, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -12,6 +12,7 @@ import { runPipeline } from '../../src/run/index.js';
 import { RunStore, withWarehouse } from '../../src/warehouse/index.js';
 import { getBytes, listKeys, startS3, type LocalS3 } from './lake-helpers.js';
 import { movingClock, pipelineRun, silentLogger, tempDir } from './helpers.js';
+import { filesUnder } from './kill-helpers.js';
 
 /** A loopback proxy in front of the S3 server that dies (resets every connection) at the first request `die` picks, until `revive()`. */
 async function dyingProxy(target: string, die: (method: string, path: string) => boolean) {
@@ -44,19 +45,6 @@ async function dyingProxy(target: string, die: (method: string, path: string) =>
         server.closeAllConnections();
       }),
   };
-}
-
-/** Every file under `dir` (relative path → sha256). */
-async function localFiles(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
-    const path = join(e.parentPath, e.name);
-    out[relative(dir, path)] = createHash('sha256')
-      .update(await readFile(path))
-      .digest('hex');
-  }
-  return out;
 }
 
 /** Every object under `prefix` of the lake (key without the prefix → sha256). */
@@ -112,7 +100,7 @@ describe('issue 43: the lake store dies during the run’s lake step', () => {
     expect(s1).toMatchObject({ state: 'completed', lakeBehind: true });
     expect(taskPosts()).toBe(1);
     const bought = await stats();
-    const local = await localFiles(join(wh(), 'parquet'));
+    const local = await filesUnder(join(wh(), 'parquet'));
     expect(await lakeFiles(s3, 'night/parquet/')).not.toEqual(local);
 
     // The store is back; the next `pipeline run` finishes that run's lake step, and buys nothing.
@@ -132,7 +120,7 @@ describe('issue 43: the lake store dies during the run’s lake step', () => {
     expect(runs).toEqual([{ run_id: s1.runId, state: 'completed' }]);
 
     // The store holds exactly what was published: parquet/ file for file, and the serving catalog.
-    expect(await lakeFiles(s3, 'night/parquet/')).toEqual(await localFiles(join(wh(), 'parquet')));
+    expect(await lakeFiles(s3, 'night/parquet/')).toEqual(await filesUnder(join(wh(), 'parquet')));
     const serving = await lakeFiles(s3, 'night/serving.duckdb');
     expect(Object.keys(serving)).toEqual(['']);
   }, 120_000);
@@ -183,6 +171,6 @@ describe('issue 43: the lake store dies during the run’s lake step', () => {
       ]);
       expect(await RunStore.unfinishedRuns(w, 'nightly')).toEqual([]);
     });
-    expect(await lakeFiles(s3, 'sched/parquet/')).toEqual(await localFiles(join(dir, 'parquet')));
+    expect(await lakeFiles(s3, 'sched/parquet/')).toEqual(await filesUnder(join(dir, 'parquet')));
   }, 120_000);
 });

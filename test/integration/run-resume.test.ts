@@ -1,106 +1,27 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parsePipeline, type Pipeline } from '../../src/config/index.js';
+import { describe, expect, it } from 'vitest';
+import { parsePipeline } from '../../src/config/index.js';
 import { ServiceClient } from '../../src/client/index.js';
 import { reconcile } from '../../src/ops/reconcile.js';
-import { runPipeline, type RunOptions } from '../../src/run/index.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { runPipeline } from '../../src/run/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { silentLogger, tempDir, warmReferenceLists } from './helpers.js';
-
-const pipeline: Pipeline = parsePipeline(
-  `name: resume
-jobs:
-  - kind: serp
-    depth: 10
-    locations: [2840]
-    keywords: [alpha, beta, gamma, delta, epsilon]
-`,
-  'resume.yaml',
-  {},
-);
-
-/** A clock the test moves by hand; the emulator and the run share it. */
-function handClock(startIso = '2026-11-20T09:00:00Z') {
-  let t = Date.parse(startIso);
-  return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
-}
-
-/** Sends a request a proxy received on to `target` (the emulator), with its body; the answer's status and text. */
-async function forward(target: string, req: IncomingMessage, body: Buffer[]): Promise<{ status: number; text: string }> {
-  const upstream = await request(target + req.url, {
-    method: req.method as 'GET' | 'POST',
-    headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
-    body: body.length ? Buffer.concat(body) : undefined,
-  });
-  return { status: upstream.statusCode, text: await upstream.body.text() };
-}
+import { pipeline, resumeHarness } from './resume-helpers.js';
 
 describe('a second run finishes an unfinished one and never pays twice', () => {
-  let wh: { dir: string; cleanup: () => Promise<void> };
-  let sandbox: SandboxHandle | undefined;
-  let server: Server | undefined;
-  const clock = handClock();
-
-  beforeEach(async () => {
-    wh = await tempDir('pipeline-resume-');
-    // The SERP places were checked by an earlier night: the faults below hit the run's own calls.
-    await warmReferenceLists(wh.dir, pipeline, 'resume.yaml', clock.now);
-  });
-  afterEach(async () => {
-    await sandbox?.close();
-    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-    sandbox = undefined;
-    server = undefined;
-    await wh.cleanup();
-  });
-
-  const base = (url: string, extra: Partial<RunOptions> = {}): RunOptions => ({
-    pipeline,
-    file: 'resume.yaml',
-    warehouseDir: wh.dir,
-    baseUrl: url,
-    apiKey: 'svc_live_testresumetest',
-    logger: silentLogger,
-    pollIntervalMs: 1,
-    collectTimeoutMs: 0,
-    now: clock.now,
-    sleep: async () => {},
-    ...extra,
-  });
-
-  /** A proxy (the test's `server`) that forwards each request to `target` (the emulator), then drops the answer on the floor. */
-  async function answerDropper(target: string): Promise<string> {
-    server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      await forward(target, req, chunks);
-      res.socket?.destroy();
-    });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
-
-  async function runsAndTasks() {
-    return withWarehouse(wh.dir, async (db) => ({
-      runs: await db.all<{ run_id: string; state: string }>(`SELECT run_id, state FROM runs ORDER BY started_at`),
-      tasks: await db.all<{ state: string; n: number }>(`SELECT state, count(*)::INT AS n FROM tasks GROUP BY state ORDER BY state`),
-    }));
-  }
+  const h = resumeHarness();
+  const { clock, base, answerDropper, runsAndTasks } = h;
 
   it('collects what the first run posted, under the same run id, without posting again', async () => {
-    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 60_000 });
-    const first = await runPipeline(base(sandbox.url));
+    h.sandbox = await startSandbox({ now: clock.now, readyAfterMs: 60_000 });
+    const first = await runPipeline(base(h.sandbox.url));
     expect(first.state).toBe('partial');
     expect(first.tasks).toMatchObject({ posted: 5, collected: 0, pending: 5 });
     clock.advance(61_000);
-    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    const second = await runPipeline(base(h.sandbox.url, { collectTimeoutMs: 10_000 }));
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5, pending: 0 });
-    expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
+    expect(h.sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
     const { runs } = await runsAndTasks();
     expect(runs).toEqual([{ run_id: first.runId, state: 'completed' }]);
   });
@@ -114,71 +35,71 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(first.stopKind).toBe('unavailable');
     expect((await runsAndTasks()).tasks).toEqual([{ state: 'unsent', n: 5 }]);
     // Each attempt's ledger row, written before it was to go, went when it made no connection.
-    expect(await withWarehouse(wh.dir, (db) => db.all(`SELECT call_id FROM ledger`))).toEqual([]);
+    expect(await withWarehouse(h.wh.dir, (db) => db.all(`SELECT call_id FROM ledger`))).toEqual([]);
 
-    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
-    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    h.sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const second = await runPipeline(base(h.sandbox.url, { collectTimeoutMs: 10_000 }));
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
-    expect(sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
+    expect(h.sandbox.log.filter((l) => l.method === 'POST')).toHaveLength(1);
   });
 
   it('interrupted as it starts, a resume sends nothing (not even its look-up by tag), ends partial, and the next finishes', async () => {
-    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
-    const proxy = await answerDropper(sandbox.url);
+    h.sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const proxy = await answerDropper(h.sandbox.url);
     const first = await runPipeline(base(proxy));
     expect(first.stopKind).toBe('unknown');
-    const calls = sandbox.log.length;
+    const calls = h.sandbox.log.length;
     // Ctrl-C as the resume starts: its look-up by tag (id_list) would be the next call.
     const stop = new AbortController();
     const onProgress = (p: { kind: string; text?: string }) => void (p.text?.startsWith('resuming unfinished run') && stop.abort());
-    const second = await runPipeline(base(sandbox.url, { signal: stop.signal, onProgress }));
+    const second = await runPipeline(base(h.sandbox.url, { signal: stop.signal, onProgress }));
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('partial');
     // The look-up was not sent: the tasks' outcome is still unknown, for the next run to look up.
     expect(second.stopKind).toBe('unknown');
-    expect(sandbox.log).toHaveLength(calls); // nothing sent
+    expect(h.sandbox.log).toHaveLength(calls); // nothing sent
     expect((await runsAndTasks()).runs).toEqual([{ run_id: first.runId, state: 'partial' }]);
 
-    const third = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000 }));
+    const third = await runPipeline(base(h.sandbox.url, { collectTimeoutMs: 10_000 }));
     expect(third.runId).toBe(first.runId);
     expect(third.state).toBe('completed');
-    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
+    expect(h.sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
   });
 
   it('finds by tag the tasks a lost answer had created, and collects them without buying them again', async () => {
-    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
-    const proxy = await answerDropper(sandbox.url);
+    h.sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    const proxy = await answerDropper(h.sandbox.url);
     const first = await runPipeline(base(proxy));
     expect(first.stopKind).toBe('unknown');
     expect((await runsAndTasks()).tasks).toEqual([{ state: 'unknown', n: 5 }]);
-    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // created and charged
+    expect(h.sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // created and charged
 
     const notes: string[] = [];
     const onProgress = (p: { kind: string; text?: string }) => void (p.kind === 'note' && notes.push(p.text!));
-    const second = await runPipeline(base(sandbox.url, { collectTimeoutMs: 10_000, onProgress }));
+    const second = await runPipeline(base(h.sandbox.url, { collectTimeoutMs: 10_000, onProgress }));
     expect(second.runId).toBe(first.runId);
     expect(second.state).toBe('completed');
     expect(second.tasks).toMatchObject({ planned: 5, posted: 5, collected: 5 });
-    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
+    expect(h.sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(1); // never bought twice
     // The POST's charge came back with the answer that was lost: its ledger row has the USD cost
     // id_list gave its tasks, and no earlier answered POST gives a CNY price for it.
     expect(notes.find((n) => n.includes('5 found by tag'))).toMatch(
       /1 POST\(s\) have no earlier charge to price them by: their charge is unknown. `pipeline reconcile` lists it/,
     );
-    const lostRows = await withWarehouse(wh.dir, (db) =>
+    const lostRows = await withWarehouse(h.wh.dir, (db) =>
       db.all<{ h: number | null; c: string | null; u: string; e: boolean }>(
         `SELECT http_status AS h, charge_cny::VARCHAR AS c, cost_usd::VARCHAR AS u, charge_estimated AS e FROM ledger WHERE path LIKE '%/task_post'`,
       ),
     );
     expect(lostRows).toEqual([{ h: null, c: null, u: expect.stringMatching(/^0\.0\d+$/), e: false }]);
     expect(Number(lostRows[0]!.u)).toBeGreaterThan(0);
-    expect(sandbox.log.some((l) => l.path.endsWith('/serp/id_list'))).toBe(true);
+    expect(h.sandbox.log.some((l) => l.path.endsWith('/serp/id_list'))).toBe(true);
   });
 
   it('puts the charge of a POST whose answer was lost in the ledger, priced once its tasks are found, and reconcile agrees', async () => {
-    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
     // The runs' clock moves on at each reading, so that the ledger's calls are in the order they
     // were made (reconcile follows the balance from call to call).
     const ticking = () => {
@@ -187,21 +108,21 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     };
     // An answered night first: the ledger knows what this endpoint's POSTs cost in CNY per USD.
     const answered = await runPipeline(
-      base(sandbox.url, { collectTimeoutMs: 10_000, now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
+      base(h.sandbox.url, { collectTimeoutMs: 10_000, now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
     );
     expect(answered.state).toBe('completed');
     clock.advance(86_400_000);
     // The next night's POST reaches the service, and its answer never comes back.
     const lost = await runPipeline(
-      base(await answerDropper(sandbox.url), { now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
+      base(await answerDropper(h.sandbox.url), { now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
     );
     expect(lost.stopKind).toBe('unknown');
-    const posts = sandbox.log.filter((l) => l.path.endsWith('/task_post'));
+    const posts = h.sandbox.log.filter((l) => l.path.endsWith('/task_post'));
     expect(posts).toHaveLength(2);
     const charged = posts[1]!.chargeCny;
     expect(Number(charged)).toBeGreaterThan(0);
     const postRows = () =>
-      withWarehouse(wh.dir, (db) =>
+      withWarehouse(h.wh.dir, (db) =>
         db.all<{
           call_id: string;
           http_status: number | null;
@@ -220,7 +141,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     expect(await postRows()).toEqual([
       { call_id: before!.call_id, http_status: null, charge: null, cost: null, estimated: false, tasks: 5 },
     ]);
-    const [named] = await withWarehouse(wh.dir, (db) =>
+    const [named] = await withWarehouse(h.wh.dir, (db) =>
       db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM tasks WHERE run_id = $1 AND post_call_id = $2 AND state = 'unknown'`, [
         lost.runId,
         before!.call_id,
@@ -231,11 +152,11 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     const notes: string[] = [];
     const onProgress = (p: { kind: string; text?: string }) => void (p.kind === 'note' && notes.push(p.text!));
     const resumed = await runPipeline(
-      base(sandbox.url, { collectTimeoutMs: 10_000, onProgress, now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
+      base(h.sandbox.url, { collectTimeoutMs: 10_000, onProgress, now: ticking, sleep: async (ms: number) => clock.advance(ms) }),
     );
     expect(resumed.runId).toBe(lost.runId);
     expect(resumed.state).toBe('completed');
-    expect(sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(2); // never bought twice
+    expect(h.sandbox.log.filter((l) => l.path.endsWith('/task_post'))).toHaveLength(2); // never bought twice
     // Priced from id_list's USD cost at the answered night's ratio: what the service charged.
     const [after] = await postRows();
     expect(after).toMatchObject({ call_id: before!.call_id, http_status: null, estimated: true, tasks: 5 });
@@ -245,14 +166,14 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
       `the ledger holds ${charged}00 CNY for it, estimated from id_list's USD cost`,
     );
     // Every CNY the service charged is in the ledger.
-    const [sum] = await withWarehouse(wh.dir, (db) =>
+    const [sum] = await withWarehouse(h.wh.dir, (db) =>
       db.all<{ cny: string }>(`SELECT sum(charge_cny)::VARCHAR AS cny FROM ledger WHERE task_id IS NULL`),
     );
     const micros = (x: string) => Math.round(Number(x) * 1e6);
-    expect(micros(sum!.cny)).toBe(sandbox.log.reduce((s, l) => s + micros(l.chargeCny), 0));
+    expect(micros(sum!.cny)).toBe(h.sandbox.log.reduce((s, l) => s + micros(l.chargeCny), 0));
     // The day's account figures agree with the ledger; the estimate is listed apart, to confirm.
-    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_testresumetest', land: async () => {}, now: ticking });
-    const r = await withWarehouse(wh.dir, (db) => reconcile(db, client));
+    const client = new ServiceClient({ baseUrl: h.sandbox.url, apiKey: 'svc_live_testresumetest', land: async () => {}, now: ticking });
+    const r = await withWarehouse(h.wh.dir, (db) => reconcile(db, client));
     expect(r.discrepancies).toEqual([]);
     expect(r.estimates).toEqual([
       {
@@ -265,7 +186,7 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
   });
 
   it('prices a lost POST that nothing priced when its tasks were found, once a later answered charge does, with its tasks refunds', async () => {
-    sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
+    h.sandbox = await startSandbox({ now: clock.now, readyAfterMs: 0 });
     const ticking = () => {
       clock.advance(1);
       return clock.now();
@@ -278,13 +199,13 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
       {},
     );
     // The warehouse's first charged POST: its answer is lost, and no answered charge prices it.
-    const lost = await runPipeline({ ...base(await answerDropper(sandbox.url), timed), pipeline: deep });
+    const lost = await runPipeline({ ...base(await answerDropper(h.sandbox.url), timed), pipeline: deep });
     expect(lost.stopKind).toBe('unknown');
-    const found = await runPipeline({ ...base(sandbox.url, { ...timed, collectTimeoutMs: 10_000 }), pipeline: deep });
+    const found = await runPipeline({ ...base(h.sandbox.url, { ...timed, collectTimeoutMs: 10_000 }), pipeline: deep });
     expect(found.runId).toBe(lost.runId);
     expect(found.state).toBe('completed');
     const lostRow = () =>
-      withWarehouse(wh.dir, (db) =>
+      withWarehouse(h.wh.dir, (db) =>
         db.all<{ charge: string | null; estimated: boolean; refunds: number }>(
           `SELECT l.charge_cny::VARCHAR AS charge, l.charge_estimated AS estimated,
                   (SELECT count(*)::INT FROM ledger WHERE run_id = l.run_id AND method = 'REFUND') AS refunds
@@ -298,19 +219,19 @@ describe('a second run finishes an unfinished one and never pays twice', () => {
     clock.advance(86_400_000);
     const notes: string[] = [];
     const next = await runPipeline({
-      ...base(sandbox.url, { ...timed, collectTimeoutMs: 10_000, onProgress: (p) => void (p.kind === 'note' && notes.push(p.text!)) }),
+      ...base(h.sandbox.url, { ...timed, collectTimeoutMs: 10_000, onProgress: (p) => void (p.kind === 'note' && notes.push(p.text!)) }),
       pipeline: deep,
     });
     expect(next.state).toBe('completed');
-    const posts = sandbox.log.filter((l) => l.path.endsWith('/task_post'));
+    const posts = h.sandbox.log.filter((l) => l.path.endsWith('/task_post'));
     expect(posts).toHaveLength(2);
     expect(await lostRow()).toEqual([{ charge: `${posts[0]!.chargeCny}00`, estimated: true, refunds: 2 }]);
     expect(notes).toContain(
       `1 lost POST(s) left unpriced are now in the ledger at ${posts[0]!.chargeCny}00 CNY, estimated from id_list's USD cost (charge_estimated)`,
     );
     // The balance's rises are the refunds the ledger holds, and every charge is in it.
-    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_testresumetest', land: async () => {}, now: ticking });
-    const r = await withWarehouse(wh.dir, (db) => reconcile(db, client));
+    const client = new ServiceClient({ baseUrl: h.sandbox.url, apiKey: 'svc_live_testresumetest', land: async () => {}, now: ticking });
+    const r = await withWarehouse(h.wh.dir, (db) => reconcile(db, client));
     expect(r.discrepancies).toEqual([]);
   });
 });

@@ -57,7 +57,9 @@ describe('pipeline run on the built-in emulator, stopped after posting and run a
   let tmp: { dir: string; cleanup: () => Promise<void> };
   let file: string;
   const wh = () => join(tmp.dir, 'wh');
-  const args = () => [file, '--warehouse', wh(), '--no-models', '--poll-interval', '0.1'];
+  // Polls every 0.1 s while results are not ready: at time scale 60 the client's rate-limit minute is 1 s,
+  // so the polls never wait out a whole real minute of the SERP family's 60 calls.
+  const args = () => [file, '--warehouse', wh(), '--no-models', '--poll-interval', '0.1', '--time-scale', '60'];
 
   beforeEach(async () => {
     tmp = await tempDir('pipeline-sandbox-resume-');

@@ -49,7 +49,9 @@ describe('warehouse.duckdb deleted or replaced during a run', () => {
   let file: string;
   const wh = () => join(tmp.dir, 'wh');
   const db = () => join(wh(), 'warehouse.duckdb');
-  const args = () => [file, '--warehouse', wh(), '--no-models', '--poll-interval', '0.1'];
+  // Polls every 0.1 s while results are not ready: at time scale 60 the client's rate-limit minute is 1 s,
+  // so the polls never wait out a whole real minute of the SERP family's 60 calls.
+  const args = () => [file, '--warehouse', wh(), '--no-models', '--poll-interval', '0.1', '--time-scale', '60'];
   const rescued = async () => (await readdir(wh())).filter((f) => /^warehouse\.rescued-.*\.duckdb$/.test(f));
 
   beforeEach(async () => {
