@@ -1,3 +1,4 @@
+import { clusterTablesMarkdown } from './clusters/cluster-tables.js';
 import type { Model } from './model.js';
 import { DEFAULT_SQL_DIR } from './run-models.js';
 import { discoverModels } from './discover-models.js';
@@ -63,6 +64,7 @@ export function martsMarkdown(models: readonly Model[]): string {
     "A lake copy's `serving.duckdb` reads `parquet/…` under the copied prefix: set the path to that folder.",
     '',
     ...marts.map(martSection),
+    clusterTablesMarkdown(),
   ].join('\n');
 }
 

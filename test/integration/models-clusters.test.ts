@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adjustedRandIndex, clusterKeywords } from '../../src/models/index.js';
+import { adjustedRandIndex, CLUSTER_TABLES, clusterKeywords } from '../../src/models/index.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { localEmbed, TOPIC_KEYWORDS } from '../fixtures/models/local-embed.js';
 import { insertPages } from '../fixtures/models/serp-pages.js';
@@ -48,6 +48,17 @@ describe('clusterKeywords over the warehouse, with the local embedding test doub
   afterEach(async () => {
     wh.close();
     await tmp.cleanup();
+  });
+
+  it('writes each table exactly as its declaration (the one docs/schema.md is generated from) says: names, types, order', async () => {
+    await clusterKeywords(wh, { model: 'text-embedding-3-small', dimensions: 64, embed: embed(64), label, batchSize: 50 });
+    for (const t of CLUSTER_TABLES) {
+      const cols = await wh.all<{ column_name: string; column_type: string; null: string }>(`describe ${t.name}`);
+      expect(
+        cols.map((c) => [c.column_name, c.column_type, c.null]),
+        t.name,
+      ).toEqual(t.columns.map((c) => [c.name, c.type, c.notNull ? 'NO' : 'YES']));
+    }
   });
 
   it('clusters every collected keyword by topic, one row each, with representative, size, volume and label', async () => {

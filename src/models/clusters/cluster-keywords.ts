@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Warehouse } from '../../warehouse/index.js';
 import { listRelations } from '../relation-info.js';
 import { chooseClusters } from './choose-clusters.js';
+import { createTableSql, KEYWORD_CLUSTER_LABELS, KEYWORD_CLUSTER_SUMMARY, KEYWORD_CLUSTERS } from './cluster-tables.js';
 import { embedWithCache, type EmbedOptions } from './embedding-cache.js';
 import { similarityMatrix } from './similarity-matrix.js';
 import { dot, unit } from './vectors.js';
@@ -68,9 +69,7 @@ async function labelFor(
   now: () => Date,
 ): Promise<{ text: string | null; called: boolean }> {
   if (!label) return { text: null, called: false };
-  await wh.run(
-    `create table if not exists keyword_cluster_labels (label_model varchar not null, member_hash varchar not null, label varchar, labelled_at timestamptz)`,
-  );
+  await wh.run(createTableSql(KEYWORD_CLUSTER_LABELS, 'if not exists'));
   const hash = createHash('sha256')
     .update([...members].sort().join('\n'))
     .digest('hex');
@@ -124,12 +123,8 @@ export async function clusterKeywords(wh: Warehouse, opts: ClusterKeywordsOption
   }
 
   await wh.transaction(async () => {
-    await wh.run(
-      `create or replace table keyword_clusters (keyword varchar not null, cluster_id integer not null, similarity_to_centroid double, distance_to_centroid double, is_representative boolean, embedding_model varchar, dimensions integer)`,
-    );
-    await wh.run(
-      `create or replace table keyword_cluster_summary (cluster_id integer not null, representative_keyword varchar, size integer, total_volume bigint, label varchar, mean_similarity double, silhouette double, embedding_model varchar, dimensions integer)`,
-    );
+    await wh.run(createTableSql(KEYWORD_CLUSTERS, 'replace'));
+    await wh.run(createTableSql(KEYWORD_CLUSTER_SUMMARY, 'replace'));
     for (const [i, g] of ordered.entries()) {
       for (const [j, m] of g.members.entries()) {
         await wh.run(`insert into keyword_clusters values (?, ?, ?, ?, ?, ?, ?)`, [

@@ -1,5 +1,6 @@
 import { EtlError } from '../../errors.js';
 import type { Warehouse } from '../../warehouse/index.js';
+import { createTableSql, KEYWORD_EMBEDDINGS } from './cluster-tables.js';
 
 /**
  * Turns texts into vectors: in production one `/v1/embeddings` call through the client
@@ -31,17 +32,11 @@ export interface EmbedResult {
 
 /**
  * `keyword_embeddings` is the cache: one row per model, dimensions and text. Created here
- * if the warehouse does not have it yet (same columns as the warehouse's declaration, with
- * a variable-length FLOAT[] so one table holds any dimensions).
+ * if the warehouse does not have it yet (a variable-length FLOAT[], so one table holds any
+ * dimensions).
  */
 export async function ensureEmbeddingTable(wh: Warehouse): Promise<void> {
-  await wh.run(`create table if not exists keyword_embeddings (
-    keyword varchar not null,
-    model varchar not null,
-    dimensions integer not null,
-    embedding float[] not null,
-    embedded_at timestamptz
-  )`);
+  await wh.run(createTableSql(KEYWORD_EMBEDDINGS, 'if not exists'));
 }
 
 /**

@@ -1,6 +1,7 @@
 export * from './adjusted-rand-index.js';
 export * from './choose-clusters.js';
 export * from './cluster-keywords.js';
+export * from './cluster-tables.js';
 export * from './embedding-cache.js';
 export * from './similarity-matrix.js';
 export * from './silhouette.js';
