@@ -68,7 +68,7 @@ const ENTRY_EXCEPTIONS = [
   // The CLI builds every command's options (choices, defaults, checks) at start-up, before any
   // command runs: these small modules give it those values, where the stages' index.ts would load
   // the whole stage (the emulator, the report's renderer, zod) into `pipeline --help`.
-  { from: '^src/cli/', to: '^src/sandbox/(clock|readings|faults/fault-profile)\\.ts$' },
+  { from: '^src/cli/', to: '^src/sandbox/(clock|readings|rank-walk|faults/fault-profile)\\.ts$' },
   { from: '^src/cli/', to: '^src/report/scope\\.ts$' },
   { from: '^src/cli/', to: '^src/config/messages\\.ts$' },
   // The config's `alerts:` block reads each rule's key and value schema (SHARED above).
