@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { PushCollector, refetchFixed } from '../collect/index.js';
 import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
-import { isInterrupted } from '../errors.js';
+import { EtlError, isInterrupted } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
-import { packBatches, planPipeline, readingsInUse, type Plan, type ReadingsInUse } from '../plan/index.js';
+import { packBatches, planPipeline, pullNightTooLong, readingsInUse, type Plan, type ReadingsInUse } from '../plan/index.js';
 import {
   compactRaw,
   damagedNotes,
@@ -118,6 +118,12 @@ export async function ingestStep(
       b.endpoint,
       b.tasks.map((t) => t.spec),
     );
+  // A night pull cannot finish before the next one starts is refused before any call: push is the way at that size.
+  if (!resume && (collection.mode === 'pull' || collection.callback === 'pingback')) {
+    const { schedule, timezone } = o.pipeline;
+    const tooLong = pullNightTooLong(plan, { schedule, timezone, now: started, minuteMs: o.limits?.windowMs });
+    if (tooLong) throw new EtlError('ETL_CONFIG_INVALID', tooLong.message, { retryable: false, context: { stage: 'plan' } });
+  }
   const world: RunWorld = { o, wh, indexOn, now, sleep, charged: { micros: 0n }, collection };
   // A completed run owing steps has nothing to collect or look up: it is never settled, and when
   // it is the one resumed, only the steps it owes run (and nothing else is settled meanwhile).
