@@ -172,7 +172,7 @@ export class CallbackLanding {
         });
         try {
           // The fastest gzip level: the file is read once by the loader and compacted later, and
-          // at the default level compressing costs the receiver several times more CPU per postback.
+          // the default level costs several times its CPU for each postback.
           await writeDurably(file, gzipSync(members.map((m) => `${m.line}\n`).join(''), { level: 1 }));
           for (const m of members) m.done(file);
         } catch (err) {
