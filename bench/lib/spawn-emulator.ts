@@ -24,7 +24,8 @@ process.send({ url: sb.url });
 process.on('message', async () => {
   const stats = await (await fetch(sb.url + '/__admin/stats')).json();
   const c = process.cpuUsage();
-  process.send({ cpuS: (c.user + c.system) / 1e6, stats });
+  // A large message (a tag a task) must be sent whole before the channel closes.
+  await new Promise((r) => process.send({ cpuS: (c.user + c.system) / 1e6, stats }, r));
   await sb.close();
   process.disconnect();
 });
@@ -36,13 +37,18 @@ process.on('message', async () => {
     child.once('message', (m) => resolve(m as { url: string }));
     child.once('exit', (c) => reject(new Error(`the emulator's process ended (exit ${c}) before it listened`)));
   });
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => (exited = `exit ${code ?? signal}`));
   return {
     url,
     stop: () =>
-      new Promise<EmulatorEnd>((resolve) => {
-        let end: EmulatorEnd;
+      new Promise<EmulatorEnd>((resolve, reject) => {
+        if (exited) return reject(new Error(`the emulator's process ended before it was stopped (${exited})`));
+        let end: EmulatorEnd | undefined;
         child.once('message', (m) => (end = m as EmulatorEnd));
-        child.once('exit', () => resolve(end));
+        child.once('exit', (code, signal) =>
+          end ? resolve(end) : reject(new Error(`the emulator's process ended without its figures (exit ${code ?? signal})`)),
+        );
         child.send('stop');
       }),
   };
