@@ -5,3 +5,4 @@ export * from './price.js';
 export * from './price-history.js';
 export * from './embeddings.js';
 export * from './readings-use.js';
+export * from './pull-window.js';

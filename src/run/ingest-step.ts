@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
+import { EtlError } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
-import { planPipeline, readingsInUse, type Plan, type PlannedBatch, type ReadingsInUse } from '../plan/index.js';
+import { planPipeline, pullNightTooLong, readingsInUse, type Plan, type PlannedBatch, type ReadingsInUse } from '../plan/index.js';
 import { readServiceReadings, RUN_STEPS, runQueries, RunStore, type UnfinishedRun, type Warehouse } from '../warehouse/index.js';
 import { preflightJobs } from './preflight.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
@@ -146,6 +147,12 @@ async function prepareRun(
       b.endpoint,
       b.tasks.map((t) => t.spec),
     );
+  // A night pull cannot finish before the next one starts is refused before any call: push is the way at that size.
+  if (!resume && (collection.mode === 'pull' || collection.callback === 'pingback')) {
+    const { schedule, timezone } = o.pipeline;
+    const tooLong = pullNightTooLong(plan, { schedule, timezone, now: started, minuteMs: o.limits?.windowMs });
+    if (tooLong) throw new EtlError('ETL_CONFIG_INVALID', tooLong.message, { context: { stage: 'plan' } });
+  }
   const world: RunWorld = { o, wh, indexOn, now, sleep, charged: { micros: 0n }, collection };
   // A completed run owing steps has nothing to collect or look up: it is never settled, and when
   // it is the one resumed, only the steps it owes run (and nothing else is settled meanwhile).

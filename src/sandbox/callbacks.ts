@@ -33,6 +33,9 @@ export class CallbackDispatcher {
   readonly #world: SandboxWorld;
   readonly #inflight = new Set<Promise<void>>();
   #last: Promise<void> = Promise.resolve();
+  /** Callbacks under way (from the start of building the body to the answer), and those waiting for a place. */
+  #active = 0;
+  readonly #waiting: Array<() => void> = [];
 
   constructor(world: SandboxWorld) {
     this.#world = world;
@@ -48,7 +51,8 @@ export class CallbackDispatcher {
     if (!task.callbackSpec || task.callbackState === 'sending') return;
     task.callbackState = 'sending';
     const p = this.#turn()
-      .then(() => this.#deliver(task))
+      .then(() => this.#place())
+      .then(() => this.#deliver(task).finally(() => this.#leave()))
       .finally(() => this.#inflight.delete(p));
     this.#inflight.add(p);
   }
@@ -62,6 +66,26 @@ export class CallbackDispatcher {
     const next = this.#last.then(() => new Promise<void>((r) => setImmediate(r)));
     this.#last = next;
     return next;
+  }
+
+  /**
+   * Waits for a place under `callbackConcurrency` (no bound when unset): with a bound, the
+   * emulator sends as fast as the receiver answers and each callback's 10 seconds start
+   * when it is sent, not while it waits its turn.
+   */
+  #place(): Promise<void> {
+    const max = this.#world.callbackConcurrency;
+    if (max === undefined || this.#active < max) {
+      this.#active++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((r) => this.#waiting.push(r));
+  }
+
+  #leave(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#active--;
   }
 
   /** Starts due callbacks and waits until every callback under way has ended. */
@@ -90,7 +114,14 @@ export class CallbackDispatcher {
     world.stats.callback(ok);
     task.callbackState = ok ? 'delivered' : 'failed';
     world.store.touch(task);
-    if (ok) return;
+    if (ok) {
+      // A delivery the service repeats: the receiver must take the second one without loading twice.
+      if (world.faults.nextCallbackDuplicated()) {
+        world.stats.fault('callback_duplicate');
+        await this.#call(task, url, method);
+      }
+      return;
+    }
     world.errors.add(task.key, task.api, world.now(), {
       id: task.id,
       function: `${spec.kind}_url`,

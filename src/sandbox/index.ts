@@ -103,6 +103,11 @@ export interface SandboxOptions {
   /** HTTP dispatcher used for callbacks; undici's global one by default. */
   callbackDispatcher?: Dispatcher;
   /**
+   * Most callbacks under way at once; the next is sent as soon as one is answered, so the
+   * emulator sends as fast as the receiver takes them. Default: no bound (every due callback at once).
+   */
+  callbackConcurrency?: number;
+  /**
    * A folder where the emulator keeps its state (tasks, their progress, balance, the calls it
    * charged) and reads it back when started again, so a process that ends does not take the
    * service's side of its tasks with it (state-journal.ts). Default: none, all in memory.
@@ -183,6 +188,8 @@ function checkedSettings(opts: SandboxOptions) {
   if (!Number.isFinite(timeScale) || timeScale <= 0)
     throw new Error(`timeScale ${timeScale} must be a positive number (60 makes a minute last a second)`);
   const seed = opts.seed ?? 1;
+  if (opts.callbackConcurrency !== undefined && !(Number.isInteger(opts.callbackConcurrency) && opts.callbackConcurrency > 0))
+    throw new Error(`callbackConcurrency ${opts.callbackConcurrency} must be a positive integer`);
   const profile = typeof opts.faults === 'string' ? parseFaultProfile(opts.faults) : resolveFaultProfile(opts.faults);
   const drift = opts.drift ?? 0;
   const readings = parseReadings(opts.readings);
@@ -224,6 +231,7 @@ function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSet
     readings,
     allowRemoteCallbacks: opts.allowRemoteCallbacks ?? false,
     dispatcher: opts.callbackDispatcher,
+    callbackConcurrency: opts.callbackConcurrency,
     ...(opened ? { journal: opened.journal } : {}),
   } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
   world.callbacks = new CallbackDispatcher(world);

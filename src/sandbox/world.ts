@@ -58,6 +58,8 @@ export interface SandboxWorld {
   callbacks: CallbackDispatcher;
   /** HTTP dispatcher for callbacks; undici's global one by default. */
   dispatcher: Dispatcher | undefined;
+  /** Most callbacks under way at once (more wait their turn); undefined: no bound. */
+  callbackConcurrency: number | undefined;
   /** Set when the emulator keeps its state on disk (`stateDir`): every change is written there before it is answered. */
   journal?: SandboxJournal;
 }

@@ -30,9 +30,9 @@ export const planCommand: CommandModule<object, PlanArgs> = {
   handler: async (args: ArgumentsCamelCase<PlanArgs>) => {
     const { endpoint } = await import('../../catalog/index.js');
     const { ServiceClient } = await import('../../client/index.js');
-    const { loadPipeline } = await import('../../config/index.js');
+    const { loadPipeline, resolveCollection } = await import('../../config/index.js');
     const { embeddingJobs } = await import('../../jobs/index.js');
-    const { planEmbeddings, planPipeline, priceTasks, readingsInUse, readPriceHistory, summarizePlan } =
+    const { planEmbeddings, planPipeline, priceTasks, pullNightTooLong, readingsInUse, readPriceHistory, summarizePlan } =
       await import('../../plan/index.js');
     const { cachedEmbeddingKeys } = await import('../../models/index.js');
     const { readServiceReadings, withWarehouse } = await import('../../warehouse/index.js');
@@ -65,6 +65,13 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       const check = (cache?: ReferenceCache) => preflightJobs(client, pipeline, args.file, cache);
       const warnings = hasWarehouse ? await withWarehouse(args.warehouse, (wh) => check({ wh, now: () => new Date() })) : await check();
       for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+      // A run refuses a pull night the rate limits cannot finish before the next one starts (ingest-step.ts).
+      const collection = resolveCollection(pipeline.collection);
+      const tooLong =
+        collection.mode === 'pull' || collection.callback === 'pingback'
+          ? pullNightTooLong(plan, { schedule: pipeline.schedule, timezone: pipeline.timezone, now: new Date() })
+          : null;
+      if (tooLong) process.stderr.write(`warning: a run refuses this plan: ${tooLong.message}\n`);
       const user = (await client.call(endpoint('appendix.user_data'))).envelope.tasks?.[0]?.result?.[0] as
         { rates?: Record<string, unknown> } | undefined;
       const high = new Set(plan.tasks.filter((t) => t.spec.priority === 2).map((t) => t.endpoint.id));

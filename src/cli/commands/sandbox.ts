@@ -88,7 +88,7 @@ export const sandboxCommand: CommandModule<object, SandboxArgs> = {
       .option('faults', {
         type: 'string',
         default: 'none',
-        describe: `fault profile: ${Object.keys(FAULT_PROFILES).join(', ')}, or field=rate pairs such as burst429=0.1,error5xx=0.05,drop=0.01,malformed=0.01,slow=0.01,slowMs=5000,taskFailure=0.05,callbackFailure=0.2,reparse=0.1`,
+        describe: `fault profile: ${Object.keys(FAULT_PROFILES).join(', ')}, or field=rate pairs such as burst429=0.1,error5xx=0.05,drop=0.01,malformed=0.01,slow=0.01,slowMs=5000,taskFailure=0.05,callbackFailure=0.2,callbackDuplicate=0.01,reparse=0.1`,
       })
       .option('time-scale', {
         type: 'number',

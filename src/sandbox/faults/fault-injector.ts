@@ -23,6 +23,7 @@ export class FaultInjector {
   readonly #tasks: Rng;
   readonly #callbacks: Rng;
   readonly #reparse: Rng;
+  readonly #duplicates: Rng;
   readonly #paths: RegExp | undefined;
   #burstLeft = 0;
 
@@ -34,6 +35,7 @@ export class FaultInjector {
     this.#tasks = createRng(seed, 'faults', 'tasks');
     this.#callbacks = createRng(seed, 'faults', 'callbacks');
     this.#reparse = createRng(seed, 'faults', 'reparse');
+    this.#duplicates = createRng(seed, 'faults', 'duplicates');
   }
 
   /** The fault for the next call to `path`; one draw per kind, in a fixed order. */
@@ -66,6 +68,11 @@ export class FaultInjector {
   /** Whether the next callback is treated as unanswered. */
   nextCallbackFails(): boolean {
     return this.#p.callbackFailure > 0 && this.#callbacks.chance(this.#p.callbackFailure);
+  }
+
+  /** Whether the callback just delivered is sent once more. */
+  nextCallbackDuplicated(): boolean {
+    return this.#p.callbackDuplicate > 0 && this.#duplicates.chance(this.#p.callbackDuplicate);
   }
 
   /** Whether the next finished task is re-parsed. */

@@ -26,6 +26,8 @@ export interface FaultProfile {
   taskFailure: number;
   /** Chance that a callback is treated as failed (no answer), sending the task to the ready list. */
   callbackFailure: number;
+  /** Chance that a delivered callback is sent a second time right after (the same body, the same task). */
+  callbackDuplicate: number;
   /** Chance that a finished task is re-parsed shortly after and listed by `tasks_fixed`. */
   reparse: number;
 }
@@ -43,6 +45,7 @@ export const NO_FAULTS: Readonly<FaultProfile> = Object.freeze({
   malformed: 0,
   taskFailure: 0,
   callbackFailure: 0,
+  callbackDuplicate: 0,
   reparse: 0,
 });
 

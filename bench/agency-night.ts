@@ -1,0 +1,138 @@
+// `npx tsx bench/agency-night.ts [--tasks 100000] [--time-scale 2] [--depth 10] [--concurrency N]`:
+// an agency's night: --tasks SERP keywords at --depth by push, against the emulator in its own
+// process with the spec's rate limits on at --time-scale, run as users run it
+// (`node bin/pipeline.mjs run --json`, in a child process: settle, post, collect, load, models and
+// their tests, publish), and prints:
+//   engine.agency_night_ratio   wall of the run / (the bound the rate limits set for posting
+//                               + the service's completion time)                  (target <= 1.1)
+//   engine.agency_night_rss_mb  peak RSS of the run's process                     (target <= 1,500)
+//   engine.agency_night_lost / engine.agency_night_bought_twice                   (target 0 and 0)
+// The bound: the SERP family takes 60 calls in any window of a minute divided by the time scale;
+// --tasks need ceil(tasks / 100) POSTs, so the last POST goes at the earliest
+// floor((posts - 1) / 60) windows after the first, and its tasks are done the emulator's ready
+// delay (300 ms, divided by the time scale) later. Push needs no other SERP call. The time scale
+// keeps the night in minutes while leaving the receiver the real service's pace: at 2, 100,000
+// tasks are 1,000 POSTs over 8 minutes, about 210 postbacks a second.
+// Lost: tasks planned and not collected. Bought twice: a tag the emulator created more than one
+// task for (its admin stats). --concurrency bounds the postbacks the emulator has under way
+// (default: none, every finished task's postback at once, as a service would).
+// Figures, not assertions; CPU seconds of both processes and the load average are printed beside them.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { withWarehouse } from '../src/warehouse/index.js';
+import { flag, loadAverage, spawnEmulator } from './lib/spawn-emulator.js';
+
+const TASKS = Number(flag('tasks', '100000'));
+const SCALE = Number(flag('time-scale', '2'));
+const DEPTH = Number(flag('depth', '10'));
+const CONCURRENCY = flag('concurrency', '');
+const LIMIT = 60; // SERP family, calls per window (spec, Limits)
+const TASKS_PER_POST = 100;
+const READY_AFTER_MS = 300; // the emulator's default ready delay, before the time scale
+const KEY = 'svc_live_test_agencynight';
+const BIN = resolve('bin/pipeline.mjs');
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+const dir = await mkdtemp(join(tmpdir(), 'pipeline-agency-night-'));
+const file = join(dir, 'agency.yaml');
+const keywords = Array.from({ length: TASKS }, (_, i) => `      - agency keyword ${i} near me`);
+await writeFile(
+  file,
+  [
+    'name: agency',
+    'collection:',
+    '  mode: push',
+    '  listen: "127.0.0.1:0"',
+    'jobs:',
+    '  - kind: serp',
+    '    name: ranks',
+    `    depth: ${DEPTH}`,
+    '    locations: [2840]',
+    '    track_domains: [site1.com, site2.com]',
+    '    keywords:',
+    ...keywords,
+    '',
+  ].join('\n'),
+);
+
+const loadBefore = await loadAverage();
+const sb = await spawnEmulator({
+  rateLimits: true,
+  timeScale: SCALE,
+  readyAfterMs: READY_AFTER_MS,
+  seed: 1,
+  ...(CONCURRENCY ? { callbackConcurrency: Number(CONCURRENCY) } : {}),
+});
+try {
+  const warehouse = join(dir, 'warehouse');
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_API_KEY: KEY, SVC_BASE_URL: sb.url, LOG_LEVEL: 'warn' };
+  delete env.SVC_SANDBOX_URL;
+  delete env.PIPELINE_SANDBOX_DATE;
+  const args = [BIN, 'run', file, '--warehouse', warehouse, '--json', '--time-scale', String(SCALE), '--new-run'];
+  const cmd = TIME ? [TIME, '-f', '@@time %e %U %S %M', process.execPath, ...args] : [process.execPath, ...args];
+  const t0 = performance.now();
+  const child = spawn(cmd[0]!, cmd.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  let hwm = 0;
+  const poll = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (m) hwm = Math.max(hwm, Number(m[1]));
+    } catch {
+      /* gone */
+    }
+  }, 200);
+  const code = await new Promise<number>((ok) => child.once('exit', (c) => ok(c ?? 1)));
+  clearInterval(poll);
+  const wallS = (performance.now() - t0) / 1000;
+  const t = /@@time (\S+) (\S+) (\S+) (\d+)/.exec(stderr);
+  const cpuS = t ? Number(t[2]) + Number(t[3]) : Number.NaN;
+  const rssMb = (t ? Number(t[4]) : hwm) / 1024;
+  const end = await sb.stop();
+  if (code !== 0) console.log(`  the run exited ${code}: ${stderr.replace(/@@time.*\n?/, '').slice(-2000)}`);
+  let summary: { state?: string; tasks?: { planned: number; collected: number } } = {};
+  try {
+    summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+  } catch {
+    /* not JSON: the counts below come from the warehouse */
+  }
+  const counts = await withWarehouse(warehouse, async (wh) => {
+    const [r] = await wh.all<{ tasks: number; collected: number; results: number }>(
+      `SELECT count(*)::INT AS tasks, count(*) FILTER (WHERE state = 'collected')::INT AS collected,
+              (SELECT count(DISTINCT task_id) FROM serp_results)::INT AS results FROM tasks`,
+    );
+    return r!;
+  });
+  const created = Object.values(end.stats.tasks_created_by_tag);
+  const twice = created.filter((c) => c > 1).length;
+  const lost = TASKS - counts.collected;
+  const posts = Math.ceil(TASKS / TASKS_PER_POST);
+  const windowS = 60 / SCALE;
+  const boundS = Math.floor((posts - 1) / LIMIT) * windowS + READY_AFTER_MS / SCALE / 1000;
+  console.log(
+    `agency night, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH} by push, rate limits on at time scale ${SCALE} (Node ${process.version})`,
+  );
+  console.log(
+    `  run exit ${code}, ${summary.state ?? '?'}; tasks ${counts.tasks}, collected ${counts.collected}, with results ${counts.results}; tags bought ${created.length}, twice ${twice}`,
+  );
+  console.log(
+    `  wall ${wallS.toFixed(1)} s, bound ${boundS.toFixed(1)} s (${posts} POSTs, ${LIMIT} a ${windowS.toFixed(0)} s window); run process ${cpuS.toFixed(1)} s of CPU, emulator process ${end.cpuS.toFixed(1)} s`,
+  );
+  console.log(
+    `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; calls ${JSON.stringify(end.stats.calls_by_family)}`,
+  );
+  console.log(`  load average before ${loadBefore}, after ${await loadAverage()}`);
+  console.log(`engine.agency_night_ratio ${(wallS / boundS).toFixed(3)}`);
+  console.log(`engine.agency_night_rss_mb ${rssMb.toFixed(0)}`);
+  console.log(`engine.agency_night_lost ${lost}`);
+  console.log(`engine.agency_night_bought_twice ${twice}`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

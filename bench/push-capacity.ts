@@ -1,0 +1,98 @@
+// `npx tsx bench/push-capacity.ts [--tasks 5000] [--depth 100] [--concurrency 32] [--ready-after 15000]`:
+// how many postbacks a second the receiver takes (src/collect/push.ts CallbackServer and the push
+// collector, src/collect/push-collect.ts), when the service sends them as fast as it answers.
+//   collect.push_capacity_per_s   postbacks landed, loaded and marked collected per second   (target >= 300)
+//   collect.push_cpu_s_per_1000   the run process's CPU seconds per 1,000 of them, beside it
+// A SERP pipeline of --tasks keywords at --depth (100: the spec's largest answer of one block
+// set) runs by push through `runPipeline` against the emulator in its own process, with no rate
+// limits and every task done --ready-after ms after its POST: posting ends before the first task
+// is done, so the span measured is the receiver's alone. The emulator then sends the finished
+// tasks' postbacks (gzip, the task_get envelope, as the spec shapes them) with at most
+// --concurrency under way, the next as soon as one is answered. The span runs from the first
+// task done (first POST + ready delay) to the last task marked collected; CPU is this process's
+// over the same span (sampled every 100 ms). "Every answer within 10 s": the emulator's own
+// callback timeout (10 s at time scale 1) failed none (`callbacks failed` below is 0).
+// Figures, not assertions; the load average is printed beside them.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { parsePipeline } from '../src/config/index.js';
+import { runPipeline } from '../src/run/index.js';
+import { withWarehouse } from '../src/warehouse/index.js';
+import { cpuSampler, flag, loadAverage, spawnEmulator } from './lib/spawn-emulator.js';
+
+const TASKS = Number(flag('tasks', '5000'));
+const DEPTH = Number(flag('depth', '100'));
+const CONCURRENCY = Number(flag('concurrency', '32'));
+const READY_AFTER_MS = Number(flag('ready-after', String(Math.max(5_000, TASKS * 3))));
+const KEY = 'svc_live_test_pushcapacity';
+
+const keywords = Array.from({ length: TASKS }, (_, i) => `push capacity keyword ${i}`);
+const pipeline = parsePipeline(
+  [
+    'name: push-capacity',
+    'collection:',
+    '  mode: push',
+    '  listen: "127.0.0.1:0"',
+    'jobs:',
+    '  - kind: serp',
+    `    depth: ${DEPTH}`,
+    '    locations: [2840]',
+    `    keywords: [${keywords.map((k) => JSON.stringify(k)).join(', ')}]`,
+  ].join('\n'),
+  'push-capacity.yaml',
+  {},
+);
+
+const loadBefore = await loadAverage();
+const sb = await spawnEmulator({ rateLimits: false, readyAfterMs: READY_AFTER_MS, seed: 1, callbackConcurrency: CONCURRENCY });
+const dir = await mkdtemp(join(tmpdir(), 'pipeline-push-capacity-'));
+const cpu = cpuSampler();
+try {
+  const started = performance.now();
+  const summary = await runPipeline({
+    pipeline,
+    file: 'push-capacity.yaml',
+    warehouseDir: dir,
+    baseUrl: sb.url,
+    apiKey: KEY,
+    logger: pino({ level: 'warn' }),
+    pollIntervalMs: 1_000,
+    collectTimeoutMs: 60 * 60_000,
+  });
+  const wallS = (performance.now() - started) / 1000;
+  cpu.stop();
+  const end = await sb.stop();
+  const span = await withWarehouse(dir, async (wh) => {
+    const [r] = await wh.all<{ first_post: number; last_post: number; last_collected: number; collected: number; rows: number }>(
+      `SELECT epoch_ms(min(posted_at))::DOUBLE AS first_post, epoch_ms(max(posted_at))::DOUBLE AS last_post,
+              epoch_ms(max(collected_at))::DOUBLE AS last_collected,
+              count(*) FILTER (WHERE state = 'collected')::INT AS collected,
+              (SELECT count(*) FROM serp_results)::INT AS rows
+       FROM tasks`,
+    );
+    return r!;
+  });
+  const from = span.first_post + READY_AFTER_MS;
+  const spanS = (span.last_collected - from) / 1000;
+  const cpuS = cpu.at(span.last_collected) - cpu.at(from);
+  const postingS = (span.last_post - span.first_post) / 1000;
+  console.log(
+    `push capacity, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH}, postbacks at most ${CONCURRENCY} under way (Node ${process.version})`,
+  );
+  console.log(
+    `  run ${summary.state}, ${summary.tasks.collected}/${summary.tasks.planned} collected (${span.collected} in tasks, ${span.rows} serp_results rows), wall ${wallS.toFixed(1)} s`,
+  );
+  console.log(
+    `  posting took ${postingS.toFixed(1)} s${postingS * 1000 > READY_AFTER_MS ? ' (longer than the ready delay: raise --ready-after, the span is not the receiver alone)' : ''}; receiving ${spanS.toFixed(1)} s`,
+  );
+  console.log(
+    `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; emulator process ${end.cpuS.toFixed(1)} s of CPU`,
+  );
+  console.log(`  load average before ${loadBefore}, after ${await loadAverage()}`);
+  console.log(`collect.push_capacity_per_s ${(span.collected / spanS).toFixed(0)}`);
+  console.log(`collect.push_cpu_s_per_1000 ${((cpuS / span.collected) * 1000).toFixed(2)}`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
