@@ -66,95 +66,96 @@ export function sandboxOptionsFromArgs(args: SandboxArgs): {
   };
 }
 
+/** The options of `pipeline sandbox`, with their help text. */
+const SANDBOX_OPTIONS = {
+  port: { type: 'number', default: 8787, describe: 'port to listen on (0 picks a free one)' },
+  host: { type: 'string', default: '127.0.0.1', describe: 'loopback address to bind' },
+  seed: { type: 'number', default: 1, describe: 'seed of the simulated data and of the faults' },
+  state: {
+    type: 'string',
+    describe: 'folder where the emulator keeps its tasks, balance and calls, read back when started again (default: in memory)',
+  },
+  'ready-after': { type: 'number', default: 2, describe: 'seconds until a posted task is done (divided by --time-scale)' },
+  balance: {
+    type: 'string',
+    default: '1000.0000',
+    describe: 'starting simulated balance in CNY (svc_live_ keys are charged against it)',
+  },
+  faults: {
+    type: 'string',
+    default: 'none',
+    describe: `fault profile: ${Object.keys(FAULT_PROFILES).join(', ')}, or field=rate pairs such as burst429=0.1,error5xx=0.05,drop=0.01,malformed=0.01,slow=0.01,slowMs=5000,taskFailure=0.05,callbackFailure=0.2,callbackDuplicate=0.01,reparse=0.1`,
+  },
+  'time-scale': {
+    type: 'number',
+    default: 1,
+    describe: 'run rate-limit minutes and task delays this many times faster (60: a minute lasts a second)',
+  },
+  'live-key': {
+    type: 'string',
+    describe: 'the svc_live_ key to accept (charged against the balance); made up and printed when omitted',
+  },
+  'sandbox-key': {
+    type: 'string',
+    describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted',
+  },
+  admin: {
+    type: 'boolean',
+    default: false,
+    describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)',
+  },
+  date: {
+    type: 'string',
+    describe:
+      "start the emulator's clock at this date (YYYY-MM-DD, midnight UTC, or an ISO instant); it runs forward from there, so the data are that day's",
+  },
+  drift: {
+    type: 'number',
+    default: 0.05,
+    describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms',
+  },
+  'rank-profile': {
+    type: 'string',
+    describe:
+      'place chosen domains by a rank distribution, their ranks walking from day to day: domain=top10/top11to30/beyond100 shares, comma-separated (mysite.example=0.4/0.2/0.4; the rest rank 31-100)',
+  },
+  reading: {
+    type: 'string',
+    describe:
+      'where the spec is silent, which reading to serve (comma-separated; the first value is the default): refunds=task-cost|balance, rateLimitBody=http429|http200, asyncTasksPerPost=100|1, extraDepthPrice=0.75|1|0, clockSkew=0|<seconds, e.g. -120s>, aiCreatedStatus=20100|20000, aiZero=kept|removed, readyListPaging=1000|<1-1000>, postbackEncoding=gzip|gzip-bare|deflate (src/sandbox/readings.ts)',
+  },
+  'rate-limits': {
+    type: 'boolean',
+    default: true,
+    describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)",
+  },
+} as const;
+
+/** What each option accepts: checked before the emulator starts. */
+const SANDBOX_CHECKS: Parameters<typeof checkOptions>[0] = {
+  port: num({ integer: true, min: 0, max: 65535 }),
+  host: (v) =>
+    /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/.test(String(v)) ? undefined : 'a loopback address: 127.0.0.1, ::1 or localhost',
+  seed: num({ integer: true, min: 0 }),
+  'ready-after': num({ min: 0 }),
+  balance: (v) => (/^\d+(\.\d{1,4})?$/.test(String(v)) ? undefined : 'an amount in CNY such as 1000.0000'),
+  faults: parsedBy(parseFaultProfile, `a profile (${Object.keys(FAULT_PROFILES).join(', ')}) or field=rate pairs`),
+  'time-scale': num({ above: 0 }),
+  drift: num({ min: 0, max: 1 }),
+  'rank-profile': parsedBy(parseRankProfiles, 'domain=top10/top11to30/beyond100 shares such as mysite.example=0.4/0.2/0.4'),
+  reading: parsedBy(parseReadings, 'name=value pairs such as refunds=balance,rateLimitBody=http200'),
+  date: parsedBy(parseSandboxDate, 'a date YYYY-MM-DD (midnight UTC) or an ISO instant'),
+  // The spec: a key of any length after its prefix is a key.
+  'live-key': (v) => (/^svc_live_\S+$/.test(String(v)) ? undefined : 'a key starting svc_live_ followed by at least one character'),
+  'sandbox-key': (v) =>
+    /^svc_sandbox_\S+$/.test(String(v)) ? undefined : 'a key starting svc_sandbox_ followed by at least one character',
+};
+
 /** `pipeline sandbox`: the emulator alone, for other tools or a second terminal. */
 export const sandboxCommand: CommandModule<object, SandboxArgs> = {
   command: 'sandbox',
   describe: 'Serve the built-in service emulator on a loopback port until interrupted',
-  builder: (y: Argv) =>
-    y
-      .option('port', { type: 'number', default: 8787, describe: 'port to listen on (0 picks a free one)' })
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'loopback address to bind' })
-      .option('seed', { type: 'number', default: 1, describe: 'seed of the simulated data and of the faults' })
-      .option('state', {
-        type: 'string',
-        describe: 'folder where the emulator keeps its tasks, balance and calls, read back when started again (default: in memory)',
-      })
-      .option('ready-after', { type: 'number', default: 2, describe: 'seconds until a posted task is done (divided by --time-scale)' })
-      .option('balance', {
-        type: 'string',
-        default: '1000.0000',
-        describe: 'starting simulated balance in CNY (svc_live_ keys are charged against it)',
-      })
-      .option('faults', {
-        type: 'string',
-        default: 'none',
-        describe: `fault profile: ${Object.keys(FAULT_PROFILES).join(', ')}, or field=rate pairs such as burst429=0.1,error5xx=0.05,drop=0.01,malformed=0.01,slow=0.01,slowMs=5000,taskFailure=0.05,callbackFailure=0.2,callbackDuplicate=0.01,reparse=0.1`,
-      })
-      .option('time-scale', {
-        type: 'number',
-        default: 1,
-        describe: 'run rate-limit minutes and task delays this many times faster (60: a minute lasts a second)',
-      })
-      .option('live-key', {
-        type: 'string',
-        describe: 'the svc_live_ key to accept (charged against the balance); made up and printed when omitted',
-      })
-      .option('sandbox-key', {
-        type: 'string',
-        describe: 'the svc_sandbox_ key to accept (never charged); made up and printed when omitted',
-      })
-      .option('admin', {
-        type: 'boolean',
-        default: false,
-        describe: 'serve GET /__admin/stats (calls per family, tasks per tag, CNY charged)',
-      })
-      .option('date', {
-        type: 'string',
-        describe:
-          "start the emulator's clock at this date (YYYY-MM-DD, midnight UTC, or an ISO instant); it runs forward from there, so the data are that day's",
-      })
-      .option('drift', {
-        type: 'number',
-        default: 0.05,
-        describe: 'share of SERPs (0-1) served with forms real bodies have: an unseen item type, numbers as strings, other date forms',
-      })
-      .option('rank-profile', {
-        type: 'string',
-        describe:
-          'place chosen domains by a rank distribution, their ranks walking from day to day: domain=top10/top11to30/beyond100 shares, comma-separated (mysite.example=0.4/0.2/0.4; the rest rank 31-100)',
-      })
-      .option('reading', {
-        type: 'string',
-        describe:
-          'where the spec is silent, which reading to serve (comma-separated; the first value is the default): refunds=task-cost|balance, rateLimitBody=http429|http200, asyncTasksPerPost=100|1, extraDepthPrice=0.75|1|0, clockSkew=0|<seconds, e.g. -120s>, aiCreatedStatus=20100|20000, aiZero=kept|removed, readyListPaging=1000|<1-1000>, postbackEncoding=gzip|gzip-bare|deflate (src/sandbox/readings.ts)',
-      })
-      .option('rate-limits', {
-        type: 'boolean',
-        default: true,
-        describe: "enforce the spec's per-family rate limits with 429 (--no-rate-limits to turn off)",
-      })
-      .check(
-        checkOptions({
-          port: num({ integer: true, min: 0, max: 65535 }),
-          host: (v) =>
-            /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/.test(String(v))
-              ? undefined
-              : 'a loopback address: 127.0.0.1, ::1 or localhost',
-          seed: num({ integer: true, min: 0 }),
-          'ready-after': num({ min: 0 }),
-          balance: (v) => (/^\d+(\.\d{1,4})?$/.test(String(v)) ? undefined : 'an amount in CNY such as 1000.0000'),
-          faults: parsedBy(parseFaultProfile, `a profile (${Object.keys(FAULT_PROFILES).join(', ')}) or field=rate pairs`),
-          'time-scale': num({ above: 0 }),
-          drift: num({ min: 0, max: 1 }),
-          'rank-profile': parsedBy(parseRankProfiles, 'domain=top10/top11to30/beyond100 shares such as mysite.example=0.4/0.2/0.4'),
-          reading: parsedBy(parseReadings, 'name=value pairs such as refunds=balance,rateLimitBody=http200'),
-          date: parsedBy(parseSandboxDate, 'a date YYYY-MM-DD (midnight UTC) or an ISO instant'),
-          // The spec: a key of any length after its prefix is a key.
-          'live-key': (v) => (/^svc_live_\S+$/.test(String(v)) ? undefined : 'a key starting svc_live_ followed by at least one character'),
-          'sandbox-key': (v) =>
-            /^svc_sandbox_\S+$/.test(String(v)) ? undefined : 'a key starting svc_sandbox_ followed by at least one character',
-        }),
-      ) as Argv<SandboxArgs>,
+  builder: (y: Argv) => y.options(SANDBOX_OPTIONS).check(checkOptions(SANDBOX_CHECKS)) as Argv<SandboxArgs>,
   handler: async (args: ArgumentsCamelCase<SandboxArgs>) => {
     const { startSandbox } = await import('../../sandbox/index.js');
     const { options, liveKey, sandboxKey, made } = sandboxOptionsFromArgs(args);
