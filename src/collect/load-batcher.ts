@@ -25,8 +25,8 @@ type Item =
 const BATCH = 1000;
 
 /**
- * A load costs about a third of a second whatever its size (binding the SERP types,
- * planning, the commit): 1 task or 500 cost nearly the same (bench/engine.ts). So a load
+ * A load has a fixed cost whatever its size (binding the SERP types, planning, the commit):
+ * 1 task or 500 cost nearly the same (docs/performance.md). So a load
  * starts once this many tasks wait, or when the oldest has waited {@link LINGER_MS}, or
  * when the collector flushes ({@link TaskLoader.idle}); not at each task's arrival.
  */

@@ -48,8 +48,8 @@ export async function loadPipeline(file: string, opts: LoadPipelineOptions = {})
 
 /**
  * The most SERP tasks one pipeline file may expand into. A night's plan holds every task in
- * memory: 1.28 million took 1.35 GB to plan, and a keywords file within its size limit crossed
- * with two locations and two devices (5 million) ran the planner out of memory.
+ * memory, and a keywords file within its size limit crossed with a few locations and devices
+ * would run the planner out of memory (docs/performance.md).
  */
 export const MAX_SERP_TASKS = 1_000_000;
 

@@ -47,7 +47,7 @@ export function openLakeClient(env: LakeEnv, o: LakeClientOptions = {}): LakeCli
     // socketTimeout, not requestTimeout: the SDK's handler only logs a warning when a request
     // passes requestTimeout (unless throwOnRequestTimeout), and a whole-request limit would cut a
     // slow but moving upload. An attempt whose socket is idle this long fails (TimeoutError), and
-    // is retried: a store that accepts connections and never answers no longer hangs a night.
+    // is retried, so a store that accepts connections and never answers cannot hang a night.
     requestHandler: { connectionTimeout: o.connectionTimeoutMs ?? 10_000, socketTimeout: o.requestTimeoutMs ?? 60_000 },
   };
   if (endpoint) {

@@ -106,8 +106,8 @@ async function materialize(
       }
       const sql = renderTemplate(m.sql, { self: m.name, isIncremental: true, incrementalSince: since });
       if (m.sidecar.incremental!.strategy === 'delete_insert') {
-        // No copy of the new rows: they were held twice (the temp table, and the insert's
-        // uncommitted rows), 60 MB of peak RSS for rank_history at 1,000 keywords x 365 nights.
+        // No copy of the new rows: with one they are held twice (the temp table, and the
+        // insert's uncommitted rows).
         return wh.transaction(async () => {
           await wh.run(`delete from ${name} where ${ident(key)} >= ${since}`);
           const rows = Number((await wh.db.run(`insert into ${name} by name\n${sql}`)).rowsChanged);

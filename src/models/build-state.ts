@@ -44,7 +44,7 @@ const ensured = new WeakSet<Warehouse>();
 async function ensureState(wh: Warehouse): Promise<void> {
   if (ensured.has(wh)) return;
   await wh.run(`create table if not exists ${STATE} (model varchar primary key, fingerprint json, built_at timestamptz)`);
-  // Added later: warehouses built before them get the columns on their next build.
+  // Columns a warehouse made by an older version lacks: added on its next build.
   await wh.run(`alter table ${STATE} add column if not exists watermark varchar`);
   await wh.run(`alter table ${STATE} add column if not exists full_at timestamptz`);
   ensured.add(wh);

@@ -37,10 +37,9 @@ export function stopFor(outcome: FailedPost): PostStop {
 }
 
 /**
- * POSTs of `task_post` batches in flight at once. One at a time, the tasks-table writes and
- * the landing of each answer left most of the family's rate-limit window unused while
- * posting (bench/engine.ts). With a budget they go one at a time: each batch is then priced
- * by what the ones before it were charged.
+ * POSTs of `task_post` batches in flight at once, so that the tasks-table writes and the landing
+ * of each answer do not leave the family's rate-limit window unused (docs/performance.md). With a
+ * budget they go one at a time: each batch is then priced by what the ones before it were charged.
  */
 const POSTS_IN_FLIGHT = 8;
 

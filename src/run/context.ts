@@ -53,8 +53,8 @@ export interface RunWorld {
 /** The context of run `runId` (this invocation's run, or an older one it settles). */
 export function makeContext(w: RunWorld, runId: string): RunContext {
   const { o, wh } = w;
-  // Free reads (task_get, tasks_ready) are indexed in batches: a commit per read cost
-  // more CPU than the read's rows (bench/engine.ts). Whatever reads the index flushes first.
+  // Free reads (task_get, tasks_ready) are indexed in batches: a commit per read would cost
+  // more CPU than the read's rows. Whatever reads the index flushes first.
   const ctx = { runId, pipeline: o.pipeline.name };
   const landing = new RawLanding(wh, ctx, { deferFreeReads: true, indexOn: w.indexOn });
   // The charge headers seen by this invocation, summed exactly, for progress lines.

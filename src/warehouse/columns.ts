@@ -90,7 +90,7 @@ export function sqlList(xs: readonly string[]): string {
 /**
  * One statement whose one row holds the column of each of `queries` (each a SELECT of one row,
  * one column, named): the queries go in FROM, not as scalar subqueries in SELECT, which DuckDB
- * wraps each in a check that it gave one row (an aggregate of its own, about 1 to 2 ms each).
+ * wraps each in a check that it gave one row (an aggregate of its own).
  */
 export function oneRowOf(queries: readonly string[]): string {
   return `SELECT * FROM ${queries.map((q) => `(${q})`).join(', ')}`;
@@ -101,8 +101,7 @@ export function oneRowOf(queries: readonly string[]): string {
  * epoch), a second wider on each side: a bound implied by the filter that chose the rows, so it
  * changes no result, but DuckDB skips other nights' row groups of the raw index by their zone
  * maps. Written as `make_timestamptz(µs)`: a text timestamp cast to TIMESTAMPTZ and shifted by
- * an interval cost DuckDB about 1 ms to bind in each statement that held one (a count over the
- * index: 2.0 ms with it, 1.2 ms with `make_timestamptz`).
+ * an interval costs DuckDB more to bind in each statement that holds one.
  */
 export function receivedBetween(loUs: bigint, hiUs: bigint): string {
   return ` AND received_at BETWEEN make_timestamptz(${loUs - 1_000_000n}) AND make_timestamptz(${hiUs + 1_000_000n})`;

@@ -298,8 +298,7 @@ export const ledgerWriter = {
 /**
  * The refund rows of a relation of collected costs, each task once, never twice. The look for
  * refunds already recorded reads only the ledger rows of the relation's tasks: a NOT IN over
- * every ledger row built a hash table of a year of call ids at each landing group (56 MB of
- * peak RSS and 0.15 s at 1,000 keywords x 365 nights).
+ * every ledger row would build a hash table of a year of call ids at each landing group.
  */
 function REFUNDS_FROM(relation: string): string {
   return `

@@ -17,9 +17,9 @@ keepByteOrderMarks();
 
 /**
  * The write-ahead log a commit may leave before DuckDB checkpoints it into the database file
- * (DuckDB's default is 16 MB). With a year of history a checkpoint cost 0.6 to 2.1 s, and a
- * 1,000-keyword night made four or five of them, at the commits of its loads and of its
- * models; on an empty warehouse they are cheap. With 1 GB a night checkpoints once, as the
+ * (DuckDB's default is 16 MB). With a year of history a checkpoint is costly, and at the default
+ * a large night would make several, at the commits of its loads and of its models
+ * (docs/performance.md); on an empty warehouse they are cheap. With 1 GB a night checkpoints once, as the
  * run's last step (`checkpoint`), or when the warehouse closes (docs/warehouse.md,
  * "Checkpoints"). Committed rows are as durable either way (the log is written at each
  * commit); a crash leaves at most this much log to replay at the next open.
@@ -75,12 +75,11 @@ export class Warehouse {
    * Hands back the memory DuckDB holds from the step before, so the next step starts from the
    * night's own needs and not from what the step before read or wrote. DuckDB keeps the blocks
    * of tables it has read cached up to its memory limit, and the rows committed since the last
-   * checkpoint uncompressed in memory (the warehouse checkpoints once a run, CHECKPOINT_THRESHOLD):
-   * after a night's loads, 100 to 165 MB (100,000 SERP items), and 40 to 100 MB of a year's
-   * blocks on the 365th night, under each model and the publish that followed. Lowering the
+   * checkpoint uncompressed in memory (the warehouse checkpoints once a run, CHECKPOINT_THRESHOLD),
+   * which would otherwise sit under each model and the publish that follow. Lowering the
    * limit makes DuckDB drop the cached blocks and write those rows to its temp folder (they stay
    * in the write-ahead log, as durable as before) until nothing more can go, then refuse the
-   * limit; the limit is then put back. 43 to 114 ms on the 365th night of bench/night.ts.
+   * limit; the limit is then put back (its cost: docs/performance.md).
    * Call it between statements, with no query of this instance running: one that asked for
    * memory in between could be refused.
    */
@@ -99,8 +98,8 @@ export class Warehouse {
   /**
    * Writes what the write-ahead log holds into the database file now, rather than when the
    * warehouse closes. A run calls it last, after `releaseMemory`: the checkpoint of a night's rows
-   * into year-long tables took 160 to 340 MB above what the process held when it started, so
-   * it should start from as little as possible (docs/warehouse.md, "Checkpoints").
+   * into year-long tables takes memory of its own on top of what the process holds, so it should
+   * start from as little as possible (docs/warehouse.md, "Checkpoints").
    */
   async checkpoint(): Promise<void> {
     await this.onOwnConnection(async (c) => {
@@ -190,9 +189,8 @@ export class Warehouse {
       const wh = new Warehouse(root, instance, db, true, undefined, undefined, memoryLimit, guard);
       // Dates of the service are UTC; without this a check_date would follow the host's zone.
       await db.run(`SET TimeZone = 'UTC'`);
-      // Rows are keyed, never positional: letting DuckDB insert in parallel out of order made
-      // loads from the raw landing about 1.5x faster in bench/run.ts (the read_json baseline
-      // runs with the same setting).
+      // Rows are keyed, never positional, so DuckDB may insert in parallel out of order, which
+      // makes loads from the raw landing faster (docs/performance.md).
       await db.run(`SET preserve_insertion_order = false`);
       for (const t of [...ALL_TABLES, ...DECLARED_TABLES]) await db.run(createTableSql(t));
       // State tables of an older warehouse take the columns added since (appended, so positions hold).

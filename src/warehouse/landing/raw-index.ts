@@ -48,9 +48,8 @@ function notIndexed(table: string, relation: string, within: string): string {
 /**
  * ` AND received_at BETWEEN …` around the given rows' times. A response is indexed with the
  * `received_at` its landed line holds, so a row already indexed for the same call has the same
- * time, and the look for it skips the row groups of other nights by their zone maps: on the
- * 365th night it read a year of call ids for each batch of callbacks (9 to 12 ms warm and 21
- * to 35 ms cold per table at 1,000 keywords; 6 to 13 ms bounded). Every landing writes the time
+ * time, and the look for it skips the row groups of other nights by their zone maps instead of
+ * reading a year of call ids for each batch of callbacks. Every landing writes the time
  * on the line; an index row without one (a line that held none) is not looked for.
  */
 function receivedAround(rows: readonly RawIndexRow[]): string {

@@ -9,7 +9,7 @@ const TEMP = /\.ndjson\.gz\.[0-9a-f]{8}\.tmp$/;
  * When raw/ was last cleaned (its mtime: when that cleaning started), beside raw/ rather than
  * in it, which holds day folders alone. A day folder not changed since holds no new temp file
  * (making one changes its folder's mtime), so it is not listed again: a year of raw files is
- * about 70,000 names, 200 ms to list at every open; the folders' times take 10.
+ * tens of thousands of names, too many to list at every open; the folders' times are few.
  */
 const CHECKED = '.raw-temps-checked';
 

@@ -28,8 +28,8 @@ export interface Early {
   cut: Promise<Cut | undefined> | undefined;
   /**
    * Removals of the scratch files read so far: started as soon as a batch is read, awaited
-   * when the load ends, so Node's file system threads delete them while DuckDB goes on (about
-   * 5 ms for a night's 50 pieces, otherwise spent before the commit).
+   * when the load ends, so Node's file system threads delete them while DuckDB goes on rather
+   * than before the commit.
    */
   removing: Promise<unknown>[];
   /**
@@ -86,8 +86,8 @@ export const LOAD_BATCH_BYTES = 128 << 20;
 /**
  * A batch of less gzip than this (a night's load of 250 to 500 SERP tasks is about 4 MB) is
  * read by DuckDB straight from the landed files, which each table then inflates again, in
- * pieces of about 1 MiB of bodies (intoPieces). At 50,000 SERP items that took no more time than
- * inflating once into a scratch file, and 300 MB peak RSS against 430 to 450: DuckDB parses a
+ * pieces of about 1 MiB of bodies (intoPieces). That takes no more time than inflating once
+ * into a scratch file, and less peak memory (docs/performance.md): DuckDB parses a
  * file's read buffer of bodies at once, and Node's inflate leaves the plain text behind as
  * buffers for the garbage collector. Larger batches are inflated once, on several threads,
  * unless they hold small files only (SMALL_FILE_BYTES).
@@ -97,11 +97,9 @@ export const READ_DIRECT_BELOW = 8 << 20;
 /**
  * A landed file of less gzip than this is small: one answer, or a few landed together. A batch of
  * small files only (a big account's night before compaction: 10,000 one-answer files of about 8
- * KB for a million SERP items) is read directly however large. Inflated, with a stream and a
- * pipeline per file, that night's load took 13.5 to 14.8 s (21.6 to 24.1 s of CPU) in four loads
- * and 25.7 s (42.6 s) in a fifth, 6 to 18 s of it inflating; read directly, 7.1 to 9.1 s (13.5
- * to 16.6 s of CPU), its files joined into pieces in under a second. Peak RSS 1,307 to 1,363 MB
- * against 1,336 to 1,469.
+ * KB for a million SERP items) is read directly however large: inflating such files, with a
+ * stream and a pipeline per file, costs more time than it saves, for no less memory
+ * (docs/performance.md).
  */
 const SMALL_FILE_BYTES = 1 << 20;
 

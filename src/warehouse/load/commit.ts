@@ -49,8 +49,8 @@ export async function commit(
 ): Promise<void> {
   // The inserts' optimizer setting (insertRows): changed on a connection of its own while the
   // transaction begins and checks for replaced rows, and put back after the last insert while
-  // DuckDB checks the read (taken around each insert, the change and the reset were about 4.5
-  // and 2 ms of the load's path).
+  // DuckDB checks the read: once per load, not around each insert, where the change and the
+  // reset would each sit on the load's path.
   const hold = wh.optimizerOff(INSERTS_OPTIMIZER_OFF);
   try {
     await wh.transaction(async () => {
@@ -177,8 +177,7 @@ async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, stri
     if (!byTask && !t.columns.some((c) => c.name === 'call_id')) continue;
     const holds = t.rows === '' ? '' : ` AND list_contains(shape, ${sqlString(`${t.rows}:o`)})`;
     // A task that gave rows gave the first of some list at the rows level (index 0; a body is read
-    // whole or not at all): one row per list is looked at, not every item (4 to 7 ms against 7
-    // to 12 at 50,000 SERP items).
+    // whole or not at all): one row per list is looked at, not every item.
     const firstOfList = t.rows === '' ? undefined : t.columns.find((c) => c.index === t.rows);
     const only = firstOfList ? ` AND ${ident(firstOfList.name)} = 0` : '';
     const got = byTask
@@ -232,13 +231,12 @@ async function applySchema(wh: Warehouse, plan: KindPlan, report: LoadReport): P
  * it does not know (a replay of raw files, a load without state). A task's rows and its
  * `collected` mark commit in one transaction (RunStore.markCollected), and no task leaves
  * `collected` (lifecycle.ts), so a night's new tasks skip the look for old rows in every
- * table, which read the task ids of a year of rows (0.4 s and 100 MB of serp_items at 1,000
- * keywords x 365 nights).
+ * table, which would read the task ids of a year of rows.
  */
 async function picksMayHaveRows(wh: Warehouse): Promise<boolean> {
   // tasks RIGHT JOIN _pick, not _pick LEFT JOIN tasks: with the inserts' optimizer off (insertRows),
   // DuckDB builds on the right side as written, which must be the night's picks, not a year of
-  // tasks (43 ms against 8 for 500 picks and 400,000 tasks).
+  // tasks.
   const hit = await wh.all(
     `SELECT 1 FROM tasks AS t RIGHT JOIN _pick AS p ON t.task_id = p.task_id WHERE t.task_id IS NULL OR t.state = 'collected' LIMIT 1`,
   );
@@ -271,8 +269,8 @@ const INSERTS_OPTIMIZER_OFF = 'build_side_probe_side';
  * (`Warehouse.optimizerOff`, held by commit() from before its transaction begins to its last
  * insert). Their rows are unnested from lists whose lengths DuckDB cannot estimate, so it
  * took the unnested rows (every column of every item) for the hash table of the semi-join on
- * `_pick`, and probed it with the picks: at 50,000 SERP items that join took 0.14 s, a third of
- * the insert, and about 40 MB of peak RSS (bench/run.ts). Off, each join builds on its right side
+ * `_pick`, and probed it with the picks, a large share of the insert's time and memory
+ * (docs/performance.md). Off, each join builds on its right side
  * as written, `_pick` or `_sel`, which is never larger than the rows it filters. The load's other
  * statements that may run with it off (the checks for replaced rows; the short-read check and the
  * per-task counts, while it is put back) are written the same way, the small side on the right.

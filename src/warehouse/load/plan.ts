@@ -12,7 +12,7 @@ export interface Work {
   files: string[];
   /**
    * The plan's tables, deepest rows first (items before their results): the largest read then
-   * starts from a clean slate, about 40 MB less peak RSS for SERP than the other order.
+   * starts from a clean slate, a lower peak of memory for SERP than the other order.
    */
   reads: TableRead[];
   /** `AND received_at BETWEEN …` of the files' index rows (receivedWithin). */
@@ -44,7 +44,7 @@ export async function planLoad(wh: Warehouse, { kind, files, calls, inFiles: { r
   // columns stored for the kind.
   const parsedInFiles = `file IN (SELECT unnest(${sqlList(files)}::VARCHAR[])) AND parsed${received}`;
   // Three one-row subqueries in FROM, not scalar subqueries in SELECT: DuckDB wraps each of those
-  // in a check that it gave one row (an aggregate of its own), about 4 ms more. The kind is
+  // in a check that it gave one row (an aggregate of its own). The kind is
   // written in, not bound: a statement with parameters is three calls into DuckDB (extract,
   // prepare, run), each of which waits for the main thread between; one without is one.
   const [look] = await wh.all<{ shape: string[]; headless: number; stored: StoredColumn[] }>(
@@ -61,7 +61,7 @@ export async function planLoad(wh: Warehouse, { kind, files, calls, inFiles: { r
   // The result-level tables read the bodies' heads when every body of the files has one.
   const fromHeads = look!.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
   // Each table's SELECT is built here, with the plan, rather than between the checks for
-  // replaced rows and the insert (about 3.7 ms of JavaScript in a fresh process).
+  // replaced rows and the insert, where its JavaScript would hold the load up.
   const select = { ...(n > calls ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' };
   const reads = [...plan.tables]
     .sort((a, b) => depth(b.rows) - depth(a.rows))

@@ -21,21 +21,19 @@ export interface Landed {
 }
 
 /**
- * The selection's landed responses by kind, in one look (it was three, each with DuckDB's cost
- * of a statement): per kind its parsed files, calls and unparsed call ids (the bodies that are
+ * The selection's landed responses by kind, in one look (each statement has DuckDB's cost of a
+ * statement): per kind its parsed files, calls and unparsed call ids (the bodies that are
  * not JSON, kind _malformed, by id to report); how many index rows its files hold in all,
  * selected or not, with their `received_at` range; and `selected`, the condition on
  * `raw_responses` for the selection's rows. DuckDB aggregates by (kind, file) and then by kind,
- * so that a large load does not carry each call through JavaScript, with plain aggregates only:
- * the aggregate with `list(DISTINCT file ORDER BY file)` and an ordered list of the unparsed ids
- * took 6.9 ms of DuckDB's profile for a night's 487 answers, so the files are sorted here, and
- * the unparsed ids (rare) are asked for apart, only when there are some.
+ * so that a large load does not carry each call through JavaScript, with plain aggregates only
+ * (ordered lists cost DuckDB more than sorting here: docs/performance.md): the files are sorted
+ * here, and the unparsed ids (rare) are asked for apart, only when there are some.
  *
  * `selected` and each kind's files carry `AND received_at BETWEEN …` bounding the rows they
  * match: implied by the filter that chose them, so it changes no result, but DuckDB then skips
  * the row groups of other nights by their zone maps instead of reading a year of the index's
- * list columns (a load's selection read 40 MB and 0.57 s of `raw_responses` at 1,000 keywords x
- * 365 nights; 1 MB and 0.04 s with it). Empty when some matched row has no `received_at`.
+ * list columns. Empty when some matched row has no `received_at`.
  */
 export async function lookAtSelection(wh: Warehouse): Promise<{ kinds: (Landed & { unparsed: string[] })[]; selected: string }> {
   type Row = {
@@ -144,11 +142,7 @@ export async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<vo
  * creates its id (RunStore.recordPlanned), and both times come from the run's clock, so no
  * response naming it was received earlier; the day is for a clock set back in between. DuckDB
  * then skips the index's row groups of older nights by their zone maps, instead of unnesting
- * the task ids of a year of responses at each load. At 1,000 keywords x 365 nights that look
- * read 21 MB of the index and took 35 to 70 ms; bounded, 2 MB and 7 ms, after 20 to 30 ms and
- * 6 MB for the plan times (cold; the load reads the tasks' ids anyway). The night's peak RSS
- * did not move measurably (bench/night.ts: 543 to 647 MB in 14 runs after, 576 to 649 in 8
- * before): the ingest's garbage varies by more than that. Empty, so every row is read,
+ * the task ids of a year of responses at each load (docs/performance.md). Empty, so every row is read,
  * when some task is not in the tasks table with a plan time (raw files loaded without their
  * run's state) or some index row has no \`received_at\`.
  */

@@ -234,8 +234,7 @@ export function memberHeaderAt(b: Buffer, i: number): boolean {
 function membersIn(b: Buffer): { start: number; end: number; isize: number }[] | null {
   const starts: number[] = [];
   // Found by the header's first four bytes, searched natively: a search for 0x1f alone stops at
-  // every 256th byte of deflate data and checks each in JavaScript (4 ms for a night's 4 MB
-  // segment in a fresh process, 1 ms so).
+  // every 256th byte of deflate data and checks each in JavaScript.
   for (let i = b.indexOf(MEMBER_MAGIC); i >= 0 && i + 10 <= b.length; i = b.indexOf(MEMBER_MAGIC, i + 1)) if (memberHeaderAt(b, i)) starts.push(i);
   if (starts[0] !== 0) return null;
   const out: { start: number; end: number; isize: number }[] = [];
@@ -262,16 +261,14 @@ const PIECE_BYTES = 1 << 20;
  * `target` inflated bytes:
  * - a file of more than `target` (a compacted segment: hundreds of bodies) is cut at its gzip
  *   members into scratch files, byte for byte. DuckDB keeps a 32 MB read buffer per file and
- *   parses every body in it at once: a segment of 500 SERP bodies cost about 110 MB more peak
- *   RSS read whole than in pieces of 1 MB (docs/warehouse.md, "Load path, and why");
+ *   parses every body in it at once, so a segment read whole costs more memory than in pieces
+ *   (docs/warehouse.md, "Load path, and why");
  * - small files in a row (a night's one body per response) are joined into scratch files, end to
- *   end (every landed line ends in a newline: landedLine). Not with a gzip member of one newline
- *   after each file, as at first: DuckDB's gzip reader then stopped early, silently, in about a
- *   third of the groupings of a night's SERP answers (test/unit/warehouse/inflate.test.ts), and
- *   the tasks were marked collected without their rows. DuckDB opened each file apart: 487
- *   one-body files of 50,000 SERP items took 300 to 360 ms for the items and 100 to 125 ms for
- *   the results, and 210 to 235 and 57 to 59 joined into 49 pieces. A small file alone in its
- *   piece is read in place.
+ *   end (every landed line ends in a newline: landedLine), since opening each file apart costs
+ *   DuckDB more. Not with a gzip member of one newline after each file: DuckDB's gzip reader
+ *   stops early, silently, on some such groupings (test/unit/warehouse/inflate.test.ts), and
+ *   the tasks would be marked collected without their rows. A small file alone in its piece is
+ *   read in place.
  *
  * A file whose members cannot be found, or whose sizes do not look like a deflate stream's, is
  * read whole. Returns the files to read and, apart, the scratch files among them, for the caller
@@ -295,9 +292,8 @@ export async function intoPieces(
   // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load/batches.ts), or of
   // small files only up to a load batch (readsDirect: 80 MB for a night of a million SERP items).
   // Read synchronously: a night's files are small, and each asynchronous read is several round
-  // trips to Node's file system threads. 487 one-body files took 27 to 51 ms so, 8 to 9 ms in one
-  // go (the event loop waits that long), and the whole split 90 to 115 ms against 28 to 39. For
-  // 10,000 files the event loop waits about a second, reads and writes together.
+  // trips to Node's file system threads. The event loop waits while they are read; for the
+  // largest batches (10,000 files) about a second, reads and writes together.
   const contents = files.map(({ file }) => readFileSync(file));
   for (const [i, { file }] of files.entries()) {
     const bytes = contents[i]!;
@@ -344,8 +340,7 @@ export async function intoPieces(
       // Written synchronously, as the files were read: DuckDB runs the load's looks and pick
       // meanwhile (load-landed.ts), and needs nothing of this thread until they end. Written
       // asynchronously (three round trips per piece to Node's file system threads, after an
-      // asynchronous mkdir), the 49 pieces of a 50,000-item segment took 17 to 23 ms from the
-      // read to the last write, and the load's look waited on them; so, 9 to 15 ms.
+      // asynchronous mkdir), they would take longer, and the load's look waits on them.
       writeWholeSync(p.parts, out);
     }
   } catch (err) {
@@ -357,8 +352,8 @@ export async function intoPieces(
 }
 
 /**
- * Writes `parts` end to end into `out`, owner-only, in one gathered write: joined first, a
- * night's 4 MB of pieces cost 3 to 4 ms of copying in a fresh process, 0.5 ms not.
+ * Writes `parts` end to end into `out`, owner-only, in one gathered write, without first
+ * copying them into one buffer.
  */
 function writeWholeSync(parts: readonly Buffer[], out: string): void {
   const fd = openSync(out, 'w', 0o600);

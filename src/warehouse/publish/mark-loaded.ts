@@ -27,13 +27,12 @@ export async function markReplaced(wh: Warehouse, t: MarkedTable, keyFilter: str
  * the night's rows and never the history. The new rows are found by their row ids (rows
  * appended get ids past every row the table held, committed or appended earlier in this
  * transaction), so they are read back from the rows just written and never copied through
- * a temp table (which doubled the load's writes and memory: bench/run.ts). `firstRowId` is the
+ * a temp table (which would double the load's writes and memory). `firstRowId` is the
  * table's next row id (nextRowIdsOf), read in this transaction with no row appended to the table
  * since. `list`: the rows are the items of lists (each given whole, its first item at index 0),
  * and these columns hold one value for all the items of a list (a SERP item's check date and task
  * id are its result's): when the partition and the replace key are among them, the marks are read
- * from the first item of each list (at 50,000 SERP items, 487 rows instead of every row: 3 to 4 ms
- * against 5 to 8). Returns the rows added, and the row id (as digits) from which they were appended.
+ * from the first item of each list, one row per list instead of every item. Returns the rows added, and the row id (as digits) from which they were appended.
  */
 export async function insertMarked(
   wh: Warehouse,
@@ -56,7 +55,7 @@ export async function insertMarked(
 
 /**
  * The row id the next row appended to each table gets (as digits), for all of them in one
- * statement (one per table cost about 1.3 ms each of a load's path). As text: rows appended in an
+ * statement (not one per table, each on the load's path). As text: rows appended in an
  * open transaction have ids from 2^55 on, past what a double holds exactly.
  */
 export async function nextRowIdsOf(wh: Warehouse, tables: readonly { name: string }[]): Promise<Map<string, string>> {

@@ -153,8 +153,8 @@ async function writeCatalog(
         });
         // One read per schema the files were written with, joined by name: a read of files
         // that all have one schema binds from the first file's footer, where union_by_name
-        // reads every footer (0.7 s a night for a year of daily files). Files without a
-        // recorded schema (published before it was kept) are read by name as before.
+        // reads every footer, a cost that grows with the history (docs/performance.md). Files
+        // without a recorded schema (published before the manifest kept one) are read by name.
         const groups = new Map<string | null, string[]>();
         for (const e of entries) {
           const paths = groups.get(e.columns) ?? [];

@@ -7,10 +7,9 @@ import type { PublishedTable } from './published-tables.js';
 
 /**
  * The bound on a Parquet row group, as DuckDB estimates its bytes in memory: the writer holds
- * a row group until it is full, so this bounds the memory of writing a file. At the default
- * of 122,880 rows, one night of 1,000 SERP keywords at depth 100 (100,000 `serp_items` rows,
- * one row group) raised peak RSS by 190 MB; at 16 MiB, by 75 MB, in row groups of 16,384
- * rows (about 6 MB uncompressed each) and a file 2% larger.
+ * a row group until it is full, so this bounds the memory of writing a file. DuckDB's default
+ * of 122,880 rows holds a large night's `serp_items` in one row group; this bound cuts it into
+ * smaller groups, for a slightly larger file (docs/performance.md).
  */
 export const ROW_GROUP_BYTES = 16 << 20;
 

@@ -207,7 +207,7 @@ export class RunStore {
 
   /**
    * Records a batch's tasks as `planned`, before the POST that creates them. One statement
-   * per batch: a row at a time cost more than the POST itself (bench/engine.ts).
+   * per batch: a row at a time would cost more than the POST itself.
    */
   async recordPlanned(rows: readonly PlannedTaskRow[], at: Date): Promise<void> {
     if (rows.length === 0) return;
