@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Warehouse } from '../warehouse/index.js';
+import { recordPublishedModelsOf } from './publish-list.js';
 import { currentFingerprint, fullRefreshReason, saveFingerprint, storedBuild, type FingerprintCache } from './build-state.js';
 import type { Model } from './model.js';
 import { orderModels } from './order-models.js';
@@ -140,6 +141,7 @@ export async function buildModels(wh: Warehouse, models: readonly Model[], opts:
   const results: ModelBuildResult[] = [];
   const notBuilt = new Map<string, string>();
   const fingerprints: FingerprintCache = new Map();
+  await recordPublishedModelsOf(wh, models);
   for (const m of orderModels(models)) {
     if (opts.only && !opts.only.has(m.name)) continue;
     const t0 = performance.now();

@@ -11,4 +11,5 @@ export * from './format-results.js';
 export * from './run-models.js';
 export * from './clusters/index.js';
 export * from './model-docs.js';
+export * from './publish-list.js';
 export { listRelations, relationColumns, ident } from './relation-info.js';

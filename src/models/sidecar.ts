@@ -90,6 +90,13 @@ export const sidecarSchema = z
       .describe(
         "date column of a view or table whose rows come from nightly loads (e.g. check_date): after a build whose incremental models all built incrementally, its tests read only rows from the earliest rebuilt date on, as the incremental models' own tests do; a full rebuild and `pipeline models test` test every row",
       ),
+    partition_by: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "a mart's date column its published Parquet is partitioned by (`parquet/<mart>/date=<its UTC day>/`), so a night rewrites only the days it changed; without it the mart is published as one file set",
+      ),
     sources: z
       .record(z.string(), z.array(z.string().min(1)))
       .optional()

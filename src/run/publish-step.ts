@@ -1,3 +1,4 @@
+import { DEFAULT_SQL_DIR, ensurePublishedModelsRecorded } from '../models/index.js';
 import { publish, type PublishOutcome, type Warehouse } from '../warehouse/index.js';
 import { killPoint } from './kill-point.js';
 
@@ -17,6 +18,7 @@ export interface PublishedSummary {
  * local step of a run, after the models, so BI tools never see marts older than the data.
  */
 export async function publishStep(wh: Warehouse, now: () => Date): Promise<PublishedSummary> {
+  await ensurePublishedModelsRecorded(wh, DEFAULT_SQL_DIR);
   const p: PublishOutcome = await publish(wh, { now, onStep: (s) => (s === 'committed' ? killPoint('publish', 'middle') : undefined) });
   return {
     seq: p.seq,

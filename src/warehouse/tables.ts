@@ -234,8 +234,23 @@ export const referenceListsTable: TableSpec = {
   ],
 };
 
+/**
+ * What the models stage asks the publish to write besides the declared tables: each mart
+ * (from its sidecar) and the clustering step's tables, replaced whole at each models build,
+ * so a new mart is published without an edit here. Not published itself.
+ */
+export const publishedRelationsTable: TableSpec = {
+  name: 'published_relations',
+  grain: 'one row per model or clustering table to publish',
+  columns: [
+    { name: 'name', kind: 'varchar', key: true, doc: 'the relation, as the models stage names it' },
+    { name: 'partition_by', kind: 'varchar', doc: "the date column its Parquet is partitioned by (`date=` its UTC day); null: one file set, under the run's date" },
+    { name: 'incremental', kind: 'bool', doc: 'rebuilt from its last built day on: only partitions from the last published one on can change' },
+  ],
+};
+
 /** Working state of the runs that readers have no use for: neither published nor exported. */
-export const UNPUBLISHED_TABLES: ReadonlySet<string> = new Set(['reference_lists', 'raw_heads', 'run_steps']);
+export const UNPUBLISHED_TABLES: ReadonlySet<string> = new Set(['reference_lists', 'raw_heads', 'run_steps', 'published_relations']);
 
 export const ALL_TABLES: readonly TableSpec[] = [
   runsTable,
@@ -250,4 +265,5 @@ export const ALL_TABLES: readonly TableSpec[] = [
   trackedDomainsTable,
   alertsTable,
   referenceListsTable,
+  publishedRelationsTable,
 ];

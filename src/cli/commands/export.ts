@@ -25,6 +25,8 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
     const { publish, publishedTables, withWarehouse } = await import('../../warehouse/index.js');
     requireWarehouse(args.warehouse);
     const out = await withWarehouse(args.warehouse, async (wh) => {
+      const { DEFAULT_SQL_DIR, ensurePublishedModelsRecorded } = await import('../../models/index.js');
+      await ensurePublishedModelsRecorded(wh, DEFAULT_SQL_DIR);
       // A name that is not a published table would rewrite nothing and look like success.
       const known = (await publishedTables(wh, new Date().toISOString().slice(0, 10))).map((t) => t.name);
       const unknown = (args.table ?? []).filter((t) => !known.includes(t));

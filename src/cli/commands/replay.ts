@@ -19,6 +19,8 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   handler: async (args: ArgumentsCamelCase<ReplayArgs>) => {
     const { compactRaw, damagedNotes, publish, replay, withWarehouse } = await import('../../warehouse/index.js');
     const out = await withWarehouse(args.warehouse, async (wh) => {
+      const { DEFAULT_SQL_DIR, ensurePublishedModelsRecorded } = await import('../../models/index.js');
+      await ensurePublishedModelsRecorded(wh, DEFAULT_SQL_DIR);
       const compacted = await compactRaw(wh);
       const report = await replay(wh, args.table ? { table: args.table } : {});
       const tables = [...new Set([...report.rows.keys(), ...report.keptRows.keys()])];

@@ -12,10 +12,13 @@ export interface ClusterTable {
   grain: string;
   description: string;
   columns: readonly ClusterColumn[];
+  /** Published for BI tools; `partitionBy` the column whose UTC day names its Parquet partition. */
+  publish?: { partitionBy?: string };
 }
 
 export const KEYWORD_CLUSTERS: ClusterTable = {
   name: 'keyword_clusters',
+  publish: {},
   grain: 'one row per keyword of the last clustering',
   description:
     'Rebuilt whole by each clustering (`pipeline models cluster`, or a run with `clusters:`): every collected keyword with the cluster it was put in. Published.',
@@ -36,6 +39,7 @@ export const KEYWORD_CLUSTERS: ClusterTable = {
 
 export const KEYWORD_CLUSTER_SUMMARY: ClusterTable = {
   name: 'keyword_cluster_summary',
+  publish: {},
   grain: 'one row per cluster of the last clustering',
   description: "Rebuilt with `keyword_clusters`: each cluster's size, volume and label. Published.",
   columns: [
@@ -66,6 +70,7 @@ export const KEYWORD_CLUSTER_SUMMARY: ClusterTable = {
 
 export const KEYWORD_EMBEDDINGS: ClusterTable = {
   name: 'keyword_embeddings',
+  publish: { partitionBy: 'embedded_at' },
   grain: 'one row per keyword, model and dimensions',
   description:
     'The embeddings cache: a keyword is embedded (and paid for) once per model and dimensions, and kept. Published, partitioned by the UTC day of `embedded_at`.',

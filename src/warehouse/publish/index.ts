@@ -3,5 +3,5 @@ export * from './mark-loaded.js';
 export * from './partitioning.js';
 export * from './publish.js';
 export * from './serving-catalog.js';
-export { publishedTables } from './published-tables.js';
+export { publishedTables, recordPublishedModels, type PublishedModel } from './published-tables.js';
 export * from './read-serving.js';

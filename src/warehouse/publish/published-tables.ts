@@ -31,17 +31,32 @@ export interface PublishedTable {
   model?: string;
 }
 
-/** The marts and cluster tables BI tools read, with the column naming their day. */
-export const PUBLISHED_MODELS: readonly { name: string; date?: string; incremental?: boolean }[] = [
-  { name: 'rank_history', date: 'check_date', incremental: true },
-  { name: 'domain_visibility_daily', date: 'check_date', incremental: true },
-  { name: 'search_volume_trends', date: 'month_start' },
-  { name: 'spend_daily', date: 'call_date' },
-  { name: 'keyword_clusters' },
-  { name: 'keyword_cluster_summary' },
-  { name: 'keyword_embeddings', date: 'embedded_at' },
-  { name: 'locations' },
-];
+/** A relation the models stage publishes (a mart or a clustering table), with the column naming its day. */
+export interface PublishedModel {
+  name: string;
+  date?: string;
+  incremental?: boolean;
+}
+
+/**
+ * Replaces the list of relations the models stage publishes (`published_relations`), in one
+ * transaction: a mart removed from sql/ leaves the list with it.
+ */
+export async function recordPublishedModels(wh: Warehouse, models: readonly PublishedModel[]): Promise<void> {
+  await wh.transaction(async () => {
+    await wh.run(`DELETE FROM published_relations`);
+    for (const m of models) {
+      await wh.run(`INSERT INTO published_relations (name, partition_by, incremental) VALUES ($1, $2, $3)`, [m.name, m.date ?? null, m.incremental ?? false]);
+    }
+  });
+}
+
+async function publishedModels(wh: Warehouse): Promise<PublishedModel[]> {
+  const rows = await wh.all<{ name: string; partition_by: string | null; incremental: boolean | null }>(
+    `SELECT name, partition_by, incremental FROM published_relations ORDER BY name`,
+  );
+  return rows.map((r) => ({ name: r.name, ...(r.partition_by ? { date: r.partition_by } : {}), ...(r.incremental ? { incremental: true } : {}) }));
+}
 
 const RUN_TABLES = new Set(['runs', 'tasks', 'ledger', 'raw_responses']);
 
@@ -74,7 +89,7 @@ export async function publishedTables(wh: Warehouse, day: string): Promise<Publi
     const parts = partitioningOf({ partitionBy: t.partitionBy, columns: cols.get(t.name) ?? [] });
     out.push(parts && t.key ? { name: t.name, parts, tracking: 'loaded', key: t.key } : whole(t.name));
   }
-  for (const m of PUBLISHED_MODELS) {
+  for (const m of await publishedModels(wh)) {
     if (!base.has(m.name)) continue;
     if (!m.date) out.push(whole(m.name));
     else out.push({ name: m.name, parts: partitioningOf({ partitionBy: m.date, columns: cols.get(m.name) ?? [] })!, tracking: 'compared', ...(m.incremental ? { since: 'lastPublished' as const, model: m.name } : {}) });

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SQL_DIR, discoverModels, martsMarkdown, martsMarkdownOf } from '../../../src/models/index.js';
 import { DECLARED_TABLES, schemaMarkdown } from '../../../src/warehouse/index.js';
@@ -21,7 +22,10 @@ describe('docs/schema.md', () => {
     const models = await discoverModels(DEFAULT_SQL_DIR);
     const md = martsMarkdown(models);
     const marts = models.filter((m) => m.layer === 'marts');
-    expect(marts.map((m) => m.name).sort()).toEqual(['domain_visibility_daily', 'locations', 'rank_history', 'search_volume_trends', 'spend_daily']);
+    // Every .sql under sql/marts is found as a mart (the list is the folder's, so a new mart needs no edit here).
+    const files = (await readdir(join(DEFAULT_SQL_DIR, 'marts'))).filter((f) => f.endsWith('.sql')).map((f) => f.slice(0, -4));
+    expect(marts.map((m) => m.name).sort()).toEqual(files.sort());
+    expect(files).toEqual(expect.arrayContaining(['domain_visibility_daily', 'locations', 'rank_history', 'search_volume_trends', 'spend_daily']));
     for (const m of marts) {
       expect(md).toContain(`### \`${m.name}\``);
       for (const [name, c] of Object.entries(m.sidecar.columns ?? {})) {
