@@ -2,8 +2,21 @@ import { endpoint, monthsBefore } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import { EtlError } from '../errors.js';
 import { ledgerWriter, runQueries, type RunStore, type Warehouse } from '../warehouse/index.js';
-import { findTasksByTag } from './find-by-tag.js';
-import { fromMicros, toMicros } from './money.js';
+import { findTasksByTag, type TagMatch } from './find-by-tag.js';
+
+type OpenTask = Awaited<ReturnType<RunStore['openTasks']>>[number];
+
+/** How a run's tasks of unknown outcome were settled. */
+export interface Resolution {
+  found: number;
+  notCreated: number;
+  stillUnknown: number;
+  /** Ledger rows of lost POSTs priced now (ledgerWriter.estimateLost): a null charge had no ratio to price it at. */
+  estimated: { callId: string; chargeCny: string | null; costUsd: string }[];
+  /** Tasks found whose POST has no ledger row (lostChargesNote). */
+  unrecorded: number;
+  error?: string;
+}
 
 /**
  * Settles a run's tasks whose POST outcome is unknown (`planned` after a crash, `unknown`
@@ -20,16 +33,7 @@ export async function resolveUnknown(a: {
   now: () => Date;
   /** Waits out the current second before the lookup (see below); a timer by default, which an abort does not cut short. */
   sleep?: (ms: number) => Promise<void>;
-}): Promise<{
-  found: number;
-  notCreated: number;
-  stillUnknown: number;
-  /** Ledger rows of lost POSTs priced now (ledgerWriter.estimateLost): a null charge had no ratio to price it at. */
-  estimated: { callId: string; chargeCny: string | null; costUsd: string }[];
-  /** Tasks found whose POST has no ledger row (lostChargesNote). */
-  unrecorded: number;
-  error?: string;
-}> {
+}): Promise<Resolution> {
   const open = await a.store.openTasks();
   // id_list windows are whole seconds and may not end after the service's now, so a task
   // created in the current second is listed only once that second is over: looking it up
@@ -42,13 +46,10 @@ export async function resolveUnknown(a: {
   let stillUnknown = 0;
   let error: string | undefined;
   const foundTags: string[] = [];
-  const byEndpoint = new Map<string, typeof open>();
-  for (const t of open) byEndpoint.set(t.endpointId, [...(byEndpoint.get(t.endpointId) ?? []), t]);
-  for (const [endpointId, tasks] of byEndpoint) {
+  for (const [endpointId, tasks] of byEndpoint(open)) {
     const now = a.now();
     const earliest = new Date(Math.min(...tasks.map((t) => t.plannedAt.getTime())));
-    const beyondLookBack = earliest.getTime() - 60_000 < monthsBefore(now, 1);
-    let matches;
+    let matches: TagMatch[];
     try {
       matches = await findTasksByTag(
         a.client,
@@ -64,32 +65,11 @@ export async function resolveUnknown(a: {
       stillUnknown = open.length - found - notCreated;
       break;
     }
-    const hit = new Set(matches.map((m) => m.tag));
-    foundTags.push(...hit);
-    await a.store.recordPosted(
-      matches.map((m) => ({
-        tag: m.tag,
-        taskId: m.taskId,
-        ok: true,
-        statusCode: 20100,
-        message: 'found by tag with id_list after an unknown POST outcome',
-        // id_list's cost at creation: what a refund is measured against, and what prices the lost POST.
-        costUsd: m.cost ?? null,
-      })),
-      now,
-    );
-    const missing = tasks.filter((t) => !hit.has(t.tag)).map((t) => t.tag);
-    found += matches.length;
-    if (beyondLookBack) {
-      await a.store.recordUnknown(
-        missing,
-        'posted more than a month ago: id_list cannot tell whether the service created it, so it is not posted again',
-      );
-      stillUnknown += missing.length;
-    } else {
-      await a.store.recordUnsent(missing, 'not found by tag with id_list: the service never created it');
-      notCreated += missing.length;
-    }
+    const settled = await recordLookUp(a.store, tasks, matches, now, earliest);
+    foundTags.push(...settled.tags);
+    found += settled.found;
+    notCreated += settled.notCreated;
+    stillUnknown += settled.stillUnknown;
   }
   // The lost POSTs whose tasks are all resolved now: their ledger rows get a price.
   const estimated = await ledgerWriter.estimateLost(
@@ -103,31 +83,49 @@ export async function resolveUnknown(a: {
   return { found, notCreated, stillUnknown, estimated, unrecorded, ...(error === undefined ? {} : { error }) };
 }
 
+/** The open tasks by endpoint, in the order first seen. */
+function byEndpoint(open: readonly OpenTask[]): Map<string, OpenTask[]> {
+  const m = new Map<string, OpenTask[]>();
+  for (const t of open) m.set(t.endpointId, [...(m.get(t.endpointId) ?? []), t]);
+  return m;
+}
+
 /**
- * What a run says of the charges of the POSTs that created tasks found by tag: those whose answer
- * never came back are in the ledger as an estimate (`charge_estimated`), or unknown; those with
- * no ledger row (`unrecorded` tasks) are not in it. Empty when every such charge came with its
- * answer.
+ * Records what the look-up by tag of one endpoint's tasks found: the tasks found as posted, with
+ * their ids; the others as never created, or as still unknown when the earliest of them is past
+ * id_list's one-month look-back.
  */
-export function lostChargesNote(
-  estimated: readonly { callId: string; chargeCny: string | null; costUsd: string }[],
-  unrecorded = 0,
-): string {
-  // A POST none of whose tasks was created cost nothing: nothing to say of it.
-  const lost = estimated.filter((e) => toMicros(e.costUsd) !== 0n);
-  if (lost.length === 0 && unrecorded === 0) return '';
-  const priced = lost.filter((e) => e.chargeCny !== null);
-  const sum = priced.reduce((s, e) => s + toMicros(e.chargeCny), 0n);
-  const parts = ['The service charged the POST that created them, but its answer (with the charge) never came back'];
-  if (priced.length > 0)
-    parts.push(
-      `the ledger holds ${fromMicros(sum)} CNY for ${priced.length === 1 ? 'it' : `${priced.length} such POSTs`}, estimated from id_list's USD cost (charge_estimated)`,
+async function recordLookUp(
+  store: RunStore,
+  tasks: readonly OpenTask[],
+  matches: readonly TagMatch[],
+  now: Date,
+  earliest: Date,
+): Promise<{ tags: string[]; found: number; notCreated: number; stillUnknown: number }> {
+  const hit = new Set(matches.map((m) => m.tag));
+  await store.recordPosted(
+    matches.map((m) => ({
+      tag: m.tag,
+      taskId: m.taskId,
+      ok: true,
+      statusCode: 20100,
+      message: 'found by tag with id_list after an unknown POST outcome',
+      // id_list's cost at creation: what a refund is measured against, and what prices the lost POST.
+      costUsd: m.cost ?? null,
+    })),
+    now,
+  );
+  const missing = tasks.filter((t) => !hit.has(t.tag)).map((t) => t.tag);
+  const settled = { tags: [...hit], found: matches.length, notCreated: 0, stillUnknown: 0 };
+  if (earliest.getTime() - 60_000 < monthsBefore(now, 1)) {
+    await store.recordUnknown(
+      missing,
+      'posted more than a month ago: id_list cannot tell whether the service created it, so it is not posted again',
     );
-  if (priced.length < lost.length)
-    parts.push(`${lost.length - priced.length} POST(s) have no earlier charge to price them by: their charge is unknown`);
-  if (unrecorded > 0)
-    parts.push(
-      `the POST of ${unrecorded} of them has no ledger row (sent by an older version of this tool): that charge is not in the ledger`,
-    );
-  return `${parts.join('; ')}. \`pipeline reconcile\` lists ${lost.length === 1 ? 'it' : lost.length === 0 ? 'the difference' : 'them'}`;
+    settled.stillUnknown = missing.length;
+  } else {
+    await store.recordUnsent(missing, 'not found by tag with id_list: the service never created it');
+    settled.notCreated = missing.length;
+  }
+  return settled;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lostChargesNote } from '../../../src/post/resolve-unknown.js';
+import { lostChargesNote } from '../../../src/post/lost-charges-note.js';
 
 describe('lostChargesNote: what a run says of the charges of POSTs whose tasks were found by tag', () => {
   it('says nothing when every such charge came with its answer (a 5xx, or an answer landed before a crash)', () => {
