@@ -1,4 +1,4 @@
-// `npm run bench [-- --rows N] [-- --repeats R]` (default 50,000 SERP items, 7 pairs; 3 above 100,000 rows; `--rows 1000000` for the issue's
+// `npm run bench [-- --rows N] [-- --repeats R] [-- --only segment,files,reindexed,generic]` (default 50,000 SERP items, 7 pairs; 3 above 100,000 rows; `--rows 1000000` for the issue's
 // figures). Each path runs in its own fresh process on a fresh copy, so its time and peak RSS are its own:
 //   target   landed raw files → loadLanded (DuckDB read_json with explicit types + unnest) → committed rows, from one
 //            compacted segment (landed by RawLanding, then compactRaw: as a reload or replay finds a past night);
@@ -313,16 +313,19 @@ if (argv[0] === '--child') {
   const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-'));
   const loadAtStart = os.loadavg()[0]!;
   try {
-    const serp = await pairs(root, 'serp', rows, 'serp_items', serpBody);
-    const gen = await pairs(root, 'generic', rows, 'backlinks_anchors__items', genericBody);
-    const files = await pairs(root, 'serp-files', rows, 'serp_items', serpBody, 'files');
-    const reindexed = await pairs(root, 'serp-reindexed', rows, 'serp_items', serpBody, 'reindexed');
+    // `--only files,generic` measures only those paths (while iterating); the others print nothing.
+    const only = opt('--only')?.split(',');
+    const wanted = (name: string) => !only || only.includes(name);
+    const serp = wanted('segment') ? await pairs(root, 'serp', rows, 'serp_items', serpBody) : [];
+    const gen = wanted('generic') ? await pairs(root, 'generic', rows, 'backlinks_anchors__items', genericBody) : [];
+    const files = wanted('files') ? await pairs(root, 'serp-files', rows, 'serp_items', serpBody, 'files') : [];
+    const reindexed = wanted('reindexed') ? await pairs(root, 'serp-reindexed', rows, 'serp_items', serpBody, 'reindexed') : [];
     const rate = (x: ChildOut) => x.rows / x.secs;
     const fmt = (x: ChildOut) =>
       `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(2).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
     const spread = (xs: number[]) => `${median(xs).toFixed(2)} (pairs ${xs.map((x) => x.toFixed(2)).join(' ')})`;
     console.log(
-      `warehouse load, ${serp[0]!.load.rows.toLocaleString('en-US')} SERP items / ${gen[0]!.load.rows.toLocaleString('en-US')} generic items (Node ${process.version}; ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end; each run a fresh process on a fresh copy; ${REPEATS} pairs)`,
+      `warehouse load, ${((serp[0] ?? files[0] ?? reindexed[0])?.load.rows ?? 0).toLocaleString('en-US')} SERP items / ${(gen[0]?.load.rows ?? 0).toLocaleString('en-US')} generic items (Node ${process.version}; ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end; each run a fresh process on a fresh copy; ${REPEATS} pairs)`,
     );
     serp.forEach((p, i) => {
       console.log(`  pair ${i + 1}  read_json, explicit columns, flat NDJSON.gz (serp_items)    ${fmt(p.base)}`);
@@ -351,16 +354,23 @@ if (argv[0] === '--child') {
     // Rows per CPU second (user + system) of the target path over the baseline's: under load the
     // baseline's wall time stretches more than ours, so the wall ratio alone can flatter or wrong us.
     const cpuRatio = (p: Pair) => p.load.rows / p.load.cpuSecs / (p.base.rows / p.base.cpuSecs);
-    console.log(`warehouse.load_ratio ${spread(serp.map((p) => p.ratio))}`);
-    console.log(`warehouse.load_cpu_ratio ${spread(serp.map(cpuRatio))}`);
-    console.log(`warehouse.rss_ratio ${spread(serp.map((p) => p.rss))}`);
-    console.log(`warehouse.files_load_ratio ${spread(files.map((p) => p.ratio))} cpu ${median(files.map(cpuRatio)).toFixed(2)}`);
-    console.log(`warehouse.files_rss_ratio ${spread(files.map((p) => p.rss))}`);
-    console.log(
-      `warehouse.reindexed_load_ratio ${spread(reindexed.map((p) => p.ratio))} cpu ${median(reindexed.map(cpuRatio)).toFixed(2)}`,
-    );
-    console.log(`warehouse.generic_load_ratio ${spread(gen.map((p) => p.ratio))} cpu ${median(gen.map(cpuRatio)).toFixed(2)}`);
-    console.log(`warehouse.parquet_export_s ${spread(serp.map((p) => p.load.exportSecs!))}`);
+    if (serp.length > 0) {
+      console.log(`warehouse.load_ratio ${spread(serp.map((p) => p.ratio))}`);
+      console.log(`warehouse.load_cpu_ratio ${spread(serp.map(cpuRatio))}`);
+      console.log(`warehouse.rss_ratio ${spread(serp.map((p) => p.rss))}`);
+    }
+    if (files.length > 0) {
+      console.log(`warehouse.files_load_ratio ${spread(files.map((p) => p.ratio))} cpu ${median(files.map(cpuRatio)).toFixed(2)}`);
+      console.log(`warehouse.files_rss_ratio ${spread(files.map((p) => p.rss))}`);
+    }
+    if (reindexed.length > 0) {
+      console.log(
+        `warehouse.reindexed_load_ratio ${spread(reindexed.map((p) => p.ratio))} cpu ${median(reindexed.map(cpuRatio)).toFixed(2)}`,
+      );
+    }
+    if (gen.length > 0)
+      console.log(`warehouse.generic_load_ratio ${spread(gen.map((p) => p.ratio))} cpu ${median(gen.map(cpuRatio)).toFixed(2)}`);
+    if (serp.length > 0) console.log(`warehouse.parquet_export_s ${spread(serp.map((p) => p.load.exportSecs!))}`);
   } finally {
     if (!process.env.BENCH_KEEP) await rm(root, { recursive: true, force: true });
     else console.log(root);

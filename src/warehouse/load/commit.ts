@@ -8,7 +8,7 @@ import type { KindPlan, TablePlan } from '../normalize/table-plan.js';
 import { insertMarked, markReplaced, nextRowIdsOf } from '../publish/mark-loaded.js';
 import type { Warehouse } from '../warehouse.js';
 import { readsDirect, sizesOf, takeEarly, type Batches, type Early } from './batches.js';
-import type { TableRead, Work } from './plan.js';
+import { filesIn, type TableRead, type Work } from './plan.js';
 import type { LoadReport } from './report.js';
 
 /*
@@ -54,7 +54,8 @@ export async function commit(
   const hold = wh.optimizerOff(INSERTS_OPTIMIZER_OFF);
   try {
     await wh.transaction(async () => {
-      for (const [k, { plan, files, reads, received }] of work.entries()) {
+      for (const [k, w] of work.entries()) {
+        const { plan, files, reads, received } = w;
         // The row id from which each table's rows of this load were appended (its first batch's,
         // insertMarked): the per-task count below reads only the row groups this load wrote, not
         // a year of history.
@@ -78,7 +79,8 @@ export async function commit(
         const kindBatches = byteBatches(sized, batches.bytes);
         for (const [b, batch] of kindBatches.entries()) {
           const last = k === work.length - 1 && b === kindBatches.length - 1;
-          await loadBatch(wh, batch, { reads, received, loadedFrom, last }, { report, batches, early, selected: o.selected, hold });
+          const inBatch = filesIn(w, batch.map(({ f }) => f));
+          await loadBatch(wh, batch, { reads, received, inBatch, loadedFrom, last }, { report, batches, early, selected: o.selected, hold });
         }
         if (o.countPerTask) await countPerTask(wh, reads, loadedFrom, report);
       }
@@ -98,7 +100,7 @@ export async function commit(
 async function loadBatch(
   wh: Warehouse,
   batch: readonly { f: string; size: number }[],
-  kind: { reads: readonly TableRead[]; received: string; loadedFrom: Map<string, string>; last: boolean },
+  kind: { reads: readonly TableRead[]; received: string; inBatch: string; loadedFrom: Map<string, string>; last: boolean },
   run: Loading,
 ): Promise<void> {
   const landed = batch.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
@@ -118,7 +120,7 @@ async function loadBatch(
     }
     // A batch holding an answer larger than DuckDB reads by default (known only after it refused it).
     const largest = run.batches.large && Math.max(0, ...batch.map(({ f }) => run.batches.large!.get(f) ?? 0));
-    const inBatch = `file IN (SELECT unnest(${sqlList(batch.map(({ f }) => f))}::VARCHAR[])) AND parsed${kind.received}`;
+    const inBatch = `${kind.inBatch} AND parsed${kind.received}`;
     const firstRowIds = new Map<TablePlan, string>();
     // Where each table's rows of this batch will start, for all of them in one look.
     const nextRowIds = await nextRowIdsOf(wh, kind.reads.map((r) => r.t));
@@ -140,7 +142,7 @@ async function loadBatch(
     // After the load's last insert, the setting goes back while DuckDB checks the read.
     if (kind.last) void run.hold.release();
     if (read.gzip) {
-      const short = await readShort(wh, firstRowIds, batch.map(({ f }) => f), run.selected);
+      const short = await readShort(wh, firstRowIds, kind.inBatch, run.selected);
       if (short.length > 0) throw new ShortRead(short);
     }
   } finally {
@@ -160,7 +162,7 @@ async function countPerTask(wh: Warehouse, reads: readonly TableRead[], loadedFr
 }
 
 /**
- * The landed files among `files` (a batch read as gzip) holding a selected answer that should
+ * The landed files of the batch (`inBatch`: its condition on a raw index row, filesIn; read as gzip) holding a selected answer that should
  * have given rows to one of the tables and gave none: its body holds objects at the table's
  * rows path (the raw index's shape says so), yet no row of its picked tasks (or of the call,
  * for a table of calls) is among the rows just appended (row ids from `firstRowIds`). DuckDB's
@@ -169,9 +171,8 @@ async function countPerTask(wh: Warehouse, reads: readonly TableRead[], loadedFr
  * their tasks may be picked from newer answers. A callback body holding tasks besides the
  * one it was accepted for may be flagged; the plain-text reload then gives the same rows.
  */
-async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, string>, files: readonly string[], selected: string): Promise<string[]> {
+async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, string>, inBatch: string, selected: string): Promise<string[]> {
   const short = new Set<string>();
-  const inBatch = `file IN (SELECT unnest(${sqlList(files)}::VARCHAR[]))`;
   for (const [t, first] of firstRowIds) {
     const byTask = t.columns.some((c) => c.name === 'task_id');
     if (!byTask && !t.columns.some((c) => c.name === 'call_id')) continue;

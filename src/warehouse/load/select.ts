@@ -59,7 +59,9 @@ export async function lookAtSelection(wh: Warehouse): Promise<{ kinds: (Landed &
        FROM _sel GROUP BY kind, file),
      -- All the index rows of the files read (selected or not); kinds are joined on (kind, file)
      -- pairs, not by list_contains on each kind's list of files: that is a nested loop, 0.3 s for
-     -- one kind of 10,000 one-answer files.
+     -- one kind of 10,000 one-answer files. The join's one condition is an equality (the file, or
+     -- null for the pairs not read), so DuckDB hashes it: with the other conditions beside it in
+     -- ON, it joined by a nested loop (7 to 16 ms for a night's 487 files, 4 to 9 with the hash).
      f AS (
        SELECT file, min(received_at) AS flo, max(received_at) AS fhi, count(*) FILTER (WHERE received_at IS NULL) AS fundated, count(*) AS n
        FROM raw_responses WHERE file IN (SELECT file FROM kfiles WHERE calls > 0 AND kind <> '${CALLS_KIND}') GROUP BY file)
@@ -67,7 +69,7 @@ export async function lookAtSelection(wh: Warehouse): Promise<{ kinds: (Landed &
             epoch_us(min(r0))::VARCHAR AS r0, min(c0) AS c0, sum(n)::INT AS n, epoch_us(min(flo))::VARCHAR AS flo,
             epoch_us(max(fhi))::VARCHAR AS fhi, sum(fundated)::INT AS fundated, epoch_us(min(lo))::VARCHAR AS lo,
             epoch_us(max(hi))::VARCHAR AS hi, sum(undated)::INT AS undated
-     FROM kfiles LEFT JOIN f ON f.file = kfiles.file AND kfiles.calls > 0 AND kfiles.kind <> '${CALLS_KIND}' GROUP BY kind`,
+     FROM kfiles LEFT JOIN f ON f.file = CASE WHEN kfiles.calls > 0 AND kfiles.kind <> '${CALLS_KIND}' THEN kfiles.file END GROUP BY kind`,
   );
   // The selection's range is over all its rows, calls (\`_calls\`) included.
   const selRange = { lo: minOf(rows.map((r) => r.lo)), hi: maxOf(rows.map((r) => r.hi)), undated: rows.reduce((s, r) => s + r.undated, 0) };
