@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedPipeline } from '../../src/config/index.js';
+import { ledgerReport } from '../../src/ops/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { autoNight, checkedDepth, GONE, MID, pipelineFile, rankOn, tasksOf, TOP10 } from './autodepth-helpers.js';
 import { tempDir } from './helpers.js';
@@ -109,5 +110,18 @@ describe('depth: auto over three nights of the emulator', () => {
     const seen = await rankOn(tmp.dir, 'running socks', 'entry.example', '2026-03-03');
     expect(seen).toMatchObject({ is_new: true, checked_depth: 100 });
     expect(seen!.rank).toBeGreaterThan(30);
+  });
+
+  it('the ledger groups the charges by depth reason', async () => {
+    const rows = await withWarehouse(tmp.dir, (wh) => ledgerReport(wh, { by: ['run', 'depth_reason'] }));
+    const night2 = rows.filter((r) => r.run === runs['2026-03-02'] && r.depth_reason !== '');
+    expect(new Map(night2.map((r) => [r.depth_reason, r.tasks]))).toEqual(
+      new Map([
+        ['auto:escalation', 2],
+        ['auto:seen', 3],
+        ['auto:shallow', 1],
+      ]),
+    );
+    expect(night2.every((r) => Number(r.charge_cny) > 0)).toBe(true);
   });
 });
