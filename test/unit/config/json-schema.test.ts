@@ -19,7 +19,13 @@ describe('pipelineJsonSchema', () => {
     expect(serp.required).toEqual(['kind', 'locations']); // keywords inline or from keywords_file
     const depth = (serp.properties as Record<string, Record<string, unknown>>).depth!;
     // A number of results, or `auto` (depth chosen per series: issue 46).
-    expect(depth).toMatchObject({ default: 10, anyOf: [{ maximum: 700, minimum: 1, type: 'integer' }, { const: 'auto', type: 'string' }] });
+    expect(depth).toMatchObject({
+      default: 10,
+      anyOf: [
+        { maximum: 700, minimum: 1, type: 'integer' },
+        { const: 'auto', type: 'string' },
+      ],
+    });
     expect(depth.description).toBeTypeOf('string');
   });
 });
