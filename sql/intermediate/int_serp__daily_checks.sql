@@ -1,5 +1,7 @@
 -- One successful organic check per series (keyword, location, language, device, engine)
--- and day. When a series was checked twice on a day, the later check wins. A failed task
+-- and day. When a series was checked twice on a day, the deeper check wins, then the later
+-- one: a `depth: auto` escalation (bought at full depth after a shallow check the same
+-- night) supersedes the shallow check. A failed task
 -- has no result, so a failed or missing check is simply absent here.
 -- Incremental on check_date (the day is part of the "latest of the day" partition, so the
 -- days from the last built one on are rebuilt whole): a table of a row per series and day,
@@ -33,7 +35,7 @@ latest_of_day as (
     from organic
     qualify row_number() over (
         partition by keyword, location_code, language_code, device, engine, check_date
-        order by checked_at desc, task_id desc, result_index desc
+        order by depth desc nulls last, checked_at desc, task_id desc, result_index desc
     ) = 1
 )
 

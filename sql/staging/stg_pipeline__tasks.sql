@@ -1,5 +1,7 @@
 -- The tasks the pipelines planned and posted, renamed and cast: which pipeline, job and
--- run a service task id belongs to. Tasks never created have no task_id.
+-- run a service task id belongs to, and why a `depth: auto` task bought its depth
+-- (depth_reason: auto:seen, auto:shallow, auto:sweep, auto:escalation; null for a fixed depth).
+-- Tasks never created have no task_id.
 with
 
 source as (
@@ -15,6 +17,7 @@ renamed as (
         endpoint_id,
         task_id,
         state,
+        depth_reason,
     from source
 )
 

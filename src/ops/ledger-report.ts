@@ -1,9 +1,10 @@
+import { TASK_UNITS_SQL } from '../catalog/index.js';
 import type { ServingReader } from '../warehouse/index.js';
 
 /** A warehouse, or its serving catalog (the published ledger), to query. */
 type Db = ServingReader;
 
-export type LedgerGrouping = 'day' | 'pipeline' | 'endpoint' | 'run';
+export type LedgerGrouping = 'day' | 'pipeline' | 'endpoint' | 'run' | 'depth_reason';
 
 export interface LedgerQuery {
   /** Inclusive day in `tz`, `yyyy-mm-dd`. */
@@ -39,6 +40,25 @@ function keys(by: LedgerQuery['by']): LedgerGrouping[] {
 }
 
 /**
+ * The ledger with each POST split by the `depth_reason` of the tasks it created (tasks.depth_reason,
+ * '' for a fixed depth): one row per call and reason, its charge shared by the tasks' units of
+ * depth (TASK_UNITS_SQL) and `tasks` the count of that reason; a refund row takes the reason of
+ * the task refunded. A call without task rows keeps its whole charge under ''.
+ */
+const LEDGER_BY_DEPTH_REASON = `(SELECT l.* REPLACE (
+        CAST(l.charge_cny * coalesce(w.share, 1) AS DECIMAL(18,6)) AS charge_cny,
+        CAST(l.refund_cny * coalesce(w.share, 1) AS DECIMAL(18,6)) AS refund_cny,
+        coalesce(w.n, l.tasks) AS tasks),
+      coalesce(w.depth_reason, r.depth_reason) AS depth_reason
+    FROM ledger AS l
+    LEFT JOIN (SELECT post_call_id AS call_id, depth_reason, count(*)::INT AS n,
+                      sum(${TASK_UNITS_SQL}) / sum(sum(${TASK_UNITS_SQL})) OVER (PARTITION BY post_call_id) AS share
+               FROM tasks WHERE post_call_id IS NOT NULL GROUP BY 1, 2) AS w
+      ON w.call_id = l.call_id AND l.task_id IS NULL
+    LEFT JOIN (SELECT task_id, any_value(depth_reason) AS depth_reason FROM tasks WHERE task_id IS NOT NULL GROUP BY 1) AS r
+      ON r.task_id = l.task_id)`;
+
+/**
  * The SQL of the ledger report: one row per call or refund, or per group with `by` (net
  * charges: refund rows count negative, and apart in `refund_cny`). Charges are
  * summed as DECIMAL and returned as text so no float touches money; calls whose charge
@@ -70,7 +90,14 @@ export function ledgerSql(q: LedgerQuery, o: { typed?: boolean } = {}): { sql: s
       params,
     };
   }
-  const expr: Record<LedgerGrouping, string> = { day, pipeline: 'pipeline', endpoint: 'endpoint_id', run: 'run_id' };
+  const expr: Record<LedgerGrouping, string> = {
+    day,
+    pipeline: 'pipeline',
+    endpoint: 'endpoint_id',
+    run: 'run_id',
+    depth_reason: "coalesce(depth_reason, '')",
+  };
+  const from = by.includes('depth_reason') ? `${LEDGER_BY_DEPTH_REASON} AS ledger` : 'ledger';
   const cols = by.map((k) => `${expr[k]} AS ${k}`).join(', ');
   return {
     sql: `SELECT ${cols}, count(*) FILTER (WHERE task_id IS NULL)::INT AS calls,
@@ -78,7 +105,7 @@ export function ledgerSql(q: LedgerQuery, o: { typed?: boolean } = {}): { sql: s
                  coalesce(sum(tasks), 0)::INT AS tasks,
                  ${money('coalesce(sum(charge_cny), 0)')} AS charge_cny,
                  ${money('coalesce(sum(refund_cny), 0)')} AS refund_cny
-          FROM ledger ${where} GROUP BY ALL ORDER BY ${by.map((_, i) => i + 1).join(', ')}`,
+          FROM ${from} ${where} GROUP BY ALL ORDER BY ${by.map((_, i) => i + 1).join(', ')}`,
     params,
   };
 }

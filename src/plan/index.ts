@@ -6,3 +6,6 @@ export * from './price-history.js';
 export * from './embeddings.js';
 export * from './readings-use.js';
 export * from './pull-window.js';
+export * from './auto-depth.js';
+export * from './depth-history.js';
+export * from './depth-summary.js';

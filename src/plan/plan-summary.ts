@@ -1,4 +1,5 @@
 import { endpoint, FAMILIES, taskFunctionOf, type FamilyId } from '../catalog/index.js';
+import type { DepthReasonLine } from './depth-summary.js';
 import type { EmbeddingsPlan } from './embeddings.js';
 import type { Plan } from './plan.js';
 import type { TaskPrice } from './price.js';
@@ -27,6 +28,8 @@ export interface PlanSummary {
   estimatedCny: number | null;
   /** What the plan took from `pipeline doctor --probe`'s record (readings-use.ts), when one is there. */
   readings?: string[];
+  /** `depth: auto` tasks by reason (depth-summary.ts), when the pipeline has such a job. */
+  depthReasons?: DepthReasonLine[];
 }
 
 /** Counts what a plan will do, and what it should cost, without calling anything. */

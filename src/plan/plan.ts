@@ -1,6 +1,7 @@
 import type { Endpoint } from '../catalog/index.js';
 import type { Pipeline } from '../config/index.js';
-import { expandJob } from '../jobs/index.js';
+import { autoDepthOf, expandJob } from '../jobs/index.js';
+import { chooseDepth, seriesKeyOf, type AutoChoice, type DepthHistory, type DepthReason } from './auto-depth.js';
 import type { TasksPerPost } from './readings-use.js';
 import { taskTag } from './tag.js';
 
@@ -11,6 +12,10 @@ export interface PlannedTask {
   endpoint: Endpoint;
   /** The task body as it will be posted (tag included). */
   spec: TaskSpec;
+  /** Why its depth (`depth: auto` jobs only): kept on the task row (tasks.depth_reason). */
+  depthReason?: DepthReason;
+  /** The choice of an `auto` task: its series and the tracked domains its escalation looks for. */
+  auto?: AutoChoice;
 }
 
 /** One task of a POST body: the endpoint's fields and the tag that finds it again. */
@@ -37,9 +42,10 @@ export { normalizeKeyword } from '../jobs/index.js';
  * Expands a pipeline into tasks (SERP: engines × devices × locations × languages ×
  * keywords; search volume: locations × languages × keywords packed 700 a task), drops
  * repeats after lower-casing, tags each task, and packs them into the largest batches the
- * endpoint allows.
+ * endpoint allows. A `depth: auto` job's tasks get the depth `history` (the warehouse's
+ * depthHistory) gives their series (auto-depth.ts); without it, every series is swept.
  */
-export function planPipeline(pipeline: Pipeline, runId: string, perPost?: TasksPerPost): Plan {
+export function planPipeline(pipeline: Pipeline, runId: string, perPost?: TasksPerPost, history?: DepthHistory): Plan {
   const tasks: PlannedTask[] = [];
   const seen = new Set<string>();
   let duplicatesDropped = 0;
@@ -53,6 +59,12 @@ export function planPipeline(pipeline: Pipeline, runId: string, perPost?: TasksP
         continue;
       }
       seen.add(tag);
+      if (job.kind === 'serp' && spec.depth === 'auto') {
+        // The tag keeps `auto`: a resumed run finds its tasks whatever depth tonight's history gives.
+        const auto = chooseDepth(autoDepthOf(job), job.track_domains ?? [], seriesKeyOf(ep.id, spec), history);
+        tasks.push({ tag, job: job.name, endpoint: ep, spec: { ...spec, depth: auto.depth, tag }, depthReason: auto.reason, auto });
+        continue;
+      }
       tasks.push({ tag, job: job.name, endpoint: ep, spec: { ...spec, tag } });
     }
   }

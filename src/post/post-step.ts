@@ -179,7 +179,14 @@ async function recordFailed(c: PostContext, batch: PlannedBatch, outcome: Failed
  */
 async function postBatch(c: PostContext, batch: PlannedBatch): Promise<BatchOutcome> {
   await c.store.recordPlanned(
-    batch.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: batch.no, spec: t.spec })),
+    batch.tasks.map((t) => ({
+      tag: t.tag,
+      job: t.job,
+      endpointId: t.endpoint.id,
+      batchNo: batch.no,
+      spec: t.spec,
+      depthReason: t.depthReason ?? null,
+    })),
     c.now(),
   );
   const rows: PostedTaskRow[] = [];
@@ -281,7 +288,16 @@ async function postChunk(c: PostContext, batch: PlannedBatch, tasks: readonly Pl
  */
 async function postLive(c: PostContext, group: PlannedBatch[]): Promise<PostStop | null> {
   await c.store.recordPlanned(
-    group.flatMap((b) => b.tasks.map((t) => ({ tag: t.tag, job: t.job, endpointId: t.endpoint.id, batchNo: b.no, spec: t.spec }))),
+    group.flatMap((b) =>
+      b.tasks.map((t) => ({
+        tag: t.tag,
+        job: t.job,
+        endpointId: t.endpoint.id,
+        batchNo: b.no,
+        spec: t.spec,
+        depthReason: t.depthReason ?? null,
+      })),
+    ),
     c.now(),
   );
   const answers = await Promise.allSettled(group.map((b) => c.client.call(b.endpoint, { tasks: b.tasks.map((t) => t.spec) })));

@@ -6,6 +6,7 @@ import { compactRaw, damagedNotes, ledgerWriter, recordTrackedDomains, runQuerie
 import { collectStep, settleLiveTasks } from './collect-step.js';
 import type { RunContext, Stop } from './context.js';
 import { embedJobs } from './embed-jobs.js';
+import { escalateStep } from './escalate-step.js';
 import type { IngestRun } from './ingest-step.js';
 import { killPoint } from './kill-point.js';
 import type { Step } from './step-runner.js';
@@ -14,7 +15,8 @@ import type { Step } from './step-runner.js';
  * The phases of a run's ingest, in order, once the run is open: a resumed run collects what it
  * posted and looks up what it does not know first; then the plan's unsent tasks are posted
  * (unless something already stopped the run), everything posted is collected (whatever stopped
- * the posting: what was posted is paid for), the embeddings are made, and the run's end is
+ * the posting: what was posted is paid for), the series of `depth: auto` jobs whose tracked
+ * domain was not within tonight's depth are bought again at full depth, the embeddings are made, and the run's end is
  * checked. Not journaled: the ingest records itself when the run finishes (RunStore.finishRun).
  */
 export const INGEST_PHASES: readonly Step<IngestRun>[] = [
@@ -38,6 +40,7 @@ export const INGEST_PHASES: readonly Step<IngestRun>[] = [
       r.stop ??= pulled.stop;
     },
   },
+  { name: 'escalate', journal: 'none', when: (r) => r.stop === null && r.plan.tasks.some((t) => t.auto), run: escalateStep },
   { name: 'embed', journal: 'none', when: (r) => r.stop === null, run: embed },
   { name: 'end-checks', journal: 'none', when: () => true, run: endChecks },
 ];

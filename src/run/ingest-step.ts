@@ -3,7 +3,15 @@ import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
 import { EtlError } from '../errors.js';
 import { embeddingJobs } from '../jobs/index.js';
-import { planPipeline, pullNightTooLong, readingsInUse, type Plan, type PlannedBatch, type ReadingsInUse } from '../plan/index.js';
+import {
+  planPipeline,
+  pullNightTooLong,
+  readDepthHistory,
+  readingsInUse,
+  type Plan,
+  type PlannedBatch,
+  type ReadingsInUse,
+} from '../plan/index.js';
 import { readServiceReadings, RUN_STEPS, runQueries, RunStore, type UnfinishedRun, type Warehouse } from '../warehouse/index.js';
 import { preflightJobs } from './preflight.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
@@ -136,7 +144,9 @@ async function prepareRun(
   o.onRunId?.(runId);
   const recorded = await recordedReadings(o, started);
   const { readings } = recorded;
-  const plan = planPipeline(o.pipeline, runId, readings.tasksPerPost);
+  // `depth: auto` jobs choose each series' depth from the warehouse's checks before this run (its own left out).
+  const history = await readDepthHistory(wh, o.pipeline, runId, resume?.startedAt ?? started);
+  const plan = planPipeline(o.pipeline, runId, readings.tasksPerPost, history);
   const collection = resolveCollection(o.pipeline.collection, {
     ...o.collection,
     ...(o.collectTimeoutMs !== undefined ? { deadlineMs: o.collectTimeoutMs } : {}),

@@ -10,6 +10,7 @@ export * from './arrow-read.js';
 export * from './arrow-schema.js';
 export * from './bulk.js';
 export * from './columns.js';
+export * from './depth-reads.js';
 export * from './ledger.js';
 export * from './schema-doc.js';
 export * from './service-readings.js';

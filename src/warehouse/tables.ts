@@ -76,6 +76,11 @@ export const tasksTable: TableSpec = {
       kind: 'varchar',
       doc: 'ledger call_id of the POST that created it (set before each attempt is sent): its CNY/USD ratio prices a refund, and its row is priced from id_list when its answer never came',
     },
+    {
+      name: 'depth_reason',
+      kind: 'varchar',
+      doc: 'why a `depth: auto` task bought its depth: auto:seen, auto:shallow, auto:sweep or auto:escalation (src/plan/auto-depth.ts); null for a fixed depth',
+    },
   ],
 };
 

@@ -28,9 +28,10 @@ export const ledgerCommand: CommandModule<object, LedgerArgs> = {
       .option('from', { type: 'string', describe: 'first day (in --tz), yyyy-mm-dd' })
       .option('to', { type: 'string', describe: 'last day (in --tz), yyyy-mm-dd (inclusive)' })
       .option('by', {
-        choices: ['day', 'pipeline', 'endpoint', 'run'] as const,
+        choices: ['day', 'pipeline', 'endpoint', 'run', 'depth_reason'] as const,
         array: true,
-        describe: 'group and sum; give several for several keys (--by day --by pipeline)',
+        describe:
+          "group and sum; give several for several keys (--by day --by pipeline). depth_reason: the reason of depth: auto tasks (auto:seen, auto:shallow, auto:sweep, auto:escalation; '' for a fixed depth), each POST's charge shared by its tasks' units of depth",
       })
       .option('tz', {
         type: 'string',

@@ -32,17 +32,33 @@ export const planCommand: CommandModule<object, PlanArgs> = {
     const { ServiceClient } = await import('../../client/index.js');
     const { loadPipeline, resolveCollection } = await import('../../config/index.js');
     const { embeddingJobs } = await import('../../jobs/index.js');
-    const { planEmbeddings, planPipeline, priceTasks, pullNightTooLong, readingsInUse, readPriceHistory, summarizePlan } =
-      await import('../../plan/index.js');
+    const {
+      depthReasonLines,
+      planEmbeddings,
+      planPipeline,
+      priceTasks,
+      pullNightTooLong,
+      readDepthHistory,
+      readingsInUse,
+      readPriceHistory,
+      summarizePlan,
+    } = await import('../../plan/index.js');
     const { cachedEmbeddingKeys } = await import('../../models/index.js');
-    const { readServiceReadings, withWarehouse } = await import('../../warehouse/index.js');
+    const { readServiceReadings, runQueries, withWarehouse } = await import('../../warehouse/index.js');
     const { preflightJobs } = await import('../../run/index.js');
     const { resolveTarget } = await import('../service-target.js');
     const pipeline = await loadPipeline(args.file);
     // What `pipeline doctor --probe` recorded of the service: one task a POST is planned as a run posts it.
     const readings = readingsInUse(await readServiceReadings(args.warehouse).catch(() => null), new Date());
-    const plan = planPipeline(pipeline, 'plan', readings.tasksPerPost);
     const hasWarehouse = existsSync(join(args.warehouse, 'warehouse.duckdb'));
+    // `depth: auto` jobs: tonight's depths from the warehouse's checks, and how often past nights escalated.
+    const auto = hasWarehouse
+      ? await withWarehouse(args.warehouse, async (wh) => ({
+          history: await readDepthHistory(wh, pipeline, 'plan', new Date()),
+          escalationRate: await runQueries.escalationRate(wh, pipeline.name),
+        }))
+      : { history: undefined, escalationRate: 0 };
+    const plan = planPipeline(pipeline, 'plan', readings.tasksPerPost, auto.history);
     const history: PriceHistory = hasWarehouse
       ? await withWarehouse(args.warehouse, readPriceHistory)
       : { byPipeline: new Map(), byEndpoint: new Map(), cnyPerUsd: null };
@@ -86,6 +102,8 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       // Sandbox keys are never charged, embeddings included.
       summary = summarizePlan(plan, prices, sandboxKey ? embeddings.map((e) => ({ ...e, cnyPer1kTokens: 0, cny: 0 })) : embeddings);
       if (readings.notes.length > 0) summary.readings = readings.notes;
+      const reasons = depthReasonLines(plan, prices, pipeline.jobs, auto.escalationRate);
+      if (reasons.length > 0) summary.depthReasons = reasons;
     } finally {
       await target.sandbox?.close();
     }
@@ -118,6 +136,16 @@ export function formatPlan(s: PlanSummary, budget?: number): string {
       s.families.map((f) => ({ rate_family: f.family, calls: f.calls, per_minute: f.perMinute, minutes: f.minutes.toFixed(1) })),
       'table',
     ).trimEnd(),
+    ...(s.depthReasons
+      ? [
+          '',
+          render(
+            s.depthReasons.map((r) => ({ depth_reason: r.reason, tasks: r.tasks, mean_depth: r.depth, cny: cny(r.cny) })),
+            'table',
+          ).trimEnd(),
+          "depth auto: auto:escalation is expected from past nights (escalations per auto:seen task); the others are tonight's depths from the warehouse",
+        ]
+      : []),
     ...(s.embeddings.length > 0
       ? [
           '',

@@ -6,6 +6,7 @@ import { defineJobKind } from '../job-kind.js';
 import { keywordSchema, keywordsFileOutsideSchema, keywordsFileSchema, requireKeywords } from '../keyword-fields.js';
 import { languageSchema, locationSchema } from '../place-fields.js';
 import { checkSerpPlaces } from '../reference.js';
+import { autoDepthSchema, checkAutoDepth, depthSchema } from './serp-depth.js';
 
 /** Which OS values fit which device; the service rejects any other pair. */
 export const OS_BY_DEVICE = {
@@ -49,15 +50,8 @@ export const serpJobSchema = z
     mode: modeSchema,
     collect: legacyCollectSchema,
     priority: prioritySchema,
-    depth: z
-      .number()
-      .int('a whole number')
-      .min(1, 'at least 1')
-      .max(700, 'at most 700')
-      .default(10)
-      .describe(
-        'Results per SERP, 1 to 700; default 10, as the service. Above 10, each further block of 10 adds charges (unused blocks are refunded).',
-      ),
+    depth: depthSchema,
+    auto_depth: autoDepthSchema,
     devices: z
       .array(z.enum(['desktop', 'mobile']))
       .min(1, 'at least one device')
@@ -98,6 +92,7 @@ export const serpJobSchema = z
   .superRefine(checkOsFitsDevices, { when: () => true })
   .superRefine(checkEngineType, { when: () => true })
   .superRefine(requireKeywords)
+  .superRefine(checkAutoDepth, { when: () => true })
   .describe('SERP rank tracking: any engine/type pair of the service.');
 
 /** Each engine serves only some types (engA has most; engB to engF organic only); events are desktop only. */
@@ -165,6 +160,7 @@ export const serpJob = defineJobKind({
                 ...place,
                 ...(job.type === 'events' ? {} : { device }),
                 ...(job.os ? { os: job.os } : {}),
+                // `auto` stays in the spec (and its tag) until the planner chooses the series' depth.
                 depth: job.depth,
                 ...(ep.mode === 'task_post' ? { priority: job.priority } : {}),
                 ...(job.target ? { target: job.target } : {}),

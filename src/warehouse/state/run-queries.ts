@@ -187,6 +187,21 @@ export const runQueries = {
     );
   },
 
+  /** A run's `depth: auto` tasks: tag, service id, state and why their depth (tasks.depth_reason). */
+  autoTasks(wh: Warehouse, runId: string): Promise<{ tag: string; task_id: string | null; state: TaskState; depth_reason: string }[]> {
+    return wh.all(`SELECT tag, task_id, state, depth_reason FROM tasks WHERE run_id = $1 AND depth_reason IS NOT NULL ORDER BY tag`, [runId]);
+  },
+
+  /** Escalations per `auto:seen` task over a pipeline's past tasks (0 when it has none). */
+  async escalationRate(wh: Warehouse, pipeline: string): Promise<number> {
+    const [r] = await wh.all<{ seen: number; escalated: number }>(
+      `SELECT count(*) FILTER (WHERE depth_reason = 'auto:seen')::INT AS seen, count(*) FILTER (WHERE depth_reason = 'auto:escalation')::INT AS escalated
+       FROM tasks WHERE pipeline = $1 AND task_id IS NOT NULL`,
+      [pipeline],
+    );
+    return r && r.seen > 0 ? r.escalated / r.seen : 0;
+  },
+
   /** Every task of a run by tag, with its state. */
   async taskStates(wh: Warehouse, runId: string): Promise<Map<string, TaskState>> {
     const rows = await wh.all<{ tag: string; state: TaskState }>(`SELECT tag, state FROM tasks WHERE run_id = $1`, [runId]);

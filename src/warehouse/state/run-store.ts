@@ -15,6 +15,8 @@ export interface PlannedTaskRow {
   endpointId: string;
   batchNo: number;
   spec: unknown;
+  /** Why its depth, for a `depth: auto` task (tasks.depth_reason). */
+  depthReason?: string | null;
 }
 
 /** What a POST's answer says of one of its tasks: its id when created, the service's code either way. */
@@ -214,9 +216,9 @@ export class RunStore {
     await runColumns(
       this.wh,
       `INSERT INTO tasks
-       SELECT r.tag, $1, $2, r.job, r.endpoint_id, r.batch_no, r.spec::JSON, 'planned', NULL, NULL, NULL, $3::TIMESTAMPTZ, NULL, NULL, NULL, NULL, NULL
+       SELECT r.tag, $1, $2, r.job, r.endpoint_id, r.batch_no, r.spec::JSON, 'planned', NULL, NULL, NULL, $3::TIMESTAMPTZ, NULL, NULL, NULL, NULL, NULL, r.depth_reason
        FROM (SELECT unnest($4::VARCHAR[]) AS tag, unnest($5::VARCHAR[]) AS job, unnest($6::VARCHAR[]) AS endpoint_id,
-                    unnest($7::INTEGER[]) AS batch_no, unnest($8::VARCHAR[]) AS spec) AS r`,
+                    unnest($7::INTEGER[]) AS batch_no, unnest($8::VARCHAR[]) AS spec, unnest($9::VARCHAR[]) AS depth_reason) AS r`,
       [
         this.runId,
         this.pipeline,
@@ -226,6 +228,7 @@ export class RunStore {
         varchars(rows.map((r) => r.endpointId)),
         integers(rows.map((r) => r.batchNo)),
         varchars(rows.map((r) => JSON.stringify(r.spec))),
+        varchars(rows.map((r) => r.depthReason ?? null)),
       ],
     );
   }

@@ -18,7 +18,14 @@ describe('pipelineJsonSchema', () => {
     const serp = jobs.items.oneOf[0]!;
     expect(serp.required).toEqual(['kind', 'locations']); // keywords inline or from keywords_file
     const depth = (serp.properties as Record<string, Record<string, unknown>>).depth!;
-    expect(depth).toMatchObject({ default: 10, maximum: 700, minimum: 1, type: 'integer' });
+    // A number of results, or `auto` (depth chosen per series: issue 46).
+    expect(depth).toMatchObject({
+      default: 10,
+      anyOf: [
+        { maximum: 700, minimum: 1, type: 'integer' },
+        { const: 'auto', type: 'string' },
+      ],
+    });
     expect(depth.description).toBeTypeOf('string');
   });
 });

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { parsePipeline } from '../../../src/config/index.js';
+import { autoDepthOf } from '../../../src/jobs/index.js';
+import {
+  chooseDepth,
+  depthFor,
+  isSweepNight,
+  needsEscalation,
+  planPipeline,
+  seriesKey,
+  type DepthHistory,
+} from '../../../src/plan/index.js';
+
+const S = autoDepthOf({});
+const KEY = seriesKey('trail running shoes', 2840, 'en', 'desktop', 'engA');
+/** A night that is not KEY's sweep night. */
+const NIGHT = [0, 1, 2, 3, 4, 5, 6].find((n) => !isSweepNight(KEY, n, 7))!;
+const history = (deepest: number, seen: { domain: string; rank: number }[]): DepthHistory => ({
+  series: new Map([[KEY, { lastDate: '2026-03-01', deepest, seen }]]),
+  night: NIGHT,
+});
+
+describe('depth: auto rules', () => {
+  it('seen at r: the block of r plus the margin, the deepest tracked domain, capped at max_depth', () => {
+    expect(depthFor(5, S)).toBe(20);
+    expect(depthFor(10, S)).toBe(20);
+    expect(depthFor(11, S)).toBe(30);
+    expect(depthFor(95, S)).toBe(100);
+    const c = chooseDepth(
+      S,
+      ['a.example', 'b.example'],
+      KEY,
+      history(100, [
+        { domain: 'a.example', rank: 3 },
+        { domain: 'b.example', rank: 42 },
+      ]),
+    );
+    expect(c).toMatchObject({ depth: 60, reason: 'auto:seen' });
+  });
+
+  it('none seen: the first block; never looked at max_depth: a sweep; a domain not tracked does not count', () => {
+    expect(chooseDepth(S, ['a.example'], KEY, history(100, [{ domain: 'other.example', rank: 2 }]))).toMatchObject({
+      depth: 10,
+      reason: 'auto:shallow',
+    });
+    expect(chooseDepth(S, ['a.example'], KEY, history(20, [{ domain: 'a.example', rank: 2 }]))).toMatchObject({
+      depth: 100,
+      reason: 'auto:sweep',
+    });
+    expect(chooseDepth(S, ['a.example'], KEY, undefined)).toMatchObject({ depth: 100, reason: 'auto:sweep' });
+  });
+
+  it('sweeps spread: one night in N per series, about 1/N of the series a night', () => {
+    const keys = Array.from({ length: 700 }, (_, i) => seriesKey(`kw ${i}`, 2840, 'en', 'desktop', 'engA'));
+    for (const k of keys.slice(0, 20)) expect([0, 1, 2, 3, 4, 5, 6].filter((n) => isSweepNight(k, 20000 + n, 7))).toHaveLength(1);
+    const tonight = keys.filter((k) => isSweepNight(k, 20000, 7)).length;
+    expect(tonight).toBeGreaterThan(60);
+    expect(tonight).toBeLessThan(140);
+  });
+
+  it('escalates a seen series whose domain is absent within tonight, never a sweep or a shallow one', () => {
+    const seen = chooseDepth(S, ['a.example'], KEY, history(100, [{ domain: 'a.example', rank: 5 }]));
+    expect(needsEscalation(seen, S, new Set())).toBe(true);
+    expect(needsEscalation(seen, S, new Set(['a.example']))).toBe(false);
+    const shallow = chooseDepth(S, ['a.example'], KEY, history(100, []));
+    expect(needsEscalation(shallow, S, new Set())).toBe(false);
+  });
+
+  it('the config: auto needs track_domains (up to 10), an organic type; auto_depth only with auto; the plan tags by series', () => {
+    const yaml = (extra: string) => `name: a\njobs:\n  - kind: serp\n    locations: [2840]\n    keywords: [trail running shoes]\n${extra}`;
+    expect(() => parsePipeline(yaml('    depth: auto\n'), 'a.yaml', {})).toThrow(/track_domains/);
+    expect(() => parsePipeline(yaml('    depth: 10\n    auto_depth: { margin: 5 }\n'), 'a.yaml', {})).toThrow(/auto_depth/);
+    const many = Array.from({ length: 11 }, (_, i) => `d${i}.example`).join(', ');
+    expect(() => parsePipeline(yaml(`    depth: auto\n    track_domains: [${many}]\n`), 'a.yaml', {})).toThrow(/at most 10/);
+    const p = parsePipeline(yaml('    depth: auto\n    auto_depth: { margin: 0 }\n    track_domains: [a.example]\n'), 'a.yaml', {});
+    const a = planPipeline(p, 'run-1', undefined, history(100, [{ domain: 'a.example', rank: 5 }]));
+    const b = planPipeline(p, 'run-1', undefined, history(100, []));
+    expect(a.tasks[0]).toMatchObject({ depthReason: 'auto:seen', spec: { depth: 10 } });
+    expect(b.tasks[0]).toMatchObject({ depthReason: 'auto:shallow', spec: { depth: 10 } });
+    // The tag names the series, not tonight's depth: a resumed run finds its task.
+    expect(a.tasks[0]!.tag).toBe(b.tasks[0]!.tag);
+  });
+});
