@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import type { PlanSummary, PriceHistory } from '../../plan/index.js';
+import type { Plan, PlanSummary, PriceHistory } from '../../plan/index.js';
 import type { ReferenceCache } from '../../run/index.js';
 import { render } from '../render.js';
 import { checkOptions, num } from '../option-checks.js';
@@ -90,15 +90,7 @@ export const planCommand: CommandModule<object, PlanArgs> = {
       if (tooLong) process.stderr.write(`warning: a run refuses this plan: ${tooLong.message}\n`);
       const user = (await client.call(endpoint('appendix.user_data'))).envelope.tasks?.[0]?.result?.[0] as
         { rates?: Record<string, unknown> } | undefined;
-      const high = new Set(plan.tasks.filter((t) => t.spec.priority === 2).map((t) => t.endpoint.id));
-      const prices = sandboxKey
-        ? [...new Set(plan.tasks.map((t) => t.endpoint.id))].map((id) => ({
-            endpointId: id,
-            cnyPerTask: 0,
-            source: 'sandbox' as const,
-            note: 'sandbox keys are never charged',
-          }))
-        : priceTasks(plan, history, user?.rates, (id) => high.has(id));
+      const prices = sandboxKey ? sandboxPrices(plan) : priceTasks(plan, history, user?.rates, (id) => highPriority(plan).has(id));
       // Sandbox keys are never charged, embeddings included.
       summary = summarizePlan(plan, prices, sandboxKey ? embeddings.map((e) => ({ ...e, cnyPer1kTokens: 0, cny: 0 })) : embeddings);
       if (readings.notes.length > 0) summary.readings = readings.notes;
@@ -110,6 +102,21 @@ export const planCommand: CommandModule<object, PlanArgs> = {
     process.stdout.write(args.json ? `${JSON.stringify(summary, null, 2)}\n` : formatPlan(summary, pipeline.budget_cny));
   },
 };
+
+/** Endpoints with a priority-2 task (charged extra). */
+function highPriority(plan: Plan): Set<string> {
+  return new Set(plan.tasks.filter((t) => t.spec.priority === 2).map((t) => t.endpoint.id));
+}
+
+/** Sandbox keys are never charged: every endpoint of the plan at 0. */
+function sandboxPrices(plan: Plan) {
+  return [...new Set(plan.tasks.map((t) => t.endpoint.id))].map((id) => ({
+    endpointId: id,
+    cnyPerTask: 0,
+    source: 'sandbox' as const,
+    note: 'sandbox keys are never charged',
+  }));
+}
 
 function cny(v: number | null): string {
   return v === null ? 'unknown' : v.toFixed(4);
