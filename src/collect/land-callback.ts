@@ -181,7 +181,9 @@ export class CallbackLanding {
     const files = new Map<string, Waiting[]>();
     for (const w of group) {
       const key = `${w.day}\0${w.kind}`;
-      files.set(key, [...(files.get(key) ?? []), w]);
+      const members = files.get(key);
+      if (members) members.push(w);
+      else files.set(key, [w]);
     }
     await Promise.all(
       [...files.values()].map(async (members) => {
