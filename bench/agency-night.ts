@@ -15,7 +15,15 @@
 // tasks are 1,000 POSTs over 8 minutes, about 210 postbacks a second.
 // Lost: tasks planned and not collected. Bought twice: a tag the emulator created more than one
 // task for (its admin stats). --concurrency bounds the postbacks the emulator has under way
-// (default: none, every finished task's postback at once, as a service would).
+// (default 32; 0 for no bound). The spec says a postback is sent as its task completes, and
+// nothing of how many a service has out at once. The emulator completes every task of a POST
+// the same ready delay after it, so the 60 POSTs of a window finish 6,000 tasks in one tick;
+// without a bound all 6,000 postbacks would open at once, which no dispatcher does, and what
+// the receiver cannot take within the 10 s (divided by the time scale) it is tried again
+// through `errors` + `webhook_resend`. The bound sends each the moment one is answered, and
+// each one's 10 s starts when it is sent.
+// The bound of the ratio leaves out the run's own start, models and publish, and the receiving
+// of the last window's postbacks: at a small --tasks they weigh more than at 100,000.
 // Figures, not assertions; CPU seconds of both processes and the load average are printed beside them.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,7 +37,7 @@ import { flag, loadAverage, spawnEmulator } from './lib/spawn-emulator.js';
 const TASKS = Number(flag('tasks', '100000'));
 const SCALE = Number(flag('time-scale', '2'));
 const DEPTH = Number(flag('depth', '10'));
-const CONCURRENCY = flag('concurrency', '');
+const CONCURRENCY = Number(flag('concurrency', '32'));
 const LIMIT = 60; // SERP family, calls per window (spec, Limits)
 const TASKS_PER_POST = 100;
 const READY_AFTER_MS = 300; // the emulator's default ready delay, before the time scale
@@ -65,7 +73,7 @@ const sb = await spawnEmulator({
   timeScale: SCALE,
   readyAfterMs: READY_AFTER_MS,
   seed: 1,
-  ...(CONCURRENCY ? { callbackConcurrency: Number(CONCURRENCY) } : {}),
+  ...(CONCURRENCY > 0 ? { callbackConcurrency: CONCURRENCY } : {}),
 });
 try {
   const warehouse = join(dir, 'warehouse');
@@ -117,7 +125,7 @@ try {
   const windowS = 60 / SCALE;
   const boundS = Math.floor((posts - 1) / LIMIT) * windowS + READY_AFTER_MS / SCALE / 1000;
   console.log(
-    `agency night, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH} by push, rate limits on at time scale ${SCALE} (Node ${process.version})`,
+    `agency night, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH} by push, rate limits on at time scale ${SCALE}, postbacks ${CONCURRENCY > 0 ? `at most ${CONCURRENCY}` : 'without bound'} under way (Node ${process.version})`,
   );
   console.log(
     `  run exit ${code}, ${summary.state ?? '?'}; tasks ${counts.tasks}, collected ${counts.collected}, with results ${counts.results}; tags bought ${created.length}, twice ${twice}`,

@@ -65,8 +65,16 @@ try {
   cpu.stop();
   const end = await sb.stop();
   const span = await withWarehouse(dir, async (wh) => {
-    const [r] = await wh.all<{ first_post: number; last_post: number; last_collected: number; collected: number; rows: number }>(
+    const [r] = await wh.all<{
+      first_post: number;
+      last_post: number;
+      last_landed: number;
+      last_collected: number;
+      collected: number;
+      rows: number;
+    }>(
       `SELECT epoch_ms(min(posted_at))::DOUBLE AS first_post, epoch_ms(max(posted_at))::DOUBLE AS last_post,
+              (SELECT epoch_ms(max(received_at))::DOUBLE FROM raw_responses WHERE path LIKE '%/task_get/%') AS last_landed,
               epoch_ms(max(collected_at))::DOUBLE AS last_collected,
               count(*) FILTER (WHERE state = 'collected')::INT AS collected,
               (SELECT count(*) FROM serp_results)::INT AS rows
@@ -85,7 +93,7 @@ try {
     `  run ${summary.state}, ${summary.tasks.collected}/${summary.tasks.planned} collected (${span.collected} in tasks, ${span.rows} serp_results rows), wall ${wallS.toFixed(1)} s`,
   );
   console.log(
-    `  posting took ${postingS.toFixed(1)} s${postingS * 1000 > READY_AFTER_MS ? ' (longer than the ready delay: raise --ready-after, the span is not the receiver alone)' : ''}; receiving ${spanS.toFixed(1)} s`,
+    `  posting took ${postingS.toFixed(1)} s${postingS * 1000 > READY_AFTER_MS ? ' (longer than the ready delay: raise --ready-after, the span is not the receiver alone)' : ''}; receiving ${spanS.toFixed(1)} s, of which the last postback landed at ${((span.last_landed - from) / 1000).toFixed(1)} s`,
   );
   console.log(
     `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; emulator process ${end.cpuS.toFixed(1)} s of CPU`,

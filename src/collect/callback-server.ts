@@ -30,6 +30,12 @@ export interface CallbackServerOptions {
   bodyTimeoutMs?: number;
   /** Most connections open at once (more are refused at accept); default 512. */
   maxConnections?: number;
+  /**
+   * Longest a received body waits for a landing slot; past it the callback is answered 503
+   * at once (the service lists it as failed, and the run gets it by `webhook_resend` or
+   * `task_get`) rather than left to pass the service's 10 s. Default 4 s.
+   */
+  slotWaitMs?: number;
   /** How long a callback naming a tag of a POST still in flight waits for its id; default 3 s. */
   idWaitMs?: number;
   /** A postback body is on disk (acknowledged already). */
@@ -58,6 +64,7 @@ const MAX_CONCURRENT_BODIES = 32;
 const HEADERS_TIMEOUT_MS = 5_000;
 const BODY_TIMEOUT_MS = 9_000;
 const MAX_CONNECTIONS = 512;
+const SLOT_WAIT_MS = 4_000;
 
 class Refusal extends Error {
   constructor(
@@ -88,7 +95,7 @@ export class CallbackServer {
   #slots = MAX_CONCURRENT_BODIES;
   /** Bytes of bodies being read right now, all requests together. */
   #buffered = 0;
-  readonly #queue: Array<() => void> = [];
+  readonly #queue: Array<(got: boolean) => void> = [];
   #closing = false;
 
   private constructor(o: CallbackServerOptions) {
@@ -220,14 +227,28 @@ export class CallbackServer {
     return got.length === this.#secret.length && timingSafeEqual(got, this.#secret);
   }
 
+  /** Runs `fn` in a landing slot; refuses with 503 when none frees up within `slotWaitMs`. */
   async #withSlot<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#slots === 0) await new Promise<void>((r) => this.#queue.push(r));
-    else this.#slots--;
+    if (this.#slots === 0) {
+      const got = await new Promise<boolean>((resolve) => {
+        const waiter = (ok: boolean) => {
+          clearTimeout(timer);
+          resolve(ok);
+        };
+        const timer = setTimeout(() => {
+          const at = this.#queue.indexOf(waiter);
+          if (at >= 0) this.#queue.splice(at, 1);
+          resolve(false);
+        }, this.#o.slotWaitMs ?? SLOT_WAIT_MS);
+        this.#queue.push(waiter);
+      });
+      if (!got) throw new Refusal(503, 'too many callbacks being landed; resend later');
+    } else this.#slots--;
     try {
       return await fn();
     } finally {
       const next = this.#queue.shift();
-      if (next) next();
+      if (next) next(true);
       else this.#slots++;
     }
   }

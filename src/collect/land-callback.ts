@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { RawResponse } from '../client/index.js';
+import { redactCallbackSecrets } from '../redact.js';
 import { GroupCommit, landedLine, rawFileName, writeDurably, type LandingContext } from '../warehouse/index.js';
 
 /** A callback body on disk: the task it carries, the file, what its task status said, and its raw index row. */
@@ -48,13 +49,23 @@ export class CallbackBodyError extends Error {}
 
 export type TaskEntry = { id?: unknown; status_code?: unknown; status_message?: unknown; data?: unknown };
 
+/** A body read as JSON and narrowed to one task. */
+export interface NarrowedBody {
+  /** The text to land: the body as given when it held only that task, else the narrowed envelope. */
+  body: string;
+  /** `JSON.parse(body)`. */
+  value: unknown;
+  ignored: string[];
+  entry: TaskEntry;
+}
+
 /**
  * The body narrowed to the task its URL names: a postback is accepted for one task only,
  * so any other entry of `tasks[]` (another run's task, another pipeline's, an unknown id)
  * is dropped before anything lands. A body holding only that task is kept byte for byte.
  * Throws {@link CallbackBodyError} when the body is not JSON or does not hold the task.
  */
-export function narrowToTask(body: string, taskId: string): { body: string; ignored: string[]; entry: TaskEntry } {
+export function narrowToTask(body: string, taskId: string): NarrowedBody {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -71,9 +82,25 @@ export function narrowToTask(body: string, taskId: string): { body: string; igno
   const ignored = tasks
     .filter((t) => !mine.includes(t as TaskEntry))
     .map((t) => (typeof (t as TaskEntry | null)?.id === 'string' ? String((t as TaskEntry).id) : '(no id)'));
-  if (ignored.length === 0) return { body, ignored, entry: mine[0]! };
+  if (ignored.length === 0) return { body, value: parsed, ignored, entry: mine[0]! };
   const narrowed = { ...(parsed as object), tasks: mine, tasks_count: 1 };
-  return { body: JSON.stringify(narrowed), ignored, entry: mine[0]! };
+  return { body: JSON.stringify(narrowed), value: narrowed, ignored, entry: mine[0]! };
+}
+
+/**
+ * The body as it lands: callback secrets cut out (the service echoes the task's
+ * `postback_url` in `data`), read as JSON once, and narrowed to the task. A body that
+ * `verify` finds forged is refused. The check reads what the service sent: when cutting
+ * the secrets out changed the text and the cut body fails the check, the body as sent is
+ * checked instead.
+ */
+function acceptBody(input: CallbackBody): NarrowedBody {
+  const redacted = redactCallbackSecrets(input.body);
+  const narrowed = narrowToTask(redacted, input.taskId);
+  let forged = input.verify?.(narrowed.entry);
+  if (forged && redacted !== input.body) forged = input.verify!(narrowToTask(input.body, input.taskId).entry);
+  if (forged) throw new CallbackBodyError(`body is not the answer to the task posted: ${forged}`);
+  return narrowed;
 }
 
 interface Waiting {
@@ -104,9 +131,7 @@ export class CallbackLanding {
   ) {}
 
   land(input: CallbackBody): Promise<LandedCallback> {
-    const narrowed = narrowToTask(input.body, input.taskId);
-    const forged = input.verify?.(narrowed.entry);
-    if (forged) throw new CallbackBodyError(`body is not the answer to the task posted: ${forged}`);
+    const narrowed = acceptBody(input);
     const raw: RawResponse = {
       callId: randomUUID(),
       receivedAt: input.receivedAt,
@@ -120,7 +145,7 @@ export class CallbackLanding {
     };
     // The line names the task it was accepted for: a later load (after a crash, a replay)
     // takes rows of that task only, whatever else the file holds.
-    const landed = landedLine(raw, this.ctx, { callback: true, callbackTask: input.taskId });
+    const landed = landedLine(raw, this.ctx, { callback: true, callbackTask: input.taskId, redactedAndParsed: { value: narrowed.value } });
     const ok = landed.taskIds.includes(input.taskId);
     const e = narrowed.entry;
     const status = ok
@@ -156,7 +181,9 @@ export class CallbackLanding {
     const files = new Map<string, Waiting[]>();
     for (const w of group) {
       const key = `${w.day}\0${w.kind}`;
-      files.set(key, [...(files.get(key) ?? []), w]);
+      const members = files.get(key);
+      if (members) members.push(w);
+      else files.set(key, [w]);
     }
     await Promise.all(
       [...files.values()].map(async (members) => {

@@ -44,6 +44,19 @@ export interface LandedLine {
   head: string | null;
 }
 
+/** How a line is built beyond the response itself. */
+export interface LandedLineOptions {
+  /** A callback the service sent us, not a call we made. */
+  callback?: boolean;
+  /** The one task a callback was accepted for: only it is indexed. */
+  callbackTask?: string;
+  /**
+   * `raw.body` has had its callback secrets cut out already (`redactCallbackSecrets`) and
+   * `value` is `JSON.parse(raw.body)`: the line is built without reading the body again.
+   */
+  redactedAndParsed?: { value: unknown };
+}
+
 /**
  * The landed line of a response. A JSON body goes in `body` as JSON (not as a string), so
  * DuckDB reads it with explicit column types at full speed; when re-serializing it would
@@ -57,14 +70,19 @@ export interface LandedLine {
  * A callback's line names the one task it was accepted for (`callbackTask`): only that id
  * is indexed, so a load never takes another task's rows from it.
  */
-export function landedLine(raw: RawResponse, ctx: LandingContext, opts: { callback?: boolean; callbackTask?: string } = {}): LandedLine {
-  raw = { ...raw, body: redactCallbackSecrets(raw.body) };
+export function landedLine(raw: RawResponse, ctx: LandingContext, opts: LandedLineOptions = {}): LandedLine {
   let parsed: unknown;
   let ok = true;
-  try {
-    parsed = JSON.parse(raw.body);
-  } catch {
-    ok = false;
+  if (opts.redactedAndParsed) {
+    // The caller redacted the body and parsed it already: each body is read as JSON once.
+    parsed = opts.redactedAndParsed.value;
+  } else {
+    raw = { ...raw, body: redactCallbackSecrets(raw.body) };
+    try {
+      parsed = JSON.parse(raw.body);
+    } catch {
+      ok = false;
+    }
   }
   // An answer with results is a JSON object: other JSON (a number, a string, a list, null) at a
   // path of results is kept as a malformed body, which no typed read meets.
