@@ -44,7 +44,13 @@ describe("an agency's night by push, at small size, with the service's faults an
     expect(stats.faults_injected.callback_failure ?? 0).toBeGreaterThan(0);
     expect(stats.faults_injected.callback_duplicate ?? 0).toBeGreaterThan(0);
     expect(stats.callbacks.failed).toBeGreaterThan(0);
-    expect(w.calls('/appendix/webhook_resend') + w.calls('/tasks_ready')).toBeGreaterThan(0);
+    // The tasks whose postbacks failed came by a free recovery call: errors + webhook_resend, the
+    // ready list, or task_get of a task the resumed run still owed (which one depends on timing).
+    const recovery = ['/errors', '/appendix/webhook_resend', '/tasks_ready', '/task_get'].map((p) => w.calls(p));
+    expect(
+      recovery.reduce((a, b) => a + b, 0),
+      `errors, webhook_resend, tasks_ready, task_get: ${recovery.join(', ')}`,
+    ).toBeGreaterThan(0);
     // Posted once (4 POSTs of 100), nothing bought twice, every task collected and loaded once.
     expect(w.calls('/task_post')).toBe(TASKS / 100);
     await expectEachCollectedOnce(w, TASKS, expect);
