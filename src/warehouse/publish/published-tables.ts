@@ -35,6 +35,7 @@ export interface PublishedTable {
 export const PUBLISHED_MODELS: readonly { name: string; date?: string; incremental?: boolean }[] = [
   { name: 'rank_history', date: 'check_date', incremental: true },
   { name: 'domain_visibility_daily', date: 'check_date', incremental: true },
+  { name: 'share_of_serp_daily', date: 'check_date', incremental: true },
   { name: 'search_volume_trends', date: 'month_start' },
   { name: 'spend_daily', date: 'call_date' },
   { name: 'keyword_clusters' },

@@ -21,7 +21,7 @@ describe('docs/schema.md', () => {
     const models = await discoverModels(DEFAULT_SQL_DIR);
     const md = martsMarkdown(models);
     const marts = models.filter((m) => m.layer === 'marts');
-    expect(marts.map((m) => m.name).sort()).toEqual(['domain_visibility_daily', 'locations', 'rank_history', 'search_volume_trends', 'spend_daily']);
+    expect(marts.map((m) => m.name).sort()).toEqual(['domain_visibility_daily', 'locations', 'rank_history', 'search_volume_trends', 'share_of_serp_daily', 'spend_daily']);
     for (const m of marts) {
       expect(md).toContain(`### \`${m.name}\``);
       for (const [name, c] of Object.entries(m.sidecar.columns ?? {})) {
