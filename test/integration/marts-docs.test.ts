@@ -84,6 +84,7 @@ describe('the marts as a BI reader sees them, after a night of pipelines/keyword
       'locations',
       'rank_history',
       'search_volume_trends',
+      'share_of_serp_daily',
       'spend_daily',
     ]);
     const built = await withWarehouse(wh.dir, async (db) => {

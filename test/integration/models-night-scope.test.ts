@@ -37,6 +37,7 @@ describe('model tests of a nightly build (real DuckDB)', () => {
       'int_serp__domain_placements',
       'int_serp__first_seen',
       'rank_history',
+      'share_of_serp_daily',
       'stg_serp__items',
       'stg_serp__results',
     ]);

@@ -14,6 +14,9 @@ export const OS_BY_DEVICE = {
   mobile: ['android', 'ios'],
 } as const;
 
+/** Tracked domains one SERP job may list: each is a competitor the marts and alerts follow per series. */
+export const MAX_TRACKED_DOMAINS = 10;
+
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
 /** The SERP types of the spec's engine/type pairs. */
@@ -78,8 +81,14 @@ export const serpJobSchema = z
     keywords_file_outside: keywordsFileOutsideSchema,
     track_domains: z
       .array(domainSchema)
+      .max(MAX_TRACKED_DOMAINS, {
+        error: (iss) =>
+          `at most ${MAX_TRACKED_DOMAINS} tracked domains per job (your own and your competitors); got ${(iss.input as unknown[]).length}; keep the ${MAX_TRACKED_DOMAINS} that matter most`,
+      })
       .optional()
-      .describe('Lower-case hostnames whose ranks you follow; the marts report their positions.'),
+      .describe(
+        `Lower-case hostnames whose ranks you follow, up to ${MAX_TRACKED_DOMAINS} (yours and your competitors'); the marts report their positions and share of SERP.`,
+      ),
     target: z
       .string()
       .min(1, 'must not be empty')

@@ -25,7 +25,7 @@ describe('docs/schema.md', () => {
     // Every .sql under sql/marts is found as a mart (the list is the folder's, so a new mart needs no edit here).
     const files = (await readdir(join(DEFAULT_SQL_DIR, 'marts'))).filter((f) => f.endsWith('.sql')).map((f) => f.slice(0, -4));
     expect(marts.map((m) => m.name).sort()).toEqual(files.sort());
-    expect(files).toEqual(expect.arrayContaining(['domain_visibility_daily', 'locations', 'rank_history', 'search_volume_trends', 'spend_daily']));
+    expect(files).toEqual(expect.arrayContaining(['domain_visibility_daily', 'locations', 'rank_history', 'search_volume_trends', 'share_of_serp_daily', 'spend_daily']));
     for (const m of marts) {
       expect(md).toContain(`### \`${m.name}\``);
       for (const [name, c] of Object.entries(m.sidecar.columns ?? {})) {
