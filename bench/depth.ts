@@ -46,6 +46,14 @@ import { armCost, entrySightings, missedRanks, rankBands, withArms, type ArmCost
 import { runNights } from './lib/serp-nights.js';
 
 const argv = process.argv.slice(2);
+if (argv.includes('--help')) {
+  process.stdout.write(
+    'npx tsx bench/depth.ts [--nights 60] [--keywords 1000] [--mixes typical,strong,weak] [--competitors yes|no]\n' +
+      '  [--adaptive-depth auto|N] [--max-depth 100] [--margin 10] [--sweep-every 7] [--seed 1] [--start 2026-01-01] [--time-scale 600]\n' +
+      'Prints money.adaptive_cost_ratio, money.missed_tracked_ranks and money.competitor_cost_ratio (see the comment at the top).\n',
+  );
+  process.exit(0);
+}
 const opt = (name: string, dflt: string) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1]! : dflt);
 const NIGHTS = Number(opt('nights', '60'));
 const KEYWORDS = Number(opt('keywords', '1000'));
