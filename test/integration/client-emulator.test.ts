@@ -84,8 +84,9 @@ describe('client against the emulator, with its faults and time scale', () => {
   it('finds a task of an unknown outcome by tag with id_list (include_metadata)', async () => {
     const { client } = await setup({});
     await client.call(endpoint('serp.engA.organic.task_post'), { tasks: [task('known', 'tag-known'), task('other', 'tag-other')] });
-    await new Promise((r) => setTimeout(r, 1100)); // datetimes have whole seconds: let the posting second pass
-    const now = new Date();
+    // The window's end is a whole second the service's clock has passed, as the run takes it (find-by-tag):
+    // the test's own clock read to the second can be ahead of the service's by up to a second ("not after now").
+    const now = await client.serverSecondAfter(new Date(), (ms) => new Promise((r) => setTimeout(r, ms)));
     const r = await client.call(endpoint('serp.id_list'), {
       tasks: [
         {
