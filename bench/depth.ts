@@ -70,7 +70,7 @@ const AUTO = {
 const SEED = Number(opt('seed', '1'));
 const START = opt('start', '2026-01-01');
 const SCALE = Number(opt('time-scale', '600'));
-const KEY = 'svc_live_depthbench';
+const KEY = 'svc_live_testdepthbench';
 
 const PROFILES: Record<string, RankProfile> = {
   typical: { top10: 0.4, top11to30: 0.2, beyond100: 0.4 },

@@ -76,7 +76,7 @@ async function sandbox(date: string): Promise<{ url: string; stop: () => void }>
       '--sandbox-key',
       KEY,
       '--live-key',
-      'svc_live_nightbench1',
+      'svc_live_testnightbench1',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -10,7 +10,7 @@ async function serveInChild(): Promise<{ url: string; stop: () => void }> {
   const bin = fileURLToPath(new URL('../../bin/pipeline.mjs', import.meta.url));
   const child = spawn(
     process.execPath,
-    [bin, 'sandbox', '--port', '0', '--no-rate-limits', '--ready-after', '0', '--sandbox-key', KEY, '--live-key', 'svc_live_benchkey1'],
+    [bin, 'sandbox', '--port', '0', '--no-rate-limits', '--ready-after', '0', '--sandbox-key', KEY, '--live-key', 'svc_live_testbenchkey1'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let err = '';

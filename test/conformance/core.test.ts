@@ -51,14 +51,14 @@ describe('Authentication', () => {
   });
 
   it('rule 3: "An invalid key returns HTTP 401." (/v3, GET and POST, both prefixes and a foreign key)', async () => {
-    for (const key of ['svc_live_not_a_key_of_this_account', 'svc_sandbox_not_a_key_either', 'sk-someone-else']) {
+    for (const key of ['svc_live_testnot_a_key_of_this_account', 'svc_sandbox_not_a_key_either', 'sk-someone-else']) {
       expect((await e.call('GET', '/v3/appendix/user_data', { key })).status).toBe(401);
       expect((await e.call('POST', '/v3/serp/engA/events/task_post', { key, body: [EVENTS_TASK] })).status).toBe(401);
     }
   });
 
   it('Errors table: "embeddings | invalid key | 401"; rule 3 on /v1 chat too', async () => {
-    const key = 'svc_live_not_a_key_of_this_account';
+    const key = 'svc_live_testnot_a_key_of_this_account';
     expect((await e.call('POST', '/v1/embeddings', { key, body: { model: 'text-embedding-3-small', input: 'x' } })).status).toBe(401);
     const chat = await e.call('POST', '/v1/chat/completions', {
       key,

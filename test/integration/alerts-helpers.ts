@@ -132,7 +132,7 @@ export async function runNight(o: {
       file: o.pipeline.file,
       warehouseDir: o.warehouseDir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_alerts01',
+      apiKey: 'svc_live_testalerts01',
       logger: o.logger,
       pollIntervalMs: 50,
       collectTimeoutMs: 30_000,

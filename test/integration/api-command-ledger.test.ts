@@ -8,7 +8,7 @@ import { publishStep } from '../../src/run/publish-step.js';
 import { withWarehouse, type Warehouse } from '../../src/warehouse/index.js';
 import { tempDir } from './helpers.js';
 
-const KEY = 'svc_live_byhand';
+const KEY = 'svc_live_testbyhand';
 const task = { keyword: 'trail running shoes', location_code: 2840, language_code: 'en' };
 
 async function api(argv: string[]): Promise<{ out: string; err: string }> {

@@ -33,7 +33,7 @@ export async function autoNight(
       file: pipeline.file,
       warehouseDir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_autodepth',
+      apiKey: 'svc_live_testautodepth',
       logger: silentLogger,
       pollIntervalMs: 50,
       collectTimeoutMs: 30_000,

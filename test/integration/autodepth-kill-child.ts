@@ -11,7 +11,7 @@ await runPipeline({
   file,
   warehouseDir: dir,
   baseUrl: url,
-  apiKey: 'svc_live_autodepth',
+  apiKey: 'svc_live_testautodepth',
   logger: silentLogger,
   pollIntervalMs: 50,
   collectTimeoutMs: 30_000,

@@ -46,7 +46,7 @@ describe('pipeline plan of a depth: auto pipeline', () => {
   });
 
   it("counts tonight's tasks per depth reason with their CNY, from the warehouse's history", async () => {
-    const env = { SVC_API_KEY: 'svc_live_autodepthplan', SVC_BASE_URL: sandbox.url };
+    const env = { SVC_API_KEY: 'svc_live_testautodepthplan', SVC_BASE_URL: sandbox.url };
     const json = await cli(['plan', file, '--warehouse', tmp.dir, '--json'], env);
     expect(json.code).toBe(0);
     const s = JSON.parse(json.stdout) as { depthReasons: { reason: string; tasks: number; depth: number; cny: number | null }[] };

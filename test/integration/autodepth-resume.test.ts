@@ -44,7 +44,7 @@ describe('depth: auto: an escalation bought once across a kill, and no alert on 
         file: pipeline.file,
         warehouseDir: dir,
         baseUrl: sandbox.url,
-        apiKey: 'svc_live_autodepth',
+        apiKey: 'svc_live_testautodepth',
         logger: silentLogger,
         pollIntervalMs: 50,
         collectTimeoutMs: 30_000,

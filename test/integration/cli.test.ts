@@ -32,7 +32,7 @@ describe('pipeline CLI', () => {
 
   beforeAll(async () => {
     tmp = await tempDir('pipeline-cli-');
-    sandbox = await startSandbox({ keys: ['svc_live_rightkey1', 'svc_sandbox_rightkey1'], readyAfterMs: 50 });
+    sandbox = await startSandbox({ keys: ['svc_live_testrightkey1', 'svc_sandbox_rightkey1'], readyAfterMs: 50 });
   });
   afterAll(async () => {
     await sandbox.close();
@@ -56,7 +56,7 @@ describe('pipeline CLI', () => {
       ].join('\n'),
     );
     const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh-bad')], {
-      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_API_KEY: 'svc_live_testrightkey1',
       SVC_BASE_URL: sandbox.url,
     });
     expect(out.code).toBe(2);
@@ -72,7 +72,7 @@ describe('pipeline CLI', () => {
     const file = join(tmp.dir, 'syntax.yaml');
     await writeFile(file, 'name: x\njobs:\n  - kind: serp\n    keywords: [a, b\n');
     const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh-syntax')], {
-      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_API_KEY: 'svc_live_testrightkey1',
       SVC_BASE_URL: sandbox.url,
     });
     expect(out.code).toBe(2);
@@ -82,7 +82,7 @@ describe('pipeline CLI', () => {
 
   it('explains a refused key without a stack trace or the key itself', async () => {
     const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', join(tmp.dir, 'wh-key')], {
-      SVC_API_KEY: 'svc_live_wrongkey1',
+      SVC_API_KEY: 'svc_live_testwrongkey1',
       SVC_BASE_URL: sandbox.url,
     });
     expect(out.code).toBe(6);
@@ -97,7 +97,7 @@ describe('pipeline CLI', () => {
     const file = join(tmp.dir, 'bad-json.yaml');
     await writeFile(file, 'name: bad\njobs:\n  - kind: serp\n    depth: 701\n    locations: [2840]\n    keywords: [a]\n');
     const bad = await cli(['run', file, '--json', '--warehouse', join(tmp.dir, 'wh-bad-json')], {
-      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_API_KEY: 'svc_live_testrightkey1',
       SVC_BASE_URL: sandbox.url,
     });
     expect(bad.code).toBe(2);
@@ -110,7 +110,7 @@ describe('pipeline CLI', () => {
       },
     });
     const key = await cli(['run', 'pipelines/keywords.yaml', '--json', '--warehouse', join(tmp.dir, 'wh-key-json')], {
-      SVC_API_KEY: 'svc_live_wrongkey2',
+      SVC_API_KEY: 'svc_live_testwrongkey2',
       SVC_BASE_URL: sandbox.url,
     });
     expect(key.code).toBe(6);
@@ -201,7 +201,7 @@ describe('pipeline CLI', () => {
 
   it('models cluster publishes the clusters and the spend it charged, so the serving catalog agrees with the ledger', async () => {
     const wh = join(tmp.dir, 'wh-ok'); // the sandbox run above
-    const out = await cli(['models', 'cluster', '--warehouse', wh], { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: sandbox.url });
+    const out = await cli(['models', 'cluster', '--warehouse', wh], { SVC_API_KEY: 'svc_live_testrightkey1', SVC_BASE_URL: sandbox.url });
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('spend_daily rebuilt');
     expect(out.stdout).toMatch(/published [1-9]\d* files .*serving\.duckdb is publish \d+/);
@@ -260,13 +260,13 @@ describe('pipeline CLI', () => {
   it('--time-scale scales the wait between polls as it scales the rate limits', async () => {
     // Results ready 20 s of the emulator's time after posting, one real second at 20x: the
     // first poll finds none, and the next comes 30 s / 20 later, not 30 s.
-    const fast = await startSandbox({ keys: ['svc_live_scaledkey1'], timeScale: 20, readyAfterMs: 20_000 });
+    const fast = await startSandbox({ keys: ['svc_live_testscaledkey1'], timeScale: 20, readyAfterMs: 20_000 });
     try {
       const t0 = Date.now();
       const out = await cli(
         ['run', 'pipelines/keywords.yaml', '--json', '--no-models', '--time-scale', '20', '--warehouse', join(tmp.dir, 'wh-scaled')],
         {
-          SVC_API_KEY: 'svc_live_scaledkey1',
+          SVC_API_KEY: 'svc_live_testscaledkey1',
           SVC_BASE_URL: fast.url,
         },
       );

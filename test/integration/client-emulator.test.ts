@@ -4,7 +4,7 @@ import { ServiceClient, type ClientOptions, type RawResponse } from '../../src/c
 import { EtlError } from '../../src/errors.js';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 
-const LIVE = 'svc_live_clienttests';
+const LIVE = 'svc_live_testclienttests';
 const task = (keyword: string, tag?: string) => ({ keyword, location_code: 2840, language_code: 'en', ...(tag ? { tag } : {}) });
 
 describe('client against the emulator, with its faults and time scale', () => {

@@ -22,7 +22,7 @@ describe('pipeline doctor', () => {
   const servers: Server[] = [];
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ keys: ['svc_live_doctorkey', 'svc_sandbox_doctorkey'] });
+    sandbox = await startSandbox({ keys: ['svc_live_testdoctorkey', 'svc_sandbox_doctorkey'] });
     tmp = await tempDir('pipeline-doctor-');
   });
   afterAll(async () => {
@@ -32,7 +32,7 @@ describe('pipeline doctor', () => {
   });
 
   it('passes every check against a healthy service and says which kind of key it is', async () => {
-    const checks = byName(await runDoctor({ baseUrl: sandbox.url, apiKey: 'svc_live_doctorkey', warehouseDir: join(tmp.dir, 'wh') }));
+    const checks = byName(await runDoctor({ baseUrl: sandbox.url, apiKey: 'svc_live_testdoctorkey', warehouseDir: join(tmp.dir, 'wh') }));
     expect(Object.keys(checks)).toEqual(['key', 'balance', 'limits', 'status', 'warehouse', 'clock']);
     for (const c of Object.values(checks)) expect(c.level).toBe('ok');
     expect(checks.key!.detail).toContain('live key accepted');
@@ -44,7 +44,7 @@ describe('pipeline doctor', () => {
   });
 
   it('fails a refused key with what to do, without printing the key', async () => {
-    const checks = await runDoctor({ baseUrl: sandbox.url, apiKey: 'svc_live_wrongkey', warehouseDir: join(tmp.dir, 'wh') });
+    const checks = await runDoctor({ baseUrl: sandbox.url, apiKey: 'svc_live_testwrongkey', warehouseDir: join(tmp.dir, 'wh') });
     const key = byName(checks).key!;
     expect(key.level).toBe('fail');
     expect(key.detail).toContain('HTTP 401');
@@ -70,7 +70,7 @@ describe('pipeline doctor', () => {
     const checks = byName(
       await runDoctor({
         baseUrl: svc.url,
-        apiKey: 'svc_live_doctorkey',
+        apiKey: 'svc_live_testdoctorkey',
         warehouseDir: file,
         callbackUrl: `${callback.url}/hook`,
         now: () => new Date(Date.now() + 5 * 60_000),

@@ -50,7 +50,7 @@ export class ShortTimeouts extends Agent {
 export async function warmReferenceLists(warehouseDir: string, pipeline: Pipeline, file: string, now: () => Date): Promise<void> {
   const sandbox = await startSandbox({ now });
   try {
-    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_warmlists', land: async () => {} });
+    const client = new ServiceClient({ baseUrl: sandbox.url, apiKey: 'svc_live_testwarmlists', land: async () => {} });
     await withWarehouse(warehouseDir, (wh) => preflightJobs(client, pipeline, file, { wh, now }));
   } finally {
     await sandbox.close();

@@ -51,7 +51,7 @@ let tmp: { dir: string; cleanup: () => Promise<void> };
 let sandbox: SandboxHandle;
 beforeAll(async () => {
   tmp = await tempDir('pipeline-hostile-');
-  sandbox = await startSandbox({ keys: ['svc_live_rightkey1'], readyAfterMs: 50 });
+  sandbox = await startSandbox({ keys: ['svc_live_testrightkey1'], readyAfterMs: 50 });
 });
 afterAll(async () => {
   await sandbox.close();
@@ -81,14 +81,14 @@ describe('plain http to another machine', () => {
   it('is refused before anything is sent, unless SVC_ALLOW_PLAIN_HTTP=1; loopback http is fine', async () => {
     // 192.0.2.1 is TEST-NET-1: never routed, and never contacted since the refusal comes first.
     const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', join(tmp.dir, 'wh-plain')], {
-      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_API_KEY: 'svc_live_testrightkey1',
       SVC_BASE_URL: 'http://192.0.2.1:9',
     });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('plain http to 192.0.2.1');
     expect(out.stderr).toContain('SVC_ALLOW_PLAIN_HTTP=1');
     expect(out.stderr).not.toContain('rightkey1');
-    const env = { SVC_API_KEY: 'svc_live_rightkey1', SVC_BASE_URL: 'http://192.0.2.1:9' };
+    const env = { SVC_API_KEY: 'svc_live_testrightkey1', SVC_BASE_URL: 'http://192.0.2.1:9' };
     const announce = () => {};
     expect((await resolveTarget({ ...env, SVC_ALLOW_PLAIN_HTTP: '1' }, { announce })).baseUrl).toBe('http://192.0.2.1:9');
     expect((await resolveTarget({ ...env, SVC_BASE_URL: 'http://127.0.0.1:9' }, { announce })).baseUrl).toBe('http://127.0.0.1:9');
@@ -118,7 +118,7 @@ describe('warehouse files', () => {
   it('are owner-only (0600 files, 0700 folders) whatever the umask', async () => {
     const wh = join(tmp.dir, 'wh-modes');
     const out = await cli(['run', 'pipelines/keywords.yaml', '--warehouse', wh, '--poll-interval', '0.05'], {
-      SVC_API_KEY: 'svc_live_rightkey1',
+      SVC_API_KEY: 'svc_live_testrightkey1',
       SVC_BASE_URL: sandbox.url,
     });
     expect(out.code, out.stderr).toBe(0);
@@ -195,7 +195,7 @@ describe('a hostile service answer', () => {
     const dir = join(tmp.dir, 'wh-csv');
     const outcome = await withWarehouse(dir, async (wh) => {
       const landing = new RawLanding(wh, { runId: 'run-csv', pipeline: '+evil' });
-      const client = new ServiceClient({ baseUrl: url, apiKey: 'svc_live_rightkey1', land: landing.land, maxAttempts: 1 });
+      const client = new ServiceClient({ baseUrl: url, apiKey: 'svc_live_testrightkey1', land: landing.land, maxAttempts: 1 });
       const call = await client
         .call(endpoint('serp.engA.organic.task_post'), { tasks: [{ keyword: 'oak desk', location_code: 2840, language_code: 'en' }] })
         .catch((e: unknown) => e);

@@ -4,7 +4,7 @@ import { endpoint, formatSpecDatetime, monthsBefore } from '../../src/catalog/in
 import { ServiceClient } from '../../src/client/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 
-const KEY = 'svc_live_monthends';
+const KEY = 'svc_live_testmonthends';
 const NOW = new Date('2026-03-31T12:00:00Z');
 
 /** Issue 16, point 8: id_list look-back in calendar months, clamped to the month's last day, on both sides. */

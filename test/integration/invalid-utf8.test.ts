@@ -55,7 +55,7 @@ describe('invalid UTF-8 in a pipeline file or a keywords file', () => {
       expect.objectContaining({ file: join(tmp.dir, 'kw.txt'), line: 2, column: 3, field: 'jobs[0].keywords_file' }),
     ]);
     const out = await cli(['run', file, '--warehouse', join(tmp.dir, 'wh')], {
-      SVC_API_KEY: 'svc_live_utf8test',
+      SVC_API_KEY: 'svc_live_testutf8test',
       SVC_BASE_URL: sandbox.url,
     });
     expect(out.code).toBe(2);

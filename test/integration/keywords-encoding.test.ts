@@ -7,7 +7,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { silentLogger, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_percentplus';
+const KEY = 'svc_live_testpercentplus';
 const WRITTEN = ['c++ tutorial', '100% cotton shirt', 'a+b %20 c'];
 
 /** Issue 16, point 1: the service decodes `%##` and `+` in `keyword`; what the user wrote must be what is searched and loaded. */

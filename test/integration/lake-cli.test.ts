@@ -30,7 +30,7 @@ describe('pipeline lake and pipeline doctor with a lake (s3rver on loopback)', (
   beforeAll(async () => {
     tmp = await tempDir('pipeline-lake-cli-');
     s3 = await startS3(join(tmp.dir, 's3'));
-    sandbox = await startSandbox({ keys: ['svc_live_lakedoctor'] });
+    sandbox = await startSandbox({ keys: ['svc_live_testlakedoctor'] });
     wh = join(tmp.dir, 'wh');
     await writeLayout(wh);
   });
@@ -67,7 +67,7 @@ describe('pipeline lake and pipeline doctor with a lake (s3rver on loopback)', (
   });
 
   it('doctor adds a lake line when a lake is configured: ok, or fail with the fix', async () => {
-    const base = { baseUrl: sandbox.url, apiKey: 'svc_live_lakedoctor', warehouseDir: join(tmp.dir, 'doctor-wh') };
+    const base = { baseUrl: sandbox.url, apiKey: 'svc_live_testlakedoctor', warehouseDir: join(tmp.dir, 'doctor-wh') };
     const ok = await runDoctor({ ...base, lakeUrl: 's3://lake/doctor', env: s3.env });
     expect(ok.find((c) => c.name === 'lake')).toMatchObject({ level: 'ok', detail: expect.stringContaining('list, put and delete work') });
     const refused = await runDoctor({

@@ -35,7 +35,7 @@ describe('pipeline ledger while a run holds the warehouse', () => {
       file,
       warehouseDir: wh,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_ledgerheld',
+      apiKey: 'svc_live_testledgerheld',
       logger: silentLogger,
       pollIntervalMs: 50,
     });

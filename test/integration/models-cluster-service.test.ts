@@ -55,7 +55,7 @@ describe("keyword clusters from the emulator's /v1/embeddings through the client
 
   it('finds the known topics (ARI at least 0.9), embeds each keyword once and puts every call in the ledger', async () => {
     const keywords = Object.values(TOPICS).flat();
-    const opts = { warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: 'svc_live_clusters', keywords };
+    const opts = { warehouseDir: tmp.dir, baseUrl: sandbox.url, apiKey: 'svc_live_testclusters', keywords };
     const first = await runClusters(opts);
     expect(first.keywords).toBe(24);
     expect(first.embeddedNow).toBe(24);

@@ -21,7 +21,7 @@ describe('models over two nightly runs of pipelines/keywords.yaml against the em
       file: 'pipelines/keywords.yaml',
       warehouseDir: wh.dir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_models',
+      apiKey: 'svc_live_testmodels',
       logger: silentLogger,
       pollIntervalMs: 50,
       collectTimeoutMs: 30_000,

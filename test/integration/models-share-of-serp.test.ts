@@ -61,7 +61,7 @@ describe('share_of_serp_daily on emulator nights (10 tracked domains with rank p
       file: 'shares.yaml',
       warehouseDir: dir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_shares',
+      apiKey: 'svc_live_testshares',
       logger: silentLogger,
       pollIntervalMs: 50,
       collectTimeoutMs: 30_000,

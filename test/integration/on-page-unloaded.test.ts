@@ -28,7 +28,7 @@ describe('on-page: a crawl whose read answer landed but cannot be loaded', () =>
     const torn: string[] = [];
     const client = new ServiceClient({
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_tornpages',
+      apiKey: 'svc_live_testtornpages',
       limits: { windowMs: 1000 },
       land: async (r) => {
         await landing.land(r);

@@ -43,7 +43,7 @@ describe('status and ledger commands over a real warehouse', () => {
           file: `${name}.yaml`,
           warehouseDir: wh,
           baseUrl: sandbox.url,
-          apiKey: 'svc_live_opstest',
+          apiKey: 'svc_live_testopstest',
           logger: silentLogger,
           pollIntervalMs: 10,
         }),
@@ -189,7 +189,7 @@ describe('pipeline run exit codes a script can act on', () => {
     });
 
   it('3 when results are not ready in time (resumable), 4 at the budget, 5 when the service is unreachable', async () => {
-    const live = { SVC_API_KEY: 'svc_live_exitcodes', SVC_BASE_URL: sandbox.url };
+    const live = { SVC_API_KEY: 'svc_live_testexitcodes', SVC_BASE_URL: sandbox.url };
     const partial = await run(await file('slow', ''), live, ['--collect-timeout', '0']);
     expect(partial.code).toBe(3);
     expect(JSON.parse(partial.stdout)).toMatchObject({ state: 'partial', tasks: { posted: 2, pending: 2 } });
@@ -202,7 +202,7 @@ describe('pipeline run exit codes a script can act on', () => {
     expect(budget.code).toBe(4);
     expect(JSON.parse(budget.stdout).stopKind).toBe('budget');
 
-    const dead = await run(await file('dead', ''), { SVC_API_KEY: 'svc_live_exitcodes', SVC_BASE_URL: 'http://127.0.0.1:9' });
+    const dead = await run(await file('dead', ''), { SVC_API_KEY: 'svc_live_testexitcodes', SVC_BASE_URL: 'http://127.0.0.1:9' });
     expect(dead.code).toBe(5);
   });
 });

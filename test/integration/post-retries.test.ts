@@ -7,7 +7,7 @@ import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { silentLogger, sumDecimals, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_retries';
+const KEY = 'svc_live_testretries';
 
 function serpPipeline(keywords: string[], extra = ''): ReturnType<typeof parsePipeline> {
   return parsePipeline(

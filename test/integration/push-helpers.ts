@@ -5,7 +5,7 @@ import { startSandbox, type AdminStatsBody, type SandboxHandle, type SandboxOpti
 import { withWarehouse, type Warehouse } from '../../src/warehouse/index.js';
 import { movingClock, silentLogger, tempDir } from './helpers.js';
 
-export const KEY = 'svc_live_pushtest';
+export const KEY = 'svc_live_testpushtest';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { silentLogger, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_reconcile';
+const KEY = 'svc_live_testreconcile';
 const pipeline = parsePipeline(
   'name: rec\njobs:\n  - kind: serp\n    depth: 30\n    locations: [2840]\n    keywords: [a, b, c, d]\n',
   'rec.yaml',

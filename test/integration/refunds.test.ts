@@ -9,7 +9,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { reindexRaw, withWarehouse } from '../../src/warehouse/index.js';
 import { silentLogger, sumDecimals, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_refunds';
+const KEY = 'svc_live_testrefunds';
 // Keywords of seven words or more have only 20-50 organic results in the emulator: at depth
 // 100 their unused blocks are refunded. The short one is served in full (no refund).
 const LONG = ['best lightweight trail running shoes for wide feet', 'how to clean white running shoes at home fast'];

@@ -79,7 +79,7 @@ describe('pipeline report from three nights of the emulator, opened in headless 
         file: 'pipelines/keywords.yaml',
         warehouseDir,
         baseUrl: sandbox.url,
-        apiKey: 'svc_live_report',
+        apiKey: 'svc_live_testreport',
         logger: silentLogger,
         pollIntervalMs: 50,
         collectTimeoutMs: 30_000,
@@ -87,7 +87,7 @@ describe('pipeline report from three nights of the emulator, opened in headless 
       });
       expect(s.state).toBe('completed');
     }
-    await runClusters({ warehouseDir, baseUrl: sandbox.url, apiKey: 'svc_live_report', now });
+    await runClusters({ warehouseDir, baseUrl: sandbox.url, apiKey: 'svc_live_testreport', now });
     const models = await runModels({ warehouseDir, test: true });
     expect(models.ok).toBe(true);
     tracked = new Set(pipeline.jobs.flatMap((j) => (j.kind === 'serp' ? (j.track_domains ?? []) : [])));

@@ -50,7 +50,7 @@ alerts:
         file,
         warehouseDir: join(tmp.dir, 'wh'),
         baseUrl: sandbox.url,
-        apiKey: 'svc_live_alerts02',
+        apiKey: 'svc_live_testalerts02',
         logger: silentLogger,
         pollIntervalMs: 50,
         now,

@@ -21,7 +21,7 @@ describe('pipeline run of a pipeline with an embeddings job builds the keyword c
       file: FILE,
       warehouseDir: wh.dir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_demo',
+      apiKey: 'svc_live_testdemo',
       logger: silentLogger,
       pollIntervalMs: 50,
       now,

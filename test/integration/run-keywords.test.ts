@@ -9,7 +9,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { movingClock, silentLogger, sumDecimals, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_demo';
+const KEY = 'svc_live_testdemo';
 const DAY = '2026-11-20T09:00:00Z';
 
 describe('pipeline run pipelines/keywords.yaml against the emulator on loopback', () => {

@@ -33,7 +33,7 @@ describe('a run publishes to the lake (real s3rver on loopback), and a bad lake 
       file: FILE,
       warehouseDir: join(tmp.dir, 'wh'),
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_lakerun1',
+      apiKey: 'svc_live_testlakerun1',
       logger: silentLogger,
       pollIntervalMs: 50,
       now,

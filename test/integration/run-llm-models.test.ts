@@ -96,7 +96,7 @@ describe('reasoning models by the list flag', () => {
       file,
       warehouseDir: join(tmp.dir, 'wh1'),
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_reason',
+      apiKey: 'svc_live_testreason',
       logger: silentLogger,
       pollIntervalMs: 5,
     }).then(
@@ -120,7 +120,7 @@ describe('reasoning models by the list flag', () => {
       file,
       warehouseDir: join(tmp.dir, 'wh2'),
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_reason',
+      apiKey: 'svc_live_testreason',
       logger: silentLogger,
       pollIntervalMs: 5,
     });

@@ -75,7 +75,7 @@ describe('AI keyword data places and lighthouse versions are checked against the
           file,
           warehouseDir: join(tmp.dir, 'wh'),
           baseUrl: sandbox.url,
-          apiKey: 'svc_live_refcheck',
+          apiKey: 'svc_live_testrefcheck',
           logger: silentLogger,
           pollIntervalMs: 5,
           ...o,

@@ -29,7 +29,7 @@ describe('a search-volume job: 700 keywords a task, loaded, and trends built fro
       file: 'volumes.yaml',
       warehouseDir: tmp.dir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_volumes',
+      apiKey: 'svc_live_testvolumes',
       logger: silentLogger,
       pollIntervalMs: 5,
     });

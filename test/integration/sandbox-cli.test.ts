@@ -28,9 +28,17 @@ const get = (url: string, key: string) => fetch(url, { headers: { Authorization:
 
 describe('pipeline sandbox command', () => {
   it('accepts exactly the keys given, applies the time-scaled rate limits and serves the admin view', async () => {
-    const { url } = await serve(['--live-key', 'svc_live_given1', '--sandbox-key', 'svc_sandbox_given1', '--admin', '--time-scale', '60']);
+    const { url } = await serve([
+      '--live-key',
+      'svc_live_testgiven1',
+      '--sandbox-key',
+      'svc_sandbox_given1',
+      '--admin',
+      '--time-scale',
+      '60',
+    ]);
     expect((await get(`${url}/v3/serp/engA/organic/tasks_ready`, 'svc_sandbox_given1')).status).toBe(200);
-    expect((await get(`${url}/v3/serp/engA/organic/tasks_ready`, 'svc_live_given1')).status).toBe(200);
+    expect((await get(`${url}/v3/serp/engA/organic/tasks_ready`, 'svc_live_testgiven1')).status).toBe(200);
     expect((await get(`${url}/v3/serp/engA/organic/tasks_ready`, 'svc_sandbox_local')).status).toBe(401);
     let limited: string | null = null;
     for (let i = 0; i < 11 && limited === null; i++) {
@@ -54,12 +62,12 @@ describe('pipeline sandbox command', () => {
   });
 
   it('labels a key given apart from one made up, and never echoes the given one', async () => {
-    const { url, stderr } = await serve(['--live-key', 'svc_live_given2']);
-    expect(stderr()).not.toContain('svc_live_given2');
+    const { url, stderr } = await serve(['--live-key', 'svc_live_testgiven2']);
+    expect(stderr()).not.toContain('svc_live_testgiven2');
     const m = /accepted keys: live as given\s+sandbox (svc_sandbox_\w+) \(made up for this run\)/.exec(stderr());
     expect(m).not.toBeNull();
     expect((await get(`${url}/v3/appendix/user_data`, m![1]!)).status).toBe(200);
-    expect((await get(`${url}/v3/appendix/user_data`, 'svc_live_given2')).status).toBe(200);
+    expect((await get(`${url}/v3/appendix/user_data`, 'svc_live_testgiven2')).status).toBe(200);
   });
 
   it('reads the fault profile and refuses an unknown one before starting', () => {

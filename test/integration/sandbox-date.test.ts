@@ -57,7 +57,7 @@ describe('the emulator started at a given date', () => {
         '--sandbox-key',
         'svc_sandbox_dated1',
         '--live-key',
-        'svc_live_dated1',
+        'svc_live_testdated1',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

@@ -2,7 +2,7 @@ import { fetch } from 'undici';
 import { afterEach } from 'vitest';
 import { DEFAULT_SANDBOX_KEY, startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 
-export const LIVE_KEY = 'svc_live_abcd1234';
+export const LIVE_KEY = 'svc_live_testabcd1234';
 export const SERP = '/v3/serp/engA/organic';
 export const T0 = Date.parse('2026-03-02T08:00:00Z');
 export type Json = any; // envelopes are read field by field

@@ -59,7 +59,7 @@ describe('the emulator’s ranks by date', () => {
       admin: false,
       'rate-limits': false,
       'sandbox-key': 'svc_sandbox_x',
-      'live-key': 'svc_live_x',
+      'live-key': 'svc_live_testx',
     };
     expect(sandboxOptionsFromArgs({ ...args, 'rank-profile': 'mysite.example=0.4/0.2/0.4' }).options.rankProfiles).toEqual({
       'mysite.example': { top10: 0.4, top11to30: 0.2, beyond100: 0.4 },

@@ -216,7 +216,7 @@ describe('emulator: error records and keys', () => {
 
   it('takes a key of any length after the prefix, and nothing else', async () => {
     const { call } = await harness();
-    const ok = ['svc_sandbox_x', 'svc_live_1', `svc_live_${'a-B_9.'.repeat(60)}`, 'svc_sandbox_abc'];
+    const ok = ['svc_sandbox_x', 'svc_live_test1', `svc_live_${'a-B_9.'.repeat(60)}`, 'svc_sandbox_abc'];
     for (const key of ok) expect((await call('GET', '/v3/appendix/user_data', { key })).status, key).toBe(200);
     for (const key of ['svc_live_', 'svc_sandbox_', 'svc_test_abcd', 'live_abcd1234']) {
       expect((await call('GET', '/v3/appendix/user_data', { key })).status, key).toBe(401);

@@ -3,7 +3,7 @@ import { fetch } from 'undici';
 import { receiver } from './sandbox-receiver.js';
 import { DEFAULT_SANDBOX_KEY, SAMPLE_TASK_ID, startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 
-const LIVE_KEY = 'svc_live_abcd1234';
+const LIVE_KEY = 'svc_live_testabcd1234';
 const BASE = '/v3/serp/engA/organic';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const T0 = Date.parse('2026-03-02T08:00:00Z');

@@ -11,7 +11,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
 import { movingClock, silentLogger, tempDir } from './helpers.js';
 
-const KEY = 'svc_live_demo';
+const KEY = 'svc_live_testdemo';
 const PIPELINE = `name: nightly
 schedule: "* * * * *"
 timezone: UTC

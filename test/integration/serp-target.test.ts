@@ -17,7 +17,7 @@ describe('SERP target and unlisted organic fields', () => {
     const warnings: string[] = [];
     const client = new ServiceClient({
       baseUrl: sb.url,
-      apiKey: 'svc_live_targets',
+      apiKey: 'svc_live_testtargets',
       land: async () => {},
       onWarning: (w) => warnings.push(w),
     });

@@ -36,7 +36,7 @@ describe('pipeline status while a run holds the warehouse', () => {
       file: 'live.yaml',
       warehouseDir: tmp.dir,
       baseUrl: sandbox.url,
-      apiKey: 'svc_live_statuslive',
+      apiKey: 'svc_live_teststatuslive',
       logger: silentLogger,
       pollIntervalMs: 50,
       // A rate-limit "minute" of 0.2 s: the ready-list polls never wait out a real minute.

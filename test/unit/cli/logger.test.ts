@@ -10,7 +10,10 @@ describe('log redaction', () => {
     const sink = new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) });
     const log = pino({ redact: { paths: REDACT_PATHS, censor: '***' } }, sink);
     log.info(
-      { apiKey: 'svc_live_secret1', client: { apiKey: 'svc_live_secret2', headers: { authorization: 'Bearer svc_live_secret3' } } },
+      {
+        apiKey: 'svc_live_testsecret1',
+        client: { apiKey: 'svc_live_testsecret2', headers: { authorization: 'Bearer svc_live_testsecret3' } },
+      },
       'hello',
     );
     expect(lines).toHaveLength(1);
