@@ -1,6 +1,6 @@
 -- Daily visibility and share of voice per domain: the click-through-weighted sum of the
--- domain's best absolute rank over the keywords checked that day (weights from the
--- ctr_weights seed; positions it does not list weigh 0). visibility_share is that sum as a
+-- domain's best absolute rank over the keywords checked that day (int_serp__daily_placements;
+-- weights from the ctr_weights seed, positions it does not list weigh 0). visibility_share is that sum as a
 -- fraction (0-1) of the most a domain could get (rank 1 on every checked keyword;
 -- visibility_pct, deprecated, is the same fraction under a name that said percent); share_of_voice
 -- is the domain's part of all domains' visibility on the same day and market. is_tracked:
@@ -10,8 +10,8 @@
 -- tracked domains rebuilds the table in full (full_refresh_on in the sidecar).
 with
 
-rank_history as (
-    select * from rank_history
+daily_placements as (
+    select * from int_serp__daily_placements
     {% if is_incremental %}
     where check_date >= {{ incremental_since }}
     {% endif %}
@@ -49,24 +49,6 @@ checked as (
     group by all
 ),
 
-weighted as (
-    select
-        r.check_date,
-        r.location_code,
-        r.language_code,
-        r.device,
-        r.engine,
-        r.domain,
-        r.rank_absolute,
-        -- exact decimals, so sums do not depend on the order rows arrive in (an
-        -- incremental build and a full one give the same bits)
-        coalesce(w.ctr, 0)::decimal(18, 9) as ctr,
-    from rank_history as r
-    left join ctr_weights as w
-        on w.position = r.rank_absolute
-    where not r.is_lost
-),
-
 per_domain as (
     select
         check_date,
@@ -76,9 +58,9 @@ per_domain as (
         engine,
         domain,
         count(*) as keywords_ranked,
-        count(*) filter (where rank_absolute <= 10) as keywords_top10,
-        sum(ctr) as visibility_exact,
-    from weighted
+        count(*) filter (where best_rank <= 10) as keywords_top10,
+        sum(best_rank_ctr) as visibility_exact,
+    from daily_placements
     group by all
 ),
 

@@ -25,8 +25,8 @@ tracked_domains as (
     select * from int_serp__tracked_domains
 ),
 
-items as (
-    select * from stg_serp__items
+daily_placements as (
+    select * from int_serp__daily_placements
     {% if is_incremental %}
     where check_date >= {{ incremental_since }}
     {% endif %}
@@ -65,35 +65,11 @@ tracked_checks as (
         and t.engine = c.engine
 ),
 
-placed_items as (
-    -- the tracked domains' items on the checked pages (the same items that can place in
-    -- int_serp__domain_placements: a domain and an absolute rank, paid results aside)
-    select
-        i.task_id,
-        i.result_index,
-        i.domain,
-        i.rank_absolute,
-    from items as i
-    where i.domain is not null
-      and i.domain <> ''
-      and i.rank_absolute is not null
-      and i.item_type <> 'paid'
-      and i.domain in (select distinct domain from tracked_domains)
-),
-
 per_check as (
-    select
-        p.task_id,
-        p.result_index,
-        p.domain,
-        min(p.rank_absolute) as best_rank,
-        count(*) filter (where p.rank_absolute <= 10) as results_top10,
-        -- exact decimals, so sums do not depend on the order rows arrive in
-        coalesce(sum(w.ctr) filter (where p.rank_absolute <= 10), 0)::decimal(18, 9) as ctr_top10,
-    from placed_items as p
-    left join ctr_weights as w
-        on w.position = p.rank_absolute
-    group by all
+    -- the tracked domains' places on the checked pages (paid results aside)
+    select *
+    from daily_placements
+    where domain in (select distinct domain from tracked_domains)
 ),
 
 checked as (

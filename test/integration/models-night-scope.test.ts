@@ -34,6 +34,7 @@ describe('model tests of a nightly build (real DuckDB)', () => {
     expect([...scoped].sort()).toEqual([
       'domain_visibility_daily',
       'int_serp__daily_checks',
+      'int_serp__daily_placements',
       'int_serp__domain_placements',
       'int_serp__first_seen',
       'rank_history',
