@@ -10,7 +10,7 @@ export type PostStop = { kind: 'budget' | 'balance' | 'unavailable' | 'unknown' 
 
 /**
  * What posting needs of the run it posts for: its store, its client (whose every answer is
- * landed first), its clock and its notes. The run's own context is one (run/context.ts).
+ * landed first), its clock and its notes. The run's own context (run/context.ts) extends it.
  */
 export interface PostContext {
   o: { pipeline: Pick<Pipeline, 'name' | 'budget_cny'>; signal?: AbortSignal };

@@ -1,8 +1,6 @@
-import type { Logger } from 'pino';
 import { ServiceClient, type RawResponse } from '../client/index.js';
 import type { ResolvedCollection } from '../config/index.js';
-import type { PushCollector } from '../collect/index.js';
-import type { PlannedBatch, PriceHistory } from '../plan/index.js';
+import type { PlannedBatch } from '../plan/index.js';
 import { landedAnswer, ledgerWriter, RawLanding, RunStore, type Warehouse } from '../warehouse/index.js';
 import { fromMicros, toMicros, type PostContext } from '../post/index.js';
 import { postingProgress } from './progress.js';
@@ -12,28 +10,16 @@ import type { RunSummary } from './summary.js';
 /** Why posting or collecting stopped early, and what to tell the user. */
 export type Stop = { kind: NonNullable<RunSummary['stopKind']>; reason: string };
 
-/** One run id's working set: its store, its client (whose every answer is landed first), its clock; posting takes it as it is. */
+/**
+ * One run id's working set: what posting needs of it (PostContext: its store, its client whose
+ * every answer is landed first, its clock, its notes), with the run's own options, the CNY
+ * charged so far and how it collects; posting takes it as it is.
+ */
 export interface RunContext extends PostContext {
   o: RunOptions;
-  wh: Warehouse;
-  client: ServiceClient;
-  store: RunStore;
-  runId: string;
-  log: Logger;
-  now: () => Date;
-  sleep: (ms: number) => Promise<void>;
-  note: (text: string) => void;
-  /** Past prices from the ledger, read once when the budget first needs them. */
-  priceHistory?: PriceHistory;
   /** CNY charged to this invocation so far (exact, in micro-CNY), for progress lines. */
   charged: { micros: bigint };
   collection: ResolvedCollection;
-  /** The callback server and its loader, while this process posts with callbacks. */
-  push?: PushCollector;
-  /** Tasks a POST an endpoint takes, learnt from 40006 answers in this run (shared by its batches). */
-  postSizes: Map<string, number>;
-  /** {@link postingLine} for this context. */
-  postingLine: (left: readonly PlannedBatch[]) => Promise<void>;
 }
 
 /** What every run id of one invocation shares. */
