@@ -17,7 +17,7 @@ import { preflightJobs } from './preflight.js';
 import { makeContext, type RunContext, type RunWorld, type Stop } from './context.js';
 import { planEstimateCny } from './estimate.js';
 import { INGEST_PHASES } from './ingest-phases.js';
-import type { RunOptions } from './run-options.js';
+import { RESUME_WITHIN_MS, type RunOptions } from './run-options.js';
 import { settleStep } from './settle-step.js';
 import { runSteps } from './step-runner.js';
 
@@ -58,9 +58,6 @@ async function recordedReadings(o: RunOptions, now: Date): Promise<{ readings: R
     };
   }
 }
-
-/** How long after its start an unfinished run is resumed by the next `pipeline run`, rather than settled: half a day. */
-export const RESUME_WITHIN_MS = 12 * 3_600_000;
 
 /** A run chosen and planned, before anything is posted: what the ingest's phases share. */
 export interface IngestRun {

@@ -4,6 +4,9 @@ import type { RateLimiterOptions } from '../client/index.js';
 import type { CollectionOverrides, Pipeline } from '../config/index.js';
 import type { RunProgress } from './progress.js';
 
+/** How long after its start an unfinished run is resumed by the next `pipeline run`, rather than settled: half a day. */
+export const RESUME_WITHIN_MS = 12 * 3_600_000;
+
 /** What a run reports while it works (the CLI renders it); `collect` events come while posting too. */
 export type ProgressEvent = { kind: 'note'; text: string } | ({ kind: 'collect' } & RunProgress);
 

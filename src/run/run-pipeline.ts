@@ -5,7 +5,7 @@ import { runQueries, withWarehouse, type Warehouse } from '../warehouse/index.js
 import { LiveStatus, readLiveRun, type LiveRun } from './live-status.js';
 import type { ClustersOutcome, ModelsOutcome } from './models-step.js';
 import { lakePreflight, lakeSynced, type lakeStep } from './lake-step.js';
-import { RESUME_WITHIN_MS } from './ingest-step.js';
+import { RESUME_WITHIN_MS } from './run-options.js';
 import type { PublishedSummary } from './publish-step.js';
 import type { RunOptions } from './run-options.js';
 import { RUN_STEPS_LIST, runHooks, type RunCtx } from './run-steps.js';

@@ -4,10 +4,10 @@
  * turned into typed rows), load (landed answers selected, planned and committed), publish
  * (Parquet and the serving copy), and state (the runs' and tasks' working state).
  */
+import type * as ArrowRead from './arrow-read.js';
+
 export * from './warehouse.js';
 export * from './alerts-table.js';
-export * from './arrow-read.js';
-export * from './arrow-schema.js';
 export * from './bulk.js';
 export * from './columns.js';
 export * from './depth-reads.js';
@@ -32,3 +32,12 @@ export * from './publish/index.js';
 export * from './publish/parquet.js';
 export * from './state/lifecycle.js';
 export * from './state/run-store.js';
+
+// Arrow reads load Apache Arrow when first called: every command that opens the warehouse
+// imports this index, and `pipeline ledger` or `status` must not pay for Arrow at start-up.
+export const tableColumns: typeof ArrowRead.tableColumns = async (wh, table) => (await import('./arrow-read.js')).tableColumns(wh, table);
+export const tableArrowSchema: typeof ArrowRead.tableArrowSchema = async (wh, table) =>
+  (await import('./arrow-read.js')).tableArrowSchema(wh, table);
+export const tableBatches: typeof ArrowRead.tableBatches = async function* (wh, table, o) {
+  yield* (await import('./arrow-read.js')).tableBatches(wh, table, o);
+};
