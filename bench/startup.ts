@@ -3,8 +3,9 @@
 // (PIPELINE_FROM_SOURCE=1, what every start did before), each `node bin/pipeline.mjs ...` in a child process:
 //   startup.version_s, startup.help_s   `pipeline --version`, `pipeline --help` (target <= 0.3 s)
 //   startup.status_s, startup.ledger_s  `pipeline status` and `pipeline ledger --by day` on a year's warehouse
-//                                       (target <= 1 s); `ledger` alone (every call of the year, one line each) is
-//                                       printed too, as what the listing itself costs
+//                                       (target <= 1 s); `ledger` alone (its default summary of the year) is
+//                                       printed too
+//   startup.schedule_status_s           `pipeline schedule --status` on that warehouse (target <= 1 s)
 // The year's warehouse: one real night of `--keywords` keywords at depth `--depth` against the emulator
 // (`pipeline sandbox --time-scale 60`), copied in SQL to `--nights` nights (bench/lib/copy-nights.ts, as the night
 // bench builds its history), so runs, tasks and the ledger hold a year of nights.
@@ -12,7 +13,8 @@
 // seconds beside CPU seconds (user + system of the child, from /usr/bin/time; "-" without it): the machine is
 // shared, and CPU is less disturbed by the load. Figures, not assertions. dist/ is built first when not current.
 // BENCH_KEEP=1 keeps the year's warehouse (its folder is printed); BENCH_WAREHOUSE=<that folder> measures on it again
-// without the setup.
+// without the setup. BENCH_BASELINE=<another checkout, built> measures its bin/pipeline.mjs (its dist/) in the second
+// column instead of the sources through tsx: a change's start-up beside the code before it, on the same machine.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -31,6 +33,8 @@ const NIGHTS = opt('nights', 365);
 const DEPTH = opt('depth', 10);
 const SCALE = 60;
 const BIN = resolve('bin/pipeline.mjs');
+const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE, 'bin/pipeline.mjs') : undefined;
+const SECOND = BASELINE ? 'base' : 'tsx';
 const KEY = 'svc_sandbox_startupbench1';
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const load = () =>
@@ -48,8 +52,8 @@ interface Measured {
 }
 
 /** `node bin/pipeline.mjs ...args` in a child: wall seconds, CPU seconds of the child, exit code. */
-async function measure(args: string[], env: NodeJS.ProcessEnv): Promise<Measured> {
-  const cmd = TIME ? [TIME, '-f', '@@time %U %S', process.execPath, BIN, ...args] : [process.execPath, BIN, ...args];
+async function measure(args: string[], env: NodeJS.ProcessEnv, bin = BIN): Promise<Measured> {
+  const cmd = TIME ? [TIME, '-f', '@@time %U %S', process.execPath, bin, ...args] : [process.execPath, bin, ...args];
   const t0 = performance.now();
   const child = spawn(cmd[0]!, cmd.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdoutBytes = 0;
@@ -172,22 +176,26 @@ try {
     { name: 'pipeline status --help', args: ['status', '--help'], target: 0.3 },
     { name: 'pipeline status', args: ['status', '--warehouse', wh], target: 1 },
     { name: 'pipeline ledger --by day', args: ['ledger', '--warehouse', wh, '--by', 'day'], target: 1 },
-    { name: 'pipeline ledger (every call)', args: ['ledger', '--warehouse', wh] },
+    { name: 'pipeline ledger (summary)', args: ['ledger', '--warehouse', wh] },
+    { name: 'pipeline schedule --status', args: ['schedule', '--status', '--warehouse', wh], target: 1 },
   ];
   const env = { ...process.env };
   delete env.PIPELINE_FROM_SOURCE;
-  const paths = { dist: env, tsx: { ...env, PIPELINE_FROM_SOURCE: '1' } };
+  const paths = {
+    dist: { env, bin: BIN },
+    tsx: BASELINE ? { env, bin: BASELINE } : { env: { ...env, PIPELINE_FROM_SOURCE: '1' }, bin: BIN },
+  };
   // One untimed run of each path first: tsx's compile cache and the OS's file cache warm, as on a machine in use.
-  for (const e of Object.values(paths)) await measure(['--version'], e);
+  for (const p of Object.values(paths)) await measure(['--version'], p.env, p.bin);
 
   console.log(
-    `startup: node bin/pipeline.mjs in a child, median of ${RUNS} runs a path (dist = compiled build, tsx = sources compiled at start), Node ${process.version}; ${os.cpus().length} cores, load average ${load()} at the start`,
+    `startup: node bin/pipeline.mjs in a child, median of ${RUNS} runs a path (dist = compiled build, ${BASELINE ? `base = ${BASELINE}` : 'tsx = sources compiled at start'}), Node ${process.version}; ${os.cpus().length} cores, load average ${load()} at the start`,
   );
   console.log(
     `  warehouse: ${size!.runs} runs, ${size!.tasks.toLocaleString('en-US')} tasks, ${size!.ledger.toLocaleString('en-US')} ledger rows (${process.env.BENCH_WAREHOUSE ? process.env.BENCH_WAREHOUSE : `${NIGHTS} nights of ${KEYWORDS} keywords at depth ${DEPTH}; set up in ${setupS.toFixed(0)} s`})`,
   );
   console.log(
-    `  ${'command'.padEnd(30)} ${'dist wall'.padStart(9)} ${'cpu'.padStart(6)}  ${'tsx wall'.padStart(9)} ${'cpu'.padStart(6)}  ratio wall   cpu  target`,
+    `  ${'command'.padEnd(30)} ${'dist wall'.padStart(9)} ${'cpu'.padStart(6)}  ${`${SECOND} wall`.padStart(9)} ${'cpu'.padStart(6)}  ratio wall   cpu  target`,
   );
   const key = (n: string) =>
     n
@@ -198,7 +206,7 @@ try {
     const got: Record<'dist' | 'tsx', Measured[]> = { dist: [], tsx: [] };
     for (let i = 0; i < RUNS; i++) {
       for (const p of ['dist', 'tsx'] as const) {
-        const m = await measure(c.args, paths[p]);
+        const m = await measure(c.args, paths[p].env, paths[p].bin);
         if (m.code !== 0) throw new Error(`${c.name} (${p}) exited with ${m.code}: ${m.stderr.slice(-2000)}`);
         got[p].push(m);
       }
@@ -210,7 +218,7 @@ try {
       `  ${c.name.padEnd(30)} ${d.wall.toFixed(2).padStart(7)} s ${cpu(d.cpu).padStart(6)}  ${t.wall.toFixed(2).padStart(7)} s ${cpu(t.cpu).padStart(6)}  ${(d.wall / t.wall).toFixed(2).padStart(10)} ${cpu(d.cpu / t.cpu).padStart(5)}  ${c.target !== undefined ? `<= ${c.target} s` : ''}`,
     );
     console.log(
-      `    startup.${key(c.name)}_s ${d.wall.toFixed(2)} (runs ${got.dist.map((m) => m.wall.toFixed(2)).join(' ')}; tsx ${got.tsx.map((m) => m.wall.toFixed(2)).join(' ')})`,
+      `    startup.${key(c.name)}_s ${d.wall.toFixed(2)} (runs ${got.dist.map((m) => m.wall.toFixed(2)).join(' ')}; ${SECOND} ${got.tsx.map((m) => m.wall.toFixed(2)).join(' ')})`,
     );
   }
   console.log(`  load average ${load()} at the end`);
