@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { rename } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,26 +13,25 @@ import { movingClock, silentLogger, tempDir } from './helpers.js';
 const DUCKDB_API = pathToFileURL(createRequire(import.meta.url).resolve('@duckdb/node-api')).href;
 
 /**
- * A BI reader in a child process started in `cwd`: opens `file` read-only, runs `setup`
- * (statements, or `published` to run the one the catalog's `published.open_with` says),
- * then counts the rows of every view. Prints one JSON line.
+ * A BI reader in a child process started in `cwd`: opens `file` read-only, reads the catalog's
+ * `published.open_with`, runs `setup` (statements, or none), then counts the rows of every view
+ * of `schema` by its plain name. Prints one JSON line.
  */
 function readerAt(
   cwd: string,
   file: string,
-  setup: 'none' | 'published',
-): { views: Record<string, number | string>; openWith?: string; comments: Record<string, string | null> } {
+  setup = '',
+  schema = 'main',
+): { views: Record<string, number | string>; openWith: string; comments: Record<string, string | null> } {
   const code = `
     import { DuckDBInstance } from ${JSON.stringify(DUCKDB_API)};
     const instance = await DuckDBInstance.create(${JSON.stringify(file)}, { access_mode: 'READ_ONLY' });
     const db = await instance.connect();
     const rows = async (sql) => (await db.runAndReadAll(sql)).getRowObjectsJS();
     const out = { views: {}, comments: {} };
-    if (${JSON.stringify(setup)} === 'published') {
-      out.openWith = (await rows('SELECT open_with FROM published'))[0].open_with;
-      await db.run(out.openWith);
-    }
-    for (const v of await rows("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal AND database_name = current_database() ORDER BY 1")) {
+    out.openWith = (await rows('SELECT open_with FROM published'))[0].open_with;
+    if (${JSON.stringify(setup)}) await db.run(${JSON.stringify(setup)});
+    for (const v of await rows("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal AND database_name = current_database() AND schema_name = '${schema}' ORDER BY 1")) {
       out.comments[v.view_name] = v.comment;
       try {
         out.views[v.view_name] = Number((await rows('SELECT count(*) AS n FROM "' + v.view_name + '"'))[0].n);
@@ -151,20 +151,44 @@ describe('the marts as a BI reader sees them, after a night of pipelines/keyword
     });
   });
 
-  it('serving.duckdb read from another folder: fails without file_search_path, and every view reads after the statement the catalog gives', () => {
+  it('serving.duckdb opens from another folder as it is; moved, its relative views read after the statement the catalog gives', async () => {
     const file = `${wh.dir}/serving.duckdb`;
-    const plain = readerAt(elsewhere.dir, file, 'none');
+    const plain = readerAt(elsewhere.dir, file);
     expect(Object.keys(plain.views)).toEqual(
-      expect.arrayContaining(['rank_history', 'domain_visibility_daily', 'spend_daily', 'search_volume_trends', 'locations']),
+      expect.arrayContaining([
+        'rank_history',
+        'domain_visibility_daily',
+        'share_of_serp_daily',
+        'spend_daily',
+        'search_volume_trends',
+        'locations',
+      ]),
     );
-    expect(plain.views.rank_history).toMatch(/No files found that match the pattern "serving\//);
-    // Each view says the fix in its comment.
-    for (const [view, comment] of Object.entries(plain.comments)) expect(comment, view).toContain(`SET file_search_path = '${wh.dir}'`);
+    for (const [view, n] of Object.entries(plain.views)) expect(typeof n, `${view}: ${n}`).toBe('number');
+    expect(plain.views.rank_history).toBeGreaterThan(0);
+    expect(plain.views.domain_visibility_daily).toBeGreaterThan(0);
+    expect(plain.views.locations).toBeGreaterThan(0);
+    // Each view says where it reads and what to do once the folder has moved.
+    for (const [view, comment] of Object.entries(plain.comments)) {
+      expect(comment, view).toContain(`absolute paths under ${wh.dir}`);
+      expect(comment, view).toContain(`SET search_path = 'relative,main'`);
+    }
 
-    const fixed = readerAt(elsewhere.dir, file, 'published');
-    expect(fixed.openWith).toBe(`SET file_search_path = '${wh.dir}'`);
-    for (const [view, n] of Object.entries(fixed.views)) expect(typeof n, `${view}: ${n}`).toBe('number');
-    expect(fixed.views.locations).toBeGreaterThan(0);
-    expect(fixed.views.rank_history).toBeGreaterThan(0);
+    // The folder moved (or mounted at another path): the absolute paths fail until the next
+    // publish there; the relative views read after the catalog's statement for the new folder.
+    const moved = `${wh.dir}-moved`;
+    await rename(wh.dir, moved);
+    try {
+      const stale = readerAt(elsewhere.dir, `${moved}/serving.duckdb`);
+      expect(stale.views.rank_history).toMatch(/No files found that match the pattern/);
+      // The catalog gives the statement for the folder it was published in; the reader names the new one.
+      expect(stale.openWith).toBe(`SET file_search_path = '${wh.dir}'; SET search_path = 'relative,main'`);
+      const fixed = readerAt(elsewhere.dir, `${moved}/serving.duckdb`, stale.openWith.replace(wh.dir, moved));
+      expect(fixed.views).toEqual(plain.views);
+      // Started in the folder itself, the relative views need no file_search_path.
+      expect(readerAt(moved, `${moved}/serving.duckdb`, `SET search_path = 'relative,main'`, 'relative').views).toEqual(plain.views);
+    } finally {
+      await rename(moved, wh.dir);
+    }
   });
 });

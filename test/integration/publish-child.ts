@@ -40,8 +40,8 @@ if (mode === 'publish') {
 } else if (mode === 'reader') {
   process.chdir('/');
   const db = await DuckDBInstance.create(join(dir, 'serving.duckdb'), { access_mode: 'READ_ONLY' });
+  // A BI reader as one opens the catalog: in another folder, with no setting.
   const c = await db.connect();
-  await c.run(`SET file_search_path = '${dir.replaceAll("'", "''")}'`);
   process.stdout.write('ready\n');
   for await (const line of lines) {
     if (line === 'quit') process.exit(0);

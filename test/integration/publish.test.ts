@@ -110,11 +110,12 @@ async function differences(dir: string): Promise<string[]> {
   });
 }
 
-async function servingCounts(path: string, searchPath: string): Promise<{ items: number; seq: number }> {
+/** What a reader of the catalog at `path` counts, started in this process's folder (not the warehouse's), after `setup`. */
+async function servingCounts(path: string, setup = ''): Promise<{ items: number; seq: number }> {
   const db = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   try {
     const c = await db.connect();
-    await c.run(`SET file_search_path = '${searchPath}'`);
+    if (setup) await c.run(setup);
     const r = await c.runAndReadAll(`SELECT (SELECT count(*) FROM serp_items)::INT AS items, (SELECT max(seq) FROM published)::INT AS seq`);
     c.closeSync();
     return r.getRowObjectsJS()[0] as { items: number; seq: number };
@@ -171,18 +172,22 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
       { n: number },
     ];
     expect(n).toBeGreaterThan(0);
-    expect((await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir)).items).toBe(n);
+    expect((await servingCounts(join(wh.dir, 'serving.duckdb'))).items).toBe(n);
     const moved = `${wh.dir}-moved`;
     await rename(wh.dir, moved);
     try {
-      expect((await servingCounts(join(moved, 'serving.duckdb'), moved)).items).toBe(n);
+      // The absolute paths name the old folder until the next publish; the relative views read from the new one.
+      await expect(servingCounts(join(moved, 'serving.duckdb'))).rejects.toThrow(/No files found that match the pattern/);
+      expect(
+        (await servingCounts(join(moved, 'serving.duckdb'), `SET file_search_path = '${moved}'; SET search_path = 'relative,main'`)).items,
+      ).toBe(n);
     } finally {
       await rename(moved, wh.dir);
     }
   });
 
   it('night 2: a reader holding the serving catalog through the run neither blocks it nor sees half of it; only the new day is written', async () => {
-    const before = await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir);
+    const before = await servingCounts(join(wh.dir, 'serving.duckdb'));
     const dayOneFiles = await withWarehouse(wh.dir, (w) =>
       w.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = 'serp_items' ORDER BY 1`),
     );
@@ -208,7 +213,7 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
     expect(now.filter((r) => r.f.includes(`date=${DAY1}`))).toEqual(dayOneFiles);
     expect(now.some((r) => r.f.includes(`date=${DAY2}`))).toBe(true);
     expect(await differences(wh.dir)).toEqual([]);
-    const after = await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir);
+    const after = await servingCounts(join(wh.dir, 'serving.duckdb'));
     expect(after.items).toBeGreaterThan(before.items);
   });
 
@@ -293,7 +298,7 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
       db.closeSync();
     }
     // A warehouse published before the columns were kept has them read once, at its next publish.
-    const before = await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir);
+    const before = await servingCounts(join(wh.dir, 'serving.duckdb'));
     const schemas = `SELECT count(DISTINCT columns)::INT AS n FROM publish_files WHERE table_name = 'serp_items'`;
     await withWarehouse(wh.dir, async (w) => {
       expect(await w.all(schemas)).toEqual([{ n: 2 }]);
@@ -302,7 +307,7 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
       expect(await w.all(`SELECT count(*)::INT AS n FROM publish_files WHERE columns IS NULL`)).toEqual([{ n: 0 }]);
       expect(await w.all(schemas)).toEqual([{ n: 2 }]);
     });
-    expect((await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir)).items).toBe(before.items);
+    expect((await servingCounts(join(wh.dir, 'serving.duckdb'))).items).toBe(before.items);
   });
 
   it('killed with SIGKILL after committing, the layout stays as before for readers and the next publish finishes the job', async () => {
@@ -310,13 +315,13 @@ describe('publishing only what changed (real DuckDB, emulator on loopback)', () 
       const [task] = await w.all<{ id: string }>(`SELECT task_id AS id FROM serp_results WHERE check_date = DATE '${DAY2}' LIMIT 1`);
       await loadLanded(w, { taskIds: [task!.id] });
     });
-    const before = await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir);
+    const before = await servingCounts(join(wh.dir, 'serving.duckdb'));
     const c = child(['publish', wh.dir, 'committed']);
     await c.line(/at committed/);
     c.p.kill('SIGKILL');
     await new Promise((r) => c.p.once('exit', r));
     // The committed publish's files are staged, not in place; the catalog is the previous one.
-    expect(await servingCounts(join(wh.dir, 'serving.duckdb'), wh.dir)).toEqual(before);
+    expect(await servingCounts(join(wh.dir, 'serving.duckdb'))).toEqual(before);
     const out = await withWarehouse(wh.dir, async (w) => {
       expect((await w.all(`SELECT * FROM publish_journal`)).length).toBeGreaterThan(0);
       return publish(w, { now: clock.now });

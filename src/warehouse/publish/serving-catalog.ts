@@ -44,13 +44,15 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
  * readers still holding an older catalog. A snapshot goes once it is `keep.generations`
  * publishes old and was made more than `keep.hours` ago (a reader may hold the catalog for
  * a whole night).
- * Paths are relative to the warehouse folder, so the catalog works wherever the folder is
- * mounted: readers set `file_search_path` to the folder (or start in it); each view's comment and
- * `published.open_with` give that statement, since DuckDB keeps the setting per connection, not in
- * the file, and a view cannot find its own file (see openWith). DuckDB looks for a
- * relative path in the reader's working folder first, so `id` (the warehouse's own, from
- * its first publish) keeps a reader started in another warehouse's folder from reading that
- * warehouse's snapshot of the same number: it reads this one, or fails, never the wrong data.
+ * The views of the main schema read the files by absolute paths, the folder's as it is at this
+ * publish, so a reader opens the catalog from any folder with no setting. The same views in the
+ * schema `relative` read them by paths relative to the folder, for a folder moved or mounted at
+ * another path until its next publish writes the new paths: a reader runs `published.open_with`
+ * first (file_search_path at the folder, search_path to `relative`), since DuckDB keeps those
+ * settings per connection, not in the file, and a view cannot find its own file (see openWith).
+ * DuckDB looks for a relative path in the reader's working folder first, so `id` (the
+ * warehouse's own, from its first publish) keeps a reader started in another warehouse's folder
+ * from reading that warehouse's snapshot of the same number: it reads this one, or fails.
  * The catalog is written to a temp file and renamed over the old one, which readers keep open
  * unharmed. `serving/lake.duckdb` (LAKE_CATALOG) is the same catalog over `parquet/`, for the lake.
  */
@@ -81,12 +83,33 @@ export async function publishServing(
     }),
   );
   const tmp = join(dir, `${SERVING_FILE}.tmp-${seq}`);
-  await writeCatalog(tmp, dir, seq, byTable, (e) => e.path, openWith(resolve(dir)));
+  const root = resolve(dir);
+  const open = openWith(root, RELATIVE_SCHEMA);
+  await writeCatalog(tmp, dir, seq, byTable, open, [
+    {
+      schema: 'main',
+      pathOf: (e) => `${root}/${e.path}`,
+      note: `Reads Parquet by absolute paths under ${root}, the warehouse folder at publish ${seq}: opens from any folder. Moved or mounted at another path, it fails with "No files found that match the pattern" until the next publish there (pipeline run, or pipeline models run) writes the new paths; meanwhile run first: ${openWith('<the folder holding this catalog, where it is now>', RELATIVE_SCHEMA)}; (it reads the same views in the schema ${RELATIVE_SCHEMA}, by paths relative to the folder).`,
+    },
+    {
+      schema: RELATIVE_SCHEMA,
+      pathOf: (e) => e.path,
+      note: `Reads Parquet by paths relative to the warehouse folder, wherever it is mounted: run first ${openWith('<the folder holding this catalog>', RELATIVE_SCHEMA)}; (${open}; where it was published).`,
+    },
+  ]);
   // The lake's catalog (lake/local-layout.ts uploads it as serving.duckdb): the same views over the
-  // lake's own keys, parquet/..., since the snapshots stay on this machine.
+  // lake's own keys, parquet/..., relative to wherever a reader copies the prefix to, since the
+  // snapshots stay on this machine.
   await mkdir(join(dir, 'serving'), { recursive: true });
   const lakeTmp = join(dir, 'serving', `${LAKE_CATALOG}.tmp-${seq}`);
-  await writeCatalog(lakeTmp, dir, seq, byTable, (e) => e.lakePath, openWith(LAKE_FOLDER));
+  const lakeOpen = openWith(LAKE_FOLDER);
+  await writeCatalog(lakeTmp, dir, seq, byTable, lakeOpen, [
+    {
+      schema: 'main',
+      pathOf: (e) => e.lakePath,
+      note: `Reads Parquet by paths relative to the lake prefix (parquet/...). A reader started in another folder fails with "No files found that match the pattern"; run first: ${lakeOpen}; (the folder the prefix was copied to).`,
+    },
+  ]);
   await rename(lakeTmp, join(dir, 'serving', LAKE_CATALOG));
   const target = join(dir, SERVING_FILE);
   await rename(tmp, target);
@@ -113,28 +136,40 @@ export const LAKE_CATALOG = 'lake.duckdb';
 /** Where a lake catalog's reader has the lake's prefix (a placeholder: each reader copies or mounts it somewhere). */
 const LAKE_FOLDER = '/path/to/the/copied/lake/prefix';
 
+/** The schema of the warehouse catalog whose views read by paths relative to the folder. */
+export const RELATIVE_SCHEMA = 'relative';
+
 /**
- * The statement a reader runs first when it is not started in `folder`: the views' paths are
- * relative, DuckDB resolves them against the working folder, then `file_search_path`, which is
- * a setting of the connection and cannot be stored in the catalog (DuckDB 1.5; a view's
- * `read_parquet` arguments cannot be a subquery either, so a view cannot find its own file).
+ * What a reader runs first to read views by relative paths from outside `folder`: DuckDB resolves
+ * them against the working folder, then `file_search_path`, which is a setting of the connection
+ * and cannot be stored in the catalog (DuckDB 1.5; a view's `read_parquet` arguments cannot be a
+ * subquery either, so a view cannot find its own file); `schema` first on the search path, so
+ * its views answer to their plain names.
  */
-export function openWith(folder: string): string {
-  return `SET file_search_path = ${sqlString(folder)}`;
+export function openWith(folder: string, schema?: string): string {
+  const search = `SET file_search_path = ${sqlString(folder)}`;
+  return schema ? `${search}; SET search_path = ${sqlString(`${schema},main`)}` : search;
+}
+
+/** One schema of views in a catalog: where each file is read from, and the comment each view carries. */
+interface ViewSet {
+  schema: string;
+  pathOf: (e: Entry) => string;
+  note: string;
 }
 
 /**
- * Writes a catalog at `tmp`: one view per table over the files at `pathOf` (relative to the
- * folder), each commented with how to open it elsewhere, and `published` (the publish, and
- * `open_with`: the statement that makes the views read from another working folder).
+ * Writes a catalog at `tmp`: per set, one view per table over the files at its `pathOf`, each
+ * commented with its note and where the columns are documented, and `published` (the publish;
+ * `open_with`, the statement for reading by relative paths from another folder; `folder`).
  */
 async function writeCatalog(
   tmp: string,
   dir: string,
   seq: number,
   byTable: ReadonlyMap<string, Entry[]>,
-  pathOf: (e: Entry) => string,
   open: string,
+  sets: readonly ViewSet[],
 ): Promise<void> {
   await rm(tmp, { force: true });
   await rm(`${tmp}.wal`, { force: true });
@@ -143,37 +178,17 @@ async function writeCatalog(
     const db = await instance.connect();
     try {
       await db.run(`SET file_search_path = ${sqlString(dir)}`);
-      for (const [table, entries] of [...byTable].sort(([a], [b]) => a.localeCompare(b))) {
-        const keys = [...new Set(entries.flatMap((e) => e.parts.map(([k]) => k)))];
-        const cols = keys.map((k) => {
-          const values = entries.flatMap((e) => e.parts.filter(([x]) => x === k).map(([, v]) => v));
-          // `k=v__` in a snapshot's flat name, `k=v/` in the lake's folders.
-          const value = `regexp_extract(${FILE_COLUMN}, ${sqlString(`${k}=([^/]*?)(?:${FLAT}|/)`)}, 1)`;
-          return `${values.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v)) ? `CAST(${value} AS DATE)` : value} AS ${ident(k)}`;
-        });
-        // One read per schema the files were written with, joined by name: a read of files
-        // that all have one schema binds from the first file's footer, where union_by_name
-        // reads every footer, a cost that grows with the history (docs/performance.md). Files
-        // without a recorded schema (published before the manifest kept one) are read by name.
-        const groups = new Map<string | null, string[]>();
-        for (const e of entries) {
-          const paths = groups.get(e.columns) ?? [];
-          paths.push(pathOf(e));
-          groups.set(e.columns, paths);
+      for (const set of sets) {
+        if (set.schema !== 'main') await db.run(`CREATE SCHEMA ${ident(set.schema)}`);
+        for (const [table, entries] of [...byTable].sort(([a], [b]) => a.localeCompare(b))) {
+          const view = `${ident(set.schema)}.${ident(table)}`;
+          await db.run(`CREATE VIEW ${view} AS ${viewSql(entries, set.pathOf)}`);
+          await db.run(`COMMENT ON VIEW ${view} IS ${sqlString(`${set.note} Columns: docs/schema.md.`)}`);
         }
-        const reads = [...groups]
-          .map(([columns, paths]) => ({ columns, paths: paths.sort() }))
-          .sort((a, b) => a.paths[0]!.localeCompare(b.paths[0]!))
-          .map(({ columns, paths }) => {
-            const byName = columns === null ? ', union_by_name = true' : '';
-            return `SELECT * EXCLUDE (${FILE_COLUMN})${cols.map((c) => `, ${c}`).join('')}
-           FROM read_parquet([${paths.map(sqlString).join(', ')}], filename = '${FILE_COLUMN}', hive_partitioning = false${byName})`;
-          });
-        await db.run(`CREATE VIEW ${ident(table)} AS ${reads.join('\n           UNION ALL BY NAME ')}`);
-        const comment = `Reads Parquet by paths relative to the warehouse folder. A reader started in another folder fails with "No files found that match the pattern"; run first: ${open}; (the folder holding this catalog, where it is now). Columns: docs/schema.md.`;
-        await db.run(`COMMENT ON VIEW ${ident(table)} IS ${sqlString(comment)}`);
       }
-      await db.run(`CREATE TABLE published AS SELECT ${seq}::INTEGER AS seq, now() AS published_at, ${sqlString(open)} AS open_with`);
+      await db.run(
+        `CREATE TABLE published AS SELECT ${seq}::INTEGER AS seq, now() AS published_at, ${sqlString(open)} AS open_with, ${sqlString(resolve(dir))} AS folder`,
+      );
       await db.run('CHECKPOINT');
     } finally {
       db.closeSync();
@@ -181,4 +196,35 @@ async function writeCatalog(
   } finally {
     instance.closeSync();
   }
+}
+
+/** The SELECT of one table's view: its files at `pathOf`, partition values read back from their names. */
+function viewSql(entries: readonly Entry[], pathOf: (e: Entry) => string): string {
+  const keys = [...new Set(entries.flatMap((e) => e.parts.map(([k]) => k)))];
+  const cols = keys.map((k) => {
+    const values = entries.flatMap((e) => e.parts.filter(([x]) => x === k).map(([, v]) => v));
+    // `k=v__` in a snapshot's flat name, `k=v/` in the lake's folders; the last such part of the
+    // path, so an absolute path's folders above the table's never count.
+    const value = `regexp_extract(${FILE_COLUMN}, ${sqlString(`^.*(?:/|${FLAT})${k}=([^/]*?)(?:${FLAT}|/)`)}, 1)`;
+    return `${values.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v)) ? `CAST(${value} AS DATE)` : value} AS ${ident(k)}`;
+  });
+  // One read per schema the files were written with, joined by name: a read of files that all
+  // have one schema binds from the first file's footer, where union_by_name reads every footer,
+  // a cost that grows with the history (docs/performance.md). Files without a recorded schema
+  // (published before the manifest kept one) are read by name.
+  const groups = new Map<string | null, string[]>();
+  for (const e of entries) {
+    const paths = groups.get(e.columns) ?? [];
+    paths.push(pathOf(e));
+    groups.set(e.columns, paths);
+  }
+  return [...groups]
+    .map(([columns, paths]) => ({ columns, paths: paths.sort() }))
+    .sort((a, b) => a.paths[0]!.localeCompare(b.paths[0]!))
+    .map(({ columns, paths }) => {
+      const byName = columns === null ? ', union_by_name = true' : '';
+      return `SELECT * EXCLUDE (${FILE_COLUMN})${cols.map((c) => `, ${c}`).join('')}
+           FROM read_parquet([${paths.map(sqlString).join(', ')}], filename = '${FILE_COLUMN}', hive_partitioning = false${byName})`;
+    })
+    .join('\n           UNION ALL BY NAME ');
 }
