@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildIsCurrent, sourceStamp, STAMP_FILE } from '../../../bin/source-stamp.mjs';
@@ -88,7 +88,7 @@ describe('the build (npm run build; the global setup made it for these tests)', 
   });
 });
 
-describe('the real command starts without the heavy modules', () => {
+describe('start-up loads no heavy module: the real command, and the doors start-up commands import', () => {
   let hooks: string;
   beforeEach(async () => {
     await mkdir(join(root, '.tmp'), { recursive: true });
@@ -119,4 +119,47 @@ describe('the real command starts without the heavy modules', () => {
       expect(r.stdout.length).toBeGreaterThan(0);
     },
   );
+
+  // `pipeline ledger`, `status` and `schedule --status` answer within a second on a year's
+  // warehouse (issue 45; bench/startup.ts prints the figures): the stage doors they import load
+  // their light modules at once and the heavy ones (a run's stages, the client, doctor, probe and
+  // reconcile, Apache Arrow) only when a function that needs them is called.
+  /** The modules (paths from the repository root) that importing `files` loads, through tsx as the sources run. */
+  async function loadedBy(...files: string[]): Promise<string[]> {
+    const code = files.map((f) => `await import(${JSON.stringify(pathToFileURL(join(root, f)).href)});`).join('\n');
+    const r = await run(
+      process.execPath,
+      ['--import', 'tsx/esm', '--import', join(hooks, 'register.mjs'), '--input-type=module', '-e', code],
+      {
+        cwd: root,
+      },
+    );
+    return [...r.stderr.matchAll(/^LOADED (file:\S+)$/gm)].map((m) => relative(root, fileURLToPath(m[1]!)));
+  }
+  const heavyOf = (mods: string[]) =>
+    mods.filter(
+      (m) =>
+        /^node_modules\/(apache-arrow|undici)\//.test(m) ||
+        /^src\/(client|collect|post|models|lake|report|sandbox)\//.test(m) ||
+        /^src\/ops\/(doctor|probe|reconcile)\.ts$/.test(m) ||
+        /^src\/run\/(run-pipeline|ingest-step|preflight|cluster-run|publish-step)\.ts$/.test(m),
+    );
+
+  it('the doors of ops, run and warehouse (ledger, status) load none of their heavy modules', async () => {
+    const mods = await loadedBy('src/ops/index.ts', 'src/run/index.ts', 'src/warehouse/index.ts');
+    expect(mods).toContain('src/ops/ledger-report.ts');
+    expect(mods).toContain('src/warehouse/warehouse.ts');
+    expect(heavyOf(mods)).toEqual([]);
+  });
+
+  it('the door of schedule (schedule --status) loads no run, client or Arrow', async () => {
+    const mods = await loadedBy('src/schedule/index.ts');
+    expect(mods).toContain('src/schedule/schedule-status.ts');
+    expect(heavyOf(mods)).toEqual([]);
+  });
+
+  it('the listing sees a heavy module when one is loaded (so the two checks above can fail)', async () => {
+    const mods = await loadedBy('src/warehouse/index.ts', 'src/warehouse/arrow-read.ts');
+    expect(heavyOf(mods).some((m) => m.startsWith('node_modules/apache-arrow/'))).toBe(true);
+  });
 });
