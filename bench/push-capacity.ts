@@ -1,18 +1,25 @@
-// `npx tsx bench/push-capacity.ts [--tasks 5000] [--depth 100] [--concurrency 32] [--ready-after 15000]`:
-// how many postbacks a second the receiver takes (src/collect/push.ts CallbackServer and the push
+// `npx tsx bench/push-capacity.ts [--tasks 5000] [--depth 100] [--concurrency 32] [--ready-after ms] [--callback-delay ms]`:
+// how many postbacks a second the receiver takes (src/collect/callback-server.ts and the push
 // collector, src/collect/push-collect.ts), when the service sends them as fast as it answers.
 //   collect.push_capacity_per_s   postbacks landed, loaded and marked collected per second   (target >= 300)
 //   collect.push_cpu_s_per_1000   the run process's CPU seconds per 1,000 of them, beside it
 // A SERP pipeline of --tasks keywords at --depth (100: the spec's largest answer of one block
 // set) runs by push through `runPipeline` against the emulator in its own process, with no rate
 // limits and every task done --ready-after ms after its POST: posting ends before the first task
-// is done, so the span measured is the receiver's alone. The emulator then sends the finished
-// tasks' postbacks (gzip, the task_get envelope, as the spec shapes them) with at most
-// --concurrency under way, the next as soon as one is answered. The span runs from the first
-// task done (first POST + ready delay) to the last task marked collected; CPU is this process's
-// over the same span (sampled every 100 ms). "Every answer within 10 s": the emulator's own
-// callback timeout (10 s at time scale 1) failed none (`callbacks failed` below is 0).
+// is done.
+// How the sender works: the emulator holds each done task's postback --callback-delay ms
+// (its `callbackDelayMs`). Meanwhile it builds that task's body once, as for any postback (the
+// task_get envelope as the spec shapes it, JSON, gzip), one body a turn; when the delay is
+// over it sends the kept bytes, at most --concurrency under way, the next as soon as one is
+// answered. So within the span measured the emulator only sends; "bodies built at sending"
+// below must be 0, else the delay was too short and the span measured building too.
+// The span runs from the first postback due (first POST + ready delay + callback delay) to the
+// last task marked collected; CPU is this process's over the same span (sampled every 100 ms),
+// split into its main thread and the rest (DuckDB, libuv's pool, GC), with the emulator's
+// process beside it. "Every answer within 10 s": the emulator's own callback timeout (10 s at
+// time scale 1) failed none (`callbacks failed` below is 0).
 // Figures, not assertions; the load average is printed beside them.
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +33,9 @@ const TASKS = Number(flag('tasks', '5000'));
 const DEPTH = Number(flag('depth', '100'));
 const CONCURRENCY = Number(flag('concurrency', '32'));
 const READY_AFTER_MS = Number(flag('ready-after', String(Math.max(5_000, TASKS * 3))));
+// Long enough for the emulator to build every body first (a few ms of CPU each at depth 100);
+// `at sending` below says when it was not.
+const CALLBACK_DELAY_MS = Number(flag('callback-delay', String(Math.max(5_000, TASKS * DEPTH * 0.06))));
 const KEY = 'svc_live_test_pushcapacity';
 
 const keywords = Array.from({ length: TASKS }, (_, i) => `push capacity keyword ${i}`);
@@ -46,9 +56,16 @@ const pipeline = parsePipeline(
 );
 
 const loadBefore = await loadAverage();
-const sb = await spawnEmulator({ rateLimits: false, readyAfterMs: READY_AFTER_MS, seed: 1, callbackConcurrency: CONCURRENCY });
+const sb = await spawnEmulator({
+  rateLimits: false,
+  readyAfterMs: READY_AFTER_MS,
+  callbackDelayMs: CALLBACK_DELAY_MS,
+  seed: 1,
+  callbackConcurrency: CONCURRENCY,
+});
 const dir = await mkdtemp(join(tmpdir(), 'pipeline-push-capacity-'));
 const cpu = cpuSampler();
+const threads = threadSampler(sb.pid);
 try {
   const started = performance.now();
   const summary = await runPipeline({
@@ -63,6 +80,7 @@ try {
   });
   const wallS = (performance.now() - started) / 1000;
   cpu.stop();
+  threads.stop();
   const end = await sb.stop();
   const span = await withWarehouse(dir, async (wh) => {
     const [r] = await wh.all<{
@@ -82,9 +100,11 @@ try {
     );
     return r!;
   });
-  const from = span.first_post + READY_AFTER_MS;
+  const from = span.first_post + READY_AFTER_MS + CALLBACK_DELAY_MS;
   const spanS = (span.last_collected - from) / 1000;
   const cpuS = cpu.at(span.last_collected) - cpu.at(from);
+  const split = threads.between(from, span.last_collected);
+  const perK = (s: number) => ((s / span.collected) * 1000).toFixed(2);
   const postingS = (span.last_post - span.first_post) / 1000;
   console.log(
     `push capacity, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH}, postbacks at most ${CONCURRENCY} under way (Node ${process.version})`,
@@ -95,12 +115,59 @@ try {
   console.log(
     `  posting took ${postingS.toFixed(1)} s${postingS * 1000 > READY_AFTER_MS ? ' (longer than the ready delay: raise --ready-after, the span is not the receiver alone)' : ''}; receiving ${spanS.toFixed(1)} s, of which the last postback landed at ${((span.last_landed - from) / 1000).toFixed(1)} s`,
   );
+  const bodies = end.stats.postback_bodies;
   console.log(
-    `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; emulator process ${end.cpuS.toFixed(1)} s of CPU`,
+    `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; bodies built ahead ${bodies.built_ahead}, at sending ${bodies.built_at_send}${bodies.built_at_send > 0 ? ' (raise --callback-delay: the span measured building too)' : ''}`,
+  );
+  console.log(
+    `  CPU s per 1,000 over the span: run process ${perK(cpuS)} (main thread ${perK(split.main)}, other threads ${perK(split.others)}), emulator ${perK(split.child)}; emulator ${end.cpuS.toFixed(1)} s in all`,
   );
   console.log(`  load average before ${loadBefore}, after ${await loadAverage()}`);
   console.log(`collect.push_capacity_per_s ${(span.collected / spanS).toFixed(0)}`);
   console.log(`collect.push_cpu_s_per_1000 ${((cpuS / span.collected) * 1000).toFixed(2)}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * CPU seconds from /proc every 100 ms: this process's main thread, its other threads (DuckDB,
+ * libuv's pool, GC), and the process `pid` (the emulator), so a span can be charged each.
+ */
+function threadSampler(pid: number): {
+  stop: () => void;
+  between: (fromMs: number, toMs: number) => { main: number; others: number; child: number };
+} {
+  const ticks = (path: string) => {
+    const stat = readFileSync(path, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+  };
+  const samples: Array<{ t: number; main: number; all: number; child: number }> = [];
+  const take = () => {
+    let all = 0;
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        all += ticks(`/proc/self/task/${tid}/stat`);
+      } catch {
+        // A thread that ended between the listing and the read.
+      }
+    }
+    let child = 0;
+    try {
+      child = ticks(`/proc/${pid}/stat`);
+    } catch {
+      child = samples.at(-1)?.child ?? 0;
+    }
+    samples.push({ t: Date.now(), main: ticks(`/proc/self/task/${process.pid}/stat`), all, child });
+  };
+  take();
+  const timer = setInterval(take, 100);
+  const at = (ms: number) => samples.reduce((best, s) => (Math.abs(s.t - ms) < Math.abs(best.t - ms) ? s : best));
+  return {
+    stop: () => clearInterval(timer),
+    between: (fromMs, toMs) => {
+      const [a, b] = [at(fromMs), at(toMs)];
+      return { main: b.main - a.main, others: b.all - b.main - (a.all - a.main), child: b.child - a.child };
+    },
+  };
 }

@@ -16,7 +16,7 @@ export interface EmulatorEnd {
  */
 export async function spawnEmulator(
   opts: Omit<SandboxOptions, 'now' | 'callbackDispatcher' | 'faultPaths'>,
-): Promise<{ url: string; stop: () => Promise<EmulatorEnd> }> {
+): Promise<{ url: string; pid: number; stop: () => Promise<EmulatorEnd> }> {
   const code = `
 const { startSandbox } = await import(${JSON.stringify(sandboxModule)});
 const sb = await startSandbox(${JSON.stringify({ ...opts, admin: true })});
@@ -41,6 +41,7 @@ process.on('message', async () => {
   child.once('exit', (code, signal) => (exited = `exit ${code ?? signal}`));
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise<EmulatorEnd>((resolve, reject) => {
         if (exited) return reject(new Error(`the emulator's process ended before it was stopped (${exited})`));

@@ -9,6 +9,8 @@ export interface AdminStatsBody {
   status_counts: Record<string, number>;
   faults_injected: Record<string, number>;
   callbacks: { delivered: number; failed: number };
+  /** Postback bodies built ahead (at the task's completion, before its callback was due) and at sending. */
+  postback_bodies: { built_ahead: number; built_at_send: number };
 }
 
 /**
@@ -24,6 +26,7 @@ export class AdminStats {
   #calls = 0;
   #callbacksDelivered = 0;
   #callbacksFailed = 0;
+  readonly #bodies = { built_ahead: 0, built_at_send: 0 };
 
   call(family: string, http: number, chargedUnits: number): void {
     this.#calls++;
@@ -45,6 +48,10 @@ export class AdminStats {
     else this.#callbacksFailed++;
   }
 
+  postbackBody(ahead: boolean): void {
+    this.#bodies[ahead ? 'built_ahead' : 'built_at_send']++;
+  }
+
   body(): AdminStatsBody {
     return {
       calls_by_family: Object.fromEntries(this.#families),
@@ -54,6 +61,7 @@ export class AdminStats {
       status_counts: Object.fromEntries(this.#statuses),
       faults_injected: Object.fromEntries(this.#faults),
       callbacks: { delivered: this.#callbacksDelivered, failed: this.#callbacksFailed },
+      postback_bodies: { ...this.#bodies },
     };
   }
 }

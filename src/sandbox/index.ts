@@ -108,6 +108,14 @@ export interface SandboxOptions {
    */
   callbackConcurrency?: number;
   /**
+   * Time from a task's completion to its callback, in ms of the injected clock (divided by
+   * `timeScale`, as `readyAfterMs`). A postback's body is built and compressed when its task
+   * completes, in the background one per turn, so the sending itself costs the emulator
+   * little: a bench measures the receiver, not the building. Default 0: sent as the task
+   * completes (the body is built then).
+   */
+  callbackDelayMs?: number;
+  /**
    * A folder where the emulator keeps its state (tasks, their progress, balance, the calls it
    * charged) and reads it back when started again, so a process that ends does not take the
    * service's side of its tasks with it (state-journal.ts). Default: none, all in memory.
@@ -190,6 +198,9 @@ function checkedSettings(opts: SandboxOptions) {
   const seed = opts.seed ?? 1;
   if (opts.callbackConcurrency !== undefined && !(Number.isInteger(opts.callbackConcurrency) && opts.callbackConcurrency > 0))
     throw new Error(`callbackConcurrency ${opts.callbackConcurrency} must be a positive integer`);
+  const callbackDelayMs = opts.callbackDelayMs ?? 0;
+  if (!Number.isFinite(callbackDelayMs) || callbackDelayMs < 0)
+    throw new Error(`callbackDelayMs ${callbackDelayMs} must be a non-negative number`);
   const profile = typeof opts.faults === 'string' ? parseFaultProfile(opts.faults) : resolveFaultProfile(opts.faults);
   const drift = opts.drift ?? 0;
   const readings = parseReadings(opts.readings);
@@ -198,14 +209,14 @@ function checkedSettings(opts: SandboxOptions) {
   // readings.ts `clockSkew`: the server's clock runs off the one it was given (a client's).
   const skewMs = readings.clockSkew * 1000;
   const now = skewMs === 0 ? given : () => new Date(given().getTime() + skewMs);
-  return { host, readyAfterMs, timeScale, seed, profile, drift, readings, now };
+  return { host, readyAfterMs, callbackDelayMs, timeScale, seed, profile, drift, readings, now };
 }
 
 type Opened = ReturnType<typeof SandboxJournal.open>;
 
 /** The emulator's state: account, tasks, faults, limits and logs, with what the journal gave back taken in. */
 function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSettings>, opened: Opened | undefined): SandboxWorld {
-  const { seed, drift, now, timeScale, readyAfterMs, profile, readings } = settings;
+  const { seed, drift, now, timeScale, readyAfterMs, callbackDelayMs, profile, readings } = settings;
   const restored = opened?.state && Number.isFinite(opened.state.balanceUnits) ? opened.state : undefined;
   const rankProfiles = resolveRankProfiles(opts.rankProfiles);
   const world = {
@@ -232,6 +243,7 @@ function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSet
     allowRemoteCallbacks: opts.allowRemoteCallbacks ?? false,
     dispatcher: opts.callbackDispatcher,
     callbackConcurrency: opts.callbackConcurrency,
+    callbackDelayMs: callbackDelayMs / timeScale,
     ...(opened ? { journal: opened.journal } : {}),
   } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
   world.callbacks = new CallbackDispatcher(world);

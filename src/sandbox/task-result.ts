@@ -47,7 +47,7 @@ export function doneTaskObject(
   raw = false,
 ): EnvelopeTask {
   completeTask(seed, task, account, readings);
-  const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
+  const atMs = resultAtOf(task, nowMs);
   if (task.resultAtMs !== atMs) {
     task.result = buildResults({
       seed,
@@ -73,6 +73,11 @@ export function doneTaskObject(
     result = new RawArray(text, result.length) as unknown as unknown[];
   }
   return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.netCostMicros ?? task.costMicros, result });
+}
+
+/** The moment a done task's result is built for at `nowMs`: when it was done, or its re-parse once that has come. */
+export function resultAtOf(task: StoredTask, nowMs: number): number {
+  return task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
 }
 
 /** A result array kept as JSON text, with its length for `result_count`. */

@@ -41,4 +41,50 @@ describe('sandbox: callback pace and repeats', () => {
     expect(stats.faults_injected.callback_duplicate).toBe(1);
     expect(stats.callbacks).toEqual({ delivered: 1, failed: 0 });
   });
+
+  it('holds a postback callbackDelayMs after its task is done, builds its body meanwhile, and sends what task_get answers', async () => {
+    const rx = await receiver();
+    const { call, advance, sb } = await harness({ admin: true, callbackDelayMs: 1_000 });
+    const post = await call('POST', `${SERP}/task_post`, {
+      body: [serpTask('held', { postback_url: `${rx.url}/post/$id`, postback_data: 'advanced' })],
+    });
+    const id = post.body.tasks[0].id;
+    advance(300); // done now (readyAfterMs 300)
+    await sb.flushCallbacks();
+    await new Promise((r) => setTimeout(r, 50)); // the body is built a turn later
+    expect(rx.seen).toHaveLength(0);
+    expect((await call('GET', '/__admin/stats')).body.postback_bodies).toEqual({ built_ahead: 1, built_at_send: 0 });
+    advance(999);
+    await sb.flushCallbacks();
+    expect(rx.seen).toHaveLength(0);
+    advance(1);
+    await sb.flushCallbacks();
+    expect(rx.seen.map((r) => r.url)).toEqual([`/post/${id}`]);
+    const got = await call('GET', `${SERP}/task_get/advanced/${id}`);
+    expect(rx.seen[0]!.json.tasks[0].result).toEqual(got.body.tasks[0].result);
+    expect(rx.seen[0]!.json.tasks[0].cost).toBe(got.body.tasks[0].cost);
+    const stats = (await call('GET', '/__admin/stats')).body;
+    expect(stats.postback_bodies).toEqual({ built_ahead: 1, built_at_send: 0 });
+    expect(stats.callbacks).toEqual({ delivered: 1, failed: 0 });
+  });
+
+  it('builds a postback body at sending without a delay, and again for a resend after a failure', async () => {
+    let status = 500;
+    const rx = await receiver(() => ({ status }));
+    const { call, advance, sb } = await harness({ admin: true });
+    const post = await call('POST', `${SERP}/task_post`, {
+      body: [serpTask('at once', { postback_url: `${rx.url}/post/$id`, postback_data: 'advanced' })],
+    });
+    const id = post.body.tasks[0].id;
+    advance(300);
+    await sb.flushCallbacks();
+    status = 200;
+    expect((await call('POST', '/v3/appendix/webhook_resend', { body: [{ id }] })).body.tasks[0].status_code).toBe(20000);
+    await sb.flushCallbacks();
+    expect(rx.seen).toHaveLength(2);
+    expect(rx.seen[1]!.json).toEqual(rx.seen[0]!.json);
+    const stats = (await call('GET', '/__admin/stats')).body;
+    expect(stats.postback_bodies).toEqual({ built_ahead: 0, built_at_send: 2 });
+    expect(stats.callbacks).toEqual({ delivered: 1, failed: 1 });
+  });
 });
