@@ -117,12 +117,13 @@ async function arm(label: string, dir: string, yaml: string, rankProfiles: Recor
     apiKey: KEY,
     onNight: (n, date, s, ms) =>
       process.stderr.write(
-        `  ${label} night ${n + 1}/${NIGHTS} ${date}: ${s.tasks.collected.toLocaleString('en-US')} tasks, ${Number(s.chargedCny).toFixed(4)} CNY, ${(ms / 1000).toFixed(1)} s\n`,
+        `  ${label} night ${n + 1}/${NIGHTS} ${date}: ${s.tasks.collected.toLocaleString('en-US')} tasks, ${Number(s.chargedCny).toFixed(4)} CNY, ${(ms / 1000).toFixed(1)} s, rss ${mb(process.memoryUsage.rss())} MB\n`,
       ),
   });
   return (performance.now() - t0) / 1000;
 }
 
+const mb = (bytes: number) => Math.round(bytes / 1048576);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const cny = (x: number) => `${x.toFixed(4)} CNY`;
 const bought = (a: ArmCost) =>
@@ -195,6 +196,13 @@ try {
       console.log(`money.competitor_cost_ratio ${(ten.cny / one.cny).toFixed(3)} (target <= 1.5)`);
     });
   }
+  const cpu = process.cpuUsage();
+  console.log(
+    `peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB; cpu ${((cpu.user + cpu.system) / 1e6).toFixed(0)} s; wall ${(performance.now() / 1000).toFixed(0)} s; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
 } finally {
   if (process.env.BENCH_KEEP) console.log(root);
   else await rm(root, { recursive: true, force: true });
