@@ -1,5 +1,5 @@
 // `npx tsx bench/depth.ts [--nights 60] [--keywords 1000] [--mixes typical,strong,weak] [--competitors yes|no]
-//  [--adaptive-depth auto] [--max-depth 100] [--margin 10] [--sweep-every 7] [--seed 1] [--start 2026-01-01] [--time-scale 600]`:
+//  [--adaptive-depth auto] [--max-depth 100] [--margin 2] [--sweep-every 14] [--seed 1] [--start 2026-01-01] [--time-scale 600]`:
 // what adaptive depth (issue 46, `depth: auto`) saves and what it misses, night after night, against buying depth 100.
 // Each arm is a season of nights of one SERP job (the keywords, location 2840, en, desktop, engA organic, pull) into
 // its own warehouse, every night a whole `runPipeline` (plan, post, collect, load, models, publish) against an
@@ -41,6 +41,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePipeline } from '../src/config/index.js';
+import { AUTO_DEPTH_DEFAULTS } from '../src/jobs/index.js';
 import type { RankProfile } from '../src/sandbox/index.js';
 import { armCost, entrySightings, missedRanks, rankBands, withArms, type ArmCost, type Entries, type Misses } from './lib/depth-figures.js';
 import { runNights } from './lib/serp-nights.js';
@@ -49,7 +50,7 @@ const argv = process.argv.slice(2);
 if (argv.includes('--help')) {
   process.stdout.write(
     'npx tsx bench/depth.ts [--nights 60] [--keywords 1000] [--mixes typical,strong,weak] [--competitors yes|no]\n' +
-      '  [--adaptive-depth auto|N] [--max-depth 100] [--margin 10] [--sweep-every 7] [--seed 1] [--start 2026-01-01] [--time-scale 600]\n' +
+      '  [--adaptive-depth auto|N] [--max-depth 100] [--margin 2] [--sweep-every 14] [--seed 1] [--start 2026-01-01] [--time-scale 600]\n' +
       'Prints money.adaptive_cost_ratio, money.missed_tracked_ranks and money.competitor_cost_ratio (see the comment at the top).\n',
   );
   process.exit(0);
@@ -63,9 +64,9 @@ const MIXES = opt('mixes', 'typical,strong,weak')
 const COMPETITORS = opt('competitors', 'yes') !== 'no';
 const ADAPTIVE = opt('adaptive-depth', 'auto');
 const AUTO = {
-  max_depth: Number(opt('max-depth', '100')),
-  margin: Number(opt('margin', '10')),
-  sweep_every: Number(opt('sweep-every', '7')),
+  max_depth: Number(opt('max-depth', String(AUTO_DEPTH_DEFAULTS.max_depth))),
+  margin: Number(opt('margin', String(AUTO_DEPTH_DEFAULTS.margin))),
+  sweep_every: Number(opt('sweep-every', String(AUTO_DEPTH_DEFAULTS.sweep_every))),
 };
 const SEED = Number(opt('seed', '1'));
 const START = opt('start', '2026-01-01');
