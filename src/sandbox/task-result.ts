@@ -27,9 +27,10 @@ export function formatResults(api: string, format: ResultFormat | undefined, res
 }
 
 /**
- * The `task_get` task object of a done task: the result is built once for the day the
- * task finished and kept (a re-parse rebuilds it once, for the day of the fix), so every
- * fetch and every postback of a task carries the same content. The task is completed first
+ * The `task_get` task object of a done task: the result is built for the day the task
+ * finished (after a re-parse, for the day of the fix) from the seed and the task as posted, and
+ * held while the store keeps it (task-store.ts RESULTS_KEPT), so every fetch and every postback
+ * of a task carries the same content. The task is completed first
  * if the completion queue has not done it yet (its unused depth refunded to `account`), and
  * its `cost` is the net cost: how a client sees a refund (the spec does not say; see
  * depth-refund.ts).
