@@ -10,11 +10,11 @@
 // tasks' postbacks (gzip, the task_get envelope, as the spec shapes them) with at most
 // --concurrency under way, the next as soon as one is answered.
 // How the sender works: with --sender prebuilt (the default), the emulator builds each task's
-// postback body (its result, the JSON envelope, gzip) while answering the POST, as it will
-// send it when the task is done (src/sandbox/postback-body.ts, `prebuildPostbacks`), and
+// postback body (its result, the JSON envelope, gzip) in its idle turns after the POST, as it
+// will send it when the task is done (src/sandbox/postback-body.ts, `prebuildPostbacks`), and
 // at the send only writes those bytes: the span measures the receiver, not the emulator's
 // ~3 ms of CPU a depth-100 body, which shares the same two cores. The ready delay (default
-// 6 ms a task, at least 5 s) leaves it the time; the bench prints how many bodies went out
+// 10 ms a task, at least 5 s) leaves it the time; the bench prints how many bodies went out
 // prebuilt. With --sender at-send, each body is built and gzipped when it is sent (the
 // emulator's default), one a turn of its event loop. The span runs from the first
 // task done (first POST + ready delay) to the last task marked collected; CPU is this process's
@@ -35,7 +35,7 @@ const DEPTH = Number(flag('depth', '100'));
 const CONCURRENCY = Number(flag('concurrency', '32'));
 const SENDER = flag('sender', 'prebuilt');
 if (SENDER !== 'prebuilt' && SENDER !== 'at-send') throw new Error(`--sender ${SENDER}: prebuilt or at-send`);
-const READY_AFTER_MS = Number(flag('ready-after', String(Math.max(5_000, TASKS * (SENDER === 'prebuilt' ? 6 : 3)))));
+const READY_AFTER_MS = Number(flag('ready-after', String(Math.max(5_000, TASKS * (SENDER === 'prebuilt' ? 10 : 3)))));
 const KEY = 'svc_live_test_pushcapacity';
 
 const keywords = Array.from({ length: TASKS }, (_, i) => `push capacity keyword ${i}`);

@@ -108,8 +108,8 @@ export interface SandboxOptions {
    */
   callbackConcurrency?: number;
   /**
-   * Build each postback task's body (its result, JSON and gzip) when it is posted, as it will
-   * be sent when the task is done, rather than at its send; a body that no longer
+   * Build each postback task's body (its result, JSON and gzip) in idle turns after its POST,
+   * as it will be sent when the task is done, rather than at its send; a body that no longer
    * holds at the send (a re-parse, another reading) is built anew. The bodies are the same; the
    * emulator's work moves out of the time callbacks are sent in (`bench/push-capacity.ts`
    * measures the receiver, not the sender). Default false.

@@ -64,25 +64,43 @@ function resultMoment(task: StoredTask, nowMs: number): number {
 
 /**
  * Builds postback bodies. By default a body is built when it is sent. With
- * `prebuildPostbacks` on, a postback task's body is built and compressed when the task is
- * posted, as the service will send it when the task is done: its result for the moment it is
- * done, its net cost after the depth refund (the refund itself still moves the balance only
- * when the task is done). At the send, that body is sent if the task still answers the same
+ * `prebuildPostbacks` on, a postback task's body is built and compressed after its POST, in
+ * the emulator's idle turns (one a turn), as the service will send it when the task is done:
+ * its result for the moment it is done, its net cost after the depth refund (the refund
+ * itself still moves the balance only when the task is done). At the send, that body is sent if the task still answers the same
  * (same result, moment, cost, format and encoding: a re-parse due by then or another reading
  * builds it anew), so a bench measures the receiver, not the emulator's result building and
- * gzip. The POST answers later by that work.
+ * gzip. A body not built by its send is built then.
  */
 export class PostbackBodies {
   readonly #world: SandboxWorld;
   readonly #ahead = new WeakMap<StoredTask, Prebuilt>();
+  readonly #queue: StoredTask[] = [];
+  #running = false;
 
   constructor(world: SandboxWorld) {
     this.#world = world;
   }
 
-  /** Builds a postback task's body ahead, as it is posted (only with `prebuildPostbacks` on). */
+  /** Queues a postback task's body to be built ahead (only with `prebuildPostbacks` on). */
   prebuild(task: StoredTask): void {
-    if (this.#world.prebuildPostbacks && task.callbackSpec?.kind === 'postback' && !task.completed) this.#buildAhead(task);
+    if (!this.#world.prebuildPostbacks || task.callbackSpec?.kind !== 'postback') return;
+    this.#queue.push(task);
+    if (!this.#running) {
+      this.#running = true;
+      setImmediate(() => this.#next());
+    }
+  }
+
+  /** Builds the next queued body, one a turn of the event loop, so API calls are answered in between. */
+  #next(): void {
+    const task = this.#queue.shift();
+    if (!task) {
+      this.#running = false;
+      return;
+    }
+    if (!task.completed && task.callbackState === 'pending' && !this.#ahead.has(task)) this.#buildAhead(task);
+    setImmediate(() => this.#next());
   }
 
   /** The body as the task will be sent when done, built on a copy of it (nothing refunded, nothing completed). */
