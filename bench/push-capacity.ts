@@ -1,5 +1,5 @@
 // `npx tsx bench/push-capacity.ts [--tasks 5000] [--depth 100] [--concurrency 32] [--sender prebuilt|at-send] [--ready-after ms]`:
-// how many postbacks a second the receiver takes (src/collect/push.ts CallbackServer and the push
+// how many postbacks a second the receiver takes (src/collect/callback-server.ts and the push
 // collector, src/collect/push-collect.ts), when the service sends them as fast as it answers.
 //   collect.push_capacity_per_s   postbacks landed, loaded and marked collected per second   (target >= 300)
 //   collect.push_cpu_s_per_1000   the run process's CPU seconds per 1,000 of them, beside it
@@ -13,7 +13,7 @@
 // postback body (its result, the JSON envelope, gzip) in its idle turns after the POST, as it
 // will send it when the task is done (src/sandbox/postback-body.ts, `prebuildPostbacks`), and
 // at the send only writes those bytes: the span measures the receiver, not the emulator's
-// ~3 ms of CPU a depth-100 body, which shares the same two cores. The ready delay (default
+// result building and gzip, which share the same two cores. The ready delay (default
 // 10 ms a task, at least 5 s) leaves it the time; the bench prints how many bodies went out
 // prebuilt. With --sender at-send, each body is built and gzipped when it is sent (the
 // emulator's default), one a turn of its event loop. The span runs from the first
