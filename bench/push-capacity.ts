@@ -1,5 +1,5 @@
-// `npx tsx bench/push-capacity.ts [--tasks 5000] [--depth 100] [--concurrency 32] [--ready-after 15000]`:
-// how many postbacks a second the receiver takes (src/collect/push.ts CallbackServer and the push
+// `npx tsx bench/push-capacity.ts [--tasks 5000] [--depth 100] [--concurrency 32] [--sender prebuilt|at-send] [--ready-after ms]`:
+// how many postbacks a second the receiver takes (src/collect/callback-server.ts and the push
 // collector, src/collect/push-collect.ts), when the service sends them as fast as it answers.
 //   collect.push_capacity_per_s   postbacks landed, loaded and marked collected per second   (target >= 300)
 //   collect.push_cpu_s_per_1000   the run process's CPU seconds per 1,000 of them, beside it
@@ -8,7 +8,15 @@
 // limits and every task done --ready-after ms after its POST: posting ends before the first task
 // is done, so the span measured is the receiver's alone. The emulator then sends the finished
 // tasks' postbacks (gzip, the task_get envelope, as the spec shapes them) with at most
-// --concurrency under way, the next as soon as one is answered. The span runs from the first
+// --concurrency under way, the next as soon as one is answered.
+// How the sender works: with --sender prebuilt (the default), the emulator builds each task's
+// postback body (its result, the JSON envelope, gzip) in its idle turns after the POST, as it
+// will send it when the task is done (src/sandbox/postback-body.ts, `prebuildPostbacks`), and
+// at the send only writes those bytes: the span measures the receiver, not the emulator's
+// result building and gzip, which share the same two cores. The ready delay (default
+// 10 ms a task, at least 5 s) leaves it the time; the bench prints how many bodies went out
+// prebuilt. With --sender at-send, each body is built and gzipped when it is sent (the
+// emulator's default), one a turn of its event loop. The span runs from the first
 // task done (first POST + ready delay) to the last task marked collected; CPU is this process's
 // over the same span (sampled every 100 ms). "Every answer within 10 s": the emulator's own
 // callback timeout (10 s at time scale 1) failed none (`callbacks failed` below is 0).
@@ -25,7 +33,9 @@ import { cpuSampler, flag, loadAverage, spawnEmulator } from './lib/spawn-emulat
 const TASKS = Number(flag('tasks', '5000'));
 const DEPTH = Number(flag('depth', '100'));
 const CONCURRENCY = Number(flag('concurrency', '32'));
-const READY_AFTER_MS = Number(flag('ready-after', String(Math.max(5_000, TASKS * 3))));
+const SENDER = flag('sender', 'prebuilt');
+if (SENDER !== 'prebuilt' && SENDER !== 'at-send') throw new Error(`--sender ${SENDER}: prebuilt or at-send`);
+const READY_AFTER_MS = Number(flag('ready-after', String(Math.max(5_000, TASKS * (SENDER === 'prebuilt' ? 10 : 3)))));
 const KEY = 'svc_live_test_pushcapacity';
 
 const keywords = Array.from({ length: TASKS }, (_, i) => `push capacity keyword ${i}`);
@@ -46,7 +56,13 @@ const pipeline = parsePipeline(
 );
 
 const loadBefore = await loadAverage();
-const sb = await spawnEmulator({ rateLimits: false, readyAfterMs: READY_AFTER_MS, seed: 1, callbackConcurrency: CONCURRENCY });
+const sb = await spawnEmulator({
+  rateLimits: false,
+  readyAfterMs: READY_AFTER_MS,
+  seed: 1,
+  callbackConcurrency: CONCURRENCY,
+  prebuildPostbacks: SENDER === 'prebuilt',
+});
 const dir = await mkdtemp(join(tmpdir(), 'pipeline-push-capacity-'));
 const cpu = cpuSampler();
 try {
@@ -87,7 +103,7 @@ try {
   const cpuS = cpu.at(span.last_collected) - cpu.at(from);
   const postingS = (span.last_post - span.first_post) / 1000;
   console.log(
-    `push capacity, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH}, postbacks at most ${CONCURRENCY} under way (Node ${process.version})`,
+    `push capacity, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH}, postbacks at most ${CONCURRENCY} under way, bodies built ${SENDER === 'prebuilt' ? 'ahead' : 'at each send'} (Node ${process.version})`,
   );
   console.log(
     `  run ${summary.state}, ${summary.tasks.collected}/${summary.tasks.planned} collected (${span.collected} in tasks, ${span.rows} serp_results rows), wall ${wallS.toFixed(1)} s`,
@@ -96,7 +112,7 @@ try {
     `  posting took ${postingS.toFixed(1)} s${postingS * 1000 > READY_AFTER_MS ? ' (longer than the ready delay: raise --ready-after, the span is not the receiver alone)' : ''}; receiving ${spanS.toFixed(1)} s, of which the last postback landed at ${((span.last_landed - from) / 1000).toFixed(1)} s`,
   );
   console.log(
-    `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; emulator process ${end.cpuS.toFixed(1)} s of CPU`,
+    `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; bodies sent prebuilt ${end.stats.postback_bodies.prebuilt}, built at send ${end.stats.postback_bodies.built_at_send}${SENDER === 'prebuilt' && end.stats.postback_bodies.built_at_send > 0 ? ' (prebuilding had not finished: raise --ready-after)' : ''}; emulator process ${end.cpuS.toFixed(1)} s of CPU`,
   );
   console.log(`  load average before ${loadBefore}, after ${await loadAverage()}`);
   console.log(`collect.push_capacity_per_s ${(span.collected / spanS).toFixed(0)}`);

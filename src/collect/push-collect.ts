@@ -6,7 +6,7 @@ import { EtlError } from '../errors.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { TaskLoader } from './load-batcher.js';
 import { InFlight } from './in-flight.js';
-import { CallbackServer } from './callback-server.js';
+import { CallbackServer, type LandingSlots } from './callback-server.js';
 import { failedCallbacks, resendCallbacks } from './recover-callbacks.js';
 import { echoOf } from './task-echo.js';
 
@@ -22,6 +22,8 @@ export interface PushStartOptions extends PushSettings {
   secret?: string;
   /** A postback body held tasks besides the one its URL names: those were dropped (log them). */
   onIgnored?: (taskId: string, ignored: readonly string[]) => void;
+  /** The server's landing slots; its defaults unless given. */
+  landing?: LandingSlots;
 }
 
 export interface PushWaitOptions {
@@ -130,6 +132,7 @@ export class PushCollector {
         inFlight,
         callback: o.callback,
         ...(o.onIgnored ? { onIgnored: o.onIgnored } : {}),
+        ...(o.landing ? { landing: o.landing } : {}),
         onLanded: (c) => loader.landed(c),
         onPinged: (t) => {
           if (t.state === 'posted' || t.state === 'fetch_due') inFlight.move(t.taskId, 'fetch_due');

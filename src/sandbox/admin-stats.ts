@@ -9,6 +9,8 @@ export interface AdminStatsBody {
   status_counts: Record<string, number>;
   faults_injected: Record<string, number>;
   callbacks: { delivered: number; failed: number };
+  /** Postback bodies sent as built ahead of their send (`prebuildPostbacks`), and built at their send. */
+  postback_bodies: { prebuilt: number; built_at_send: number };
 }
 
 /**
@@ -24,6 +26,7 @@ export class AdminStats {
   #calls = 0;
   #callbacksDelivered = 0;
   #callbacksFailed = 0;
+  readonly #bodies = { prebuilt: 0, built_at_send: 0 };
 
   call(family: string, http: number, chargedUnits: number): void {
     this.#calls++;
@@ -45,6 +48,11 @@ export class AdminStats {
     else this.#callbacksFailed++;
   }
 
+  postbackBody(prebuilt: boolean): void {
+    if (prebuilt) this.#bodies.prebuilt++;
+    else this.#bodies.built_at_send++;
+  }
+
   body(): AdminStatsBody {
     return {
       calls_by_family: Object.fromEntries(this.#families),
@@ -54,6 +62,7 @@ export class AdminStats {
       status_counts: Object.fromEntries(this.#statuses),
       faults_injected: Object.fromEntries(this.#faults),
       callbacks: { delivered: this.#callbacksDelivered, failed: this.#callbacksFailed },
+      postback_bodies: { ...this.#bodies },
     };
   }
 }

@@ -1,10 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { endpointPath, WINDOWS } from './spec/index.js';
-import { makeEnvelope } from './envelope.js';
-import { taskGetters } from './handlers/tasks-ready.js';
-import { doneTaskObject } from './task-result.js';
+import { WINDOWS } from './spec/index.js';
+import { PostbackBodies } from './postback-body.js';
 import type { StoredTask } from './task-store.js';
 import type { SandboxWorld } from './world.js';
 
@@ -24,13 +21,16 @@ export function substituteCallbackUrl(url: string, id: string, tag: string | nul
 
 /**
  * Sends pingbacks (GET) and gzip postbacks (POST of the `task_get` envelope of the
- * format named by `postback_data`; compressed as the `postbackEncoding` reading says) for done tasks. An answer outside 200-300, or none
+ * format named by `postback_data`; compressed as the `postbackEncoding` reading says;
+ * postback-body.ts) for done tasks. An answer outside 200-300, or none
  * within 10 seconds divided by the time scale, fails the callback: the task joins the
  * ready list and an `errors` row names the URL. Only loopback URLs are called unless
  * the emulator was told otherwise, so tests never reach the outside network.
  */
 export class CallbackDispatcher {
   readonly #world: SandboxWorld;
+  /** Builds postback bodies (ahead of their send, with `prebuildPostbacks`). */
+  readonly bodies: PostbackBodies;
   readonly #inflight = new Set<Promise<void>>();
   #last: Promise<void> = Promise.resolve();
   /** Callbacks under way (from the start of building the body to the answer), and those waiting for a place. */
@@ -39,6 +39,12 @@ export class CallbackDispatcher {
 
   constructor(world: SandboxWorld) {
     this.#world = world;
+    this.bodies = new PostbackBodies(world);
+  }
+
+  /** A task was created: its postback body is built ahead when `prebuildPostbacks` is on. */
+  created(task: StoredTask): void {
+    this.bodies.prebuild(task);
   }
 
   /** Starts the callbacks of every task that is done by now. */
@@ -120,6 +126,7 @@ export class CallbackDispatcher {
         world.stats.fault('callback_duplicate');
         await this.#call(task, url, method);
       }
+      this.bodies.delivered(task);
       return;
     }
     world.errors.add(task.key, task.api, world.now(), {
@@ -145,22 +152,9 @@ export class CallbackDispatcher {
         ...(world.dispatcher ? { dispatcher: world.dispatcher } : {}),
       };
       if (method === 'POST') {
-        const getters = taskGetters(task.base);
-        const getter = getters.get(task.callbackSpec!.format) ?? getters.get(undefined) ?? [...getters.values()][0];
-        const segments = getter ? endpointPath(getter, task.id).split('/').filter(Boolean) : [];
-        const envelope = makeEnvelope({
-          tasks: [doneTaskObject(world.seed, task, getter?.format, segments, world.now().getTime(), world.account, world.readings)],
-          costMicros: 0,
-          elapsedMs: 0,
-        });
-        const json = JSON.stringify(envelope);
-        // readings.ts `postbackEncoding`: gzip with its header (default), the same bytes without it, or deflate.
-        const encoding = world.readings.postbackEncoding;
-        init.body = encoding === 'deflate' ? deflateSync(json) : gzipSync(json);
-        init.headers = {
-          'content-type': 'application/json',
-          ...(encoding === 'gzip-bare' ? {} : { 'content-encoding': encoding === 'deflate' ? 'deflate' : 'gzip' }),
-        };
+        const built = this.bodies.body(task);
+        init.body = built.body;
+        init.headers = built.headers;
       }
       const res = await request(url, init);
       const response = await res.body.text();

@@ -108,6 +108,14 @@ export interface SandboxOptions {
    */
   callbackConcurrency?: number;
   /**
+   * Build each postback task's body (its result, JSON and gzip) in idle turns after its POST,
+   * as it will be sent when the task is done, rather than at its send; a body that no longer
+   * holds at the send (a re-parse, another reading) is built anew. The bodies are the same; the
+   * emulator's work moves out of the time callbacks are sent in (`bench/push-capacity.ts`
+   * measures the receiver, not the sender). Default false.
+   */
+  prebuildPostbacks?: boolean;
+  /**
    * A folder where the emulator keeps its state (tasks, their progress, balance, the calls it
    * charged) and reads it back when started again, so a process that ends does not take the
    * service's side of its tasks with it (state-journal.ts). Default: none, all in memory.
@@ -232,6 +240,7 @@ function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSet
     allowRemoteCallbacks: opts.allowRemoteCallbacks ?? false,
     dispatcher: opts.callbackDispatcher,
     callbackConcurrency: opts.callbackConcurrency,
+    prebuildPostbacks: opts.prebuildPostbacks ?? false,
     ...(opened ? { journal: opened.journal } : {}),
   } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
   world.callbacks = new CallbackDispatcher(world);
