@@ -215,7 +215,7 @@ export class PushCollector {
     let activity = -1;
     let ended: PushEnd;
     for (;;) {
-      const out = this.#outstanding();
+      const out = this.inFlight.outstandingCounts();
       const seen =
         this.inFlight.count('collected') +
         this.inFlight.count('failed') +
@@ -226,13 +226,13 @@ export class PushCollector {
         activity = seen;
         lastActivity = now();
       }
-      o.onProgress?.({ collected: this.#loader.totals.collected, failed: this.#loader.totals.failed, pending: out.length });
-      if (out.length === 0) {
+      o.onProgress?.({ collected: this.#loader.totals.collected, failed: this.#loader.totals.failed, pending: out.outstanding });
+      if (out.outstanding === 0) {
         ended = this.inFlight.count('load_failed') > 0 ? 'load_failed' : 'all';
         break;
       }
       // Nothing more to come: load what waits now rather than after the loader's linger.
-      if (out.every((t) => t.state === 'landed')) this.#loader.flush();
+      if (out.landed === out.outstanding) this.#loader.flush();
       if (o.signal?.aborted) {
         ended = 'interrupted';
         break;
@@ -245,7 +245,7 @@ export class PushCollector {
       if (now() - lastCheck >= o.checkEveryMs) {
         await this.#recover(
           o.client,
-          out.map((t) => t.taskId),
+          this.#outstanding().map((t) => t.taskId),
         );
         if (this.inFlight.count('fetch_due') > 0) this.#fetchDue = true;
         lastCheck = now();
