@@ -24,14 +24,13 @@
 // each one's 10 s starts when it is sent.
 // The bound of the ratio leaves out the run's own start, models and publish, and the receiving
 // of the last window's postbacks: at a small --tasks they weigh more than at 100,000.
+// BENCH_LOG=<file> keeps the run's log (LOG_LEVEL info, JSON lines).
 // Figures, not assertions; CPU seconds of both processes and the load average are printed beside them.
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { join } from 'node:path';
 import { withWarehouse } from '../src/warehouse/index.js';
+import { logLines, measurePipeline, runSummary, stepsLine, writeSerpPipeline } from './lib/measure-run.js';
 import { flag, loadAverage, spawnEmulator } from './lib/spawn-emulator.js';
 
 const TASKS = Number(flag('tasks', '100000'));
@@ -42,30 +41,16 @@ const LIMIT = 60; // SERP family, calls per window (spec, Limits)
 const TASKS_PER_POST = 100;
 const READY_AFTER_MS = 300; // the emulator's default ready delay, before the time scale
 const KEY = 'svc_live_test_agencynight';
-const BIN = resolve('bin/pipeline.mjs');
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 const dir = await mkdtemp(join(tmpdir(), 'pipeline-agency-night-'));
 const file = join(dir, 'agency.yaml');
-const keywords = Array.from({ length: TASKS }, (_, i) => `      - agency keyword ${i} near me`);
-await writeFile(
-  file,
-  [
-    'name: agency',
-    'collection:',
-    '  mode: push',
-    '  listen: "127.0.0.1:0"',
-    'jobs:',
-    '  - kind: serp',
-    '    name: ranks',
-    `    depth: ${DEPTH}`,
-    '    locations: [2840]',
-    '    track_domains: [site1.com, site2.com]',
-    '    keywords:',
-    ...keywords,
-    '',
-  ].join('\n'),
-);
+await writeSerpPipeline(file, {
+  name: 'agency',
+  keywords: TASKS,
+  keyword: (i) => `agency keyword ${i} near me`,
+  depth: DEPTH,
+  head: ['collection:', '  mode: push', '  listen: "127.0.0.1:0"'],
+});
 
 const loadBefore = await loadAverage();
 const sb = await spawnEmulator({
@@ -77,40 +62,16 @@ const sb = await spawnEmulator({
 });
 try {
   const warehouse = join(dir, 'warehouse');
-  const env: NodeJS.ProcessEnv = { ...process.env, SVC_API_KEY: KEY, SVC_BASE_URL: sb.url, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_API_KEY: KEY, SVC_BASE_URL: sb.url, LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
   delete env.SVC_SANDBOX_URL;
   delete env.PIPELINE_SANDBOX_DATE;
-  const args = [BIN, 'run', file, '--warehouse', warehouse, '--json', '--time-scale', String(SCALE), '--new-run'];
-  const cmd = TIME ? [TIME, '-f', '@@time %e %U %S %M', process.execPath, ...args] : [process.execPath, ...args];
-  const t0 = performance.now();
-  const child = spawn(cmd[0]!, cmd.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  let hwm = 0;
-  const poll = setInterval(() => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (m) hwm = Math.max(hwm, Number(m[1]));
-    } catch {
-      /* gone */
-    }
-  }, 200);
-  const code = await new Promise<number>((ok) => child.once('exit', (c) => ok(c ?? 1)));
-  clearInterval(poll);
-  const wallS = (performance.now() - t0) / 1000;
-  const t = /@@time (\S+) (\S+) (\S+) (\d+)/.exec(stderr);
-  const cpuS = t ? Number(t[2]) + Number(t[3]) : Number.NaN;
-  const rssMb = (t ? Number(t[4]) : hwm) / 1024;
+  const m = await measurePipeline(['run', file, '--warehouse', warehouse, '--json', '--time-scale', String(SCALE), '--new-run'], env);
+  if (process.env.BENCH_LOG) await writeFile(process.env.BENCH_LOG, m.stderr);
+  const { code, cpuSecs: cpuS, rssMb } = m;
+  const wallS = m.secs;
   const end = await sb.stop();
-  if (code !== 0) console.log(`  the run exited ${code}: ${stderr.replace(/@@time.*\n?/, '').slice(-2000)}`);
-  let summary: { state?: string; tasks?: { planned: number; collected: number } } = {};
-  try {
-    summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
-  } catch {
-    /* not JSON: the counts below come from the warehouse */
-  }
+  if (code !== 0) console.log(`  the run exited ${code}: ${m.stderr.slice(-2000)}`);
+  const summary = runSummary(m) as { state?: string; tasks?: { planned: number; collected: number } };
   const counts = await withWarehouse(warehouse, async (wh) => {
     const [r] = await wh.all<{ tasks: number; collected: number; results: number }>(
       `SELECT count(*)::INT AS tasks, count(*) FILTER (WHERE state = 'collected')::INT AS collected,
@@ -136,6 +97,8 @@ try {
   console.log(
     `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; calls ${JSON.stringify(end.stats.calls_by_family)}`,
   );
+  console.log(`  phases (s from the start: end, took; peak MB then): ${phasesLine(m)}`);
+  console.log(`  steps s: ${stepsLine(summary)}`);
   console.log(`  load average before ${loadBefore}, after ${await loadAverage()}`);
   console.log(`engine.agency_night_ratio ${(wallS / boundS).toFixed(3)}`);
   console.log(`engine.agency_night_rss_mb ${rssMb.toFixed(0)}`);
@@ -143,4 +106,16 @@ try {
   console.log(`engine.agency_night_bought_twice ${twice}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
+}
+
+/** Each ingest phase and step of the run, from its log: when it ended, how long it took, and the RSS peak then. */
+function phasesLine(m: Awaited<ReturnType<typeof measurePipeline>>): string {
+  const peakAt = m.rss.reduce((a, b) => (b.mb > a.mb ? b : a), { atS: 0, mb: 0 });
+  const parts = logLines(m)
+    .filter((l) => l.msg === 'ingest phase done' || l.msg === 'step done')
+    .map(
+      (l) =>
+        `${String(l.phase ?? l.step)} ${l.atS.toFixed(1)} (${(Number(l.ms) / 1000).toFixed(1)}; ${String(l.peakMb)}${l.heapMb === undefined ? '' : `, heap ${String(l.heapMb)}`})`,
+    );
+  return `${parts.join(', ')}; exit ${m.secs.toFixed(1)}; RSS peak ${peakAt.mb.toFixed(0)} MB at ${peakAt.atS.toFixed(1)} s`;
 }

@@ -1,5 +1,5 @@
 // `npx tsx bench/depth.ts [--nights 60] [--keywords 1000] [--mixes typical,strong,weak] [--competitors yes|no]
-//  [--adaptive-depth auto] [--max-depth 100] [--margin 10] [--sweep-every 7] [--seed 1] [--start 2026-01-01] [--time-scale 600]`:
+//  [--adaptive-depth auto] [--max-depth 100] [--margin 2] [--sweep-every 14] [--seed 1] [--start 2026-01-01] [--time-scale 600] [--jobs 2]`:
 // what adaptive depth (issue 46, `depth: auto`) saves and what it misses, night after night, against buying depth 100.
 // Each arm is a season of nights of one SERP job (the keywords, location 2840, en, desktop, engA organic, pull) into
 // its own warehouse, every night a whole `runPipeline` (plan, post, collect, load, models, publish) against an
@@ -33,14 +33,19 @@
 //   money.competitor_cost_ratio   CNY adaptive with 10 tracked domains / CNY with 1 (target <= 1.5)
 // `--adaptive-depth N` runs the "adaptive" arms at a fixed depth N instead of `depth: auto`: with 100 every arm runs
 // against its own copy (ratio 1.00, nothing missed), which checks the night loop and the comparison SQL where
-// `depth: auto` does not parse. The full run is 8 arms of 60 nights of 1,000 keywords (480 nights); a depth-100 night
-// of 1,000 keywords takes about 17 s here (2 cores), so the full run takes one to two and a half hours, the typical
-// mix alone (`--mixes typical --competitors no`) about half an hour.
+// `depth: auto` does not parse. The full run is 8 arms of 60 nights of 1,000 keywords (480 nights). Each arm runs in
+// its own process with its own emulator, `--jobs` (2) at a time, and the figures are read from their warehouses when
+// all are done; `--jobs 1` runs them one after another in this process. The emulator holds the parameters of every
+// task but the built results of only the last thousand (src/sandbox/task-store.ts), so an arm's memory stays flat
+// over the season: each night prints the arm's rss, the end the peak rss of any one process and the CPU of all.
 // BENCH_KEEP=1 keeps the warehouses and prints their folder.
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parsePipeline } from '../src/config/index.js';
+import { AUTO_DEPTH_DEFAULTS } from '../src/jobs/index.js';
 import type { RankProfile } from '../src/sandbox/index.js';
 import { armCost, entrySightings, missedRanks, rankBands, withArms, type ArmCost, type Entries, type Misses } from './lib/depth-figures.js';
 import { runNights } from './lib/serp-nights.js';
@@ -49,7 +54,7 @@ const argv = process.argv.slice(2);
 if (argv.includes('--help')) {
   process.stdout.write(
     'npx tsx bench/depth.ts [--nights 60] [--keywords 1000] [--mixes typical,strong,weak] [--competitors yes|no]\n' +
-      '  [--adaptive-depth auto|N] [--max-depth 100] [--margin 10] [--sweep-every 7] [--seed 1] [--start 2026-01-01] [--time-scale 600]\n' +
+      '  [--adaptive-depth auto|N] [--max-depth 100] [--margin 2] [--sweep-every 14] [--seed 1] [--start 2026-01-01] [--time-scale 600] [--jobs 2]\n' +
       'Prints money.adaptive_cost_ratio, money.missed_tracked_ranks and money.competitor_cost_ratio (see the comment at the top).\n',
   );
   process.exit(0);
@@ -63,13 +68,14 @@ const MIXES = opt('mixes', 'typical,strong,weak')
 const COMPETITORS = opt('competitors', 'yes') !== 'no';
 const ADAPTIVE = opt('adaptive-depth', 'auto');
 const AUTO = {
-  max_depth: Number(opt('max-depth', '100')),
-  margin: Number(opt('margin', '10')),
-  sweep_every: Number(opt('sweep-every', '7')),
+  max_depth: Number(opt('max-depth', String(AUTO_DEPTH_DEFAULTS.max_depth))),
+  margin: Number(opt('margin', String(AUTO_DEPTH_DEFAULTS.margin))),
+  sweep_every: Number(opt('sweep-every', String(AUTO_DEPTH_DEFAULTS.sweep_every))),
 };
 const SEED = Number(opt('seed', '1'));
 const START = opt('start', '2026-01-01');
 const SCALE = Number(opt('time-scale', '600'));
+const JOBS = Math.max(1, Number(opt('jobs', '2')));
 const KEY = 'svc_live_testdepthbench';
 
 const PROFILES: Record<string, RankProfile> = {
@@ -117,12 +123,70 @@ async function arm(label: string, dir: string, yaml: string, rankProfiles: Recor
     apiKey: KEY,
     onNight: (n, date, s, ms) =>
       process.stderr.write(
-        `  ${label} night ${n + 1}/${NIGHTS} ${date}: ${s.tasks.collected.toLocaleString('en-US')} tasks, ${Number(s.chargedCny).toFixed(4)} CNY, ${(ms / 1000).toFixed(1)} s\n`,
+        `  ${label} night ${n + 1}/${NIGHTS} ${date}: ${s.tasks.collected.toLocaleString('en-US')} tasks, ${Number(s.chargedCny).toFixed(4)} CNY, ${(ms / 1000).toFixed(1)} s, rss ${mb(process.memoryUsage.rss())} MB\n`,
       ),
   });
   return (performance.now() - t0) / 1000;
 }
 
+/** An arm: a season of one job into its own warehouse, named for the child process that runs it. */
+interface ArmSpec {
+  label: string;
+  yaml: string;
+  profiles: Record<string, RankProfile>;
+}
+
+function armSpec(name: string): ArmSpec {
+  if (name === 'competitors-1' || name === 'competitors-10') {
+    const profiles = Object.fromEntries([[OWN[0]!, PROFILES.typical!], ...RIVALS.map((d, i) => [d, PROFILES[rivalMix(i)]!])]);
+    const tracked = name === 'competitors-1' ? [OWN[0]!] : [OWN[0]!, ...RIVALS];
+    return { label: `${tracked.length} tracked`, yaml: pipelineYaml('depth-competitors', 'adaptive', tracked), profiles };
+  }
+  const [mix, kind] = name.split(':') as [string, 'fixed' | 'adaptive'];
+  const p = PROFILES[mix];
+  if (!p || (kind !== 'fixed' && kind !== 'adaptive')) throw new Error(`unknown arm '${name}'`);
+  return { label: `${mix} ${kind}`, yaml: pipelineYaml(`depth-${mix}`, kind, OWN), profiles: Object.fromEntries(OWN.map((d) => [d, p])) };
+}
+
+interface ArmRun {
+  seconds: number;
+  peakRssMb: number;
+  cpuS: number;
+}
+
+/** One arm in a child process (`--arm NAME --arm-dir DIR`, the other flags passed on): its line of figures on stdout. */
+function armInChild(name: string, dir: string): Promise<ArmRun> {
+  const script = fileURLToPath(import.meta.url);
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...argv, '--arm', name, '--arm-dir', dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!) as ArmRun) : reject(new Error(`arm ${name} exited ${code}`)),
+    ),
+  );
+}
+
+/** Runs the named arms into root/<name>, JOBS at a time (each its own process and emulator; 1: in this process). */
+async function runArms(root: string, names: string[]): Promise<Map<string, ArmRun>> {
+  const done = new Map<string, ArmRun>();
+  const queue = [...names];
+  const worker = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      const dir = join(root, name.replace(':', '-'));
+      if (JOBS === 1) {
+        const a = armSpec(name);
+        done.set(name, { seconds: await arm(a.label, dir, a.yaml, a.profiles), peakRssMb: 0, cpuS: 0 });
+      } else done.set(name, await armInChild(name, dir));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(JOBS, names.length) }, worker));
+  return done;
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1048576);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const cny = (x: number) => `${x.toFixed(4)} CNY`;
 const bought = (a: ArmCost) =>
@@ -153,6 +217,15 @@ try {
   process.exit(2);
 }
 
+if (argv.includes('--arm')) {
+  const a = armSpec(opt('arm', ''));
+  const seconds = await arm(a.label, opt('arm-dir', ''), a.yaml, a.profiles);
+  const cpu = process.cpuUsage();
+  const run: ArmRun = { seconds, peakRssMb: mb(process.resourceUsage().maxRSS * 1024), cpuS: (cpu.user + cpu.system) / 1e6 };
+  process.stdout.write(`${JSON.stringify(run)}\n`);
+  process.exit(0);
+}
+
 const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-depth-'));
 try {
   console.log(
@@ -160,12 +233,14 @@ try {
       `emulator seed ${SEED}, time scale ${SCALE}, rate limits off; adaptive arm: depth ${ADAPTIVE}${ADAPTIVE === 'auto' ? `, auto_depth ${JSON.stringify(AUTO)}` : ''} ` +
       `(Node ${process.version}, ${os.cpus().length} cores)`,
   );
+  const runs = await runArms(root, [
+    ...MIXES.flatMap((m) => [`${m}:fixed`, `${m}:adaptive`]),
+    ...(COMPETITORS ? ['competitors-1', 'competitors-10'] : []),
+  ]);
   for (const mix of MIXES) {
     const p = PROFILES[mix]!;
-    const profiles = Object.fromEntries(OWN.map((d) => [d, p]));
     const dirs = { fixed: join(root, `${mix}-fixed`), adaptive: join(root, `${mix}-adaptive`) };
-    const fixedS = await arm(`${mix} fixed`, dirs.fixed, pipelineYaml(`depth-${mix}`, 'fixed', OWN), profiles);
-    const adaptiveS = await arm(`${mix} adaptive`, dirs.adaptive, pipelineYaml(`depth-${mix}`, 'adaptive', OWN), profiles);
+    const [fixedS, adaptiveS] = [runs.get(`${mix}:fixed`)!.seconds, runs.get(`${mix}:adaptive`)!.seconds];
     await withArms(dirs, async (c) => {
       const [f, a] = [await armCost(c, 'fixed'), await armCost(c, 'adaptive')];
       const bands = await rankBands(c, 'fixed');
@@ -181,10 +256,8 @@ try {
     });
   }
   if (COMPETITORS) {
-    const profiles = Object.fromEntries([[OWN[0]!, PROFILES.typical!], ...RIVALS.map((d, i) => [d, PROFILES[rivalMix(i)]!])]);
     const dirs = { one: join(root, 'competitors-1'), ten: join(root, 'competitors-10') };
-    const oneS = await arm('1 tracked', dirs.one, pipelineYaml('depth-competitors', 'adaptive', [OWN[0]!]), profiles);
-    const tenS = await arm('10 tracked', dirs.ten, pipelineYaml('depth-competitors', 'adaptive', [OWN[0]!, ...RIVALS]), profiles);
+    const [oneS, tenS] = [runs.get('competitors-1')!.seconds, runs.get('competitors-10')!.seconds];
     await withArms(dirs, async (c) => {
       const [one, ten] = [await armCost(c, 'one'), await armCost(c, 'ten')];
       console.log(
@@ -195,6 +268,15 @@ try {
       console.log(`money.competitor_cost_ratio ${(ten.cny / one.cny).toFixed(3)} (target <= 1.5)`);
     });
   }
+  const cpu = process.cpuUsage();
+  const children = [...runs.values()];
+  console.log(
+    `peak rss ${Math.max(mb(process.resourceUsage().maxRSS * 1024), ...children.map((r) => r.peakRssMb))} MB (of one process; ${JOBS} arms at a time); ` +
+      `cpu ${((cpu.user + cpu.system) / 1e6 + children.reduce((x, r) => x + r.cpuS, 0)).toFixed(0)} s; wall ${(performance.now() / 1000).toFixed(0)} s; load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+  );
 } finally {
   if (process.env.BENCH_KEEP) console.log(root);
   else await rm(root, { recursive: true, force: true });

@@ -23,13 +23,13 @@
 // Figures, not assertions. CPU seconds (user + system of the run's process) are printed beside wall times: the machine
 // is shared, and CPU is less disturbed by the load.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os, { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Warehouse } from '../src/warehouse/index.js';
 import { copyNights } from './lib/copy-nights.js';
+import { BIN, measurePipeline as measure, runSummary, stepsLine, writeSerpPipeline, type Measured } from './lib/measure-run.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : dflt);
@@ -40,25 +40,7 @@ const PAIRS = Math.max(1, opt('pairs', 1));
 const SCALE = 60;
 const NIGHT = new Date('2026-01-01T00:00:00Z');
 const day = (d: Date, n: number) => new Date(d.getTime() + n * 86_400_000).toISOString().slice(0, 10);
-const BIN = resolve('bin/pipeline.mjs');
 const KEY = 'svc_sandbox_nightbench1';
-
-function pipelineYaml(): string {
-  const keywords = Array.from({ length: KEYWORDS }, (_, i) => `      - keyword ${i} running shoes`);
-  return [
-    'name: nightly',
-    'jobs:',
-    '  - kind: serp',
-    '    name: ranks',
-    `    depth: ${DEPTH}`,
-    '    locations: [2840]',
-    '    collect: pull',
-    '    track_domains: [site1.com, site2.com]',
-    '    keywords:',
-    ...keywords,
-    '',
-  ].join('\n');
-}
 
 /** `pipeline sandbox --date D --time-scale 60` in a child process, until `stop()`. */
 async function sandbox(date: string): Promise<{ url: string; stop: () => void }> {
@@ -92,52 +74,6 @@ async function sandbox(date: string): Promise<{ url: string; stop: () => void }>
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
-interface Measured {
-  secs: number;
-  cpuSecs: number;
-  rssMb: number;
-  stdout: string;
-  stderr: string;
-  code: number;
-}
-
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-
-/** Runs `node bin/pipeline.mjs ...args` and measures its wall time, CPU and peak RSS. */
-async function measure(args: string[], env: NodeJS.ProcessEnv): Promise<Measured> {
-  const cmd = TIME ? [TIME, '-f', '@@time %e %U %S %M', process.execPath, BIN, ...args] : [process.execPath, BIN, ...args];
-  const t0 = performance.now();
-  const child = spawn(cmd[0]!, cmd.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  // Without /usr/bin/time: the child's own high-water mark, read while it runs.
-  let hwm = 0;
-  const poll = TIME
-    ? undefined
-    : setInterval(() => {
-        try {
-          const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-          if (m) hwm = Math.max(hwm, Number(m[1]));
-        } catch {
-          /* gone */
-        }
-      }, 50);
-  const code = await new Promise<number>((ok) => child.once('exit', (c) => ok(c ?? 1)));
-  if (poll) clearInterval(poll);
-  const secs = (performance.now() - t0) / 1000;
-  const t = /@@time (\S+) (\S+) (\S+) (\d+)/.exec(stderr);
-  return {
-    secs,
-    cpuSecs: t ? Number(t[2]) + Number(t[3]) : Number.NaN,
-    rssMb: (t ? Number(t[4]) : hwm) / 1024,
-    stdout,
-    stderr: stderr.replace(/@@time.*\n?/, ''),
-    code,
-  };
-}
-
 function envFor(url: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_API_KEY: KEY, SVC_SANDBOX_URL: url, LOG_LEVEL: 'warn' };
   delete env.SVC_BASE_URL;
@@ -154,8 +90,7 @@ async function night(file: string, warehouse: string, date: string): Promise<Mea
       envFor(sb.url),
     );
     if (r.code !== 0) throw new Error(`the night on ${warehouse} exited with ${r.code}: ${r.stderr.slice(-2000)}`);
-    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    return { ...r, summary };
+    return { ...r, summary: runSummary(r) };
   } finally {
     sb.stop();
   }
@@ -180,7 +115,13 @@ async function tablesIn(dir: string): Promise<string[]> {
 const root = await mkdtemp(join(tmpdir(), 'pipeline-bench-night-'));
 try {
   const file = join(root, 'nightly.yaml');
-  await writeFile(file, pipelineYaml());
+  await writeSerpPipeline(file, {
+    name: 'nightly',
+    keywords: KEYWORDS,
+    keyword: (i) => `keyword ${i} running shoes`,
+    depth: DEPTH,
+    jobFields: ['    collect: pull'],
+  });
   const history = join(root, 'history');
   const empty = join(root, 'empty');
   await mkdir(empty);
@@ -233,12 +174,7 @@ try {
     `  history: ${h!.nights} nights, ${h!.items.toLocaleString('en-US')} serp_items rows; marts ${marts.join(', ') || 'none'}; published tables ${published.join(', ')} (set up in ${setupS.toFixed(0)} s)`,
   );
   const steps = (m: { summary: Record<string, unknown> }) =>
-    Object.entries((m.summary.stepsMs ?? {}) as Record<string, number>)
-      .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
-      .join(', ') +
-    `; peak MB after ${Object.entries((m.summary.stepsPeakMb ?? {}) as Record<string, number>)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}` +
+    stepsLine(m.summary) +
     `; slowest models ${((m.summary.models as { slowest?: { name: string; mode: string; ms: number }[] } | undefined)?.slowest ?? [])
       .map((x) => `${x.name} ${x.mode} ${(x.ms / 1000).toFixed(2)}`)
       .join(', ')}`;

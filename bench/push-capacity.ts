@@ -1,4 +1,4 @@
-// `npx tsx bench/push-capacity.ts [--tasks 5000] [--depth 100] [--concurrency 32] [--ready-after ms] [--callback-delay ms]`:
+// `npx tsx bench/push-capacity.ts [--tasks 5000] [--depth 100] [--concurrency 32] [--sender prebuilt|at-send] [--ready-after ms]`:
 // how many postbacks a second the receiver takes (src/collect/callback-server.ts and the push
 // collector, src/collect/push-collect.ts), when the service sends them as fast as it answers.
 //   collect.push_capacity_per_s   postbacks landed, loaded and marked collected per second   (target >= 300)
@@ -6,18 +6,21 @@
 // A SERP pipeline of --tasks keywords at --depth (100: the spec's largest answer of one block
 // set) runs by push through `runPipeline` against the emulator in its own process, with no rate
 // limits and every task done --ready-after ms after its POST: posting ends before the first task
-// is done.
-// How the sender works: the emulator holds each done task's postback --callback-delay ms
-// (its `callbackDelayMs`). Meanwhile it builds that task's body once, as for any postback (the
-// task_get envelope as the spec shapes it, JSON, gzip), one body a turn; when the delay is
-// over it sends the kept bytes, at most --concurrency under way, the next as soon as one is
-// answered. So within the span measured the emulator only sends; "bodies built at sending"
-// below must be 0, else the delay was too short and the span measured building too.
-// The span runs from the first postback due (first POST + ready delay + callback delay) to the
-// last task marked collected; CPU is this process's over the same span (sampled every 100 ms),
-// split into its main thread and the rest (DuckDB, libuv's pool, GC), with the emulator's
-// process beside it. "Every answer within 10 s": the emulator's own callback timeout (10 s at
-// time scale 1) failed none (`callbacks failed` below is 0).
+// is done, so the span measured is the receiver's alone. The emulator then sends the finished
+// tasks' postbacks (gzip, the task_get envelope, as the spec shapes them) with at most
+// --concurrency under way, the next as soon as one is answered.
+// How the sender works: with --sender prebuilt (the default), the emulator builds each task's
+// postback body (its result, the JSON envelope, gzip) in its idle turns after the POST, as it
+// will send it when the task is done (src/sandbox/postback-body.ts, `prebuildPostbacks`), and
+// at the send only writes those bytes: the span measures the receiver, not the emulator's
+// result building and gzip, which share the same two cores. The ready delay (default
+// 10 ms a task, at least 5 s) leaves it the time; the bench prints how many bodies went out
+// prebuilt. With --sender at-send, each body is built and gzipped when it is sent (the
+// emulator's default), one a turn of its event loop. The span runs from the first
+// task done (first POST + ready delay) to the last task marked collected; CPU is this process's
+// over the same span (sampled every 100 ms), split into its main thread and the rest (DuckDB,
+// libuv's pool, GC), with the emulator's process beside it (read from /proc). "Every answer within 10 s": the emulator's own
+// callback timeout (10 s at time scale 1) failed none (`callbacks failed` below is 0).
 // Figures, not assertions; the load average is printed beside them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,10 +35,9 @@ import { cpuSampler, flag, loadAverage, spawnEmulator } from './lib/spawn-emulat
 const TASKS = Number(flag('tasks', '5000'));
 const DEPTH = Number(flag('depth', '100'));
 const CONCURRENCY = Number(flag('concurrency', '32'));
-const READY_AFTER_MS = Number(flag('ready-after', String(Math.max(5_000, TASKS * 3))));
-// Long enough for the emulator to build every body first (a few ms of CPU each at depth 100);
-// `at sending` below says when it was not.
-const CALLBACK_DELAY_MS = Number(flag('callback-delay', String(Math.max(5_000, TASKS * DEPTH * 0.06))));
+const SENDER = flag('sender', 'prebuilt');
+if (SENDER !== 'prebuilt' && SENDER !== 'at-send') throw new Error(`--sender ${SENDER}: prebuilt or at-send`);
+const READY_AFTER_MS = Number(flag('ready-after', String(Math.max(5_000, TASKS * (SENDER === 'prebuilt' ? 10 : 3)))));
 const KEY = 'svc_live_test_pushcapacity';
 
 const keywords = Array.from({ length: TASKS }, (_, i) => `push capacity keyword ${i}`);
@@ -59,9 +61,9 @@ const loadBefore = await loadAverage();
 const sb = await spawnEmulator({
   rateLimits: false,
   readyAfterMs: READY_AFTER_MS,
-  callbackDelayMs: CALLBACK_DELAY_MS,
   seed: 1,
   callbackConcurrency: CONCURRENCY,
+  prebuildPostbacks: SENDER === 'prebuilt',
 });
 const dir = await mkdtemp(join(tmpdir(), 'pipeline-push-capacity-'));
 const cpu = cpuSampler();
@@ -100,14 +102,14 @@ try {
     );
     return r!;
   });
-  const from = span.first_post + READY_AFTER_MS + CALLBACK_DELAY_MS;
+  const from = span.first_post + READY_AFTER_MS;
   const spanS = (span.last_collected - from) / 1000;
   const cpuS = cpu.at(span.last_collected) - cpu.at(from);
   const split = threads.between(from, span.last_collected);
   const perK = (s: number) => ((s / span.collected) * 1000).toFixed(2);
   const postingS = (span.last_post - span.first_post) / 1000;
   console.log(
-    `push capacity, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH}, postbacks at most ${CONCURRENCY} under way (Node ${process.version})`,
+    `push capacity, ${TASKS.toLocaleString('en-US')} SERP tasks at depth ${DEPTH}, postbacks at most ${CONCURRENCY} under way, bodies built ${SENDER === 'prebuilt' ? 'ahead' : 'at each send'} (Node ${process.version})`,
   );
   console.log(
     `  run ${summary.state}, ${summary.tasks.collected}/${summary.tasks.planned} collected (${span.collected} in tasks, ${span.rows} serp_results rows), wall ${wallS.toFixed(1)} s`,
@@ -115,12 +117,11 @@ try {
   console.log(
     `  posting took ${postingS.toFixed(1)} s${postingS * 1000 > READY_AFTER_MS ? ' (longer than the ready delay: raise --ready-after, the span is not the receiver alone)' : ''}; receiving ${spanS.toFixed(1)} s, of which the last postback landed at ${((span.last_landed - from) / 1000).toFixed(1)} s`,
   );
-  const bodies = end.stats.postback_bodies;
   console.log(
-    `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; bodies built ahead ${bodies.built_ahead}, at sending ${bodies.built_at_send}${bodies.built_at_send > 0 ? ' (raise --callback-delay: the span measured building too)' : ''}`,
+    `  callbacks delivered ${end.stats.callbacks.delivered}, failed ${end.stats.callbacks.failed}; bodies sent prebuilt ${end.stats.postback_bodies.prebuilt}, built at send ${end.stats.postback_bodies.built_at_send}${SENDER === 'prebuilt' && end.stats.postback_bodies.built_at_send > 0 ? ' (prebuilding had not finished: raise --ready-after)' : ''}; emulator process ${end.cpuS.toFixed(1)} s of CPU`,
   );
   console.log(
-    `  CPU s per 1,000 over the span: run process ${perK(cpuS)} (main thread ${perK(split.main)}, other threads ${perK(split.others)}), emulator ${perK(split.child)}; emulator ${end.cpuS.toFixed(1)} s in all`,
+    `  CPU s per 1,000 over the span: run process ${perK(cpuS)} (main thread ${perK(split.main)}, other threads ${perK(split.others)}), emulator ${perK(split.child)}`,
   );
   console.log(`  load average before ${loadBefore}, after ${await loadAverage()}`);
   console.log(`collect.push_capacity_per_s ${(span.collected / spanS).toFixed(0)}`);
@@ -152,11 +153,11 @@ function threadSampler(pid: number): {
         // A thread that ended between the listing and the read.
       }
     }
-    let child = 0;
+    let child = samples.at(-1)?.child ?? 0;
     try {
       child = ticks(`/proc/${pid}/stat`);
     } catch {
-      child = samples.at(-1)?.child ?? 0;
+      // The emulator has ended: its last reading stands.
     }
     samples.push({ t: Date.now(), main: ticks(`/proc/self/task/${process.pid}/stat`), all, child });
   };

@@ -30,12 +30,8 @@ export interface CallbackServerOptions {
   bodyTimeoutMs?: number;
   /** Most connections open at once (more are refused at accept); default 512. */
   maxConnections?: number;
-  /**
-   * Longest a received body waits for a landing slot; past it the callback is answered 503
-   * at once (the service lists it as failed, and the run gets it by `webhook_resend` or
-   * `task_get`) rather than left to pass the service's 10 s. Default 4 s.
-   */
-  slotWaitMs?: number;
+  /** Landing slots, and how long a body waits for one. */
+  landing?: LandingSlots;
   /** How long a callback naming a tag of a POST still in flight waits for its id; default 3 s. */
   idWaitMs?: number;
   /** A postback body is on disk (acknowledged already). */
@@ -45,6 +41,18 @@ export interface CallbackServerOptions {
   /** A pingback: the task is done, its result still has to be fetched. */
   onPinged: (task: InFlightTask) => void;
   now: () => Date;
+}
+
+/** Bodies gunzipped and landed at once, and how long a received body waits for one of those slots. */
+export interface LandingSlots {
+  /** Default 32. */
+  slots?: number;
+  /**
+   * Past it the callback is answered 503 at once (the service lists it as failed, and the run
+   * gets it by `webhook_resend` or `task_get`) rather than left to pass the service's 10 s.
+   * Default 4 s.
+   */
+  slotWaitMs?: number;
 }
 
 /** What the server has seen, for the run's notes and for tests. */
@@ -92,7 +100,7 @@ export class CallbackServer {
   readonly #secret: Buffer;
   readonly #inflight = new Set<Promise<void>>();
   readonly #landing: CallbackLanding;
-  #slots = MAX_CONCURRENT_BODIES;
+  #slots: number;
   /** Bytes of bodies being read right now, all requests together. */
   #buffered = 0;
   readonly #queue: Array<(got: boolean) => void> = [];
@@ -101,6 +109,7 @@ export class CallbackServer {
   private constructor(o: CallbackServerOptions) {
     this.#o = o;
     this.#secret = Buffer.from(o.secret);
+    this.#slots = o.landing?.slots ?? MAX_CONCURRENT_BODIES;
     this.#landing = new CallbackLanding(o.warehouseDir, { runId: o.runId, pipeline: o.pipeline });
     const headersTimeout = o.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
     const requestTimeout = Math.max(headersTimeout, o.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
@@ -239,7 +248,7 @@ export class CallbackServer {
           const at = this.#queue.indexOf(waiter);
           if (at >= 0) this.#queue.splice(at, 1);
           resolve(false);
-        }, this.#o.slotWaitMs ?? SLOT_WAIT_MS);
+        }, this.#o.landing?.slotWaitMs ?? SLOT_WAIT_MS);
         this.#queue.push(waiter);
       });
       if (!got) throw new Refusal(503, 'too many callbacks being landed; resend later');

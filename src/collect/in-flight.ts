@@ -66,6 +66,8 @@ export class InFlight {
   readonly #byId = new Map<string, InFlightTask>();
   readonly #sending = new Map<string, { get: Endpoint | null; echo: string | null }>();
   readonly #counts = new Map<InFlightState, number>();
+  /** Ids with an id and no committed row yet: only the tasks of POSTs being recorded, so few. */
+  readonly #unrecorded = new Set<string>();
   #waiters: Array<() => void> = [];
   #onRecorded: (ids: readonly string[]) => void = () => {};
 
@@ -103,6 +105,7 @@ export class InFlight {
       const t = this.#byId.get(id);
       if (t && !t.recorded) {
         t.recorded = true;
+        this.#unrecorded.delete(id);
         done.push(id);
       }
     }
@@ -154,6 +157,22 @@ export class InFlight {
     return [...this.#byId.values()].filter((t) => t.recorded && (t.state === 'posted' || t.state === 'fetch_due' || t.state === 'landed'));
   }
 
+  /**
+   * How many {@link outstanding} tasks there are, and how many of them are landed, from the
+   * counts by state: a waiting loop asks many times a second, and a night has 100,000 tasks.
+   */
+  outstandingCounts(): { outstanding: number; landed: number } {
+    let unrecordedOut = 0;
+    let unrecordedLanded = 0;
+    for (const id of this.#unrecorded) {
+      const s = this.#byId.get(id)!.state;
+      if (s === 'posted' || s === 'fetch_due' || s === 'landed') unrecordedOut++;
+      if (s === 'landed') unrecordedLanded++;
+    }
+    const out = this.count('posted') + this.count('fetch_due') + this.count('landed') - unrecordedOut;
+    return { outstanding: out, landed: this.count('landed') - unrecordedLanded };
+  }
+
   get size(): number {
     return this.#byId.size;
   }
@@ -180,6 +199,7 @@ export class InFlight {
   #add(t: Omit<InFlightTask, 'callbackFailures' | 'resends'>): InFlightTask {
     const task: InFlightTask = { ...t, callbackFailures: 0, resends: 0 };
     this.#byId.set(t.taskId, task);
+    if (!t.recorded) this.#unrecorded.add(t.taskId);
     this.#count(t.state, 1);
     return task;
   }

@@ -4,7 +4,7 @@ export * from './refetch-fixed.js';
 export * from './load-landed-tasks.js';
 export * from './push-collect.js';
 export * from './collectors.js';
-export { CallbackServer, type CallbackServerOptions, type CallbackCounts } from './callback-server.js';
+export { CallbackServer, type CallbackServerOptions, type CallbackCounts, type LandingSlots } from './callback-server.js';
 export type { LandedCallback } from './land-callback.js';
 export { InFlight, IN_FLIGHT_STATES, IN_FLIGHT_MOVES, type InFlightState, type InFlightTask } from './in-flight.js';
 export { TaskLoader, type TaskLoaderOptions, type LoaderTotals } from './load-batcher.js';

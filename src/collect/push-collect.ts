@@ -6,7 +6,7 @@ import { EtlError } from '../errors.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { TaskLoader } from './load-batcher.js';
 import { InFlight } from './in-flight.js';
-import { CallbackServer } from './callback-server.js';
+import { CallbackServer, type LandingSlots } from './callback-server.js';
 import { failedCallbacks, resendCallbacks } from './recover-callbacks.js';
 import { echoOf } from './task-echo.js';
 
@@ -22,6 +22,8 @@ export interface PushStartOptions extends PushSettings {
   secret?: string;
   /** A postback body held tasks besides the one its URL names: those were dropped (log them). */
   onIgnored?: (taskId: string, ignored: readonly string[]) => void;
+  /** The server's landing slots; its defaults unless given. */
+  landing?: LandingSlots;
 }
 
 export interface PushWaitOptions {
@@ -130,6 +132,7 @@ export class PushCollector {
         inFlight,
         callback: o.callback,
         ...(o.onIgnored ? { onIgnored: o.onIgnored } : {}),
+        ...(o.landing ? { landing: o.landing } : {}),
         onLanded: (c) => loader.landed(c),
         onPinged: (t) => {
           if (t.state === 'posted' || t.state === 'fetch_due') inFlight.move(t.taskId, 'fetch_due');
@@ -212,7 +215,7 @@ export class PushCollector {
     let activity = -1;
     let ended: PushEnd;
     for (;;) {
-      const out = this.#outstanding();
+      const out = this.inFlight.outstandingCounts();
       const seen =
         this.inFlight.count('collected') +
         this.inFlight.count('failed') +
@@ -223,13 +226,13 @@ export class PushCollector {
         activity = seen;
         lastActivity = now();
       }
-      o.onProgress?.({ collected: this.#loader.totals.collected, failed: this.#loader.totals.failed, pending: out.length });
-      if (out.length === 0) {
+      o.onProgress?.({ collected: this.#loader.totals.collected, failed: this.#loader.totals.failed, pending: out.outstanding });
+      if (out.outstanding === 0) {
         ended = this.inFlight.count('load_failed') > 0 ? 'load_failed' : 'all';
         break;
       }
       // Nothing more to come: load what waits now rather than after the loader's linger.
-      if (out.every((t) => t.state === 'landed')) this.#loader.flush();
+      if (out.landed === out.outstanding) this.#loader.flush();
       if (o.signal?.aborted) {
         ended = 'interrupted';
         break;
@@ -242,7 +245,7 @@ export class PushCollector {
       if (now() - lastCheck >= o.checkEveryMs) {
         await this.#recover(
           o.client,
-          out.map((t) => t.taskId),
+          this.#outstanding().map((t) => t.taskId),
         );
         if (this.inFlight.count('fetch_due') > 0) this.#fetchDue = true;
         lastCheck = now();

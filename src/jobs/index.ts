@@ -38,4 +38,4 @@ export { LABS_FUNCTIONS } from './kinds/labs.js';
 export { TRENDS_FUNCTIONS } from './kinds/trends.js';
 export { ON_PAGE_READS } from './kinds/on-page.js';
 export { embeddingDimensions } from './kinds/embeddings.js';
-export { autoDepthOf, AUTO_TRACKED_MAX, type AutoDepth } from './kinds/serp-depth.js';
+export { AUTO_DEPTH_DEFAULTS, autoDepthOf, AUTO_TRACKED_MAX, type AutoDepth } from './kinds/serp-depth.js';

@@ -92,7 +92,17 @@ async function post(r: IngestRun): Promise<void> {
   if (collection.mode === 'push' && batches.some((b) => b.endpoint.mode === 'task_post')) {
     const onIgnored = (taskId: string, ignored: readonly string[]) =>
       log.warn({ taskId, ignored }, 'a postback body held other tasks: only the task its URL names was landed, the others were dropped');
-    ctx.push = await PushCollector.start({ ...collection, wh, runId, pipeline: o.pipeline.name, now, secret: o.callbackSecret, onIgnored });
+    const landing = o.callbackLanding;
+    ctx.push = await PushCollector.start({
+      ...collection,
+      wh,
+      runId,
+      pipeline: o.pipeline.name,
+      now,
+      secret: o.callbackSecret,
+      onIgnored,
+      ...(landing ? { landing } : {}),
+    });
     note(`push collection: callbacks to ${ctx.push.baseUrl} (${collection.callback}); what does not arrive is recovered or pulled`);
   }
   r.stop = await postAll(ctx, batches);

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { validateTasks } from '../client/index.js';
 import { resolveCollection } from '../config/index.js';
@@ -19,7 +20,7 @@ import { planEstimateCny } from './estimate.js';
 import { INGEST_PHASES } from './ingest-phases.js';
 import { RESUME_WITHIN_MS, type RunOptions } from './run-options.js';
 import { settleStep } from './settle-step.js';
-import { runSteps } from './step-runner.js';
+import { runSteps, type Step } from './step-runner.js';
 
 /** `20261121T230600Z-3f9a1c`: sortable by time, unique per invocation. */
 export function newRunId(now: Date): string {
@@ -107,7 +108,10 @@ export async function ingestStep(
   await openRun(r);
   await store.recordJobs(o.pipeline.jobs);
   try {
-    await runSteps(INGEST_PHASES, r);
+    await runSteps(
+      INGEST_PHASES.map((s) => timedPhase(s, log)),
+      r,
+    );
     const state = r.stop === null ? 'completed' : 'partial';
     await store.finishRun(state, r.stop?.reason ?? null, now());
     log.info({ state, stop: r.stop?.kind }, 'run finished');
@@ -119,6 +123,25 @@ export async function ingestStep(
   } finally {
     await ctx.push?.close();
   }
+}
+
+/** An ingest phase whose wall time and memory (peak RSS, RSS, JS heap) are logged (info) when it ends: where a night's time and memory go. */
+function timedPhase(s: Step<IngestRun>, log: RunContext['log']): Step<IngestRun> {
+  return {
+    ...s,
+    run: async (r) => {
+      const t0 = performance.now();
+      await s.run(r);
+      const mb = (bytes: number) => Math.round(bytes / 1048576);
+      const { rss, heapUsed, external } = process.memoryUsage();
+      const peakMb = Math.round(process.resourceUsage().maxRSS / 1024);
+      // RSS beyond the JS heap and its buffers is mostly DuckDB's own memory.
+      log.info(
+        { phase: s.name, ms: Math.round(performance.now() - t0), peakMb, rssMb: mb(rss), heapMb: mb(heapUsed), externalMb: mb(external) },
+        'ingest phase done',
+      );
+    },
+  };
 }
 
 /**

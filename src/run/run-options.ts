@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { RateLimiterOptions } from '../client/index.js';
+import type { LandingSlots } from '../collect/index.js';
 import type { CollectionOverrides, Pipeline } from '../config/index.js';
 import type { RunProgress } from './progress.js';
 
@@ -27,6 +28,8 @@ export interface RunOptions {
   collection?: Omit<CollectionOverrides, 'deadlineMs'>;
   /** Secret of this process's callback URLs; random by default (tests fix it to reach the server). */
   callbackSecret?: string;
+  /** Landing slots of the callback server and how long a body waits for one; the server's defaults unless given (tests make them small). */
+  callbackLanding?: LandingSlots;
   limits?: RateLimiterOptions;
   dispatcher?: Dispatcher;
   /** Aborting stops posting and collecting; calls in flight finish and state is saved. */

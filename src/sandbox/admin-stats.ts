@@ -9,8 +9,8 @@ export interface AdminStatsBody {
   status_counts: Record<string, number>;
   faults_injected: Record<string, number>;
   callbacks: { delivered: number; failed: number };
-  /** Postback bodies built ahead (at the task's completion, before its callback was due) and at sending. */
-  postback_bodies: { built_ahead: number; built_at_send: number };
+  /** Postback bodies sent as built ahead of their send (`prebuildPostbacks`), and built at their send. */
+  postback_bodies: { prebuilt: number; built_at_send: number };
 }
 
 /**
@@ -26,7 +26,7 @@ export class AdminStats {
   #calls = 0;
   #callbacksDelivered = 0;
   #callbacksFailed = 0;
-  readonly #bodies = { built_ahead: 0, built_at_send: 0 };
+  readonly #bodies = { prebuilt: 0, built_at_send: 0 };
 
   call(family: string, http: number, chargedUnits: number): void {
     this.#calls++;
@@ -48,8 +48,9 @@ export class AdminStats {
     else this.#callbacksFailed++;
   }
 
-  postbackBody(ahead: boolean): void {
-    this.#bodies[ahead ? 'built_ahead' : 'built_at_send']++;
+  postbackBody(prebuilt: boolean): void {
+    if (prebuilt) this.#bodies.prebuilt++;
+    else this.#bodies.built_at_send++;
   }
 
   body(): AdminStatsBody {

@@ -1,10 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { endpointPath, WINDOWS } from './spec/index.js';
-import { makeEnvelope } from './envelope.js';
-import { taskGetters } from './handlers/tasks-ready.js';
-import { doneTaskObject, resultAtOf } from './task-result.js';
+import { WINDOWS } from './spec/index.js';
+import { PostbackBodies } from './postback-body.js';
 import type { StoredTask } from './task-store.js';
 import type { SandboxWorld } from './world.js';
 
@@ -13,13 +10,6 @@ export const CALLBACK_TIMEOUT_MS = WINDOWS.callbackAnswerMs;
 /** The task status code the errors endpoint records for a failed callback (spec: 50000 example). */
 const CALLBACK_ERROR_CODE = 50000;
 const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost)$/;
-
-/** A postback's request body as sent, and what it was built from (a re-parse, another format or encoding builds it again). */
-interface BuiltBody {
-  key: string;
-  body: Buffer;
-  headers: Record<string, string>;
-}
 
 /**
  * `$id` and `$tag` of a callback URL replaced by the task's id and tag, the tag
@@ -31,56 +21,35 @@ export function substituteCallbackUrl(url: string, id: string, tag: string | nul
 
 /**
  * Sends pingbacks (GET) and gzip postbacks (POST of the `task_get` envelope of the
- * format named by `postback_data`; compressed as the `postbackEncoding` reading says) for done tasks. An answer outside 200-300, or none
+ * format named by `postback_data`; compressed as the `postbackEncoding` reading says;
+ * postback-body.ts) for done tasks. An answer outside 200-300, or none
  * within 10 seconds divided by the time scale, fails the callback: the task joins the
  * ready list and an `errors` row names the URL. Only loopback URLs are called unless
  * the emulator was told otherwise, so tests never reach the outside network.
  */
 export class CallbackDispatcher {
   readonly #world: SandboxWorld;
+  /** Builds postback bodies (ahead of their send, with `prebuildPostbacks`). */
+  readonly bodies: PostbackBodies;
   readonly #inflight = new Set<Promise<void>>();
   #last: Promise<void> = Promise.resolve();
   /** Callbacks under way (from the start of building the body to the answer), and those waiting for a place. */
   #active = 0;
   readonly #waiting: Array<() => void> = [];
-  /** Postback bodies built and not sent yet: a body is built once per sending (a failed one is built again at its resend). */
-  readonly #bodies = new Map<StoredTask, BuiltBody>();
-  /** Done tasks whose callbacks wait out `callbackDelayMs`. */
-  readonly #held = new Set<StoredTask>();
 
   constructor(world: SandboxWorld) {
     this.#world = world;
+    this.bodies = new PostbackBodies(world);
   }
 
-  /**
-   * Starts the callbacks of every task that is done by now; with `callbackDelayMs`, holds
-   * them that long, building each postback body meanwhile.
-   */
+  /** A task was created: its postback body is built ahead when `prebuildPostbacks` is on. */
+  created(task: StoredTask): void {
+    this.bodies.prebuild(task);
+  }
+
+  /** Starts the callbacks of every task that is done by now. */
   tick(): void {
-    const now = this.#world.now().getTime();
-    const delay = this.#world.callbackDelayMs;
-    for (const task of this.#world.store.dueCallbacks(now)) {
-      if (delay > 0) this.#hold(task);
-      else this.send(task);
-    }
-    for (const task of this.#held) {
-      if (task.readyAtMs + delay > now) continue;
-      this.#held.delete(task);
-      if (task.callbackState === 'pending') this.send(task);
-    }
-  }
-
-  /** A done task's callback waits; its postback body is built in the background, one body a turn, as at sending. */
-  #hold(task: StoredTask): void {
-    this.#held.add(task);
-    if (task.callbackSpec?.kind !== 'postback') return;
-    void this.#turn().then(() => {
-      try {
-        if (this.#held.has(task)) this.#bodyOf(task, true);
-      } catch {
-        // Built again at sending, where a failure is the callback's.
-      }
-    });
+    for (const task of this.#world.store.dueCallbacks(this.#world.now().getTime())) this.send(task);
   }
 
   /** Sends a task's callback now (again, for `webhook_resend`). */
@@ -90,10 +59,7 @@ export class CallbackDispatcher {
     const p = this.#turn()
       .then(() => this.#place())
       .then(() => this.#deliver(task).finally(() => this.#leave()))
-      .finally(() => {
-        this.#bodies.delete(task);
-        this.#inflight.delete(p);
-      });
+      .finally(() => this.#inflight.delete(p));
     this.#inflight.add(p);
   }
 
@@ -160,6 +126,7 @@ export class CallbackDispatcher {
         world.stats.fault('callback_duplicate');
         await this.#call(task, url, method);
       }
+      this.bodies.delivered(task);
       return;
     }
     world.errors.add(task.key, task.api, world.now(), {
@@ -185,7 +152,7 @@ export class CallbackDispatcher {
         ...(world.dispatcher ? { dispatcher: world.dispatcher } : {}),
       };
       if (method === 'POST') {
-        const built = this.#bodyOf(task, false);
+        const built = this.bodies.body(task);
         init.body = built.body;
         init.headers = built.headers;
       }
@@ -200,41 +167,6 @@ export class CallbackDispatcher {
         message: timedOut ? `No answer within ${CALLBACK_TIMEOUT_MS / 1000} seconds.` : `Connection failed: ${(err as Error).message}`,
       };
     }
-  }
-
-  /**
-   * The postback body of a done task (the `task_get` envelope of the format named by
-   * `postback_data`, compressed as the `postbackEncoding` reading says): the one built ahead
-   * when it still holds, else built now.
-   */
-  #bodyOf(task: StoredTask, ahead: boolean): BuiltBody {
-    const world = this.#world;
-    const nowMs = world.now().getTime();
-    const encoding = world.readings.postbackEncoding;
-    const key = `${task.callbackSpec!.format}|${encoding}|${resultAtOf(task, nowMs)}`;
-    const kept = this.#bodies.get(task);
-    if (kept?.key === key) return kept;
-    const getters = taskGetters(task.base);
-    const getter = getters.get(task.callbackSpec!.format) ?? getters.get(undefined) ?? [...getters.values()][0];
-    const segments = getter ? endpointPath(getter, task.id).split('/').filter(Boolean) : [];
-    const envelope = makeEnvelope({
-      tasks: [doneTaskObject(world.seed, task, getter?.format, segments, nowMs, world.account, world.readings)],
-      costMicros: 0,
-      elapsedMs: 0,
-    });
-    const json = JSON.stringify(envelope);
-    // readings.ts `postbackEncoding`: gzip with its header (default), the same bytes without it, or deflate.
-    const built = {
-      key,
-      body: encoding === 'deflate' ? deflateSync(json) : gzipSync(json),
-      headers: {
-        'content-type': 'application/json',
-        ...(encoding === 'gzip-bare' ? {} : { 'content-encoding': encoding === 'deflate' ? 'deflate' : 'gzip' }),
-      },
-    };
-    this.#bodies.set(task, built);
-    world.stats.postbackBody(ahead);
-    return built;
   }
 }
 

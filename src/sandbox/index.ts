@@ -108,13 +108,13 @@ export interface SandboxOptions {
    */
   callbackConcurrency?: number;
   /**
-   * Time from a task's completion to its callback, in ms of the injected clock (divided by
-   * `timeScale`, as `readyAfterMs`). A postback's body is built and compressed when its task
-   * completes, in the background one per turn, so the sending itself costs the emulator
-   * little: a bench measures the receiver, not the building. Default 0: sent as the task
-   * completes (the body is built then).
+   * Build each postback task's body (its result, JSON and gzip) in idle turns after its POST,
+   * as it will be sent when the task is done, rather than at its send; a body that no longer
+   * holds at the send (a re-parse, another reading) is built anew. The bodies are the same; the
+   * emulator's work moves out of the time callbacks are sent in (`bench/push-capacity.ts`
+   * measures the receiver, not the sender). Default false.
    */
-  callbackDelayMs?: number;
+  prebuildPostbacks?: boolean;
   /**
    * A folder where the emulator keeps its state (tasks, their progress, balance, the calls it
    * charged) and reads it back when started again, so a process that ends does not take the
@@ -198,9 +198,6 @@ function checkedSettings(opts: SandboxOptions) {
   const seed = opts.seed ?? 1;
   if (opts.callbackConcurrency !== undefined && !(Number.isInteger(opts.callbackConcurrency) && opts.callbackConcurrency > 0))
     throw new Error(`callbackConcurrency ${opts.callbackConcurrency} must be a positive integer`);
-  const callbackDelayMs = opts.callbackDelayMs ?? 0;
-  if (!Number.isFinite(callbackDelayMs) || callbackDelayMs < 0)
-    throw new Error(`callbackDelayMs ${callbackDelayMs} must be a non-negative number`);
   const profile = typeof opts.faults === 'string' ? parseFaultProfile(opts.faults) : resolveFaultProfile(opts.faults);
   const drift = opts.drift ?? 0;
   const readings = parseReadings(opts.readings);
@@ -209,14 +206,14 @@ function checkedSettings(opts: SandboxOptions) {
   // readings.ts `clockSkew`: the server's clock runs off the one it was given (a client's).
   const skewMs = readings.clockSkew * 1000;
   const now = skewMs === 0 ? given : () => new Date(given().getTime() + skewMs);
-  return { host, readyAfterMs, callbackDelayMs, timeScale, seed, profile, drift, readings, now };
+  return { host, readyAfterMs, timeScale, seed, profile, drift, readings, now };
 }
 
 type Opened = ReturnType<typeof SandboxJournal.open>;
 
 /** The emulator's state: account, tasks, faults, limits and logs, with what the journal gave back taken in. */
 function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSettings>, opened: Opened | undefined): SandboxWorld {
-  const { seed, drift, now, timeScale, readyAfterMs, callbackDelayMs, profile, readings } = settings;
+  const { seed, drift, now, timeScale, readyAfterMs, profile, readings } = settings;
   const restored = opened?.state && Number.isFinite(opened.state.balanceUnits) ? opened.state : undefined;
   const rankProfiles = resolveRankProfiles(opts.rankProfiles);
   const world = {
@@ -243,7 +240,7 @@ function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSet
     allowRemoteCallbacks: opts.allowRemoteCallbacks ?? false,
     dispatcher: opts.callbackDispatcher,
     callbackConcurrency: opts.callbackConcurrency,
-    callbackDelayMs: callbackDelayMs / timeScale,
+    prebuildPostbacks: opts.prebuildPostbacks ?? false,
     ...(opened ? { journal: opened.journal } : {}),
   } as Omit<SandboxWorld, 'callbacks'> as SandboxWorld;
   world.callbacks = new CallbackDispatcher(world);

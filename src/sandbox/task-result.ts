@@ -27,9 +27,10 @@ export function formatResults(api: string, format: ResultFormat | undefined, res
 }
 
 /**
- * The `task_get` task object of a done task: the result is built once for the day the
- * task finished and kept (a re-parse rebuilds it once, for the day of the fix), so every
- * fetch and every postback of a task carries the same content. The task is completed first
+ * The `task_get` task object of a done task: the result is built for the day the task
+ * finished (after a re-parse, for the day of the fix) from the seed and the task as posted, and
+ * held while the store keeps it (task-store.ts RESULTS_KEPT), so every fetch and every postback
+ * of a task carries the same content. The task is completed first
  * if the completion queue has not done it yet (its unused depth refunded to `account`), and
  * its `cost` is the net cost: how a client sees a refund (the spec does not say; see
  * depth-refund.ts).
@@ -47,7 +48,7 @@ export function doneTaskObject(
   raw = false,
 ): EnvelopeTask {
   completeTask(seed, task, account, readings);
-  const atMs = resultAtOf(task, nowMs);
+  const atMs = task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
   if (task.resultAtMs !== atMs) {
     task.result = buildResults({
       seed,
@@ -73,11 +74,6 @@ export function doneTaskObject(
     result = new RawArray(text, result.length) as unknown as unknown[];
   }
   return makeTask({ id: task.id, status: STATUS.ok, path: pathSegments, data, costMicros: task.netCostMicros ?? task.costMicros, result });
-}
-
-/** The moment a done task's result is built for at `nowMs`: when it was done, or its re-parse once that has come. */
-export function resultAtOf(task: StoredTask, nowMs: number): number {
-  return task.fixedAtMs !== undefined && task.fixedAtMs <= nowMs ? task.fixedAtMs : task.readyAtMs;
 }
 
 /** A result array kept as JSON text, with its length for `result_count`. */

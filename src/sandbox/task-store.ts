@@ -61,7 +61,10 @@ export interface StoredTask {
   collected: boolean;
   /** When `task_get` last answered it with its result, on the emulator clock. */
   collectedAtMs?: number;
-  /** Built on first collection and kept, so every later `task_get` answers the same. */
+  /**
+   * Built when first needed (completion, a fetch, a postback); held for the RESULTS_KEPT tasks
+   * built or moved on last, else rebuilt from the seed, the same, so every `task_get` answers alike.
+   */
   result?: unknown;
   /** The day `result` was built for (a re-parse rebuilds it once). */
   resultAtMs?: number;
@@ -77,6 +80,13 @@ const READY_LIST_WINDOW_MS = 3 * 24 * 3600 * 1000;
  * re-parse does not count: the fixed result is what the list is there to have collected.
  */
 const FIXED_WINDOW_MS = 24 * 3600 * 1000;
+/**
+ * How many tasks hold their built result at once. A result is a pure function of the seed and
+ * the task as posted (data/results.ts), so one let go is rebuilt, the same, when it is fetched
+ * again (as a restored emulator does, state-journal.ts); the store keeps the parameters of every
+ * task, never every result, so a season of nights runs in bounded memory.
+ */
+export const RESULTS_KEPT = 1_000;
 
 /**
  * In-memory task lifecycle: created → ready (at `readyAtMs` on the injected clock) →
@@ -93,9 +103,13 @@ export class TaskStore {
   readonly #changed = new Set<StoredTask>();
   /** Only a persisted emulator keeps the changed set. */
   readonly #tracked: boolean;
+  /** Tasks holding a built result, the least recently built or moved on first (RESULTS_KEPT). */
+  readonly #withResult = new Set<StoredTask>();
+  readonly #resultsKept: number;
 
-  constructor(opts: { tracked?: boolean } = {}) {
+  constructor(opts: { tracked?: boolean; resultsKept?: number } = {}) {
     this.#tracked = opts.tracked ?? false;
+    this.#resultsKept = opts.resultsKept ?? RESULTS_KEPT;
   }
 
   /** Adds a task; `refundable` puts it in the completion queue, so its refund lands when it is done. */
@@ -104,11 +118,32 @@ export class TaskStore {
     if (this.#tracked) this.#changed.add(task);
     if (task.callbackState === 'pending') this.#pending.add(task);
     if (refundable && !task.completed) this.#completing.add(task);
+    this.#keepResult(task);
   }
 
   /** Says a task moved on (collected, completed, its callback sent): a persisted emulator writes it down before answering. */
   touch(task: StoredTask): void {
     if (this.#tracked) this.#changed.add(task);
+    this.#keepResult(task);
+  }
+
+  /** How many tasks hold a built result now (at most RESULTS_KEPT). */
+  get resultsHeld(): number {
+    return this.#withResult.size;
+  }
+
+  /** Counts a task's built result among those kept; past the bound the oldest are let go, to be rebuilt when fetched. */
+  #keepResult(task: StoredTask): void {
+    if (task.result === undefined) return;
+    this.#withResult.delete(task);
+    this.#withResult.add(task);
+    for (const old of this.#withResult) {
+      if (this.#withResult.size <= this.#resultsKept) break;
+      this.#withResult.delete(old);
+      delete old.result;
+      delete old.resultAtMs;
+      delete old.resultText;
+    }
   }
 
   /** Gives the tasks held under key `from` (a restored task's key hash) to `to`. */

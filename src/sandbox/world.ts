@@ -60,8 +60,8 @@ export interface SandboxWorld {
   dispatcher: Dispatcher | undefined;
   /** Most callbacks under way at once (more wait their turn); undefined: no bound. */
   callbackConcurrency: number | undefined;
-  /** Real ms from a task's completion to its callback (its postback body is built at completion); 0: at once. */
-  callbackDelayMs: number;
+  /** Build each postback task's body in idle turns after its POST rather than at its send (postback-body.ts). */
+  prebuildPostbacks: boolean;
   /** Set when the emulator keeps its state on disk (`stateDir`): every change is written there before it is answered. */
   journal?: SandboxJournal;
 }

@@ -9,6 +9,8 @@ import { tempDir } from './helpers.js';
  * `depth: auto` over three nights of the emulator. Each job tracks one domain on its own keyword,
  * and the rank profiles move each domain between bands night by night. The keywords are chosen so
  * that none has its sweep night on 03-02 or 03-03 (sweep_every 7), except running socks on 03-03.
+ * The rules are tested at those settings (margin 10, sweep_every 7), stated in the file, not at the
+ * defaults: the keywords' sweep nights are picked for sweep_every 7.
  */
 const yaml = `name: autodepth
 jobs:
@@ -22,6 +24,7 @@ ${[
     ([name, keyword, domain]) => `  - kind: serp
     name: ${name}
     depth: auto
+    auto_depth: { margin: 10, sweep_every: 7 }
     locations: [2840]
     keywords: [${keyword}]
     track_domains: [${domain}]`,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { autoDepthOf } from '../../src/jobs/index.js';
 import { isSweepNight, nightOf, seriesKey } from '../../src/plan/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { autoNight, GONE, pipelineFile, TOP10 } from './autodepth-helpers.js';
@@ -51,7 +52,8 @@ describe('pipeline plan of a depth: auto pipeline', () => {
     expect(json.code).toBe(0);
     const s = JSON.parse(json.stdout) as { depthReasons: { reason: string; tasks: number; depth: number; cny: number | null }[] };
     // Tonight is today's UTC day (the plan's clock): a series whose sweep night it is sweeps.
-    const sweeps = (k: string) => isSweepNight(seriesKey(k, 2840, 'en', 'desktop', 'engA'), nightOf(new Date()), 7);
+    const sweeps = (k: string) =>
+      isSweepNight(seriesKey(k, 2840, 'en', 'desktop', 'engA'), nightOf(new Date()), autoDepthOf({}).sweep_every);
     const want = new Map<string, number>([['auto:sweep', 1]]);
     const add = (k: string, reason: string) => {
       const r = sweeps(k) ? 'auto:sweep' : reason;

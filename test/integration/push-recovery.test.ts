@@ -1,48 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Agent, type Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { expectEachCollectedOnce, pushPipeline, pushWorld } from './push-helpers.js';
-import { tempDir } from './helpers.js';
-
-/**
- * Holds every thread of libuv's pool in this process (each opens a FIFO for reading, which
- * waits for a writer), so every file write here waits: the callback server's landings stall
- * with their slots taken. `release` lets them go.
- */
-async function holdFilePool(): Promise<{ release: () => void }> {
-  const dir = await tempDir('pipeline-pool-hold-');
-  const fifos = Array.from({ length: Number(process.env.UV_THREADPOOL_SIZE ?? 4) }, (_, i) => join(dir.dir, `hold-${i}`));
-  for (const f of fifos) execFileSync('mkfifo', [f]);
-  const readers = fifos.map((f) => open(f, 'r'));
-  return {
-    release: () => {
-      // Read-write never waits on a FIFO, and gives each reader its writer.
-      for (const f of fifos) closeSync(openSync(f, constants.O_RDWR));
-      void Promise.all(readers)
-        .then((fhs) => Promise.all(fhs.map((fh) => fh.close())))
-        .then(() => dir.cleanup());
-    },
-  };
-}
-
-/** The emulator's callback sender, which calls `onFirst` as it sends its first callback. */
-class FirstCallbackHook extends Agent {
-  #first = true;
-  constructor(private readonly onFirst: () => void) {
-    super({ connections: 256 });
-  }
-
-  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    if (this.#first) {
-      this.#first = false;
-      this.onFirst();
-    }
-    return super.dispatch(opts, handler);
-  }
-}
 
 describe('push collection recovers what the callbacks did not bring', () => {
   it('finds failed callbacks through errors and has them resent: every task collected once, none bought twice', async () => {
@@ -93,26 +50,5 @@ describe('push collection recovers what the callbacks did not bring', () => {
     expect((await w.stats()).callbacks).toEqual({ delivered: 0, failed: 8 });
     expect(w.calls('/tasks_ready')).toBeGreaterThan(0);
     await expectEachCollectedOnce(w, 8, expect);
-  });
-
-  it('answers 503 to a postback that waits over 4 s for a landing slot; the service lists it as failed and the run gets it free', async () => {
-    let hold: Promise<{ release: () => void }> | undefined;
-    // The first postback holds the file pool: 32 landings stall in their slots, the other 8 wait 4 s for one.
-    const hook = new FirstCallbackHook(() => (hold = holdFilePool()));
-    const w = await pushWorld({ readyAfterMs: 1_000, callbackDispatcher: hook });
-    const running = w.run(pushPipeline(40));
-    const until = Date.now() + 20_000;
-    while (!hold || ((await w.stats()).callbacks.failed < 8 && Date.now() < until)) await new Promise((r) => setTimeout(r, 50));
-    (await hold).release();
-    const summary = await running;
-    await hook.close();
-    expect(summary.state).toBe('completed');
-    expect(w.notes.find((n) => n.startsWith('push:'))).toMatch(/refused 8x503/);
-    // The service listed them in errors; they came again by webhook_resend or task_get, both free.
-    expect(w.calls('/serp/errors')).toBeGreaterThan(0);
-    expect(w.calls('/appendix/webhook_resend') + w.calls('/task_get/')).toBeGreaterThan(0);
-    const paid = w.sb.log.filter((l) => Number(l.chargeCny) > 0);
-    expect(paid.map((l) => l.path)).toEqual(['/v3/serp/engA/organic/task_post']);
-    await expectEachCollectedOnce(w, 40, expect);
   });
 });

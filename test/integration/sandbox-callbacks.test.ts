@@ -152,3 +152,37 @@ describe('sandbox: webhook_resend', () => {
     expect(codes.slice(1, 100).every((c: number) => c === 40401)).toBe(true);
   });
 });
+
+describe('sandbox: postback bodies built ahead (prebuildPostbacks)', () => {
+  it('sends the body it would build at the send, and refunds unused depth only when the task is done', async () => {
+    const sent: Array<{ result: unknown; cost: unknown; charged: string; after: string }> = [];
+    for (const prebuildPostbacks of [false, true]) {
+      const rx = await receiver();
+      const { call, advance, sb } = await harness({ admin: true, prebuildPostbacks });
+      const post = await call('POST', `${SERP}/task_post`, {
+        key: LIVE_KEY,
+        body: [
+          serpTask('how to build a small garden shed cheaply', {
+            depth: 100,
+            postback_url: `${rx.url}/post/$id`,
+            postback_data: 'advanced',
+          }),
+        ],
+      });
+      const id = post.body.tasks[0].id;
+      const charged = sb.balanceCny();
+      advance(100);
+      await sb.flushCallbacks();
+      expect(sb.balanceCny()).toBe(charged); // not done yet: nothing refunded
+      advance(200);
+      await sb.flushCallbacks();
+      const stats = (await (await fetch(`${sb.url}/__admin/stats`)).json()) as { postback_bodies: unknown };
+      expect(stats.postback_bodies).toEqual(prebuildPostbacks ? { prebuilt: 1, built_at_send: 0 } : { prebuilt: 0, built_at_send: 1 });
+      const task = rx.seen[0]!.json.tasks[0];
+      expect(task.id).toBe(id);
+      sent.push({ result: task.result, cost: task.cost, charged, after: sb.balanceCny() });
+    }
+    expect(sent[1]).toEqual(sent[0]);
+    expect(sent[0]!.after).not.toBe(sent[0]!.charged); // seven words: fewer than 100 organic results, so the unused depth is refunded
+  });
+});

@@ -19,6 +19,18 @@ export const depthSchema = z
   .default(10)
   .describe(DEPTH_DOC);
 
+/** `auto_depth` with its defaults filled. */
+export type AutoDepth = { max_depth: number; margin: number; sweep_every: number };
+
+/**
+ * The defaults of `auto_depth`. A small margin buys the fewest pages: a domain that falls past
+ * tonight's depth is bought again at max_depth the same night (`auto:escalation`), so nothing seen
+ * the night before is missed, and the margin only trades escalations against depth. The sweep
+ * interval bounds the nights an entry beyond the bought depth goes unseen, and its sweeps at
+ * max_depth are most of what an auto night costs (bench/depth.ts, docs/performance.md).
+ */
+export const AUTO_DEPTH_DEFAULTS: Readonly<AutoDepth> = { max_depth: 100, margin: 2, sweep_every: 14 };
+
 export const autoDepthSchema = z
   .strictObject({
     max_depth: z
@@ -27,32 +39,31 @@ export const autoDepthSchema = z
       .min(10, 'at least 10')
       .max(700, 'at most 700')
       .multipleOf(10, 'a multiple of 10')
-      .default(100)
+      .default(AUTO_DEPTH_DEFAULTS.max_depth)
       .describe('The full look: the depth of a sweep and of an escalation (default 100).'),
     margin: z
       .number()
       .int('a whole number')
       .min(0, 'at least 0')
       .max(700, 'at most 700')
-      .default(10)
-      .describe("Results past the last check's rank of a tracked domain, before rounding up to a block of 10 (default 10)."),
+      .default(AUTO_DEPTH_DEFAULTS.margin)
+      .describe("Results past the last check's rank of a tracked domain, before rounding up to a block of 10 (default 2)."),
     sweep_every: z
       .number()
       .int('a whole number')
       .min(1, 'at least 1')
       .max(366, 'at most 366')
-      .default(7)
-      .describe('A full look every N nights per series, spread so about 1/N of the series sweep each night (default 7).'),
+      .default(AUTO_DEPTH_DEFAULTS.sweep_every)
+      .describe(
+        'A full look every N nights per series, spread so about 1/N of the series sweep each night (default 14): a tracked domain entering beyond the bought depth is seen within N nights.',
+      ),
   })
   .optional()
-  .describe('How `depth: auto` chooses; only with `depth: auto`. Defaults: max_depth 100, margin 10, sweep_every 7.');
-
-/** `auto_depth` with its defaults filled. */
-export type AutoDepth = { max_depth: number; margin: number; sweep_every: number };
+  .describe('How `depth: auto` chooses; only with `depth: auto`. Defaults: max_depth 100, margin 2, sweep_every 14.');
 
 /** The settings of an `auto` job, defaults filled. */
 export function autoDepthOf(job: { auto_depth?: Partial<AutoDepth> | undefined }): AutoDepth {
-  return { max_depth: 100, margin: 10, sweep_every: 7, ...job.auto_depth };
+  return { ...AUTO_DEPTH_DEFAULTS, ...job.auto_depth };
 }
 
 /** `depth: auto` needs tracked domains (at most 10) and an organic SERP; `auto_depth` needs `depth: auto`. */

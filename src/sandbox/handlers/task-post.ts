@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { makeTask, STATUS } from '../envelope.js';
-import type { TaskCallback } from '../task-store.js';
+import type { StoredTask, TaskCallback } from '../task-store.js';
 import { mayBeRefunded } from '../depth-refund.js';
 import { acceptTasks } from './accept-tasks.js';
 import type { HandlerContext, HandlerReply } from './context.js';
@@ -43,35 +43,34 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
     const readyAtMs = nowMs + ctx.readyAfterMs;
     const reparsed = ctx.world.faults.nextTaskReparsed();
     const chargedUnits = ctx.caller.live ? o.priceUnits : 0;
-    ctx.store.add(
-      {
-        id,
-        key: ctx.caller.key,
-        api: ctx.endpoint.api,
-        fn: 'task_post',
-        endpointId: ctx.endpoint.id,
-        postPath: ctx.endpoint.path,
-        base: ctx.base,
-        engine: ctx.engine,
-        type: ctx.type,
-        postedAtMs: nowMs,
-        readyAtMs,
-        params: o.task,
-        drift: ctx.world.drift,
-        ...(ctx.world.rankProfiles ? { rankProfiles: ctx.world.rankProfiles } : {}),
-        data,
-        tag,
-        callback: callbackSpec !== undefined,
-        ...(callbackSpec ? { callbackSpec, callbackState: 'pending' as const } : {}),
-        callbacksSupported: ctx.endpoint.callbacks,
-        ...(reparsed ? { fixedAtMs: readyAtMs + REPARSE_AFTER_MS / ctx.world.timeScale } : {}),
-        priceUnits: o.priceUnits,
-        chargedUnits,
-        costMicros: o.costMicros,
-        collected: false,
-      },
-      mayBeRefunded(ctx.endpoint, o.task, chargedUnits),
-    );
+    const task: StoredTask = {
+      id,
+      key: ctx.caller.key,
+      api: ctx.endpoint.api,
+      fn: 'task_post',
+      endpointId: ctx.endpoint.id,
+      postPath: ctx.endpoint.path,
+      base: ctx.base,
+      engine: ctx.engine,
+      type: ctx.type,
+      postedAtMs: nowMs,
+      readyAtMs,
+      params: o.task,
+      drift: ctx.world.drift,
+      ...(ctx.world.rankProfiles ? { rankProfiles: ctx.world.rankProfiles } : {}),
+      data,
+      tag,
+      callback: callbackSpec !== undefined,
+      ...(callbackSpec ? { callbackSpec, callbackState: 'pending' as const } : {}),
+      callbacksSupported: ctx.endpoint.callbacks,
+      ...(reparsed ? { fixedAtMs: readyAtMs + REPARSE_AFTER_MS / ctx.world.timeScale } : {}),
+      priceUnits: o.priceUnits,
+      chargedUnits,
+      costMicros: o.costMicros,
+      collected: false,
+    };
+    ctx.store.add(task, mayBeRefunded(ctx.endpoint, o.task, chargedUnits));
+    ctx.world.callbacks.created(task);
     ctx.world.stats.taskCreated(tag);
     return makeTask({ id, status: STATUS.created, path: ctx.pathSegments, data, costMicros: o.costMicros });
   });

@@ -69,7 +69,7 @@ async function planAndLoad(
   // cutEarly cuts the first batch here, on the main thread, and each kind is planned here as its
   // look comes back, while DuckDB goes on with the next one or the pick.
   const planning = byKind.map((landed) => planLoad(wh, landed));
-  const picking = pickNewest(wh, selected);
+  const picking = pickNewest(wh);
   // All settle first, so that no statement is left running behind a failure.
   const settled = await Promise.allSettled([...planning, picking]);
   const failed = settled.find((r) => r.status === 'rejected');
@@ -100,7 +100,7 @@ async function planAndLoad(
     report.rereadPlain = report.rereadPlain.filter((f) => !bad.some((b) => b.file === f));
     // Picked again without those files: a task keeps an older answer's rows if it has one, and
     // one whose only answer is there is not picked (a run leaves it posted, to fetch it again).
-    await pickNewest(wh, `${selected} AND file NOT IN (SELECT unnest(${sqlList(bad.map((b) => b.file))}::VARCHAR[]))`);
+    await pickNewest(wh, `file NOT IN (SELECT unnest(${sqlList(bad.map((b) => b.file))}::VARCHAR[]))`);
     if ('taskIds' in sel) await readPicks(wh, report.picked);
     const good = work.map((w) => ({ ...w, files: w.files.filter((f) => !bad.some((b) => b.file === f)) })).filter((w) => w.files.length > 0);
     batches = { ...batches, large };

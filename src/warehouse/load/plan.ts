@@ -64,15 +64,33 @@ export async function planLoad(wh: Warehouse, { kind, files, calls, inFiles: { r
           (SELECT coalesce(list({table_name: table_name, column_name: column_name, result_kind: result_kind, spec: spec::VARCHAR} ORDER BY table_name, position), []) AS stored
            FROM schema_columns WHERE result_kind = ${sqlString(kind)}) AS c`,
   );
-  const shape = mergeShapes(look!.shape);
+  const { plan, reads } = planned(kind, look!, n > calls);
+  return { plan, files, reads, received, planned: { files: files.length, inFiles } };
+}
+
+/**
+ * A kind's plan and its tables' reads for what a look at the raw index found: the same for every
+ * load whose bodies have the same shapes against the same stored columns (a night's loads of one
+ * kind, as a rule), so each process builds them once per such look (`PLANS`) and not at every
+ * load. Nothing mutates them once built. `others`: the files hold bodies besides the selected
+ * ones, whose rows the reads leave out.
+ */
+function planned(kind: string, look: { shape: string[]; headless: number; stored: StoredColumn[] }, others: boolean): Pick<Work, 'plan' | 'reads'> {
+  const key = JSON.stringify([kind, [...look.shape].sort(), look.stored, look.headless === 0, others]);
+  const hit = PLANS.get(key);
+  if (hit) {
+    // Most recently used last, so the oldest goes first when the cache is full.
+    PLANS.delete(key);
+    PLANS.set(key, hit);
+    return hit;
+  }
+  const shape = mergeShapes(look.shape);
   // Some body is a `/v3` envelope (`tasks[]`).
   const envelope = shape.get('tasks')?.has('a') ?? false;
-  const plan = planKind(kindSpec(kind, envelope), look!.stored, shape);
+  const plan = planKind(kindSpec(kind, envelope), look.stored, shape);
   // The result-level tables read the bodies' heads when every body of the files has one.
-  const fromHeads = look!.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
-  // Each table's SELECT is built here, with the plan, rather than between the checks for
-  // replaced rows and the insert, where its JavaScript would hold the load up.
-  const select = { ...(n > calls ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' };
+  const fromHeads = look.headless === 0 ? headTables(plan, shape) : new Set<TablePlan>();
+  const select = { ...(others ? { where: 'call_id IN (SELECT call_id FROM _sel)' } : {}), pickTable: '_pick' };
   const reads = [...plan.tables]
     .sort((a, b) => depth(b.rows) - depth(a.rows))
     .map((t): TableRead => {
@@ -80,8 +98,15 @@ export async function planLoad(wh: Warehouse, { kind, files, calls, inFiles: { r
       const type = sqlString(heads ? envelopeStructure([t]) : envelopeType([t]));
       return { t, heads, type, select: selectRowsFrom(t, select), list: listOf(t) };
     });
-  return { plan, files, reads, received, planned: { files: files.length, inFiles } };
+  const out = { plan, reads };
+  PLANS.set(key, out);
+  if (PLANS.size > PLANS_KEPT) PLANS.delete(PLANS.keys().next().value!);
+  return out;
 }
+
+/** Plans built in this process, by what their look found (planned): the most recently used last. */
+const PLANS = new Map<string, Pick<Work, 'plan' | 'reads'>>();
+const PLANS_KEPT = 32;
 
 /**
  * The condition on a raw index row that its file is one of `files` (a batch of the kind's): by

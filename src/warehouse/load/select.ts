@@ -119,22 +119,24 @@ function receivedWithin(r: { lo: string | null; hi: string | null; undated: numb
   return receivedBetween(BigInt(r.lo), BigInt(r.hi));
 }
 
-/** `_sel`: the selection's raw index rows (call id, received_at, kind, file, parsed). */
+/**
+ * `_sel`: the selection's raw index rows (call id, received_at, kind, file, parsed, task ids). The
+ * task ids come along so that the pick (pickNewest) reads this small table, not the raw index again.
+ */
 export async function selectCalls(wh: Warehouse, sel: LoadSelection): Promise<void> {
+  const cols = 'call_id, received_at, kind, file, parsed, task_ids';
   if ('taskIds' in sel) {
     // A hash join on the index's unnested task ids: list_has_any against each of a year's rows
     // cost a second per load at 1,000 keywords x 365 nights; this costs a tenth of that.
     await wh.run(
-      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT DISTINCT call_id, received_at, kind, file, parsed FROM (SELECT call_id, received_at, kind, file, parsed, unnest(task_ids) AS task_id FROM raw_responses${await plannedSince(wh, sel.taskIds)})
+      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT DISTINCT ${cols} FROM (SELECT ${cols}, unnest(task_ids) AS task_id FROM raw_responses${await plannedSince(wh, sel.taskIds)})
        WHERE task_id IN (SELECT unnest(${sqlList(sel.taskIds)}::VARCHAR[]))`,
     );
   } else if ('callIds' in sel) {
-    await wh.run(
-      `CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at, kind, file, parsed FROM raw_responses WHERE call_id IN (SELECT unnest(${sqlList(sel.callIds)}::VARCHAR[]))`,
-    );
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT ${cols} FROM raw_responses WHERE call_id IN (SELECT unnest(${sqlList(sel.callIds)}::VARCHAR[]))`);
   } else {
     const kinds = sel.kinds ? ` WHERE kind IN (SELECT unnest(${sqlList(sel.kinds)}::VARCHAR[]))` : '';
-    await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT call_id, received_at, kind, file, parsed FROM raw_responses${kinds}`);
+    await wh.run(`CREATE OR REPLACE TEMP TABLE _sel AS SELECT ${cols} FROM raw_responses${kinds}`);
   }
 }
 
@@ -160,15 +162,17 @@ async function plannedSince(wh: Warehouse, taskIds: readonly string[]): Promise<
 }
 
 /**
- * The newest selected response of each task, from the raw index's task ids. Rows of a task
- * are loaded only from its pick: never from another body that merely holds the task (a
- * callback is indexed with the one task it was accepted for, whatever else its body says),
- * and never from an older response.
+ * The newest selected response of each task, from the task ids of the selection's index rows
+ * (`_sel`, which holds every row of the raw index the load's `selected` condition matches:
+ * call ids are the index's key), only those that also meet `also` (a condition on `_sel`'s rows).
+ * Rows of a task are loaded only from its pick: never from another body that merely holds the
+ * task (a callback is indexed with the one task it was accepted for, whatever else its body
+ * says), and never from an older response.
  */
-export async function pickNewest(wh: Warehouse, selected: string): Promise<void> {
+export async function pickNewest(wh: Warehouse, also = ''): Promise<void> {
   await wh.run(`CREATE OR REPLACE TEMP TABLE _pick AS
     SELECT call_id, task_id FROM (
-      SELECT call_id, unnest(task_ids) AS task_id, received_at FROM raw_responses WHERE ${selected} AND parsed
+      SELECT call_id, unnest(task_ids) AS task_id, received_at FROM _sel WHERE parsed${also ? ` AND ${also}` : ''}
     ) QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY received_at DESC, call_id DESC) = 1`);
 }
 

@@ -89,4 +89,40 @@ describe('InFlight: the one registry of tasks in flight', () => {
     expect(p.outstanding()).toEqual([]);
     expect(p.isHanded(B)).toBe(true);
   });
+
+  it('counts the outstanding tasks, and the landed ones among them, as the list does, leaving out tasks whose rows are not committed', () => {
+    const p = new InFlight();
+    const C = 'cccccccc-0000-4000-8000-000000000003';
+    const agree = () => {
+      const list = p.outstanding();
+      expect(p.outstandingCounts()).toEqual({ outstanding: list.length, landed: list.filter((t) => t.state === 'landed').length });
+    };
+    p.sending(['t1', 't2', 't3'], GET);
+    p.answered(
+      ['t1', 't2', 't3'],
+      [
+        { tag: 't1', taskId: A },
+        { tag: 't2', taskId: B },
+        { tag: 't3', taskId: C },
+      ],
+    );
+    agree();
+    expect(p.outstandingCounts()).toEqual({ outstanding: 0, landed: 0 });
+    // A postback can land before its POST's rows are committed: not outstanding until they are.
+    p.move(C, 'landed');
+    agree();
+    p.recorded([A, B]);
+    agree();
+    expect(p.outstandingCounts()).toEqual({ outstanding: 2, landed: 0 });
+    p.move(A, 'landed');
+    p.move(B, 'fetch_due');
+    agree();
+    p.recorded([C]);
+    agree();
+    expect(p.outstandingCounts()).toEqual({ outstanding: 3, landed: 2 });
+    p.move(A, 'collected');
+    p.move(C, 'load_failed');
+    agree();
+    expect(p.outstandingCounts()).toEqual({ outstanding: 1, landed: 0 });
+  });
 });

@@ -14,7 +14,7 @@ import {
 const S = autoDepthOf({});
 const KEY = seriesKey('trail running shoes', 2840, 'en', 'desktop', 'engA');
 /** A night that is not KEY's sweep night. */
-const NIGHT = [0, 1, 2, 3, 4, 5, 6].find((n) => !isSweepNight(KEY, n, 7))!;
+const NIGHT = [0, 1, 2, 3, 4, 5, 6].find((n) => !isSweepNight(KEY, n, S.sweep_every))!;
 const history = (deepest: number, seen: { domain: string; rank: number }[]): DepthHistory => ({
   series: new Map([[KEY, { lastDate: '2026-03-01', deepest, seen }]]),
   night: NIGHT,
@@ -22,10 +22,13 @@ const history = (deepest: number, seen: { domain: string; rank: number }[]): Dep
 
 describe('depth: auto rules', () => {
   it('seen at r: the block of r plus the margin, the deepest tracked domain, capped at max_depth', () => {
-    expect(depthFor(5, S)).toBe(20);
+    expect(S).toEqual({ max_depth: 100, margin: 2, sweep_every: 14 });
+    expect(depthFor(5, S)).toBe(10);
     expect(depthFor(10, S)).toBe(20);
-    expect(depthFor(11, S)).toBe(30);
+    expect(depthFor(11, S)).toBe(20);
     expect(depthFor(95, S)).toBe(100);
+    expect(depthFor(8, S)).toBe(10);
+    expect(depthFor(19, S)).toBe(30);
     const c = chooseDepth(
       S,
       ['a.example', 'b.example'],
@@ -35,7 +38,7 @@ describe('depth: auto rules', () => {
         { domain: 'b.example', rank: 42 },
       ]),
     );
-    expect(c).toMatchObject({ depth: 60, reason: 'auto:seen' });
+    expect(c).toMatchObject({ depth: 50, reason: 'auto:seen' });
   });
 
   it('none seen: the first block; never looked at max_depth: a sweep; a domain not tracked does not count', () => {
