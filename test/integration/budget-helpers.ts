@@ -33,6 +33,7 @@ export function budgetHarness() {
       logger: silentLogger,
       pollIntervalMs: 5,
       limits: { windowMs: 200 }, // a rate-limit "minute" of 0.2 s: 60 calls per 0.2 s
+      models: false, // the budget tests read the tasks, the ledger and the emulator: no mart
       ...extra,
     }),
   };

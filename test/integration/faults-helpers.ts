@@ -48,6 +48,8 @@ export function faultsHarness() {
         pollIntervalMs: 20,
         collectTimeoutMs: 20_000,
         limits: { windowMs: 60_000 / SCALE },
+        // The fault tests read the tasks, the results, the ledger and the emulator: no mart.
+        models: false,
         ...extra,
       };
     },

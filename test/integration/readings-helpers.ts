@@ -79,6 +79,8 @@ export function readingsNight(readings: Partial<ServedReadings>) {
     logger: silentLogger,
     pollIntervalMs: 5,
     collectTimeoutMs: 20_000,
+    // The checks read the ledger, the tasks and the emulator: no mart.
+    models: false,
     ...extra,
   });
 

@@ -45,6 +45,7 @@ describe('reconcile by day and ledger by time zone (issue 45)', () => {
       logger: silentLogger,
       pollIntervalMs: 5,
       now: clock.now,
+      models: false, // reconcile and the ledger read the ledger: no mart
     });
   }
 

@@ -32,6 +32,7 @@ describe('reconcile the ledger with the account', () => {
       apiKey: KEY,
       logger: silentLogger,
       pollIntervalMs: 5,
+      models: false, // reconcile reads the ledger: no mart
     });
   });
   afterEach(async () => {
@@ -115,6 +116,7 @@ describe('reconcile the ledger with the account', () => {
       apiKey: KEY,
       logger: silentLogger,
       pollIntervalMs: 5,
+      models: false, // reconcile reads the ledger: no mart
     });
     await withWarehouse(tmp.dir, async (wh) => {
       // As an endpoint without X-Svc-Balance-CNY, or a POST whose answer was lost and then priced, would leave it.

@@ -81,6 +81,8 @@ export function resumeHarness() {
       collectTimeoutMs: 0,
       now: clock.now,
       sleep: async () => {},
+      // The resume tests read the tasks, the ledger and the emulator: no mart.
+      models: false,
       ...extra,
     };
   }

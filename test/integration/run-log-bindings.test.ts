@@ -79,7 +79,8 @@ describe('every log line of a scheduled run carries its pipeline and run id', ()
     const stderr = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
-        ['bin/pipeline.mjs', 'run', file, '--warehouse', join(tmp.dir, 'wh-cli'), '--log-level', 'debug'],
+        // A live key on SVC_BASE_URL polls every 30 s by default: the emulator has the tasks ready at once.
+        ['bin/pipeline.mjs', 'run', file, '--warehouse', join(tmp.dir, 'wh-cli'), '--log-level', 'debug', '--poll-interval', '0.05'],
         { env, timeout: 120_000 },
         (err, _out, errText) => (err ? reject(new Error(`${err.message}\n${errText}`)) : resolve(errText)),
       ),

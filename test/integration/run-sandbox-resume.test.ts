@@ -94,8 +94,8 @@ describe('pipeline run on the built-in emulator, stopped after posting and run a
 
   for (const signal of ['SIGINT', 'SIGKILL'] as const) {
     it(`${signal} after the POST: the next run collects every task posted before, buys none again, exits 0`, async () => {
-      // Results take 8 s: the first run is stopped while they are not ready yet.
-      const first = await stopAfterPosting(args(), builtinEnv('8'), signal);
+      // Results take 4 s: the first run is stopped (at its first line after the POST) while they are not ready yet.
+      const first = await stopAfterPosting(args(), builtinEnv('4'), signal);
       if (signal === 'SIGINT')
         expect(first.code, first.stderr).toBe(3); // partial, resumable
       else expect(first.signal).toBe('SIGKILL');
@@ -120,7 +120,7 @@ describe('pipeline run on the built-in emulator, stopped after posting and run a
   }
 
   it('tasks the emulator does not know (its journal removed) are not hidden under "completed": the run names them and exits 1', async () => {
-    const first = await stopAfterPosting(args(), builtinEnv('8'), 'SIGINT');
+    const first = await stopAfterPosting(args(), builtinEnv('4'), 'SIGINT');
     expect(first.code, first.stderr).toBe(3);
     // What the fix prevents, made by hand: an emulator that forgot the tasks (as any service might: another key, too old).
     const { rm } = await import('node:fs/promises');
