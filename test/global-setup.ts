@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIsCurrent } from '../bin/source-stamp.mjs';
@@ -29,13 +29,18 @@ function build(): void {
  * `os.tmpdir()`) go to a folder of their own on the RAM disk, where the machine has one and TMPDIR
  * is not set: the product fsyncs what it writes, which waits on a disk and costs nothing in memory,
  * and a test's kills are of processes, which the page cache outlives either way. The workers and
- * their CLI children inherit TMPDIR; the folder goes when the run ends.
+ * their CLI children inherit TMPDIR; the folder goes when the run ends. A small RAM disk (a
+ * container's 64 MB default) is left alone: the suite's folders need more than it holds.
  */
+const RAM_DISK_NEEDED_BYTES = 4 * 1024 ** 3;
+
 function tempOnRamDisk(): (() => void) | undefined {
   const shm = '/dev/shm';
   if (process.env.TMPDIR || process.platform !== 'linux') return undefined;
   try {
     accessSync(shm, constants.W_OK);
+    const fs = statfsSync(shm);
+    if (fs.bavail * fs.bsize < RAM_DISK_NEEDED_BYTES) return undefined;
   } catch {
     return undefined;
   }
