@@ -1,4 +1,4 @@
-import { GroupCommit, RunStore, type Warehouse } from '../warehouse/index.js';
+import { checkpointIfHeld, GroupCommit, heldRowsBound, RunStore, type Warehouse } from '../warehouse/index.js';
 import { InFlight } from './in-flight.js';
 import { indexCallbacks } from './index-callbacks.js';
 import type { LandedCallback } from './land-callback.js';
@@ -14,6 +14,8 @@ export interface LoaderTotals {
   errors: string[];
   /** Landed files DuckDB read short as gzip, loaded again from plain text. */
   rereadPlain: string[];
+  /** Checkpoints made between loads (held-rows.ts). */
+  checkpoints: number;
 }
 
 type Item =
@@ -40,6 +42,11 @@ export interface TaskLoaderOptions {
   minBatch?: number;
   /** Longest a task waits for a load to start (default 3 s); 0 loads each arrival at once. */
   lingerMs?: number;
+  /**
+   * Bytes of rows committed since the last checkpoint DuckDB may hold before a load's end
+   * checkpoints them (default `PIPELINE_CHECKPOINT_MB`, held-rows.ts; 0: never).
+   */
+  checkpointBytes?: number;
 }
 
 /**
@@ -55,13 +62,22 @@ export interface TaskLoaderOptions {
  * tasks posted, for pull (or the next run) to fetch again.
  */
 export class TaskLoader {
-  readonly totals: LoaderTotals = { collected: 0, failed: 0, rowsLoaded: 0, tables: new Set(), errors: [], rereadPlain: [] };
+  readonly totals: LoaderTotals = {
+    collected: 0,
+    failed: 0,
+    rowsLoaded: 0,
+    tables: new Set(),
+    errors: [],
+    rereadPlain: [],
+    checkpoints: 0,
+  };
   /** Where each task handed over is: `landed` until its load commits, then `collected` or `failed`, or `load_failed`. */
   readonly inFlight: InFlight;
   readonly #wh: Warehouse;
   readonly #runId: string;
   readonly #now: () => Date;
   readonly #batches: GroupCommit<Item>;
+  readonly #checkpointBytes: number;
   #listeners: Array<() => void> = [];
 
   constructor(wh: Warehouse, runId: string, now: () => Date, opts: TaskLoaderOptions = {}) {
@@ -69,10 +85,12 @@ export class TaskLoader {
     this.#wh = wh;
     this.#runId = runId;
     this.#now = now;
+    this.#checkpointBytes = opts.checkpointBytes ?? heldRowsBound();
     this.#batches = new GroupCommit(
       async (batch) => {
         await this.#load(batch);
         this.#notify();
+        await this.#checkpoint();
       },
       { ready: (i) => this.#ready(i), lingerMs: opts.lingerMs ?? LINGER_MS, minBatch: opts.minBatch ?? MIN_BATCH, maxBatch: BATCH },
     );
@@ -177,6 +195,21 @@ export class TaskLoader {
     } catch (err) {
       this.totals.errors.push((err as Error).message.split('\n')[0]!);
       for (const id of [...toLoad, ...failed.map((f) => f.taskId)]) this.#settle(id, 'load_failed');
+    }
+  }
+
+  /**
+   * A large night's loaded rows are checkpointed as it goes, once DuckDB holds more of them
+   * than the bound, rather than all held in memory until the run's checkpoint step. The load
+   * is committed already: a checkpoint that fails costs nothing (the next one, or the run's
+   * own, writes the rows).
+   */
+  async #checkpoint(): Promise<void> {
+    if (this.#checkpointBytes <= 0) return;
+    try {
+      if (await checkpointIfHeld(this.#wh, this.#checkpointBytes)) this.totals.checkpoints++;
+    } catch {
+      /* the rows stay in the write-ahead log and in memory until the next checkpoint */
     }
   }
 
