@@ -89,8 +89,9 @@ export class TaskLoader {
     this.#batches = new GroupCommit(
       async (batch) => {
         await this.#load(batch);
-        this.#notify();
+        // Before the news: whoever waits for the load may close the warehouse once it hears.
         await this.#checkpoint();
+        this.#notify();
       },
       { ready: (i) => this.#ready(i), lingerMs: opts.lingerMs ?? LINGER_MS, minBatch: opts.minBatch ?? MIN_BATCH, maxBatch: BATCH },
     );

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TaskLoader } from '../../../src/collect/load-batcher.js';
-import type { Warehouse } from '../../../src/warehouse/index.js';
+import { heldRowsBound, heldRowsBytes, type Warehouse } from '../../../src/warehouse/index.js';
 import { compactFixture, land, response, tempWarehouse } from '../warehouse/helpers.js';
 
 const IDS = ['11111111-2222-4333-8444-000000000001', '11111111-2222-4333-8444-000000000002'];
@@ -61,5 +61,33 @@ describe('TaskLoader batching (real DuckDB)', () => {
     expect(loader.inFlight.get(IDS[1]!)?.state).toBe('load_failed');
     expect(loader.totals.errors).toEqual(['1 fetched tasks had no landed answer in the raw index; they are fetched again']);
     expect(await resultRows(wh)).toBe(1);
+  });
+
+  it('checkpoints after a load once DuckDB holds more uncheckpointed rows than its bound, and not below it', async () => {
+    await landTasks(wh, IDS);
+    const below = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 1, lingerMs: 0, checkpointBytes: 1024 ** 3 });
+    below.fetched(IDS[0]!);
+    await below.idle();
+    expect(below.totals.checkpoints).toBe(0);
+    const held = await heldRowsBytes(wh);
+    expect(held).toBeGreaterThan(0);
+    const past = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 1, lingerMs: 0, checkpointBytes: 1 });
+    past.fetched(IDS[1]!);
+    await past.idle();
+    expect(past.totals.collected).toBe(1);
+    expect(past.totals.checkpoints).toBe(1);
+    // What stays in memory is the loads' own scratch, not the rows: less than one task's rows held before.
+    expect(await heldRowsBytes(wh)).toBeLessThan(held);
+    expect(await resultRows(wh)).toBe(2);
+  });
+});
+
+describe('PIPELINE_CHECKPOINT_MB', () => {
+  it('is 256 MB by default, 0 turns it off, and anything but a number of MB is refused', () => {
+    expect(heldRowsBound({})).toBe(256 * 1048576);
+    expect(heldRowsBound({ PIPELINE_CHECKPOINT_MB: '64' })).toBe(64 * 1048576);
+    expect(heldRowsBound({ PIPELINE_CHECKPOINT_MB: '0' })).toBe(0);
+    expect(() => heldRowsBound({ PIPELINE_CHECKPOINT_MB: 'lots' })).toThrow(/PIPELINE_CHECKPOINT_MB/);
+    expect(() => heldRowsBound({ PIPELINE_CHECKPOINT_MB: '-1' })).toThrow(/PIPELINE_CHECKPOINT_MB/);
   });
 });
