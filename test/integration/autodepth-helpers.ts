@@ -18,6 +18,22 @@ export async function pipelineFile(dir: string, yaml: string, name = 'auto.yaml'
   return loadPipeline(file);
 }
 
+/** One run of an auto-depth pipeline against a running emulator at `baseUrl`, on the clock `now`. */
+export function autoRun(pipeline: LoadedPipeline, warehouseDir: string, baseUrl: string, now: () => Date): Promise<RunSummary> {
+  return runPipeline({
+    pipeline,
+    file: pipeline.file,
+    warehouseDir,
+    baseUrl,
+    apiKey: 'svc_live_testautodepth',
+    logger: silentLogger,
+    pollIntervalMs: 50,
+    collectTimeoutMs: 30_000,
+    now,
+    alerts: false,
+  });
+}
+
 /** One night of a pipeline against an emulator on `date` (03:00 UTC) with the given rank profiles. */
 export async function autoNight(
   pipeline: LoadedPipeline,
@@ -28,18 +44,7 @@ export async function autoNight(
   const now = movingClock(`${date}T03:00:00Z`);
   const sandbox = await startSandbox({ seed: 7, now, readyAfterMs: 20, rankProfiles });
   try {
-    return await runPipeline({
-      pipeline,
-      file: pipeline.file,
-      warehouseDir,
-      baseUrl: sandbox.url,
-      apiKey: 'svc_live_testautodepth',
-      logger: silentLogger,
-      pollIntervalMs: 50,
-      collectTimeoutMs: 30_000,
-      now,
-      alerts: false,
-    });
+    return await autoRun(pipeline, warehouseDir, sandbox.url, now);
   } finally {
     await sandbox.close();
   }

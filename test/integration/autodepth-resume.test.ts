@@ -1,11 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRankRules, readRankObservations } from '../../src/alerts/index.js';
-import { runPipeline } from '../../src/run/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
-import { autoNight, MID, pipelineFile, rankOn, tasksOf, TOP10 } from './autodepth-helpers.js';
-import { killWhenSaid, movingClock, silentLogger, tempDir } from './helpers.js';
+import { autoNight, autoRun, MID, pipelineFile, rankOn, tasksOf, TOP10 } from './autodepth-helpers.js';
+import { killWhenSaid, movingClock, tempDir } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./autodepth-kill-child.ts', import.meta.url));
 
@@ -39,18 +38,7 @@ describe('depth: auto: an escalation bought once across a kill, and no alert on 
       const env = { ...process.env, PIPELINE_TEST_KILL_AT: 'escalate:middle' };
       const { said } = await killWhenSaid(CHILD, [pipeline.file, dir, sandbox.url, '2026-03-02'], env, 'killed at escalate:middle');
       expect(said).toContain('killed at escalate:middle');
-      const s = await runPipeline({
-        pipeline,
-        file: pipeline.file,
-        warehouseDir: dir,
-        baseUrl: sandbox.url,
-        apiKey: 'svc_live_testautodepth',
-        logger: silentLogger,
-        pollIntervalMs: 50,
-        collectTimeoutMs: 30_000,
-        now,
-        alerts: false,
-      });
+      const s = await autoRun(pipeline, dir, sandbox.url, now);
       expect(s.state).toBe('completed');
       const tasks = await withWarehouse(dir, (wh) => tasksOf(wh, s.runId));
       expect(tasks.map((t) => [t.reason, t.state])).toEqual([
