@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS, type Status } from '../envelope.js';
 import { cnyUnitsToUsdMicros, formatCny } from '../money.js';
 import { taskPriceUnits } from '../pricing.js';
@@ -59,4 +60,22 @@ export function acceptTasks(ctx: HandlerContext, mode: 'standard' | 'live'): Acc
     return { refused: true, reply: { http: 402, status: STATUS.paymentRequired, message, tasks: [], chargedUnits: 0, costMicros: 0 } };
   }
   return { refused: false, outcomes, chargedUnits, costMicros };
+}
+
+/** The fields every stored task of an accepted POST shares, live or posted: who, where, when, what. */
+export function storedTaskHead(ctx: HandlerContext, task: Record<string, unknown>, fn: 'task_post' | 'live', nowMs: number) {
+  return {
+    id: randomUUID(),
+    key: ctx.caller.key,
+    api: ctx.endpoint.api,
+    fn,
+    endpointId: ctx.endpoint.id,
+    postPath: ctx.endpoint.path,
+    base: ctx.base,
+    engine: ctx.engine,
+    type: ctx.type,
+    postedAtMs: nowMs,
+    params: task,
+    tag: typeof task.tag === 'string' ? task.tag : null,
+  };
 }

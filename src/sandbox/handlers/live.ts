@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { buildResults } from '../data/results.js';
 import { unusedDepthUnits } from '../depth-refund.js';
 import { makeTask, STATUS } from '../envelope.js';
 import { cnyUnitsToUsdMicros } from '../money.js';
 import { formatResults } from '../task-result.js';
-import { acceptTasks } from './accept-tasks.js';
+import { acceptTasks, storedTaskHead } from './accept-tasks.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 import { echoData } from './echo-data.js';
 
@@ -41,23 +40,11 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
     const netCostMicros = inCost ? cnyUnitsToUsdMicros(o.priceUnits - unused) : o.costMicros;
     if (inCost) refundedUnits += refund;
     refundedMicros += o.costMicros - netCostMicros;
-    const id = randomUUID();
-    const tag = typeof o.task.tag === 'string' ? o.task.tag : null;
+    const head = storedTaskHead(ctx, o.task, 'live', nowMs);
     ctx.store.add({
-      id,
-      key: ctx.caller.key,
-      api: ctx.endpoint.api,
-      fn: 'live',
-      endpointId: ctx.endpoint.id,
-      postPath: ctx.endpoint.path,
-      base: ctx.base,
-      engine: ctx.engine,
-      type: ctx.type,
-      postedAtMs: nowMs,
+      ...head,
       readyAtMs: nowMs,
-      params: o.task,
       data,
-      tag,
       callback: false,
       callbacksSupported: ctx.endpoint.callbacks,
       priceUnits: o.priceUnits,
@@ -69,9 +56,9 @@ export function handleLive(ctx: HandlerContext): HandlerReply {
       result: built,
       resultAtMs: nowMs,
     });
-    ctx.world.stats.taskCreated(tag);
+    ctx.world.stats.taskCreated(head.tag);
     return makeTask({
-      id,
+      id: head.id,
       status: STATUS.ok,
       path: ctx.pathSegments,
       data,

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { makeTask, STATUS } from '../envelope.js';
 import type { StoredTask, TaskCallback } from '../task-store.js';
 import { mayBeRefunded } from '../depth-refund.js';
-import { acceptTasks } from './accept-tasks.js';
+import { acceptTasks, storedTaskHead } from './accept-tasks.js';
 import type { HandlerContext, HandlerReply } from './context.js';
 import { echoData } from './echo-data.js';
 
@@ -37,29 +36,17 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
       }
       return failed;
     }
-    const id = randomUUID();
-    const tag = typeof o.task.tag === 'string' ? o.task.tag : null;
+    const head = storedTaskHead(ctx, o.task, 'task_post', nowMs);
     const callbackSpec = callbackOf(o.task);
     const readyAtMs = nowMs + ctx.readyAfterMs;
     const reparsed = ctx.world.faults.nextTaskReparsed();
     const chargedUnits = ctx.caller.live ? o.priceUnits : 0;
     const task: StoredTask = {
-      id,
-      key: ctx.caller.key,
-      api: ctx.endpoint.api,
-      fn: 'task_post',
-      endpointId: ctx.endpoint.id,
-      postPath: ctx.endpoint.path,
-      base: ctx.base,
-      engine: ctx.engine,
-      type: ctx.type,
-      postedAtMs: nowMs,
+      ...head,
       readyAtMs,
-      params: o.task,
       drift: ctx.world.drift,
       ...(ctx.world.rankProfiles ? { rankProfiles: ctx.world.rankProfiles } : {}),
       data,
-      tag,
       callback: callbackSpec !== undefined,
       ...(callbackSpec ? { callbackSpec, callbackState: 'pending' as const } : {}),
       callbacksSupported: ctx.endpoint.callbacks,
@@ -71,8 +58,8 @@ export function handleTaskPost(ctx: HandlerContext): HandlerReply {
     };
     ctx.store.add(task, mayBeRefunded(ctx.endpoint, o.task, chargedUnits));
     ctx.world.callbacks.created(task);
-    ctx.world.stats.taskCreated(tag);
-    return makeTask({ id, status: STATUS.created, path: ctx.pathSegments, data, costMicros: o.costMicros });
+    ctx.world.stats.taskCreated(head.tag);
+    return makeTask({ id: head.id, status: STATUS.created, path: ctx.pathSegments, data, costMicros: o.costMicros });
   });
   return { http: 200, tasks, chargedUnits: acceptance.chargedUnits, costMicros: acceptance.costMicros };
 }
