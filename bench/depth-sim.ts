@@ -13,7 +13,8 @@
 import { buildSerpResult } from '../src/sandbox/serp-result.js';
 import type { RankProfile } from '../src/sandbox/index.js';
 import { resolveRankProfiles } from '../src/sandbox/rank-walk.js';
-import { chooseDepth, needsEscalation, nightOf, seriesKey, type SeriesHistory } from '../src/plan/index.js';
+import { AUTO_DEPTH_DEFAULTS, type AutoDepth } from '../src/jobs/index.js';
+import { chooseDepth, escalationDepth, followed, reachOf, nightOf, seriesKey, type SeriesHistory } from '../src/plan/index.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1]! : dflt);
@@ -23,6 +24,7 @@ const MIXES = opt('mixes', 'typical,strong,weak,competitors').split(',');
 const MARGINS = opt('margins', '0,2,5,10').split(',').map(Number);
 const SWEEPS = opt('sweeps', '7,10,14').split(',').map(Number);
 const MAX = Number(opt('max-depth', '100'));
+const COMPETITOR_DEPTHS = opt('competitor-depths', '30,100').split(',').map(Number);
 const SEED = Number(opt('seed', '1'));
 const START = Date.parse(`${opt('start', '2026-01-01')}T02:00:05Z`);
 
@@ -92,11 +94,11 @@ function season(
 }
 
 /** The nights of one setting played by the product's rules. */
-function play(nights: Seen[][], tracked: readonly string[], s: { max_depth: number; margin: number; sweep_every: number }) {
+function play(nights: Seen[][], tracked: readonly string[], s: AutoDepth) {
   const series = new Map<string, SeriesHistory>();
   const unseenSince = new Map<string, number>();
   const nightsToSee: number[] = [];
-  let [cost, fixed, escalations, missedSeen] = [0, 0, 0, 0];
+  let [cost, fixed, escalations, missedSeen, missedBeyond] = [0, 0, 0, 0, 0];
   nights.forEach((night, n) => {
     const tonight = nightOf(new Date(START + n * 86_400_000));
     night.forEach((v, i) => {
@@ -107,10 +109,11 @@ function play(nights: Seen[][], tracked: readonly string[], s: { max_depth: numb
       let depth = choice.depth;
       cost += price(depth);
       fixed += price(MAX);
-      if (needsEscalation(choice, s, within(depth))) {
+      const again = escalationDepth(choice, s, within(depth));
+      if (again > 0) {
         escalations++;
-        cost += price(s.max_depth);
-        depth = s.max_depth;
+        cost += price(again);
+        depth = again;
       }
       const seen = within(depth);
       for (const t of tracked) {
@@ -126,14 +129,24 @@ function play(nights: Seen[][], tracked: readonly string[], s: { max_depth: numb
           nightsToSee.push(n - unseenSince.get(k)!);
           unseenSince.delete(k);
         }
-        if (!seen.has(t) && before?.seen.some((x) => x.domain === t)) missedSeen++;
+        const last = before?.seen.find((x) => x.domain === t);
+        if (!seen.has(t) && last) {
+          if (followed(last, s) && v[t].need <= reachOf(t, s)) missedSeen++;
+          else missedBeyond++;
+        }
       }
       const deepest = Math.max(before?.deepest ?? 0, depth);
       series.set(key, { lastDate: '', deepest, seen: tracked.filter((t) => seen.has(t)).map((t) => ({ domain: t, rank: v[t]!.rank })) });
     });
   });
   const later = nightsToSee.filter((x) => x > 0);
-  return { ratio: cost / fixed, escalationsPerNight: escalations / nights.length, missedSeen, maxNightsToSee: Math.max(0, ...later) };
+  return {
+    ratio: cost / fixed,
+    escalationsPerNight: escalations / nights.length,
+    missedSeen,
+    missedBeyond,
+    maxNightsToSee: Math.max(0, ...later),
+  };
 }
 
 for (const mix of MIXES) {
@@ -150,14 +163,17 @@ for (const mix of MIXES) {
   );
   for (const sweep_every of SWEEPS)
     for (const margin of MARGINS) {
-      const s = { max_depth: MAX, margin, sweep_every };
+      const s = { ...AUTO_DEPTH_DEFAULTS, max_depth: MAX, margin, sweep_every };
       const f = (r: ReturnType<typeof play>) =>
-        `ratio ${r.ratio.toFixed(3)}, escalations a night ${r.escalationsPerNight.toFixed(1)}, missed seen the night before ${r.missedSeen}, nights to see an entry at most ${r.maxNightsToSee}`;
+        `ratio ${r.ratio.toFixed(3)}, escalations a night ${r.escalationsPerNight.toFixed(1)}, missed seen the night before ${r.missedSeen} (and beyond a competitor's competitor_depth ${r.missedBeyond}), nights to see an entry at most ${r.maxNightsToSee}`;
       if (competitors) {
-        const [one, ten] = [play(nights, [OWN[0]!], s), play(nights, domains, s)];
-        console.log(
-          `  margin ${margin} sweep_every ${sweep_every}: competitor_cost_ratio ${(ten.ratio / one.ratio).toFixed(3)} (1 tracked: ${f(one)}; 10 tracked: ${f(ten)})`,
-        );
+        const one = play(nights, [OWN[0]!], s);
+        for (const competitor_depth of COMPETITOR_DEPTHS) {
+          const ten = play(nights, domains, { ...s, competitors: RIVALS, competitor_depth });
+          console.log(
+            `  margin ${margin} sweep_every ${sweep_every} competitor_depth ${competitor_depth}: competitor_cost_ratio ${(ten.ratio / one.ratio).toFixed(3)} (1 tracked: ${f(one)}; 10 tracked: ${f(ten)})`,
+          );
+        }
       } else console.log(`  margin ${margin} sweep_every ${sweep_every}: ${f(play(nights, OWN, s))}`);
     }
 }

@@ -1,5 +1,5 @@
 // `npx tsx bench/depth.ts [--nights 60] [--keywords 1000] [--mixes typical,strong,weak] [--competitors yes|no]
-//  [--adaptive-depth auto] [--max-depth 100] [--margin 2] [--sweep-every 14] [--seed 1] [--start 2026-01-01] [--time-scale 600] [--jobs 2]`:
+//  [--adaptive-depth auto] [--max-depth 100] [--margin 2] [--sweep-every 14] [--competitor-depth 30] [--seed 1] [--start 2026-01-01] [--time-scale 600] [--jobs 2]`:
 // what adaptive depth (issue 46, `depth: auto`) saves and what it misses, night after night, against buying depth 100.
 // Each arm is a season of nights of one SERP job (the keywords, location 2840, en, desktop, engA organic, pull) into
 // its own warehouse, every night a whole `runPipeline` (plan, post, collect, load, models, publish) against an
@@ -19,8 +19,8 @@
 //   typical  0.4 / 0.2 / 0.4      (40% of keywords in the top 10, 20% in 11-30, 40% not in the top 100)
 //   strong   0.8 / 0.1 / 0.05     (80% in the top 10)
 //   weak     0.03 / 0.07 / 0.6    (10% in the top 30)
-// Competitors: your domain (typical) tracked alone, against it with nine competitors (three of each mix), both
-// adaptive, on the same emulator.
+// Competitors: your domain (typical) tracked alone, against it with nine competitors (three of each mix) listed in
+// `auto_depth.competitors` (followed to competitor_depth, default 30), both adaptive, on the same emulator.
 //
 // Figures, printed, not asserted:
 //   money.adaptive_cost_ratio     CNY of the adaptive nights / CNY of the depth-100 nights, from each warehouse's ledger
@@ -54,7 +54,7 @@ const argv = process.argv.slice(2);
 if (argv.includes('--help')) {
   process.stdout.write(
     'npx tsx bench/depth.ts [--nights 60] [--keywords 1000] [--mixes typical,strong,weak] [--competitors yes|no]\n' +
-      '  [--adaptive-depth auto|N] [--max-depth 100] [--margin 2] [--sweep-every 14] [--seed 1] [--start 2026-01-01] [--time-scale 600] [--jobs 2]\n' +
+      '  [--adaptive-depth auto|N] [--max-depth 100] [--margin 2] [--sweep-every 14] [--competitor-depth 30] [--seed 1] [--start 2026-01-01] [--time-scale 600] [--jobs 2]\n' +
       'Prints money.adaptive_cost_ratio, money.missed_tracked_ranks and money.competitor_cost_ratio (see the comment at the top).\n',
   );
   process.exit(0);
@@ -71,6 +71,7 @@ const AUTO = {
   max_depth: Number(opt('max-depth', String(AUTO_DEPTH_DEFAULTS.max_depth))),
   margin: Number(opt('margin', String(AUTO_DEPTH_DEFAULTS.margin))),
   sweep_every: Number(opt('sweep-every', String(AUTO_DEPTH_DEFAULTS.sweep_every))),
+  competitor_depth: Number(opt('competitor-depth', String(AUTO_DEPTH_DEFAULTS.competitor_depth))),
 };
 const SEED = Number(opt('seed', '1'));
 const START = opt('start', '2026-01-01');
@@ -89,7 +90,7 @@ const RIVALS = Array.from({ length: 9 }, (_, i) => `rival${i + 1}.example`);
 const rivalMix = (i: number) => ['strong', 'typical', 'weak'][i % 3]!;
 
 /** The job's YAML: depth 100, or the adaptive arm's `depth: auto` (or `--adaptive-depth N`). */
-function pipelineYaml(name: string, depth: 'fixed' | 'adaptive', tracked: string[]): string {
+function pipelineYaml(name: string, depth: 'fixed' | 'adaptive', tracked: string[], competitors: string[] = []): string {
   const keywords = Array.from({ length: KEYWORDS }, (_, i) => `depth bench keyword ${i}`);
   const auto = depth === 'adaptive' && ADAPTIVE === 'auto';
   return [
@@ -98,7 +99,12 @@ function pipelineYaml(name: string, depth: 'fixed' | 'adaptive', tracked: string
     '  - kind: serp',
     '    name: ranks',
     `    depth: ${depth === 'fixed' ? 100 : ADAPTIVE}`,
-    ...(auto ? [`    auto_depth: { max_depth: ${AUTO.max_depth}, margin: ${AUTO.margin}, sweep_every: ${AUTO.sweep_every} }`] : []),
+    ...(auto
+      ? [
+          `    auto_depth: { max_depth: ${AUTO.max_depth}, margin: ${AUTO.margin}, sweep_every: ${AUTO.sweep_every}` +
+            (competitors.length ? `, competitors: [${competitors.join(', ')}], competitor_depth: ${AUTO.competitor_depth} }` : ' }'),
+        ]
+      : []),
     '    locations: [2840]',
     '    languages: [en]',
     '    devices: [desktop]',
@@ -140,7 +146,8 @@ function armSpec(name: string): ArmSpec {
   if (name === 'competitors-1' || name === 'competitors-10') {
     const profiles = Object.fromEntries([[OWN[0]!, PROFILES.typical!], ...RIVALS.map((d, i) => [d, PROFILES[rivalMix(i)]!])]);
     const tracked = name === 'competitors-1' ? [OWN[0]!] : [OWN[0]!, ...RIVALS];
-    return { label: `${tracked.length} tracked`, yaml: pipelineYaml('depth-competitors', 'adaptive', tracked), profiles };
+    const yaml = pipelineYaml('depth-competitors', 'adaptive', tracked, tracked.slice(1));
+    return { label: `${tracked.length} tracked`, yaml, profiles };
   }
   const [mix, kind] = name.split(':') as [string, 'fixed' | 'adaptive'];
   const p = PROFILES[mix];
@@ -173,16 +180,24 @@ function armInChild(name: string, dir: string): Promise<ArmRun> {
 async function runArms(root: string, names: string[]): Promise<Map<string, ArmRun>> {
   const done = new Map<string, ArmRun>();
   const queue = [...names];
+  const failed: unknown[] = [];
   const worker = async () => {
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
       const dir = join(root, name.replace(':', '-'));
-      if (JOBS === 1) {
-        const a = armSpec(name);
-        done.set(name, { seconds: await arm(a.label, dir, a.yaml, a.profiles), peakRssMb: 0, cpuS: 0 });
-      } else done.set(name, await armInChild(name, dir));
+      try {
+        if (JOBS === 1) {
+          const a = armSpec(name);
+          done.set(name, { seconds: await arm(a.label, dir, a.yaml, a.profiles), peakRssMb: 0, cpuS: 0 });
+        } else done.set(name, await armInChild(name, dir));
+      } catch (err) {
+        // No new arm starts; the running ones finish before the caller removes their folder.
+        failed.push(err);
+        queue.length = 0;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(JOBS, names.length) }, worker));
+  if (failed.length > 0) throw failed[0];
   return done;
 }
 
@@ -261,7 +276,8 @@ try {
     await withArms(dirs, async (c) => {
       const [one, ten] = [await armCost(c, 'one'), await armCost(c, 'ten')];
       console.log(
-        `competitors: ${OWN[0]} (typical) alone, then with ${RIVALS.length} rivals (${RIVALS.map((d, i) => `${d} ${rivalMix(i)}`).join(', ')}); both adaptive`,
+        `competitors: ${OWN[0]} (typical) alone, then with ${RIVALS.length} rivals (${RIVALS.map((d, i) => `${d} ${rivalMix(i)}`).join(', ')}) ` +
+          `listed in auto_depth.competitors, followed to competitor_depth ${AUTO.competitor_depth}; both adaptive`,
       );
       console.log(`  1 tracked:  ${cny(one.cny)}, ${bought(one)}, ${oneS.toFixed(0)} s`);
       console.log(`  10 tracked: ${cny(ten.cny)}, ${bought(ten)}, ${tenS.toFixed(0)} s`);

@@ -10,7 +10,11 @@ import type { AutoDepth } from '../jobs/index.js';
  *   deepest over the tracked domains, at most max_depth (`auto:seen`);
  * - none ranked there → the first block of 10 (`auto:shallow`);
  * - after collection, a series bought at `auto:seen` whose tracked domain (ranked at the last
- *   check) is absent within tonight's depth is bought again at max_depth (`auto:escalation`).
+ *   check) is absent within tonight's depth is bought again at max_depth (`auto:escalation`);
+ * - a competitor (`auto_depth.competitors`) is followed to competitor_depth instead: it counts
+ *   only when its last rank was within it, raises the depth at most to it, and its fall buys
+ *   the series again to competitor_depth; deeper, it is measured on sweeps and wherever your
+ *   own domains' depth reaches.
  * Pure functions: the history is read by the warehouse (depthHistory) and handed in.
  */
 
@@ -80,6 +84,19 @@ export function depthFor(rank: number, s: AutoDepth): number {
   return Math.min(s.max_depth, Math.max(10, Math.ceil((rank + s.margin) / 10) * 10));
 }
 
+/** How deep a tracked domain is followed: max_depth for your own, competitor_depth for a competitor. */
+export function reachOf(domain: string, s: AutoDepth): number {
+  return s.competitors.includes(domain) ? Math.min(s.competitor_depth, s.max_depth) : s.max_depth;
+}
+
+/**
+ * Whether a domain's last rank binds tonight's depth: always for your own (a rank past max_depth
+ * is looked for at max_depth), within competitor_depth for a competitor.
+ */
+export function followed(x: SeenRank, s: AutoDepth): boolean {
+  return !s.competitors.includes(x.domain) || x.rank <= reachOf(x.domain, s);
+}
+
 /** Tonight's depth of one series of an `auto` job. */
 export function chooseDepth(
   s: AutoDepth,
@@ -89,19 +106,23 @@ export function chooseDepth(
 ): AutoChoice {
   const key = series ?? '';
   const h = series === null ? undefined : history?.series.get(series);
-  const seen = (h?.seen ?? []).filter((x) => tracked.includes(x.domain));
+  const seen = (h?.seen ?? []).filter((x) => tracked.includes(x.domain) && followed(x, s));
   const sweep = { depth: s.max_depth, reason: 'auto:sweep' as const, series: key, seen };
   if (!h || h.deepest < s.max_depth || history === undefined) return sweep;
   if (isSweepNight(key, history.night, s.sweep_every)) return sweep;
   if (seen.length === 0) return { depth: Math.min(10, s.max_depth), reason: 'auto:shallow', series: key, seen };
-  const deepest = Math.max(...seen.map((x) => x.rank));
-  return { depth: depthFor(deepest, s), reason: 'auto:seen', series: key, seen };
+  const depth = Math.max(...seen.map((x) => Math.min(depthFor(x.rank, s), reachOf(x.domain, s))));
+  return { depth, reason: 'auto:seen', series: key, seen };
 }
 
 /**
- * Whether a series bought tonight at `depth` needs the escalation: a tracked domain ranked at
- * its last check is absent within tonight's depth (`found`: the tracked domains ranked tonight).
+ * The depth a series bought tonight must be bought again at, or 0: a tracked domain ranked at
+ * its last check is absent within tonight's depth (`found`: the tracked domains ranked tonight),
+ * so the series is bought to the deepest such domain's reach (max_depth for your own,
+ * competitor_depth for a competitor), when that is deeper than tonight's.
  */
-export function needsEscalation(choice: AutoChoice, s: AutoDepth, found: ReadonlySet<string>): boolean {
-  return choice.reason === 'auto:seen' && choice.depth < s.max_depth && choice.seen.some((x) => !found.has(x.domain));
+export function escalationDepth(choice: AutoChoice, s: AutoDepth, found: ReadonlySet<string>): number {
+  if (choice.reason !== 'auto:seen') return 0;
+  const reach = Math.max(0, ...choice.seen.filter((x) => !found.has(x.domain)).map((x) => reachOf(x.domain, s)));
+  return reach > choice.depth ? reach : 0;
 }

@@ -1,6 +1,6 @@
 import { autoDepthOf } from '../jobs/index.js';
 import { postAll } from '../post/index.js';
-import { needsEscalation, packBatches, taskTag, type PlannedTask } from '../plan/index.js';
+import { escalationDepth, packBatches, taskTag, type PlannedTask } from '../plan/index.js';
 import { depthReads, runQueries } from '../warehouse/index.js';
 import { collectStep } from './collect-step.js';
 import type { IngestRun } from './ingest-step.js';
@@ -9,7 +9,8 @@ import { killPoint } from './kill-point.js';
 /**
  * Same-night escalation of `depth: auto` (src/plan/auto-depth.ts): a series bought at
  * `auto:seen` whose tracked domain, ranked at its last check, is absent within tonight's depth
- * is bought again at max_depth (`auto:escalation`), and collected, so a domain that fell is
+ * is bought again to that domain's reach (max_depth, or competitor_depth for a competitor:
+ * `auto:escalation`), and collected, so a domain that fell is
  * measured. Its tag is a hash of the series and the run with `escalation`: a resumed run finds
  * it by tag and never buys it twice.
  */
@@ -20,7 +21,7 @@ export async function escalateStep(r: IngestRun): Promise<void> {
   const states = await ctx.store.taskStates();
   const todo = candidates.filter((t) => !states.has(t.tag) || states.get(t.tag) === 'unsent');
   if (todo.length === 0) return;
-  ctx.note(`depth auto: ${todo.length} series bought again at full depth tonight (a tracked domain was not within tonight's depth)`);
+  ctx.note(`depth auto: ${todo.length} series bought again deeper tonight (a tracked domain was not within tonight's depth)`);
   await ctx.store.forgetUnsent(todo.map((t) => t.tag));
   r.stop = await postAll(ctx, packBatches(todo, r.readings.tasksPerPost));
   killPoint('escalate', 'middle');
@@ -44,11 +45,12 @@ async function escalationsOf(r: IngestRun): Promise<PlannedTask[]> {
     const job = o.pipeline.jobs.find((j) => j.name === t.job);
     if (job?.kind !== 'serp' || job.depth !== 'auto') continue;
     const s = autoDepthOf(job);
-    if (!needsEscalation(t.auto!, s, found.get(rows.get(t.tag)!.task_id!) ?? new Set())) continue;
+    const depth = escalationDepth(t.auto!, s, found.get(rows.get(t.tag)!.task_id!) ?? new Set());
+    if (depth === 0) continue;
     const { tag: _tag, ...spec } = t.spec;
     const tag = taskTag(plan.pipeline, ctx.runId, { endpoint: t.endpoint.id, ...spec, depth: 'auto', escalation: true });
-    const auto = { ...t.auto!, depth: s.max_depth, reason: 'auto:escalation' as const };
-    out.push({ tag, job: t.job, endpoint: t.endpoint, spec: { ...spec, depth: s.max_depth, tag }, depthReason: 'auto:escalation', auto });
+    const auto = { ...t.auto!, depth, reason: 'auto:escalation' as const };
+    out.push({ tag, job: t.job, endpoint: t.endpoint, spec: { ...spec, depth, tag }, depthReason: 'auto:escalation', auto });
   }
   return out;
 }

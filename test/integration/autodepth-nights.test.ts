@@ -9,6 +9,7 @@ import { tempDir } from './helpers.js';
  * `depth: auto` over three nights of the emulator. Each job tracks one domain on its own keyword,
  * and the rank profiles move each domain between bands night by night. The keywords are chosen so
  * that none has its sweep night on 03-02 or 03-03 (sweep_every 7), except running socks on 03-03.
+ * The `rival` job tracks its own domain (never ranked) and a competitor followed to 30.
  * The rules are tested at those settings (margin 10, sweep_every 7), stated in the file, not at the
  * defaults: the keywords' sweep nights are picked for sweep_every 7.
  */
@@ -30,12 +31,21 @@ ${[
     track_domains: [${domain}]`,
   )
   .join('\n')}
+  - kind: serp
+    name: rival
+    depth: auto
+    auto_depth: { margin: 10, sweep_every: 7, competitors: [rival.example], competitor_depth: 30 }
+    locations: [2840]
+    keywords: [trail running socks]
+    track_domains: [own.example, rival.example]
 `;
 
+const RIVAL = (p: typeof TOP10) => ({ 'own.example': GONE, 'rival.example': p });
+
 const NIGHTS: Record<string, Record<string, typeof TOP10>> = {
-  '2026-03-01': { 'fall.example': TOP10, 'jump.example': MID, 'exit.example': TOP10, 'entry.example': GONE },
-  '2026-03-02': { 'fall.example': MID, 'jump.example': TOP10, 'exit.example': GONE, 'entry.example': MID },
-  '2026-03-03': { 'fall.example': MID, 'jump.example': TOP10, 'exit.example': GONE, 'entry.example': MID },
+  '2026-03-01': { 'fall.example': TOP10, 'jump.example': MID, 'exit.example': TOP10, 'entry.example': GONE, ...RIVAL(TOP10) },
+  '2026-03-02': { 'fall.example': MID, 'jump.example': TOP10, 'exit.example': GONE, 'entry.example': MID, ...RIVAL(MID) },
+  '2026-03-03': { 'fall.example': MID, 'jump.example': TOP10, 'exit.example': GONE, 'entry.example': MID, ...RIVAL(MID) },
 };
 
 describe('depth: auto over three nights of the emulator', () => {
@@ -57,7 +67,7 @@ describe('depth: auto over three nights of the emulator', () => {
 
   it('the first night sweeps every series at max_depth', async () => {
     const t = await tasks('2026-03-01');
-    expect(t).toHaveLength(4);
+    expect(t).toHaveLength(5);
     expect(t.every((x) => x.depth === 100 && x.reason === 'auto:sweep')).toBe(true);
   });
 
@@ -115,13 +125,32 @@ describe('depth: auto over three nights of the emulator', () => {
     expect(seen!.rank).toBeGreaterThan(30);
   });
 
+  it('a competitor that fell is bought again to competitor_depth, not max_depth, and reads "beyond 30"', async () => {
+    const before = await rankOn(tmp.dir, 'trail running socks', 'rival.example', '2026-03-01');
+    expect(before!.rank).toBeLessThanOrEqual(10);
+    const night = (await tasks('2026-03-02')).filter((x) => x.keyword === 'trail running socks');
+    expect(night.map((x) => [x.depth, x.reason, x.state])).toEqual([
+      [20, 'auto:seen', 'collected'],
+      [30, 'auto:escalation', 'collected'],
+    ]);
+    // It ranks 31-100 tonight: absent within the 30 bought, which the row says.
+    expect(await rankOn(tmp.dir, 'trail running socks', 'rival.example', '2026-03-02')).toMatchObject({
+      rank: null,
+      is_lost: true,
+      checked_depth: 30,
+    });
+    // Not seen since, and your own domain never ranked: the next night looks at the first block.
+    const next = (await tasks('2026-03-03')).filter((x) => x.keyword === 'trail running socks');
+    expect(next.map((x) => [x.reason, x.depth])).toEqual([['auto:shallow', 10]]);
+  });
+
   it('the ledger groups the charges by depth reason', async () => {
     const rows = await withWarehouse(tmp.dir, (wh) => ledgerReport(wh, { by: ['run', 'depth_reason'] }));
     const night2 = rows.filter((r) => r.run === runs['2026-03-02'] && r.depth_reason !== '');
     expect(new Map(night2.map((r) => [r.depth_reason, r.tasks]))).toEqual(
       new Map([
-        ['auto:escalation', 2],
-        ['auto:seen', 3],
+        ['auto:escalation', 3],
+        ['auto:seen', 4],
         ['auto:shallow', 1],
       ]),
     );

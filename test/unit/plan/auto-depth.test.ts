@@ -5,7 +5,7 @@ import {
   chooseDepth,
   depthFor,
   isSweepNight,
-  needsEscalation,
+  escalationDepth,
   planPipeline,
   seriesKey,
   type DepthHistory,
@@ -22,7 +22,7 @@ const history = (deepest: number, seen: { domain: string; rank: number }[]): Dep
 
 describe('depth: auto rules', () => {
   it('seen at r: the block of r plus the margin, the deepest tracked domain, capped at max_depth', () => {
-    expect(S).toEqual({ max_depth: 100, margin: 2, sweep_every: 14 });
+    expect(S).toEqual({ max_depth: 100, margin: 2, sweep_every: 14, competitors: [], competitor_depth: 30 });
     expect(depthFor(5, S)).toBe(10);
     expect(depthFor(10, S)).toBe(20);
     expect(depthFor(11, S)).toBe(20);
@@ -63,10 +63,41 @@ describe('depth: auto rules', () => {
 
   it('escalates a seen series whose domain is absent within tonight, never a sweep or a shallow one', () => {
     const seen = chooseDepth(S, ['a.example'], KEY, history(100, [{ domain: 'a.example', rank: 5 }]));
-    expect(needsEscalation(seen, S, new Set())).toBe(true);
-    expect(needsEscalation(seen, S, new Set(['a.example']))).toBe(false);
+    expect(escalationDepth(seen, S, new Set())).toBe(100);
+    expect(escalationDepth(seen, S, new Set(['a.example']))).toBe(0);
     const shallow = chooseDepth(S, ['a.example'], KEY, history(100, []));
-    expect(needsEscalation(shallow, S, new Set())).toBe(false);
+    expect(escalationDepth(shallow, S, new Set())).toBe(0);
+  });
+
+  it('a competitor is followed to competitor_depth: it raises the depth within it, its fall buys the series again to it', () => {
+    const C = { ...S, competitors: ['rival.example'], competitor_depth: 30 };
+    const tracked = ['own.example', 'rival.example'];
+    // Beyond competitor_depth at the last check: it does not raise tonight's depth.
+    const far = chooseDepth(C, tracked, KEY, history(100, [{ domain: 'rival.example', rank: 57 }]));
+    expect(far).toMatchObject({ depth: 10, reason: 'auto:shallow' });
+    // Followed by the same rank without the setting: the block of 57 + 2.
+    expect(chooseDepth(S, tracked, KEY, history(100, [{ domain: 'rival.example', rank: 57 }]))).toMatchObject({ depth: 60 });
+    // Within it: the block of its rank plus the margin, at most competitor_depth (29 + 2 would be 40).
+    const near = chooseDepth(C, tracked, KEY, history(100, [{ domain: 'rival.example', rank: 29 }]));
+    expect(near).toMatchObject({ depth: 30, reason: 'auto:seen' });
+    const mid = chooseDepth(C, tracked, KEY, history(100, [{ domain: 'rival.example', rank: 12 }]));
+    expect(mid).toMatchObject({ depth: 20, reason: 'auto:seen' });
+    // It fell past tonight's 20: bought again to 30, not 100; at 30 already, nothing deeper to buy.
+    expect(escalationDepth(mid, C, new Set())).toBe(30);
+    expect(escalationDepth(near, C, new Set())).toBe(0);
+    // Your own domain, absent too: bought again to max_depth, whatever the competitor asks.
+    const both = chooseDepth(
+      C,
+      tracked,
+      KEY,
+      history(100, [
+        { domain: 'own.example', rank: 4 },
+        { domain: 'rival.example', rank: 12 },
+      ]),
+    );
+    expect(both.depth).toBe(20);
+    expect(escalationDepth(both, C, new Set(['rival.example']))).toBe(100);
+    expect(escalationDepth(both, C, new Set(['own.example']))).toBe(30);
   });
 
   it('the config: auto needs track_domains (up to 10), an organic type; auto_depth only with auto; the plan tags by series', () => {
@@ -75,6 +106,16 @@ describe('depth: auto rules', () => {
     expect(() => parsePipeline(yaml('    depth: 10\n    auto_depth: { margin: 5 }\n'), 'a.yaml', {})).toThrow(/auto_depth/);
     const many = Array.from({ length: 11 }, (_, i) => `d${i}.example`).join(', ');
     expect(() => parsePipeline(yaml(`    depth: auto\n    track_domains: [${many}]\n`), 'a.yaml', {})).toThrow(/at most 10/);
+    expect(() =>
+      parsePipeline(yaml('    depth: auto\n    track_domains: [a.example]\n    auto_depth: { competitors: [b.example] }\n'), 'a.yaml', {}),
+    ).toThrow(/a.yaml:8:33  jobs\[0\]\.auto_depth\.competitors\[0\]: 'b\.example' is not in track_domains/);
+    expect(() =>
+      parsePipeline(
+        yaml('    depth: auto\n    track_domains: [a.example]\n    auto_depth: { max_depth: 50, competitor_depth: 60 }\n'),
+        'a.yaml',
+        {},
+      ),
+    ).toThrow(/competitor_depth 60 is deeper than max_depth 50/);
     const p = parsePipeline(yaml('    depth: auto\n    auto_depth: { margin: 0 }\n    track_domains: [a.example]\n'), 'a.yaml', {});
     const a = planPipeline(p, 'run-1', undefined, history(100, [{ domain: 'a.example', rank: 5 }]));
     const b = planPipeline(p, 'run-1', undefined, history(100, []));
