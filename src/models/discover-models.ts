@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { EtlError } from '../errors.js';
@@ -49,7 +49,24 @@ function defaultMaterialization(layer: string, sidecar: Sidecar, isSeed: boolean
  */
 export async function discoverModels(sqlDir: string): Promise<Model[]> {
   const root = resolve(sqlDir);
-  const files = (await walk(root)).filter((f) => f.endsWith('.sql') || f.endsWith('.csv'));
+  const all = await walk(root);
+  // A process that runs many nights (the scheduler, the tests) parses the folder once while no
+  // file in it changes: the key is every file's path, size and modification time.
+  const key = (await Promise.all(all.map(async (f) => stat(f).then((s) => `${f}\u0000${s.size}\u0000${s.mtimeMs}`)))).join('\n');
+  const known = discovered.get(root);
+  if (known?.key === key) return structuredClone(known.models);
+  const models = await readModels(
+    root,
+    all.filter((f) => f.endsWith('.sql') || f.endsWith('.csv')),
+  );
+  discovered.set(root, { key, models: structuredClone(models) });
+  return models;
+}
+
+/** The last discovery of each folder, with the key of the files it read. */
+const discovered = new Map<string, { key: string; models: Model[] }>();
+
+async function readModels(root: string, files: readonly string[]): Promise<Model[]> {
   const models: Model[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {

@@ -52,3 +52,34 @@ describe('discoverModels refuses a project it cannot build, naming the file', ()
     await expect(discoverModels(dir)).rejects.toThrow(/inc is incremental but its sidecar has no incremental.key/);
   });
 });
+
+describe('discoverModels in a process that runs many nights', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pipeline-discover-'));
+    await mkdir(join(dir, 'marts'), { recursive: true });
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('reads a changed, added or removed file again, and a caller that edits its models does not change the next', async () => {
+    await writeFile(join(dir, 'marts/a.sql'), 'select 1 as x');
+    await writeFile(join(dir, 'marts/a.yml'), 'grain: one row\n');
+    const first = await discoverModels(dir);
+    expect(first.map((m) => [m.name, m.sidecar.grain])).toEqual([['a', 'one row']]);
+    first[0]!.sidecar.grain = 'edited by a caller';
+    first[0]!.dependsOn.push('nothing');
+    expect((await discoverModels(dir))[0]).toMatchObject({ sidecar: { grain: 'one row' }, dependsOn: [] });
+    // The same size, a new text: read again.
+    await writeFile(join(dir, 'marts/a.yml'), 'grain: two rows\n'.slice(0, 'grain: one row\n'.length));
+    expect((await discoverModels(dir))[0]!.sidecar.grain).toBe('two rows');
+    await writeFile(join(dir, 'marts/b.sql'), 'select * from a');
+    await writeFile(join(dir, 'marts/b.yml'), 'grain: one row per x\n');
+    expect((await discoverModels(dir)).map((m) => [m.name, m.dependsOn])).toEqual([
+      ['a', []],
+      ['b', ['a']],
+    ]);
+    await rm(join(dir, 'marts/a.sql'));
+    await rm(join(dir, 'marts/a.yml'));
+    expect((await discoverModels(dir)).map((m) => m.name)).toEqual(['b']);
+  });
+});
