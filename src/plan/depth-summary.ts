@@ -1,6 +1,6 @@
 import { taskUnits } from '../catalog/index.js';
 import { autoDepthOf, type AnyJob } from '../jobs/index.js';
-import { DEPTH_REASONS, type DepthReason } from './auto-depth.js';
+import { DEPTH_REASONS, reachOf, type DepthReason } from './auto-depth.js';
 import type { Plan } from './plan.js';
 import type { TaskPrice } from './price.js';
 
@@ -16,7 +16,8 @@ export interface DepthReasonLine {
 /**
  * The plan's `depth: auto` tasks by reason, priced per unit of depth from the endpoint's price.
  * Escalations are not known before tonight's results: `escalationRate` (escalations per
- * `auto:seen` task of the pipeline's past runs) gives the expected count, at max_depth.
+ * `auto:seen` task of the pipeline's past runs) gives the expected count, each at the deepest
+ * its tracked domains can call for (max_depth, or competitor_depth when only competitors were seen).
  */
 export function depthReasonLines(
   plan: Plan,
@@ -46,8 +47,16 @@ export function depthReasonLines(
     add(t.depthReason!, 1, depth, unit === null ? null : unit * taskUnits(t.endpoint.api, t.spec));
     if (t.depthReason !== 'auto:seen' || escalationRate <= 0) continue;
     const job = jobs.find((j) => j.name === t.job);
-    const max = job?.kind === 'serp' ? autoDepthOf(job).max_depth : 100;
-    add('auto:escalation', escalationRate, max, unit === null ? null : escalationRate * unit * taskUnits(t.endpoint.api, { depth: max }));
+    const s = job?.kind === 'serp' ? autoDepthOf(job) : undefined;
+    const seen = t.auto?.seen ?? [];
+    const deepest = s && seen.length > 0 ? Math.max(...seen.map((x) => reachOf(x.domain, s))) : (s?.max_depth ?? 100);
+    if (deepest <= depth) continue;
+    add(
+      'auto:escalation',
+      escalationRate,
+      deepest,
+      unit === null ? null : escalationRate * unit * taskUnits(t.endpoint.api, { depth: deepest }),
+    );
   }
   return DEPTH_REASONS.filter((r) => lines.has(r)).map((reason) => {
     const l = lines.get(reason)!;

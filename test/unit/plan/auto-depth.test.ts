@@ -5,6 +5,7 @@ import {
   chooseDepth,
   depthFor,
   isSweepNight,
+  depthReasonLines,
   escalationDepth,
   planPipeline,
   seriesKey,
@@ -123,5 +124,39 @@ describe('depth: auto rules', () => {
     expect(b.tasks[0]).toMatchObject({ depthReason: 'auto:shallow', spec: { depth: 10 } });
     // The tag names the series, not tonight's depth: a resumed run finds its task.
     expect(a.tasks[0]!.tag).toBe(b.tasks[0]!.tag);
+  });
+
+  it('the plan prices an expected escalation at the deepest its seen domains can call for: competitor_depth for a competitor alone', () => {
+    const yaml = `name: a
+jobs:
+  - kind: serp
+    depth: auto
+    locations: [2840]
+    keywords: [k one, k two, k three]
+    track_domains: [own.example, rival.example]
+    auto_depth: { competitors: [rival.example] }
+`;
+    const p = parsePipeline(yaml, 'a.yaml', {});
+    const key = (k: string) => seriesKey(k, 2840, 'en', 'desktop', 'engA');
+    const night = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].find((n) =>
+      ['k one', 'k two', 'k three'].every((k) => !isSweepNight(key(k), n, S.sweep_every)),
+    )!;
+    const h: DepthHistory = {
+      night,
+      series: new Map([
+        [key('k one'), { lastDate: '2026-03-01', deepest: 100, seen: [{ domain: 'own.example', rank: 4 }] }],
+        [key('k two'), { lastDate: '2026-03-01', deepest: 100, seen: [{ domain: 'rival.example', rank: 12 }] }],
+        [key('k three'), { lastDate: '2026-03-01', deepest: 100, seen: [{ domain: 'rival.example', rank: 27 }] }],
+      ]),
+    };
+    const plan = planPipeline(p, 'run-1', undefined, h);
+    expect(plan.tasks.map((t) => [t.spec.keyword, t.spec.depth])).toEqual([
+      ['k one', 10],
+      ['k two', 20],
+      ['k three', 30],
+    ]);
+    const lines = depthReasonLines(plan, [{ endpointId: plan.tasks[0]!.endpoint.id, cnyPerTask: 1, source: 'rates' }], p.jobs, 0.5);
+    // k one may escalate to 100, k two to 30; k three is at its competitor's 30 already.
+    expect(lines.find((l) => l.reason === 'auto:escalation')).toMatchObject({ tasks: 1, depth: 65 });
   });
 });
