@@ -1,6 +1,6 @@
 import { endpoint, ON_PAGE_MAX_OFFSET, type Endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
-import type { RunStore, Warehouse } from '../warehouse/index.js';
+import { damagedNotes, type RunStore, type Warehouse } from '../warehouse/index.js';
 import type { CollectCounts } from './collect-counts.js';
 import { InFlight } from './in-flight.js';
 import { rereadNote } from './load-landed-tasks.js';
@@ -68,6 +68,7 @@ export function pushCollector(push: PushCollector): Collector {
       });
       await push.close();
       if (pushed.rereadPlain.length > 0) run.onNote?.(rereadNote(pushed.rereadPlain));
+      for (const n of damagedNotes(pushed.damaged)) run.onNote?.(n);
       const refused = Object.entries(pushed.refused)
         .map(([code, n]) => `${n}x${code}`)
         .join(', ');

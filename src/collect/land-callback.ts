@@ -11,6 +11,8 @@ export interface LandedCallback {
   callId: string;
   /** Absolute path of the landed file (`raw/<day>/<kind>--<run>-cb-<n>-<call>.ndjson.gz`). */
   file: string;
+  /** Callbacks landed in that file, this one included (those that arrived together share it). */
+  filePeers: number;
   /** Task status 20000 with a result: rows to load. Otherwise the task failed at the service. */
   ok: boolean;
   statusCode: number;
@@ -107,8 +109,8 @@ interface Waiting {
   line: string;
   kind: string;
   day: string;
-  out: Omit<LandedCallback, 'file'>;
-  done: (file: string | Error) => void;
+  out: Omit<LandedCallback, 'file' | 'filePeers'>;
+  done: (file: string | Error, peers: number) => void;
 }
 
 /**
@@ -172,7 +174,7 @@ export class CallbackLanding {
         kind: landed.kind,
         day: raw.receivedAt.toISOString().slice(0, 10),
         out,
-        done: (file) => (file instanceof Error ? reject(file) : resolve({ ...out, file })),
+        done: (file, filePeers) => (file instanceof Error ? reject(file) : resolve({ ...out, file, filePeers })),
       });
     });
   }
@@ -201,9 +203,9 @@ export class CallbackLanding {
           // The fastest gzip level: the file is read once by the loader and compacted later, and
           // the default level costs several times its CPU for each postback.
           await writeDurably(file, gzipSync(members.map((m) => `${m.line}\n`).join(''), { level: 1 }));
-          for (const m of members) m.done(file);
+          for (const m of members) m.done(file, members.length);
         } catch (err) {
-          for (const m of members) m.done(err instanceof Error ? err : new Error(String(err)));
+          for (const m of members) m.done(err instanceof Error ? err : new Error(String(err)), members.length);
         }
       }),
     );

@@ -1,4 +1,13 @@
-import { checkpointIfHeld, GroupCommit, heldRowsBound, RunStore, type Warehouse } from '../warehouse/index.js';
+import { relative } from 'node:path';
+import {
+  checkpointIfHeld,
+  compactRaw,
+  GroupCommit,
+  heldRowsBound,
+  RunStore,
+  type DamagedRawFile,
+  type Warehouse,
+} from '../warehouse/index.js';
 import { InFlight } from './in-flight.js';
 import { indexCallbacks } from './index-callbacks.js';
 import type { LandedCallback } from './land-callback.js';
@@ -16,6 +25,10 @@ export interface LoaderTotals {
   rereadPlain: string[];
   /** Checkpoints made between loads (held-rows.ts). */
   checkpoints: number;
+  /** Segments the loaded callbacks were compacted into while the night went on (`compactEvery`). */
+  segments: number;
+  /** Landed callback files found damaged by those compactions, kept apart; their tasks are to be fetched again. */
+  damaged: DamagedRawFile[];
 }
 
 type Item =
@@ -35,6 +48,13 @@ const BATCH = 1000;
 const MIN_BATCH = 500;
 const LINGER_MS = 3000;
 
+/**
+ * Loaded callbacks between two compactions of their files while the night goes on: at an
+ * agency's size the night's end otherwise joins some 100,000 small files at once, after the
+ * last postback, while the two cores sat half idle during the rate-limited posting.
+ */
+const COMPACT_EVERY = 5000;
+
 export interface TaskLoaderOptions {
   /** The collection's registry of tasks in flight, where the loader moves what it is handed and loads; a new one by default. */
   inFlight?: InFlight;
@@ -47,6 +67,11 @@ export interface TaskLoaderOptions {
    * checkpoints them (default `PIPELINE_CHECKPOINT_MB`, held-rows.ts; 0: never).
    */
   checkpointBytes?: number;
+  /**
+   * Loaded callbacks after which their landed files are joined into segments (compactRaw with
+   * those files) before the next load (default 5,000; 0: never, the run's end compacts them).
+   */
+  compactEvery?: number;
 }
 
 /**
@@ -70,6 +95,8 @@ export class TaskLoader {
     errors: [],
     rereadPlain: [],
     checkpoints: 0,
+    segments: 0,
+    damaged: [],
   };
   /** Where each task handed over is: `landed` until its load commits, then `collected` or `failed`, or `load_failed`. */
   readonly inFlight: InFlight;
@@ -78,6 +105,10 @@ export class TaskLoader {
   readonly #now: () => Date;
   readonly #batches: GroupCommit<Item>;
   readonly #checkpointBytes: number;
+  readonly #compactEvery: number;
+  /** Files of loaded callbacks not compacted yet, with how many of their callbacks are loaded. */
+  #loadedFiles = new Map<string, { loaded: number; peers: number }>();
+  #loadedCallbacks = 0;
   #listeners: Array<() => void> = [];
 
   constructor(wh: Warehouse, runId: string, now: () => Date, opts: TaskLoaderOptions = {}) {
@@ -86,11 +117,13 @@ export class TaskLoader {
     this.#runId = runId;
     this.#now = now;
     this.#checkpointBytes = opts.checkpointBytes ?? heldRowsBound();
+    this.#compactEvery = opts.compactEvery ?? COMPACT_EVERY;
     this.#batches = new GroupCommit(
       async (batch) => {
         await this.#load(batch);
         // Before the news: whoever waits for the load may close the warehouse once it hears.
         await this.#checkpoint();
+        await this.#compact();
         this.#notify();
       },
       { ready: (i) => this.#ready(i), lingerMs: opts.lingerMs ?? LINGER_MS, minBatch: opts.minBatch ?? MIN_BATCH, maxBatch: BATCH },
@@ -181,6 +214,11 @@ export class TaskLoader {
     try {
       await indexCallbacks(this.#wh, this.#runId, callbacks);
       const load = await loadTasks(this.#wh, this.#runId, toLoad, this.#now());
+      for (const c of callbacks) {
+        const f = this.#loadedFiles.get(c.file) ?? { loaded: 0, peers: c.filePeers };
+        this.#loadedFiles.set(c.file, { ...f, loaded: f.loaded + 1 });
+      }
+      this.#loadedCallbacks += callbacks.length;
       await new RunStore(this.#wh, this.#runId).markFailed(failed);
       this.totals.collected += load.collected;
       this.totals.rowsLoaded += load.rowsLoaded;
@@ -211,6 +249,31 @@ export class TaskLoader {
       if (await checkpointIfHeld(this.#wh, this.#checkpointBytes)) this.totals.checkpoints++;
     } catch {
       /* the rows stay in the write-ahead log and in memory until the next checkpoint */
+    }
+  }
+
+  /**
+   * Joins the files of the callbacks loaded so far into segments, once {@link COMPACT_EVERY}
+   * have been loaded since the last time: each file whose callbacks are all loaded. Between loads, on the loader's connection, so no load
+   * reads a file while it moves; only callback files, which nothing but a load reads during
+   * the run (a paid answer is found again by its request, and callbacks carry none). The
+   * segment is durable and indexed before the small files go (compactRaw), so a crash here
+   * loses nothing. A failure leaves the files to the run's end.
+   */
+  async #compact(): Promise<void> {
+    if (this.#compactEvery <= 0 || this.#loadedCallbacks < this.#compactEvery) return;
+    // A file whose every callback is loaded (so indexed): one that shares it, still to come in a
+    // later batch, is indexed by the file's name, which must still be there.
+    const whole = [...this.#loadedFiles].filter(([, f]) => f.loaded >= f.peers).map(([file]) => file);
+    for (const f of whole) this.#loadedFiles.delete(f);
+    this.#loadedCallbacks = 0;
+    const files = whole.map((f) => relative(this.#wh.dir, f));
+    try {
+      const done = await compactRaw(this.#wh, { at: this.#now(), files });
+      this.totals.segments += done.segments;
+      this.totals.damaged.push(...done.damaged);
+    } catch {
+      /* the files stay as landed; the run's end compacts them */
     }
   }
 

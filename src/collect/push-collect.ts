@@ -3,7 +3,7 @@ import { taskFunctionOf, type Endpoint } from '../catalog/index.js';
 import type { ServiceClient } from '../client/index.js';
 import type { ResolvedCollection } from '../config/index.js';
 import { EtlError } from '../errors.js';
-import type { Warehouse } from '../warehouse/index.js';
+import type { DamagedRawFile, Warehouse } from '../warehouse/index.js';
 import { TaskLoader } from './load-batcher.js';
 import { InFlight } from './in-flight.js';
 import { CallbackServer, type LandingSlots } from './callback-server.js';
@@ -57,6 +57,8 @@ export interface PushResult {
   pending: number;
   /** Landed files DuckDB read short as gzip, loaded again from plain text. */
   rereadPlain: string[];
+  /** Callback files the night's compactions found damaged and kept apart (their tasks are to be fetched again). */
+  damaged: DamagedRawFile[];
 }
 
 /** Resends per task before its result is fetched with task_get instead. */
@@ -272,6 +274,7 @@ export class PushCollector {
       fetched: this.#fetched,
       pending: this.#outstanding().length,
       rereadPlain: [...t.rereadPlain],
+      damaged: [...t.damaged],
     };
   }
 

@@ -1,6 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bigints, runColumns, varchars } from '../bulk.js';
+import { sqlList } from '../columns.js';
 import { writeDurably } from './write-durably.js';
 import { checkIndexedFiles, type DamagedRawFile } from './reindex.js';
 import type { Warehouse } from '../warehouse.js';
@@ -18,16 +19,22 @@ import type { Warehouse } from '../warehouse.js';
  * `.damaged` name, what can be read of it is indexed from a salvaged copy, and its tasks are
  * put to be fetched again (setAsideDamaged); `damaged` lists them for the run's notes.
  */
-export async function compactRaw(wh: Warehouse, o: { at?: Date } = {}): Promise<{ segments: number; responses: number; damaged: DamagedRawFile[] }> {
+export async function compactRaw(
+  wh: Warehouse,
+  o: { at?: Date; files?: readonly string[] } = {},
+): Promise<{ segments: number; responses: number; damaged: DamagedRawFile[] }> {
   await wh.flushIndex();
-  const pieces = await wh.all<{ f: string }>(`SELECT DISTINCT file AS f FROM raw_responses WHERE file NOT LIKE '%.seg-%' ORDER BY file`);
+  // `files`: only these (relative to the warehouse), as a run compacts what it has loaded so far.
+  const only = o.files === undefined ? '' : ` AND file IN (SELECT unnest(${sqlList(o.files)}::VARCHAR[]))`;
+  if (o.files?.length === 0) return { segments: 0, responses: 0, damaged: [] };
+  const pieces = await wh.all<{ f: string }>(`SELECT DISTINCT file AS f FROM raw_responses WHERE file NOT LIKE '%.seg-%'${only} ORDER BY file`);
   const damaged = await checkIndexedFiles(
     wh,
     pieces.map((p) => p.f),
     o.at,
   );
   const rows = await wh.all<{ file: string; call_id: string; run_id: string; kind: string; bytes: bigint }>(
-    `SELECT file, call_id, run_id, kind, bytes FROM raw_responses WHERE file NOT LIKE '%.seg-%' ORDER BY file`,
+    `SELECT file, call_id, run_id, kind, bytes FROM raw_responses WHERE file NOT LIKE '%.seg-%'${only} ORDER BY file`,
   );
   const groups = new Map<string, typeof rows>();
   for (const r of rows) {

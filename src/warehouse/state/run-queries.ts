@@ -192,6 +192,14 @@ export const runQueries = {
     return wh.all(`SELECT tag, task_id, state, depth_reason FROM tasks WHERE run_id = $1 AND depth_reason IS NOT NULL ORDER BY tag`, [runId]);
   },
 
+  /** Tasks of damaged raw files put to be fetched again (task_refetches, setAsideDamaged) and not fetched yet. */
+  async damagedRefetchesPending(wh: Warehouse): Promise<number> {
+    const [r] = await wh.all<{ n: number }>(
+      `SELECT count(*)::INT AS n FROM task_refetches WHERE refetched_at IS NULL AND date_fixed LIKE 'raw damaged %'`,
+    );
+    return r?.n ?? 0;
+  },
+
   /** Escalations per `auto:seen` task over a pipeline's past tasks (0 when it has none). */
   async escalationRate(wh: Warehouse, pipeline: string): Promise<number> {
     const [r] = await wh.all<{ seen: number; escalated: number }>(

@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CallbackLanding, type LandedCallback } from '../../../src/collect/land-callback.js';
 import { TaskLoader } from '../../../src/collect/load-batcher.js';
 import { heldRowsBound, heldRowsBytes, type Warehouse } from '../../../src/warehouse/index.js';
 import { compactFixture, land, response, tempWarehouse } from '../warehouse/helpers.js';
@@ -79,6 +82,72 @@ describe('TaskLoader batching (real DuckDB)', () => {
     // What stays in memory is the loads' own scratch, not the rows: less than one task's rows held before.
     expect(await heldRowsBytes(wh)).toBeLessThan(held);
     expect(await resultRows(wh)).toBe(2);
+  });
+});
+
+describe('TaskLoader compacts loaded callbacks as the night goes on (real DuckDB)', () => {
+  let wh: Warehouse;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  const ID = (n: number) => `11111111-2222-4333-8444-00000000010${n}`;
+  /** Postbacks landed at once share one file; each call here is one group. */
+  async function landTogether(landing: CallbackLanding, ns: number[]): Promise<LandedCallback[]> {
+    const body = JSON.parse(await compactFixture('serp.task_get.advanced.small.json'));
+    return Promise.all(
+      ns.map((n) => {
+        body.tasks[0].id = ID(n);
+        return landing.land({
+          taskId: ID(n),
+          path: `/v3/serp/engA/organic/task_get/advanced/${ID(n)}`,
+          endpointId: 'serp.engA.organic.task_get.advanced',
+          body: JSON.stringify(body),
+          receivedAt: new Date('2026-11-20T09:01:00Z'),
+        });
+      }),
+    );
+  }
+  const filesOf = async () =>
+    new Map((await wh.all<{ id: string; file: string }>(`SELECT task_ids[1] AS id, file FROM raw_responses`)).map((r) => [r.id, r.file]));
+
+  it('joins the files whose callbacks are all loaded, and leaves a file one of whose callbacks is still to load', async () => {
+    const landing = new CallbackLanding(wh.dir, { runId: 'run-1', pipeline: 'test' });
+    // The first of three at once is written alone; the two that came during its write share the next file.
+    const [b1, a1, a2] = await landTogether(landing, [3, 1, 2]);
+    const [c1] = await landTogether(landing, [4]);
+    expect([a1!.filePeers, a2!.filePeers, b1!.filePeers, c1!.filePeers]).toEqual([2, 2, 1, 1]);
+    expect(a1!.file).toBe(a2!.file);
+    const loader = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 3, lingerMs: 60_000, compactEvery: 2 });
+    for (const c of [a1!, b1!, c1!]) loader.landed(c);
+    while (loader.totals.collected < 3) await loader.changed(5000);
+    // b1's and c1's files joined; a1's waits for a2, which comes later and is indexed by its file's name.
+    expect(loader.totals.segments).toBe(1);
+    let files = await filesOf();
+    expect(files.get(ID(3))).toMatch(/\.seg-/);
+    expect(files.get(ID(4))).toBe(files.get(ID(3)));
+    expect(files.get(ID(1))).not.toMatch(/\.seg-/);
+    expect(existsSync(b1!.file) || existsSync(c1!.file)).toBe(false);
+    loader.landed(a2!);
+    await loader.idle();
+    expect(loader.totals.collected).toBe(4);
+    expect(loader.totals.errors).toEqual([]);
+    expect(loader.totals.damaged).toEqual([]);
+    files = await filesOf();
+    expect(files.get(ID(2))).toBe(files.get(ID(1)));
+    expect(existsSync(join(wh.dir, files.get(ID(2))!))).toBe(true);
+    expect(await resultRows(wh)).toBe(4);
+  });
+
+  it("with compactEvery 0 leaves every file to the run's end", async () => {
+    const landing = new CallbackLanding(wh.dir, { runId: 'run-1', pipeline: 'test' });
+    const cs = [...(await landTogether(landing, [1])), ...(await landTogether(landing, [2])), ...(await landTogether(landing, [3]))];
+    const loader = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 1, lingerMs: 0, compactEvery: 0 });
+    for (const c of cs) loader.landed(c);
+    await loader.idle();
+    expect(loader.totals.collected).toBe(3);
+    expect(loader.totals.segments).toBe(0);
+    expect([...(await filesOf()).values()].some((f) => f.includes('.seg-'))).toBe(false);
   });
 });
 
