@@ -69,6 +69,10 @@ export function pushCollector(push: PushCollector): Collector {
       await push.close();
       if (pushed.rereadPlain.length > 0) run.onNote?.(rereadNote(pushed.rereadPlain));
       for (const n of damagedNotes(pushed.damaged)) run.onNote?.(n);
+      if (pushed.compactErrors.length > 0)
+        run.onNote?.(
+          `${pushed.compactErrors.length} compaction(s) of landed postbacks during the night failed (first: ${pushed.compactErrors[0]}); their files were left to the compaction at the run's end`,
+        );
       const refused = Object.entries(pushed.refused)
         .map(([code, n]) => `${n}x${code}`)
         .join(', ');

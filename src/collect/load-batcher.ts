@@ -29,6 +29,8 @@ export interface LoaderTotals {
   segments: number;
   /** Landed callback files found damaged by those compactions, kept apart; their tasks are to be fetched again. */
   damaged: DamagedRawFile[];
+  /** Compactions that failed: their files stay as landed, for the run's end. */
+  compactErrors: string[];
 }
 
 type Item =
@@ -97,6 +99,7 @@ export class TaskLoader {
     checkpoints: 0,
     segments: 0,
     damaged: [],
+    compactErrors: [],
   };
   /** Where each task handed over is: `landed` until its load commits, then `collected` or `failed`, or `load_failed`. */
   readonly inFlight: InFlight;
@@ -272,8 +275,9 @@ export class TaskLoader {
       const done = await compactRaw(this.#wh, { at: this.#now(), files });
       this.totals.segments += done.segments;
       this.totals.damaged.push(...done.damaged);
-    } catch {
-      /* the files stay as landed; the run's end compacts them */
+    } catch (err) {
+      // The files stay as landed; the run's end compacts them.
+      this.totals.compactErrors.push((err as Error).message.split('\n')[0]!);
     }
   }
 

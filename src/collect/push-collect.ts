@@ -59,6 +59,8 @@ export interface PushResult {
   rereadPlain: string[];
   /** Callback files the night's compactions found damaged and kept apart (their tasks are to be fetched again). */
   damaged: DamagedRawFile[];
+  /** Compactions during the night that failed (their files were left to the run's end). */
+  compactErrors: string[];
 }
 
 /** Resends per task before its result is fetched with task_get instead. */
@@ -275,6 +277,7 @@ export class PushCollector {
       pending: this.#outstanding().length,
       rereadPlain: [...t.rereadPlain],
       damaged: [...t.damaged],
+      compactErrors: [...t.compactErrors],
     };
   }
 

@@ -49,15 +49,24 @@ function defaultMaterialization(layer: string, sidecar: Sidecar, isSeed: boolean
  */
 export async function discoverModels(sqlDir: string): Promise<Model[]> {
   const root = resolve(sqlDir);
-  const all = await walk(root);
+  // What discovery reads: the models, the seeds and their sidecars (an editor's temp file is not).
+  const all = (await walk(root)).filter((f) => /\.(sql|csv|yml)$/.test(f));
   // A process that runs many nights (the scheduler, the tests) parses the folder once while no
-  // file in it changes: the key is every file's path, size and modification time.
-  const key = (await Promise.all(all.map(async (f) => stat(f).then((s) => `${f}\u0000${s.size}\u0000${s.mtimeMs}`)))).join('\n');
+  // file in it changes: the key is every file's path, size, modification time and inode.
+  const stamps = await Promise.all(
+    all.map((f) =>
+      stat(f).then(
+        (s) => `${f}\u0000${s.size}\u0000${s.mtimeMs}\u0000${s.ctimeMs}\u0000${s.ino}`,
+        () => `${f}\u0000gone`,
+      ),
+    ),
+  );
+  const key = stamps.join('\n');
   const known = discovered.get(root);
   if (known?.key === key) return structuredClone(known.models);
   const models = await readModels(
     root,
-    all.filter((f) => f.endsWith('.sql') || f.endsWith('.csv')),
+    all.filter((f) => !f.endsWith('.yml')),
   );
   discovered.set(root, { key, models: structuredClone(models) });
   return models;

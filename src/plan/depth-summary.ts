@@ -16,8 +16,9 @@ export interface DepthReasonLine {
 /**
  * The plan's `depth: auto` tasks by reason, priced per unit of depth from the endpoint's price.
  * Escalations are not known before tonight's results: `escalationRate` (escalations per
- * `auto:seen` task of the pipeline's past runs) gives the expected count, each at the deepest
- * its tracked domains can call for (max_depth, or competitor_depth when only competitors were seen).
+ * `auto:seen` task of the pipeline's past runs) gives the expected count, spread over the tasks
+ * that can escalate, each at the deepest its tracked domains can call for (max_depth, or
+ * competitor_depth when only competitors were seen).
  */
 export function depthReasonLines(
   plan: Plan,
@@ -41,25 +42,32 @@ export function depthReasonLines(
     const l = lines.get(reason) ?? { tasks: 0, depthSum: 0, cny: 0 };
     lines.set(reason, { tasks: l.tasks + n, depthSum: l.depthSum + n * depth, cny: l.cny === null || cny === null ? null : l.cny + cny });
   };
+  // The rate is escalations per `auto:seen` task of past nights: tonight's expected count is that
+  // share of tonight's, spread over the tasks that can escalate, each at its domains' reach.
+  const room: { t: (typeof auto)[number]; deepest: number; unit: number | null }[] = [];
+  let seenTasks = 0;
   for (const t of auto) {
     const unit = perUnit.get(t.endpoint.id) ?? null;
     const depth = Number(t.spec.depth);
     add(t.depthReason!, 1, depth, unit === null ? null : unit * taskUnits(t.endpoint.api, t.spec));
-    if (t.depthReason !== 'auto:seen' || escalationRate <= 0) continue;
-    const job = jobs.find((j) => j.name === t.job);
-    const s = job?.kind === 'serp' ? autoDepthOf(job) : undefined;
-    const seen = t.auto?.seen ?? [];
-    const deepest = s && seen.length > 0 ? Math.max(...seen.map((x) => reachOf(x.domain, s))) : (s?.max_depth ?? 100);
-    if (deepest <= depth) continue;
-    add(
-      'auto:escalation',
-      escalationRate,
-      deepest,
-      unit === null ? null : escalationRate * unit * taskUnits(t.endpoint.api, { depth: deepest }),
-    );
+    if (t.depthReason !== 'auto:seen') continue;
+    seenTasks++;
+    const deepest = reachOfTask(t, jobs);
+    if (deepest > depth) room.push({ t, deepest, unit });
   }
+  const each = room.length === 0 ? 0 : Math.min(1, (escalationRate * seenTasks) / room.length);
+  for (const { t, deepest, unit } of room)
+    if (each > 0) add('auto:escalation', each, deepest, unit === null ? null : each * unit * taskUnits(t.endpoint.api, { depth: deepest }));
   return DEPTH_REASONS.filter((r) => lines.has(r)).map((reason) => {
     const l = lines.get(reason)!;
     return { reason, tasks: Math.round(l.tasks), depth: Math.round(l.depthSum / Math.max(1e-9, l.tasks)), cny: l.cny };
   });
+}
+
+/** The deepest an `auto:seen` task's escalation can buy: the reach of its seen domains (max_depth for your own). */
+function reachOfTask(t: Plan['tasks'][number], jobs: readonly AnyJob[]): number {
+  const job = jobs.find((j) => j.name === t.job);
+  const s = job?.kind === 'serp' ? autoDepthOf(job) : undefined;
+  const seen = t.auto?.seen ?? [];
+  return s && seen.length > 0 ? Math.max(...seen.map((x) => reachOf(x.domain, s))) : (s?.max_depth ?? 100);
 }

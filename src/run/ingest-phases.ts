@@ -207,7 +207,7 @@ async function compactDamageChecked(ctx: RunContext): Promise<void> {
   }
   // Damaged files found by the compactions during collection (load-batcher.ts) left their tasks in
   // task_refetches too: fetched again here with these.
-  const pending = compacted.damaged.some((d) => d.refetch.length > 0) || (await runQueries.damagedRefetchesPending(wh)) > 0;
+  const pending = compacted.damaged.some((d) => d.refetch.length > 0) || (await runQueries.damagedRefetchesPending(wh, ctx.runId)) > 0;
   if (!pending || ctx.o.signal?.aborted) return;
   try {
     const r = await refetchFixed({

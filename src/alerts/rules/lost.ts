@@ -7,6 +7,6 @@ export const lost = rankRule({
   ),
   check: (o) =>
     o.rank === null && o.previousRank !== null && o.depth !== null && o.previousRank <= o.depth
-      ? { threshold: 'true', what: 'is no longer ranked' }
+      ? { threshold: 'true', what: o.depth >= 100 ? 'is no longer ranked' : `is no longer ranked within the ${o.depth} looked at` }
       : null,
 });

@@ -82,8 +82,8 @@ export const autoDepthSchema = z
       .min(10, 'at least 10')
       .max(700, 'at most 700')
       .multipleOf(10, 'a multiple of 10')
-      .default(AUTO_DEPTH_DEFAULTS.competitor_depth)
-      .describe('How deep the competitors are followed between sweeps (default 30, at most max_depth).'),
+      .optional()
+      .describe('How deep the competitors are followed between sweeps (default 30, or max_depth when that is less).'),
   })
   .optional()
   .describe(
@@ -92,7 +92,9 @@ export const autoDepthSchema = z
 
 /** The settings of an `auto` job, defaults filled. */
 export function autoDepthOf(job: { auto_depth?: Partial<AutoDepth> | undefined }): AutoDepth {
-  return { ...AUTO_DEPTH_DEFAULTS, ...job.auto_depth };
+  const s = { ...AUTO_DEPTH_DEFAULTS, ...job.auto_depth };
+  // Not written: 30, or max_depth when that is less (written deeper than max_depth is refused).
+  return { ...s, competitor_depth: job.auto_depth?.competitor_depth ?? Math.min(AUTO_DEPTH_DEFAULTS.competitor_depth, s.max_depth) };
 }
 
 /** `depth: auto` needs tracked domains (at most 10) and an organic SERP; `auto_depth` needs `depth: auto`. */

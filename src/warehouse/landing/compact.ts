@@ -48,7 +48,8 @@ export async function compactRaw(
     const files = [...new Set(members.map((m) => m.file))];
     if (files.length < 2) continue;
     const parts = await inChunks(files, (f) => readFile(join(wh.dir, f)));
-    const seg = `${key}.seg-${members[0]!.call_id.slice(0, 8)}.ndjson.gz`;
+    // Named by its first call, whole: a call is in one segment, so no segment is ever written over another.
+    const seg = `${key}.seg-${members[0]!.call_id}.ndjson.gz`;
     await writeDurably(join(wh.dir, seg), Buffer.concat(parts));
     const offsets: bigint[] = [];
     let offset = 0n;

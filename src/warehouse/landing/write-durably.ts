@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { open, rename } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { FILE_MODE, ownerOnlyDir } from '../owner-only.js';
 
@@ -12,6 +12,10 @@ export async function writeDurably(file: string, data: Uint8Array): Promise<void
   TEMPS_IN_FLIGHT.add(resolve(tmp));
   try {
     await writeTemp(file, tmp, data);
+  } catch (err) {
+    // A write that failed (a full disk, a rename refused) leaves no temp behind to fill the disk further.
+    await rm(tmp, { force: true }).catch(() => {});
+    throw err;
   } finally {
     TEMPS_IN_FLIGHT.delete(resolve(tmp));
   }

@@ -192,10 +192,12 @@ export const runQueries = {
     return wh.all(`SELECT tag, task_id, state, depth_reason FROM tasks WHERE run_id = $1 AND depth_reason IS NOT NULL ORDER BY tag`, [runId]);
   },
 
-  /** Tasks of damaged raw files put to be fetched again (task_refetches, setAsideDamaged) and not fetched yet. */
-  async damagedRefetchesPending(wh: Warehouse): Promise<number> {
+  /** Tasks of a run whose raw files were found damaged and that are still to be fetched again (task_refetches, setAsideDamaged). */
+  async damagedRefetchesPending(wh: Warehouse, runId: string): Promise<number> {
     const [r] = await wh.all<{ n: number }>(
-      `SELECT count(*)::INT AS n FROM task_refetches WHERE refetched_at IS NULL AND date_fixed LIKE 'raw damaged %'`,
+      `SELECT count(*)::INT AS n FROM task_refetches
+       WHERE refetched_at IS NULL AND date_fixed LIKE 'raw damaged %' AND task_id IN (SELECT task_id FROM tasks WHERE run_id = $1)`,
+      [runId],
     );
     return r?.n ?? 0;
   },

@@ -65,6 +65,11 @@ describe('rank rules', () => {
     expect(
       rulesOf(evaluateRankRules([obs({ rank: null, url: null, previousRank: 4, depth: 5 })], { leaves_top: 10, lost: true }, ctx)),
     ).toEqual(['lost']);
+    // Lost from a look of 100 is "no longer ranked"; from a shallower one (a competitor followed to 30), within what was looked at.
+    expect(gone.find((a) => a.rule === 'lost')!.message).toContain('is no longer ranked for');
+    const past30 = evaluateRankRules([obs({ rank: null, url: null, previousRank: 28, depth: 30 })], { lost: true }, ctx);
+    expect(past30[0]!.message).toContain('is no longer ranked within the 30 looked at for');
+    expect(past30[0]!.after).toBe('beyond 30');
   });
 
   it('says nothing about a first check or an empty page (a failed check)', () => {

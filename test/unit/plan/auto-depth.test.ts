@@ -117,6 +117,14 @@ describe('depth: auto rules', () => {
         {},
       ),
     ).toThrow(/competitor_depth 60 is deeper than max_depth 50/);
+    // Not written, competitor_depth follows a max_depth below its default of 30.
+    const shallow = parsePipeline(
+      yaml('    depth: auto\n    track_domains: [a.example]\n    auto_depth: { max_depth: 20 }\n'),
+      'a.yaml',
+      {},
+    );
+    const job = shallow.jobs[0]!;
+    expect(job.kind === 'serp' && autoDepthOf(job)).toMatchObject({ max_depth: 20, competitor_depth: 20 });
     const p = parsePipeline(yaml('    depth: auto\n    auto_depth: { margin: 0 }\n    track_domains: [a.example]\n'), 'a.yaml', {});
     const a = planPipeline(p, 'run-1', undefined, history(100, [{ domain: 'a.example', rank: 5 }]));
     const b = planPipeline(p, 'run-1', undefined, history(100, []));
@@ -156,7 +164,12 @@ jobs:
       ['k three', 30],
     ]);
     const lines = depthReasonLines(plan, [{ endpointId: plan.tasks[0]!.endpoint.id, cnyPerTask: 1, source: 'rates' }], p.jobs, 0.5);
-    // k one may escalate to 100, k two to 30; k three is at its competitor's 30 already.
-    expect(lines.find((l) => l.reason === 'auto:escalation')).toMatchObject({ tasks: 1, depth: 65 });
+    // Half of the 3 seen tasks escalated on past nights: 1.5 expected tonight, spread over the two that
+    // can (k one to 100, k two to its competitor's 30); k three is at 30 already.
+    expect(lines.find((l) => l.reason === 'auto:escalation')).toMatchObject({ tasks: 2, depth: 65 });
+    // A rate of 1 over tasks of which only two have room: at most one escalation each.
+    expect(depthReasonLines(plan, [{ endpointId: plan.tasks[0]!.endpoint.id, cnyPerTask: 1, source: 'rates' }], p.jobs, 1)).toContainEqual(
+      expect.objectContaining({ reason: 'auto:escalation', tasks: 2, depth: 65 }),
+    );
   });
 });
