@@ -55,7 +55,7 @@ const LINGER_MS = 3000;
  * agency's size the night's end otherwise joins some 100,000 small files at once, after the
  * last postback, while the two cores sat half idle during the rate-limited posting.
  */
-const COMPACT_EVERY = 5000;
+const COMPACT_EVERY = 2000;
 
 export interface TaskLoaderOptions {
   /** The collection's registry of tasks in flight, where the loader moves what it is handed and loads; a new one by default. */
@@ -71,7 +71,7 @@ export interface TaskLoaderOptions {
   checkpointBytes?: number;
   /**
    * Loaded callbacks after which their landed files are joined into segments (compactRaw with
-   * those files) before the next load (default 5,000; 0: never, the run's end compacts them).
+   * those files) before the next load (default 2,000; 0: never, the run's end compacts them).
    */
   compactEvery?: number;
 }
