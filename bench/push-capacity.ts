@@ -21,11 +21,13 @@
 // over the same span (sampled every 100 ms), split into its main thread and the rest (DuckDB,
 // libuv's pool, GC), with the emulator's process beside it (read from /proc). "Every answer within 10 s": the emulator's own
 // callback timeout (10 s at time scale 1) failed none (`callbacks failed` below is 0).
-// Figures, not assertions; the load average is printed beside them.
+// The run's event loop delay (p50, p99, max) says how long a turn of its main thread kept the postbacks
+// waiting. Figures, not assertions; the load average is printed beside them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { parsePipeline } from '../src/config/index.js';
 import { runPipeline } from '../src/run/index.js';
@@ -68,6 +70,9 @@ const sb = await spawnEmulator({
 const dir = await mkdtemp(join(tmpdir(), 'pipeline-push-capacity-'));
 const cpu = cpuSampler();
 const threads = threadSampler(sb.pid);
+// How long the run's main thread kept a turn: a postback waits for the turn before it to end.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 try {
   const started = performance.now();
   const summary = await runPipeline({
@@ -81,6 +86,7 @@ try {
     collectTimeoutMs: 60 * 60_000,
   });
   const wallS = (performance.now() - started) / 1000;
+  loopDelay.disable();
   cpu.stop();
   threads.stop();
   const end = await sb.stop();
@@ -122,6 +128,10 @@ try {
   );
   console.log(
     `  CPU s per 1,000 over the span: run process ${perK(cpuS)} (main thread ${perK(split.main)}, other threads ${perK(split.others)}), emulator ${perK(split.child)}`,
+  );
+  const ms = (ns: number) => (ns / 1e6).toFixed(1);
+  console.log(
+    `  the run's event loop delay over the run: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms`,
   );
   console.log(`  load average before ${loadBefore}, after ${await loadAverage()}`);
   console.log(`collect.push_capacity_per_s ${(span.collected / spanS).toFixed(0)}`);
