@@ -115,6 +115,8 @@ export interface SandboxOptions {
    * measures the receiver, not the sender). Default false.
    */
   prebuildPostbacks?: boolean;
+  /** Tasks whose built result the emulator holds (task-store.ts RESULTS_KEPT, 1,000); older ones are built again when needed. */
+  resultsKept?: number;
   /**
    * A folder where the emulator keeps its state (tasks, their progress, balance, the calls it
    * charged) and reads it back when started again, so a process that ends does not take the
@@ -227,7 +229,7 @@ function buildWorld(opts: SandboxOptions, settings: ReturnType<typeof checkedSet
     account: restored
       ? new SandboxAccount(restored.balanceUnits, restored.totalUnits)
       : new SandboxAccount(parseCny(opts.balanceCny ?? '1000.0000')),
-    store: new TaskStore({ tracked: opened !== undefined }),
+    store: new TaskStore({ tracked: opened !== undefined, ...(opts.resultsKept === undefined ? {} : { resultsKept: opts.resultsKept }) }),
     log: [],
     faults: new FaultInjector(profile, seed, opts.faultPaths),
     stats: new AdminStats(),

@@ -17,7 +17,6 @@ export interface PostbackBody {
 
 /** A body built ahead of its send, and what it was built from (to tell whether it still holds). */
 interface Prebuilt extends PostbackBody {
-  result: unknown;
   resultAtMs: number | undefined;
   costMicros: number;
   format: ResultFormat | undefined;
@@ -68,8 +67,7 @@ function resultMoment(task: StoredTask, nowMs: number): number {
  * the emulator's idle turns (one a turn), as the service will send it when the task is done:
  * its result for the moment it is done, its net cost after the depth refund (the refund
  * itself still moves the balance only when the task is done). At the send, that body is sent if the task still answers the same
- * (same result, moment, cost, format and encoding: a re-parse due by then or another reading
- * builds it anew), so a bench measures the receiver, not the emulator's result building and
+ * (same moment of its result, cost, format and encoding: a re-parse due by then builds it anew), so a bench measures the receiver, not the emulator's result building and
  * gzip. A body not built by its send is built then.
  */
 export class PostbackBodies {
@@ -118,7 +116,6 @@ export class PostbackBodies {
     }
     this.#ahead.set(task, {
       ...built,
-      result: shadow.result,
       resultAtMs: shadow.resultAtMs,
       costMicros: shadow.netCostMicros ?? shadow.costMicros,
       format: getterOf(task)?.format,
@@ -133,8 +130,9 @@ export class PostbackBodies {
     const ahead = this.#ahead.get(task);
     if (ahead) {
       completeTask(w.seed, task, w.account, w.readings);
+      // A result is a function of the seed, the task and its moment: one the store let go and
+      // built again (task-store.ts RESULTS_KEPT) is the same result, so the moment is compared.
       if (
-        ahead.result === task.result &&
         ahead.resultAtMs === resultMoment(task, nowMs) &&
         ahead.costMicros === (task.netCostMicros ?? task.costMicros) &&
         ahead.format === getterOf(task)?.format &&

@@ -185,4 +185,33 @@ describe('sandbox: postback bodies built ahead (prebuildPostbacks)', () => {
     expect(sent[1]).toEqual(sent[0]);
     expect(sent[0]!.after).not.toBe(sent[0]!.charged); // seven words: fewer than 100 organic results, so the unused depth is refunded
   });
+
+  it("sends a body built ahead even when the store let its task's result go meanwhile (built again, the same)", async () => {
+    const bodies: unknown[][] = [];
+    for (const prebuildPostbacks of [false, true]) {
+      const rx = await receiver();
+      const { call, advance, sb } = await harness({ admin: true, prebuildPostbacks, resultsKept: 1, callbackConcurrency: 1 });
+      const keywords = ['garden shed plans', 'cheap garden shed', 'garden shed kits'];
+      await call('POST', `${SERP}/task_post`, {
+        key: LIVE_KEY,
+        body: keywords.map((k) => serpTask(k, { depth: 100, postback_url: `${rx.url}/post/$id`, postback_data: 'advanced' })),
+      });
+      // Not done yet: the bodies are built ahead in the emulator's idle turns meanwhile, one a turn.
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+      advance(300);
+      // A call completes every task that is due (charged deeper than 10, they may be refunded), and the store
+      // keeps one result: the others are let go before their postbacks go.
+      await call('GET', `${SERP}/tasks_ready`);
+      await sb.flushCallbacks();
+      const stats = (await (await fetch(`${sb.url}/__admin/stats`)).json()) as { postback_bodies: unknown };
+      expect(stats.postback_bodies).toEqual(prebuildPostbacks ? { prebuilt: 3, built_at_send: 0 } : { prebuilt: 0, built_at_send: 3 });
+      const tasks = rx.seen.map((s) => s.json.tasks[0]);
+      bodies.push(
+        tasks
+          .map((t) => ({ keyword: t.data.keyword, result: t.result, cost: t.cost }))
+          .sort((a, b) => String(a.keyword).localeCompare(String(b.keyword))),
+      );
+    }
+    expect(bodies[1]).toEqual(bodies[0]);
+  });
 });
