@@ -1,6 +1,6 @@
 import { taskUnits } from '../catalog/index.js';
 import { autoDepthOf, type AnyJob } from '../jobs/index.js';
-import { DEPTH_REASONS, reachOf, type DepthReason } from './auto-depth.js';
+import { DEPTH_REASONS, escalationDepth, type DepthReason } from './auto-depth.js';
 import type { Plan } from './plan.js';
 import type { TaskPrice } from './price.js';
 
@@ -52,8 +52,10 @@ export function depthReasonLines(
     add(t.depthReason!, 1, depth, unit === null ? null : unit * taskUnits(t.endpoint.api, t.spec));
     if (t.depthReason !== 'auto:seen') continue;
     seenTasks++;
-    const deepest = reachOfTask(t, jobs);
-    if (deepest > depth) room.push({ t, deepest, unit });
+    // The deepest its escalation can buy: as if every domain seen at the last check were gone tonight.
+    const job = jobs.find((j) => j.name === t.job);
+    const deepest = job?.kind === 'serp' && t.auto ? escalationDepth(t.auto, autoDepthOf(job), new Set()) : 0;
+    if (deepest > 0) room.push({ t, deepest, unit });
   }
   const each = room.length === 0 ? 0 : Math.min(1, (escalationRate * seenTasks) / room.length);
   for (const { t, deepest, unit } of room)
@@ -62,12 +64,4 @@ export function depthReasonLines(
     const l = lines.get(reason)!;
     return { reason, tasks: Math.round(l.tasks), depth: Math.round(l.depthSum / Math.max(1e-9, l.tasks)), cny: l.cny };
   });
-}
-
-/** The deepest an `auto:seen` task's escalation can buy: the reach of its seen domains (max_depth for your own). */
-function reachOfTask(t: Plan['tasks'][number], jobs: readonly AnyJob[]): number {
-  const job = jobs.find((j) => j.name === t.job);
-  const s = job?.kind === 'serp' ? autoDepthOf(job) : undefined;
-  const seen = t.auto?.seen ?? [];
-  return s && seen.length > 0 ? Math.max(...seen.map((x) => reachOf(x.domain, s))) : (s?.max_depth ?? 100);
 }
