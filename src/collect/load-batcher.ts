@@ -272,7 +272,7 @@ export class TaskLoader {
     this.#loadedCallbacks = 0;
     const files = whole.map((f) => relative(this.#wh.dir, f));
     try {
-      const done = await compactRaw(this.#wh, { at: this.#now(), files });
+      const done = await compactRaw(this.#wh, { at: this.#now(), files, runId: this.#runId });
       this.totals.segments += done.segments;
       this.totals.damaged.push(...done.damaged);
     } catch (err) {

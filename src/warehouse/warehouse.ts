@@ -177,6 +177,10 @@ export class Warehouse {
           DuckDBInstance.create(join(root, 'warehouse.duckdb'), {
             memory_limit: memoryLimit,
             checkpoint_threshold: CHECKPOINT_THRESHOLD,
+            // DuckDB's allocator (jemalloc) hands freed pages back to the system from threads of
+            // its own, rather than only when a thread that freed them allocates again: a night's
+            // loads and checkpoints free hundreds of MB at a time (docs/performance.md).
+            allocator_background_threads: 'true',
           }),
         { file: join(root, 'warehouse.duckdb'), onWait: o.onWait, ...(o.waitSeconds === undefined ? {} : { waitSeconds: o.waitSeconds }) },
       );

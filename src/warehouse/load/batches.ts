@@ -110,10 +110,18 @@ const SMALL_FILE_BYTES = 1 << 20;
 /**
  * Whether a batch is read as gzip straight from its landed files (in pieces, intoPieces) rather
  * than inflated into one plain scratch file: when it holds less than `readDirectBelow` bytes, or
- * only small files. Never when `readDirectBelow` is 0 (the reload from plain text after a short
- * read, ShortRead).
+ * only small files, or when at most one table of its kind reads the bodies (`bodyReaders`; the
+ * others read the heads, raw_heads). Never when `readDirectBelow` is 0 (the reload from plain
+ * text after a short read, ShortRead).
+ *
+ * Inflating once pays only when several tables read the same bodies (a reindexed warehouse, with
+ * no heads): each read of gzip inflates it again. One reader inflates the pieces once either way,
+ * on DuckDB's threads, one piece each; inflating first added Node's inflate and the write and
+ * read of the plain text (about 300 MB for a million generic items): 0.3 to 0.4 s of CPU of a
+ * 2.0 to 2.5 s load (docs/warehouse.md, "Load path, and why").
  */
-export function readsDirect(batch: readonly { size: number }[], readDirectBelow: number): boolean {
+export function readsDirect(batch: readonly { size: number }[], readDirectBelow: number, bodyReaders = 2): boolean {
   if (readDirectBelow <= 0) return false;
+  if (bodyReaders <= 1) return true;
   return batch.reduce((s, { size }) => s + size, 0) < readDirectBelow || batch.every(({ size }) => size < SMALL_FILE_BYTES);
 }

@@ -104,7 +104,7 @@ async function loadBatch(
   run: Loading,
 ): Promise<void> {
   const landed = batch.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
-  const direct = readsDirect(batch, run.batches.readDirectBelow);
+  const direct = readsDirect(batch, run.batches.readDirectBelow, kind.reads.filter((r) => !r.heads).length);
   // Read as gzip from the landed files (and pieces cut from them), or from one plain scratch file.
   const read: { files: string[]; scratch: string[]; gzip: boolean } = { files: [], scratch: [], gzip: direct };
   try {

@@ -69,6 +69,14 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
     expect(readsDirect(night.slice(0, 10), 0)).toBe(false); // the reload from plain text after a short read
   });
 
+  it('reads even a large segment from the landed files when at most one table of its kind reads the bodies (the others read the heads)', () => {
+    const segment = [{ size: 80 << 20 }];
+    expect(readsDirect(segment, 8 << 20, 1)).toBe(true); // serp_items reads the bodies, serp_results the heads
+    expect(readsDirect(segment, 8 << 20, 0)).toBe(true); // every table reads the heads
+    expect(readsDirect(segment, 8 << 20, 2)).toBe(false); // a reindexed warehouse: both tables parse the bodies, inflated once
+    expect(readsDirect(segment, 0, 1)).toBe(false); // the reload from plain text after a short read, whatever reads it
+  });
+
   it('batches files in order up to a byte budget, a larger file alone', () => {
     const xs = [5, 5, 20, 1, 1, 1, 9].map((size, i) => ({ i, size }));
     expect(byteBatches(xs, 10).map((b) => b.map((x) => x.i))).toEqual([[0, 1], [2], [3, 4, 5], [6]]);
