@@ -11,6 +11,7 @@ import { fromMicros, toMicros } from '../../src/post/money.js';
 import { preflightJobs } from '../../src/run/preflight.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { withWarehouse } from '../../src/warehouse/index.js';
+import { tsChildArgs } from './ts-child.js';
 
 /** A fresh warehouse folder per test, removed afterwards. */
 export async function tempDir(prefix = 'pipeline-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
@@ -58,12 +59,12 @@ export async function warmReferenceLists(warehouseDir: string, pipeline: Pipelin
 }
 
 /**
- * Runs `script` (TypeScript, in a child process) until its stdout holds `marker`, then kills it
+ * Runs `script` (TypeScript, in a child process: `tsChildArgs`) until its stdout holds `marker`, then kills it
  * with SIGKILL there: a crash at a known point. Rejects when the child ends on its own.
  */
 export function killWhenSaid(script: string, args: string[], env: NodeJS.ProcessEnv, marker: string): Promise<{ said: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, tsChildArgs(script, args), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let said = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsChildArgs } from './ts-child.js';
 
 /** The kill matrix's child: one `pipeline run` that kills itself where PIPELINE_TEST_KILL_AT says. */
 const KILL_CHILD = fileURLToPath(new URL('./run-kill-matrix-child.ts', import.meta.url));
@@ -16,7 +17,7 @@ const KILL_CHILD = fileURLToPath(new URL('./run-kill-matrix-child.ts', import.me
  */
 export function killedAt(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', KILL_CHILD, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, tsChildArgs(KILL_CHILD, args), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += String(c)));
     child.stderr.on('data', (c: Buffer) => (out += String(c)));

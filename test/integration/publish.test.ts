@@ -12,6 +12,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { loadLanded, publish, replay, Warehouse, withWarehouse } from '../../src/warehouse/index.js';
 import { publishedTables } from '../../src/warehouse/publish/published-tables.js';
 import { silentLogger, tempDir } from './helpers.js';
+import { tsChildArgs } from './ts-child.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHILD = join(ROOT, 'test/integration/publish-child.ts');
@@ -32,7 +33,7 @@ function nightClock(day: string) {
 
 /** A child of publish-child.ts, with its stdout lines. */
 function child(args: string[]): { p: ChildProcessWithoutNullStreams; line: (match?: RegExp) => Promise<string> } {
-  const p = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: ROOT, stdio: 'pipe' });
+  const p = spawn(process.execPath, tsChildArgs(CHILD, args), { cwd: ROOT, stdio: 'pipe' });
   const lines: string[] = [];
   const waiters: (() => void)[] = [];
   let buf = '';

@@ -23,13 +23,25 @@ export interface PlanOptions {
 
 const FP = `count(*)::VARCHAR || ':' || coalesce(sum(hash(t))::VARCHAR, '0')`;
 
-async function publishedParts(wh: Warehouse, table: string): Promise<Map<string, string | null>> {
-  const rows = await wh.all<{ p: string; f: string | null }>(
-    `SELECT DISTINCT part::VARCHAR AS p, NULL AS f FROM publish_files WHERE table_name = $1 AND part NOT IN (SELECT part FROM publish_parts WHERE table_name = $1)
-     UNION ALL SELECT part::VARCHAR, fingerprint FROM publish_parts WHERE table_name = $1`,
-    [table],
+/**
+ * What the manifest holds, read once for every table: per table, its published partitions with
+ * their fingerprint (compared and whole tables) or null (partitions of files with no fingerprint).
+ * A table with no entry was never published. One query, not three per table: the list of
+ * tables is long (every declared table and mart) and most have nothing published.
+ */
+async function publishedPartsByTable(wh: Warehouse): Promise<Map<string, Map<string, string | null>>> {
+  const rows = await wh.all<{ t: string; p: string; f: string | null }>(
+    `SELECT DISTINCT f.table_name AS t, f.part::VARCHAR AS p, NULL AS f FROM publish_files AS f
+     WHERE NOT EXISTS (SELECT 1 FROM publish_parts AS x WHERE x.table_name = f.table_name AND x.part = f.part)
+     UNION ALL SELECT table_name, part::VARCHAR, fingerprint FROM publish_parts`,
   );
-  return new Map(rows.map((r) => [r.p, r.f]));
+  const out = new Map<string, Map<string, string | null>>();
+  for (const r of rows) {
+    let parts = out.get(r.t);
+    if (!parts) out.set(r.t, (parts = new Map()));
+    parts.set(r.p, r.f);
+  }
+  return out;
 }
 
 async function allParts(wh: Warehouse, t: PublishedTable): Promise<string[]> {
@@ -37,8 +49,8 @@ async function allParts(wh: Warehouse, t: PublishedTable): Promise<string[]> {
 }
 
 /** Every partition rewritten: the table's own and those published before (which may have emptied). */
-async function rebuildAll(wh: Warehouse, t: PublishedTable): Promise<PartChange[]> {
-  const parts = new Set([...(await allParts(wh, t)), ...(await publishedParts(wh, t.name)).keys()]);
+async function rebuildAll(wh: Warehouse, t: PublishedTable, published: ReadonlyMap<string, string | null>): Promise<PartChange[]> {
+  const parts = new Set([...(await allParts(wh, t)), ...published.keys()]);
   return [...parts].map((part) => ({ table: t.name, part, mode: 'rewrite' }));
 }
 
@@ -68,8 +80,13 @@ async function runChanges(wh: Warehouse, t: PublishedTable, runIds: readonly str
  * Partitions in scope whose fingerprint differs from the published one (all of them with
  * `force`), and published ones in scope that have no rows any more.
  */
-async function comparedChanges(wh: Warehouse, t: PublishedTable, fullScope: boolean, force: boolean): Promise<PartChange[]> {
-  const published = await publishedParts(wh, t.name);
+async function comparedChanges(
+  wh: Warehouse,
+  t: PublishedTable,
+  published: ReadonlyMap<string, string | null>,
+  fullScope: boolean,
+  force: boolean,
+): Promise<PartChange[]> {
   const last = !fullScope && t.since === 'lastPublished' && published.size > 0 ? [...published.keys()].sort().at(-1)! : undefined;
   const scope = last ? t.parts.since(last) : 'true';
   const now = await wh.all<{ p: string; f: string }>(`SELECT (${t.parts.expr})::VARCHAR AS p, ${FP} AS f FROM ${ident(t.name)} AS t WHERE ${scope} GROUP BY 1`);
@@ -84,9 +101,8 @@ async function comparedChanges(wh: Warehouse, t: PublishedTable, fullScope: bool
 }
 
 /** A small table with no date: one partition under the run date, rewritten when its fingerprint moved. */
-async function wholeChanges(wh: Warehouse, t: PublishedTable, force: boolean): Promise<PartChange[]> {
+async function wholeChanges(wh: Warehouse, t: PublishedTable, published: ReadonlyMap<string, string | null>, force: boolean): Promise<PartChange[]> {
   const [now] = await wh.all<{ p: string; f: string }>(`SELECT (${t.parts.expr})::VARCHAR AS p, ${FP} AS f FROM ${ident(t.name)} AS t`);
-  const published = await publishedParts(wh, t.name);
   const same = published.size === 1 && [...published.values()][0] === now!.f;
   if (same && !force) return [];
   const out: PartChange[] = [...published.keys()].filter((p) => p !== now!.p).map((part) => ({ table: t.name, part, mode: 'drop' as const }));
@@ -100,12 +116,14 @@ async function wholeChanges(wh: Warehouse, t: PublishedTable, force: boolean): P
  */
 export async function planChanges(wh: Warehouse, tables: readonly PublishedTable[], runIds: readonly string[], fullModels: ReadonlySet<string>, o: PlanOptions): Promise<PartChange[]> {
   const out: PartChange[] = [];
+  const manifest = await publishedPartsByTable(wh);
   for (const t of tables) {
     const rebuild = o.rebuild === 'all' || o.rebuild.has(t.name);
-    const never = (await wh.all(`SELECT 1 FROM publish_files WHERE table_name = $1 UNION ALL SELECT 1 FROM publish_parts WHERE table_name = $1 LIMIT 1`, [t.name])).length === 0;
-    if (t.tracking === 'whole') out.push(...(await wholeChanges(wh, t, rebuild)));
-    else if (t.tracking === 'compared') out.push(...(await comparedChanges(wh, t, rebuild || never || fullModels.has(t.name), rebuild)));
-    else if (rebuild || never) out.push(...(await rebuildAll(wh, t)));
+    const published = manifest.get(t.name) ?? new Map<string, string | null>();
+    const never = published.size === 0;
+    if (t.tracking === 'whole') out.push(...(await wholeChanges(wh, t, published, rebuild)));
+    else if (t.tracking === 'compared') out.push(...(await comparedChanges(wh, t, published, rebuild || never || fullModels.has(t.name), rebuild)));
+    else if (rebuild || never) out.push(...(await rebuildAll(wh, t, published)));
     else if (t.tracking === 'loaded') out.push(...(await loadedChanges(wh, t)));
     else out.push(...(await runChanges(wh, t, runIds)));
   }

@@ -56,6 +56,12 @@ async function filesOf(parquetDir: string, table: string): Promise<string[]> {
   return entries.filter((e) => e.isFile() && e.name.endsWith('.parquet')).map((e) => relative(parquetDir, join(e.parentPath, e.name)));
 }
 
+/** The files the manifest names for `tables` (paths under `parquet/`), in one query. */
+async function manifestFiles(wh: Warehouse, tables: readonly string[]): Promise<Set<string>> {
+  const rows = await wh.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name IN (SELECT unnest($1::JSON::VARCHAR[]))`, [JSON.stringify(tables)]);
+  return new Set(rows.map((r) => r.f));
+}
+
 function compactAtDefault(): number {
   const n = Number(process.env.PIPELINE_PUBLISH_COMPACT_FILES);
   return Number.isInteger(n) && n >= 1 ? n : 8;
@@ -155,8 +161,8 @@ export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<Pu
     // Files of a table published for the first time (or rebuilt) that no manifest names: an
     // older tool's full export, a lost manifest. They go, so the folder holds only the manifest's.
     const named = new Set((await wh.all<{ f: string }>(`SELECT file AS f FROM publish_journal WHERE seq = $1 AND action = 'remove'`, [seq])).map((r) => r.f));
+    const known = fresh.length === 0 ? new Set<string>() : await manifestFiles(wh, fresh);
     for (const table of fresh) {
-      const known = new Set((await wh.all<{ f: string }>(`SELECT file AS f FROM publish_files WHERE table_name = $1`, [table])).map((r) => r.f));
       for (const f of await filesOf(wh.parquetDir, table)) if (!known.has(f) && !named.has(f)) await wh.run(`INSERT INTO publish_journal VALUES ($1, 'remove', $2, NULL)`, [seq, f]);
     }
     for (const f of staged.files) {
