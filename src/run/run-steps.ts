@@ -1,6 +1,5 @@
 import { alertStep, type AlertOutcome } from '../alerts/index.js';
-import type { RunStep, RunStore, StepRecord, Warehouse } from '../warehouse/index.js';
-import { collectGarbage } from './collect-garbage.js';
+import { collectGarbage, type RunStep, type RunStore, type StepRecord, type Warehouse } from '../warehouse/index.js';
 import { ingestStep, type IngestOutcome } from './ingest-step.js';
 import { killPoint } from './kill-point.js';
 import { lakeStep, lakeSynced } from './lake-step.js';

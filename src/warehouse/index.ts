@@ -11,6 +11,7 @@ export * from './alerts-table.js';
 export * from './bulk.js';
 export * from './columns.js';
 export * from './depth-reads.js';
+export * from './collect-garbage.js';
 export * from './held-rows.js';
 export * from './ledger.js';
 export * from './schema-doc.js';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { CallbackLanding, type LandedCallback } from '../../../src/collect/land-callback.js';
 import { TaskLoader } from '../../../src/collect/load-batcher.js';
 import { heldRowsBound, heldRowsBytes, type Warehouse } from '../../../src/warehouse/index.js';
@@ -119,10 +120,21 @@ describe('TaskLoader compacts loaded callbacks as the night goes on (real DuckDB
     expect([a1!.filePeers, a2!.filePeers, b1!.filePeers, c1!.filePeers]).toEqual([2, 2, 1, 1]);
     expect(a1!.file).toBe(a2!.file);
     const loader = new TaskLoader(wh, 'run-1', () => new Date(), { minBatch: 3, lingerMs: 60_000, compactEvery: 2 });
+    // The heap's garbage goes with each compaction: a forced full collection (collectGarbage).
+    const forced: number[] = [];
+    const gcs = new PerformanceObserver((l) => {
+      for (const e of l.getEntries())
+        if (((e as unknown as { detail?: { flags?: number } }).detail?.flags ?? 0) & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED)
+          forced.push(1);
+    });
+    gcs.observe({ entryTypes: ['gc'] });
     for (const c of [a1!, b1!, c1!]) loader.landed(c);
     while (loader.totals.collected < 3) await loader.changed(5000);
     // b1's and c1's files joined; a1's waits for a2, which comes later and is indexed by its file's name.
     expect(loader.totals.segments).toBe(1);
+    await new Promise((r) => setTimeout(r, 50)); // gc entries are delivered after the collection
+    gcs.disconnect();
+    expect(forced.length).toBeGreaterThan(0);
     let files = await filesOf();
     expect(files.get(ID(3))).toMatch(/\.seg-/);
     expect(files.get(ID(4))).toBe(files.get(ID(3)));

@@ -1,6 +1,6 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { collectGarbage } from '../../../src/run/collect-garbage.js';
+import { collectGarbage } from '../../../src/warehouse/index.js';
 
 describe('collectGarbage', () => {
   it('collects what nothing references any more, and keeps what is still referenced', async () => {
