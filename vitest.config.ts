@@ -11,12 +11,11 @@ export default defineConfig({
     // DuckDB files and loopback servers: keep the two cores for the tests themselves.
     pool: 'forks',
     maxWorkers: 2,
-    // A worker runs its files one after another in one process, each file importing the modules
-    // it needs once for the worker rather than once per file: a fresh process and module graph per
-    // file cost about 0.65 s of CPU a file (measured on 61 files: 164 s of CPU isolated, 124 s not),
-    // over 2 minutes of the suite's CPU on two cores. Every test still makes its own warehouse,
-    // emulator and temp folder; those that set an environment variable put it back.
-    isolate: false,
+    // Each file in a fresh process (vitest's default `isolate`). Tried without (`isolate: false`,
+    // 2026-11-28): the imports fell from 82.8 s to 10.7 s of the suite, but the tests' own time
+    // rose from 973 s to 1,075 s (likely: a worker's heap grows over its files, and each
+    // in-process night's full collections between steps, collectGarbage, walk all of it): 549 s
+    // in CI against 551, for files that no longer start clean. Not kept.
     reporters: ['default', 'json'],
     outputFile: { json: '.tmp/vitest-report.json' },
   },
