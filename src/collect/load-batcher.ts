@@ -75,8 +75,6 @@ export interface TaskLoaderOptions {
    * those files) before the next load (default 2,000; 0: never, the run's end compacts them).
    */
   compactEvery?: number;
-  /** A full collection of the JavaScript heap after each of those compactions (collectGarbage; default true). */
-  collectGarbage?: boolean;
 }
 
 /**
@@ -112,7 +110,6 @@ export class TaskLoader {
   readonly #batches: GroupCommit<Item>;
   readonly #checkpointBytes: number;
   readonly #compactEvery: number;
-  readonly #collectGarbage: boolean;
   /** Files of loaded callbacks not compacted yet, with how many of their callbacks are loaded. */
   #loadedFiles = new Map<string, { loaded: number; peers: number }>();
   #loadedCallbacks = 0;
@@ -125,7 +122,6 @@ export class TaskLoader {
     this.#now = now;
     this.#checkpointBytes = opts.checkpointBytes ?? heldRowsBound();
     this.#compactEvery = opts.compactEvery ?? COMPACT_EVERY;
-    this.#collectGarbage = opts.collectGarbage ?? true;
     this.#batches = new GroupCommit(
       async (batch) => {
         await this.#load(batch);
@@ -283,7 +279,7 @@ export class TaskLoader {
       // And the heap's garbage with it: the bodies, envelopes and rows of the postbacks loaded
       // since, which V8 would otherwise let grow to several times what the night holds live
       // before it collects (docs/performance.md: the agency night's peak RSS).
-      if (this.#collectGarbage) collectGarbage();
+      collectGarbage();
     } catch (err) {
       // The files stay as landed; the run's end compacts them.
       this.totals.compactErrors.push((err as Error).message.split('\n')[0]!);

@@ -25,9 +25,9 @@ export async function compactRaw(
 ): Promise<{ segments: number; responses: number; damaged: DamagedRawFile[] }> {
   await wh.flushIndex();
   // `files`: only these (relative to the warehouse), as a run compacts what it has loaded so far.
-  // `runId`: their run's, so each look reads the row groups of tonight's index rows (the run id,
+  // `runId` (with `files`): their run's, so each look reads the row groups of tonight's index rows (the run id,
   // which starts with the date, is in DuckDB's zone maps) and not a year of them, 50 times a night.
-  const ofRun = o.runId === undefined ? '' : ` AND run_id = ${sqlString(o.runId)}`;
+  const ofRun = o.files === undefined || o.runId === undefined ? '' : ` AND run_id = ${sqlString(o.runId)}`;
   const only = o.files === undefined ? '' : ` AND file IN (SELECT unnest(${sqlList(o.files)}::VARCHAR[]))${ofRun}`;
   if (o.files?.length === 0) return { segments: 0, responses: 0, damaged: [] };
   const pieces = await wh.all<{ f: string }>(`SELECT DISTINCT file AS f FROM raw_responses WHERE file NOT LIKE '%.seg-%'${only} ORDER BY file`);
@@ -35,7 +35,7 @@ export async function compactRaw(
     wh,
     pieces.map((p) => p.f),
     o.at,
-    o.files === undefined ? '' : ofRun,
+    ofRun,
   );
   const rows = await wh.all<{ file: string; call_id: string; run_id: string; kind: string; bytes: bigint }>(
     `SELECT file, call_id, run_id, kind, bytes FROM raw_responses WHERE file NOT LIKE '%.seg-%'${only} ORDER BY file`,
@@ -68,7 +68,7 @@ export async function compactRaw(
     await runColumns(
       wh,
       `UPDATE raw_responses SET file = $1, byte_offset = v.o + raw_responses.byte_offset
-       FROM (SELECT unnest($2::VARCHAR[]) AS f, unnest($3::BIGINT[]) AS o) AS v WHERE raw_responses.file = v.f${o.files === undefined ? '' : ofRun}`,
+       FROM (SELECT unnest($2::VARCHAR[]) AS f, unnest($3::BIGINT[]) AS o) AS v WHERE raw_responses.file = v.f${ofRun}`,
       [seg, varchars(files), bigints(offsets)],
     );
     await inChunks(files, (f) => rm(join(wh.dir, f), { force: true }));

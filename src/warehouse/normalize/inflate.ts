@@ -289,8 +289,10 @@ export async function intoPieces(
     joined = [];
     joinedBytes = 0;
   };
-  // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load/batches.ts), or of
-  // small files only up to a load batch (readsDirect: 80 MB for a night of a million SERP items).
+  // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load/batches.ts), of
+  // small files only up to a load batch (readsDirect: 80 MB for a night of a million SERP items),
+  // or of a kind whose bodies one table reads, up to a load batch (LOAD_BATCH_BYTES, 128 MiB: a
+  // replay's compacted segments; held in memory while its pieces are written).
   // Read synchronously: a night's files are small, and each asynchronous read is several round
   // trips to Node's file system threads. The event loop waits while they are read; for the
   // largest batches (10,000 files) about a second, reads and writes together.
