@@ -49,6 +49,21 @@ describe('Warehouse.releaseMemory and Warehouse.checkpoint (real DuckDB)', () =>
     expect((await wh.all<{ n: number }>(CHECK))[0]!.n).toBe(2 * N);
   });
 
+  it('with a floor, hands back only when DuckDB holds at least that much (a small night is left as it is)', async () => {
+    await wh.run(`CREATE TABLE t (i BIGINT, s VARCHAR)`);
+    await fill(wh);
+    const held = await memory(wh);
+    const total = Object.values(held).reduce((a, b) => a + b, 0);
+    expect(held.IN_MEMORY_TABLE ?? 0).toBeGreaterThan(20);
+    // Above what it holds: nothing handed back, the rows stay in memory.
+    expect(await wh.releaseMemory({ unlessBelow: (total + 64) * 2 ** 20 })).toBe(false);
+    expect((await memory(wh)).IN_MEMORY_TABLE ?? 0).toBeGreaterThan(20);
+    // Below it: handed back as without a floor.
+    expect(await wh.releaseMemory({ unlessBelow: 8 * 2 ** 20 })).toBe(true);
+    expect((await memory(wh)).IN_MEMORY_TABLE ?? 0).toBeLessThan(2);
+    expect(await wh.all<{ n: number }>(CHECK)).toMatchObject([{ n: N }]);
+  });
+
   it('leaves a transaction open on another connection whole, and puts back a limit the user set', async () => {
     wh.close();
     await rm(dir, { recursive: true, force: true });
