@@ -44,88 +44,133 @@ async function publishedPartsByTable(wh: Warehouse): Promise<Map<string, Map<str
   return out;
 }
 
-async function allParts(wh: Warehouse, t: PublishedTable): Promise<string[]> {
-  return (await wh.all<{ p: string }>(`SELECT DISTINCT (${t.parts.expr})::VARCHAR AS p FROM ${ident(t.name)} AS t`)).map((r) => r.p);
-}
+/** What one table's plan reads: its partitions, with their fingerprint where it is compared. */
+type PartRow = { p: string; f: string | null };
 
 /** Every partition rewritten: the table's own and those published before (which may have emptied). */
-async function rebuildAll(wh: Warehouse, t: PublishedTable, published: ReadonlyMap<string, string | null>): Promise<PartChange[]> {
-  const parts = new Set([...(await allParts(wh, t)), ...published.keys()]);
+function rebuildAll(t: PublishedTable, rows: readonly PartRow[], published: ReadonlyMap<string, string | null>): PartChange[] {
+  const parts = new Set([...rows.map((r) => r.p), ...published.keys()]);
   return [...parts].map((part) => ({ table: t.name, part, mode: 'rewrite' }));
 }
 
-/** Partitions a load marked: replaced ones rewritten, the others get the added keys' rows. */
-async function loadedChanges(wh: Warehouse, t: PublishedTable): Promise<PartChange[]> {
-  const rows = await wh.all<{ p: string; r: boolean; keys: string[] }>(
-    `SELECT part::VARCHAR AS p, bool_or(replaced) AS r, list(DISTINCT key) FILTER (WHERE key IS NOT NULL) AS keys FROM publish_dirty WHERE table_name = $1 GROUP BY part ORDER BY part`,
-    [t.name],
-  );
-  return rows.map((r) => (r.r ? { table: t.name, part: r.p, mode: 'rewrite' } : { table: t.name, part: r.p, mode: 'append', keys: r.keys ?? [] }));
+/** The partitions of `t` as one SELECT of `p` (and `f`, the fingerprint, where compared). */
+function allPartsSql(t: PublishedTable): string {
+  return `SELECT DISTINCT (${t.parts.expr})::VARCHAR AS p, NULL::VARCHAR AS f FROM ${ident(t.name)} AS t`;
 }
 
 /** Partitions holding rows of the runs in `_publish_changed_runs`, found through the run id's zone maps. */
-async function runChanges(wh: Warehouse, t: PublishedTable, runIds: readonly string[]): Promise<PartChange[]> {
-  if (runIds.length === 0) return [];
+function runChangesSql(t: PublishedTable, runIds: readonly string[]): string | undefined {
+  if (runIds.length === 0) return undefined;
   const sorted = [...runIds].sort();
   const range = `t.run_id BETWEEN ${sqlString(sorted[0]!)} AND ${sqlString(sorted.at(-1)!)} AND t.run_id IN (SELECT run_id FROM _publish_changed_runs)`;
-  let sql = `SELECT DISTINCT (${t.parts.expr})::VARCHAR AS p FROM ${ident(t.name)} AS t WHERE ${range}`;
+  let sql = `SELECT DISTINCT (${t.parts.expr})::VARCHAR AS p, NULL::VARCHAR AS f FROM ${ident(t.name)} AS t WHERE ${range}`;
   // A re-parse rewrites an older run's task (its rows_loaded): the refetching run names it.
   if (t.name === 'tasks') {
-    sql += ` UNION SELECT DISTINCT (${t.parts.expr})::VARCHAR FROM tasks AS t WHERE t.task_id IN (SELECT task_id FROM task_refetches AS t WHERE ${range})`;
+    sql += ` UNION SELECT DISTINCT (${t.parts.expr})::VARCHAR, NULL::VARCHAR FROM tasks AS t WHERE t.task_id IN (SELECT task_id FROM task_refetches AS t WHERE ${range})`;
   }
-  return (await wh.all<{ p: string }>(sql)).map((r) => ({ table: t.name, part: r.p, mode: 'rewrite' }));
+  return sql;
+}
+
+/** The scope of a compared table: from its last published partition on (incremental marts), else all. */
+function comparedSince(t: PublishedTable, published: ReadonlyMap<string, string | null>, fullScope: boolean): string | undefined {
+  return !fullScope && t.since === 'lastPublished' && published.size > 0 ? [...published.keys()].sort().at(-1)! : undefined;
+}
+
+function comparedSql(t: PublishedTable, last: string | undefined): string {
+  return `SELECT (${t.parts.expr})::VARCHAR AS p, ${FP} AS f FROM ${ident(t.name)} AS t WHERE ${last ? t.parts.since(last) : 'true'} GROUP BY 1`;
 }
 
 /**
  * Partitions in scope whose fingerprint differs from the published one (all of them with
  * `force`), and published ones in scope that have no rows any more.
  */
-async function comparedChanges(
-  wh: Warehouse,
-  t: PublishedTable,
-  published: ReadonlyMap<string, string | null>,
-  fullScope: boolean,
-  force: boolean,
-): Promise<PartChange[]> {
-  const last = !fullScope && t.since === 'lastPublished' && published.size > 0 ? [...published.keys()].sort().at(-1)! : undefined;
-  const scope = last ? t.parts.since(last) : 'true';
-  const now = await wh.all<{ p: string; f: string }>(`SELECT (${t.parts.expr})::VARCHAR AS p, ${FP} AS f FROM ${ident(t.name)} AS t WHERE ${scope} GROUP BY 1`);
+function comparedChanges(t: PublishedTable, now: readonly PartRow[], published: ReadonlyMap<string, string | null>, last: string | undefined, force: boolean): PartChange[] {
   const out: PartChange[] = [];
   const seen = new Set<string>();
   for (const r of now) {
     seen.add(r.p);
-    if (force || published.get(r.p) !== r.f) out.push({ table: t.name, part: r.p, mode: 'rewrite', fingerprint: r.f });
+    if (force || published.get(r.p) !== r.f) out.push({ table: t.name, part: r.p, mode: 'rewrite', fingerprint: r.f! });
   }
   for (const p of published.keys()) if (!seen.has(p) && (!last || p >= last)) out.push({ table: t.name, part: p, mode: 'rewrite' });
   return out;
 }
 
 /** A small table with no date: one partition under the run date, rewritten when its fingerprint moved. */
-async function wholeChanges(wh: Warehouse, t: PublishedTable, published: ReadonlyMap<string, string | null>, force: boolean): Promise<PartChange[]> {
-  const [now] = await wh.all<{ p: string; f: string }>(`SELECT (${t.parts.expr})::VARCHAR AS p, ${FP} AS f FROM ${ident(t.name)} AS t`);
-  const same = published.size === 1 && [...published.values()][0] === now!.f;
+function wholeChanges(t: PublishedTable, now: PartRow, published: ReadonlyMap<string, string | null>, force: boolean): PartChange[] {
+  const same = published.size === 1 && [...published.values()][0] === now.f;
   if (same && !force) return [];
-  const out: PartChange[] = [...published.keys()].filter((p) => p !== now!.p).map((part) => ({ table: t.name, part, mode: 'drop' as const }));
-  out.push({ table: t.name, part: now!.p, mode: 'rewrite', fingerprint: now!.f });
+  const out: PartChange[] = [...published.keys()].filter((p) => p !== now.p).map((part) => ({ table: t.name, part, mode: 'drop' as const }));
+  out.push({ table: t.name, part: now.p, mode: 'rewrite', fingerprint: now.f! });
+  return out;
+}
+
+/** Partitions a load marked, of every table at once: replaced ones rewritten, the others get the added keys' rows. */
+async function loadedChangesByTable(wh: Warehouse): Promise<Map<string, PartChange[]>> {
+  const rows = await wh.all<{ t: string; p: string; r: boolean; keys: string[] | null }>(
+    `SELECT table_name AS t, part::VARCHAR AS p, bool_or(replaced) AS r, list(DISTINCT key) FILTER (WHERE key IS NOT NULL) AS keys FROM publish_dirty GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  const out = new Map<string, PartChange[]>();
+  for (const r of rows) {
+    const list = out.get(r.t) ?? [];
+    list.push(r.r ? { table: r.t, part: r.p, mode: 'rewrite' } : { table: r.t, part: r.p, mode: 'append', keys: r.keys ?? [] });
+    out.set(r.t, list);
+  }
   return out;
 }
 
 /**
  * The changes of every table since the last publish. A table never published before (a
  * warehouse older than incremental publishing, a new mart) is published whole once.
+ *
+ * What the tables' partitions hold is read in one statement, a UNION ALL of one SELECT per
+ * table, and the load marks in another: a publish reads some hundred tables (every declared
+ * result table, most of them empty, and every mart), and a statement apiece cost a small night
+ * more than its own rows (about 0.7 ms each).
  */
 export async function planChanges(wh: Warehouse, tables: readonly PublishedTable[], runIds: readonly string[], fullModels: ReadonlySet<string>, o: PlanOptions): Promise<PartChange[]> {
-  const out: PartChange[] = [];
   const manifest = await publishedPartsByTable(wh);
-  for (const t of tables) {
+  const plans = tables.map((t) => {
     const rebuild = o.rebuild === 'all' || o.rebuild.has(t.name);
     const published = manifest.get(t.name) ?? new Map<string, string | null>();
     const never = published.size === 0;
-    if (t.tracking === 'whole') out.push(...(await wholeChanges(wh, t, published, rebuild)));
-    else if (t.tracking === 'compared') out.push(...(await comparedChanges(wh, t, published, rebuild || never || fullModels.has(t.name), rebuild)));
-    else if (rebuild || never) out.push(...(await rebuildAll(wh, t, published)));
-    else if (t.tracking === 'loaded') out.push(...(await loadedChanges(wh, t)));
-    else out.push(...(await runChanges(wh, t, runIds)));
+    const kind =
+      t.tracking === 'whole' ? ('whole' as const)
+      : t.tracking === 'compared' ? ('compared' as const)
+      : rebuild || never ? ('all' as const)
+      : t.tracking === 'loaded' ? ('loaded' as const)
+      : ('runs' as const);
+    const last = kind === 'compared' ? comparedSince(t, published, rebuild || never || fullModels.has(t.name)) : undefined;
+    const sql =
+      kind === 'whole' ? `SELECT (${t.parts.expr})::VARCHAR AS p, ${FP} AS f FROM ${ident(t.name)} AS t`
+      : kind === 'compared' ? comparedSql(t, last)
+      : kind === 'all' ? allPartsSql(t)
+      : kind === 'runs' ? runChangesSql(t, runIds)
+      : undefined;
+    return { t, rebuild, published, kind, last, sql };
+  });
+  const branches = plans.flatMap((x, i) => (x.sql ? [`SELECT ${i} AS i, p, f FROM (${x.sql})`] : []));
+  const read = new Map<number, PartRow[]>();
+  if (branches.length > 0) {
+    for (const r of await wh.all<PartRow & { i: number }>(`${branches.join('\nUNION ALL ')}\nORDER BY i, p`)) {
+      const list = read.get(r.i) ?? [];
+      list.push({ p: r.p, f: r.f });
+      read.set(r.i, list);
+    }
   }
-  return out;
+  const loaded = plans.some((x) => x.kind === 'loaded') ? await loadedChangesByTable(wh) : new Map<string, PartChange[]>();
+  return plans.flatMap((x, i): PartChange[] => {
+    const rows = read.get(i) ?? [];
+    switch (x.kind) {
+      case 'whole':
+        return wholeChanges(x.t, rows[0]!, x.published, x.rebuild);
+      case 'compared':
+        return comparedChanges(x.t, rows, x.published, x.last, x.rebuild);
+      case 'all':
+        return rebuildAll(x.t, rows, x.published);
+      case 'loaded':
+        return loaded.get(x.t.name) ?? [];
+      case 'runs':
+        return rows.map((r) => ({ table: x.t.name, part: r.p, mode: 'rewrite' as const }));
+    }
+  });
 }

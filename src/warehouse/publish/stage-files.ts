@@ -70,6 +70,18 @@ export async function stageFiles(
   rowGroupBytes: number = ROW_GROUP_BYTES,
 ): Promise<StagedPublish> {
   const out: StagedPublish = { files: [], replaced: [] };
+  // The manifest's file count of each partition appended to, read at once.
+  const appended = changes.filter((c) => c.mode === 'append').map((c) => [c.table, c.part]);
+  const held = new Map<string, number>();
+  if (appended.length > 0) {
+    const rows = await wh.all<{ t: string; p: string; n: number }>(
+      `SELECT table_name AS t, part::VARCHAR AS p, count(*)::INT AS n FROM publish_files WHERE [table_name, part::VARCHAR] IN (SELECT unnest($1::JSON::VARCHAR[][])) GROUP BY 1, 2`,
+      [JSON.stringify(appended)],
+    );
+    for (const r of rows) held.set(`${r.t}\u0000${r.p}`, r.n);
+  }
+  // Every file of a table is written by the same SELECT: one footer read gives their columns.
+  const columnsOf = new Map<string, string>();
   for (const c of changes) {
     const t = tables.get(c.table)!;
     let mode = c.mode;
@@ -77,10 +89,7 @@ export async function stageFiles(
       out.replaced.push({ table: c.table, part: c.part });
       continue;
     }
-    if (mode === 'append') {
-      const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM publish_files WHERE table_name = $1 AND part = $2::DATE`, [c.table, c.part])) as [{ n: number }];
-      if (n + 1 > compactAt) mode = 'rewrite';
-    }
+    if (mode === 'append' && (held.get(`${c.table}\u0000${c.part}`) ?? 0) + 1 > compactAt) mode = 'rewrite';
     let where = t.parts.where(c.part);
     if (mode === 'append') where += ` AND t.${ident(t.key!)}::VARCHAR IN (SELECT key FROM publish_dirty WHERE table_name = ${sqlString(c.table)} AND part = DATE ${sqlString(c.part)})`;
     const file = fileName(c.table, c.part, seq);
@@ -94,7 +103,9 @@ export async function stageFiles(
       continue;
     }
     await fsyncFile(staged);
-    out.files.push({ table: c.table, part: c.part, file, staged, rows, columns: await fileColumns(wh, staged) });
+    let columns = columnsOf.get(c.table);
+    if (columns === undefined) columnsOf.set(c.table, (columns = await fileColumns(wh, staged)));
+    out.files.push({ table: c.table, part: c.part, file, staged, rows, columns });
   }
   return out;
 }
