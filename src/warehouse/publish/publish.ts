@@ -5,10 +5,10 @@ import type { Warehouse } from '../warehouse.js';
 import { sqlString } from '../columns.js';
 import { finishJournal } from './finish-journal.js';
 import { ensurePublishTables } from './manifest-tables.js';
-import { planChanges } from './plan-changes.js';
+import { planChanges, type PartChange } from './plan-changes.js';
 import { publishedTables, type PublishedTable } from './published-tables.js';
 import { SERVING_FILE, servingKeep, type ServingKeep } from './serving-catalog.js';
-import { stageFiles } from './stage-files.js';
+import { stageFiles, type StagedPublish } from './stage-files.js';
 
 export interface PublishOptions {
   /** The run's clock: its UTC day files tables that have no date of their own. */
@@ -153,10 +153,55 @@ export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<Pu
   const staged = await stageFiles(wh, byName, changes, seq, stagingDir, o.compactAt ?? compactAtDefault(), o.rowGroupBytes);
   await o.onStep?.('staged');
 
-  // Set-based, a statement per kind of row rather than per row: a night's publish writes some
-  // seventy files and fingerprints a hundred partitions.
-  const rowsArg = (rows: readonly (readonly (string | number | null)[])[]) => JSON.stringify(rows.map((r) => r.map((v) => (v === null ? null : String(v)))));
-  const UNNEST = `(SELECT unnest($1::JSON::VARCHAR[][]) AS r)`;
+  await commitManifest(wh, { seq, staged, fresh, changes, byName, tables, meta: [['seq', String(seq)], ...runs.marks, ['published_at', new Date().toISOString()], ...[...models.now].map(([m, f]) => [`model:${m}`, f] as [string, string])] });
+  await o.onStep?.('committed');
+  const moves = (await finishJournal(wh, keep))!;
+
+  const perTable = new Map<string, PublishOutcome['tables'][number]>();
+  for (const c of changes) {
+    const e = perTable.get(c.table) ?? { table: c.table, partitions: 0, files: 0, rows: 0 };
+    e.partitions++;
+    perTable.set(c.table, e);
+  }
+  for (const f of staged.files) {
+    const e = perTable.get(f.table)!;
+    e.files++;
+    e.rows += f.rows;
+  }
+  return {
+    seq,
+    ...(finished ? { finished: finished.seq } : {}),
+    tables: [...perTable.values()],
+    written: [...(finished?.written ?? []), ...moves.written],
+    removed: [...(finished?.removed ?? []), ...moves.removed],
+    serving: join(wh.dir, SERVING_FILE),
+    ms: Math.round(performance.now() - t0),
+  };
+}
+
+/** What one publish commits: its number, its staged files, the tables it planned and what it changed. */
+interface Commit {
+  seq: number;
+  staged: StagedPublish;
+  fresh: readonly string[];
+  changes: readonly PartChange[];
+  byName: ReadonlyMap<string, PublishedTable>;
+  tables: readonly PublishedTable[];
+  meta: readonly [string, string][];
+}
+
+/** A JSON array of rows of strings, for `unnest($1::JSON::VARCHAR[][])`. */
+const rowsArg = (rows: readonly (readonly (string | number | null)[])[]) => JSON.stringify(rows.map((r) => r.map((v) => (v === null ? null : String(v)))));
+const UNNEST = `(SELECT unnest($1::JSON::VARCHAR[][]) AS r)`;
+
+/**
+ * Commits a publish in one transaction: the new manifest (publish_files, publish_parts), the
+ * consumed change marks, the runs and marks as published, and the journal of the file moves.
+ * Set-based, a statement per kind of row rather than per row: a night's publish writes some
+ * seventy files and fingerprints a hundred partitions.
+ */
+async function commitManifest(wh: Warehouse, c: Commit): Promise<void> {
+  const { seq, staged, fresh, changes, byName, tables, meta } = c;
   await wh.transaction(async () => {
     if (staged.replaced.length > 0) {
       const replaced = rowsArg(staged.replaced.map((r) => [r.table, r.part]));
@@ -190,33 +235,9 @@ export async function publish(wh: Warehouse, o: PublishOptions = {}): Promise<Pu
     }
     await wh.run(`DELETE FROM publish_runs`);
     await wh.run(`INSERT INTO publish_runs SELECT run_id, state, finished_at FROM runs`);
-    const meta: [string, string][] = [['seq', String(seq)], ...runs.marks, ['published_at', new Date().toISOString()], ...[...models.now].map(([m, f]) => [`model:${m}`, f] as [string, string])];
     await wh.run(`DELETE FROM publish_meta WHERE key IN (SELECT unnest($1::JSON::VARCHAR[]))`, [JSON.stringify(meta.map((m) => m[0]))]);
     await wh.run(`INSERT INTO publish_meta SELECT r[1], r[2] FROM ${UNNEST}`, [rowsArg(meta)]);
     // A publish with nothing to move still re-publishes the catalog (a first publish, a lost file).
     await wh.run(`INSERT INTO publish_journal SELECT $1, 'catalog', '', NULL WHERE NOT EXISTS (SELECT 1 FROM publish_journal WHERE seq = $1)`, [seq]);
   });
-  await o.onStep?.('committed');
-  const moves = (await finishJournal(wh, keep))!;
-
-  const perTable = new Map<string, PublishOutcome['tables'][number]>();
-  for (const c of changes) {
-    const e = perTable.get(c.table) ?? { table: c.table, partitions: 0, files: 0, rows: 0 };
-    e.partitions++;
-    perTable.set(c.table, e);
-  }
-  for (const f of staged.files) {
-    const e = perTable.get(f.table)!;
-    e.files++;
-    e.rows += f.rows;
-  }
-  return {
-    seq,
-    ...(finished ? { finished: finished.seq } : {}),
-    tables: [...perTable.values()],
-    written: [...(finished?.written ?? []), ...moves.written],
-    removed: [...(finished?.removed ?? []), ...moves.removed],
-    serving: join(wh.dir, SERVING_FILE),
-    ms: Math.round(performance.now() - t0),
-  };
 }
