@@ -164,16 +164,16 @@ async function summary(c: RunCtx): Promise<void> {
 }
 
 /**
- * What DuckDB must hold (256 MiB) for a step to hand it back first, and what the JavaScript heap
- * must use (128 MiB) for a full collection. Below them there is little to gain, and the
- * hand-back costs more than it saves: a small night's DuckDB holds about 100 MB (a block per
- * column of each table the night appended to, uncheckpointed), and once evicted the steps after
- * read it back from the temp folder. pipelines/keywords.yaml against the sandbox (40 tasks,
- * models off), five nights in one process: 1.33 s a night with every hand-back, 1.05 s with
- * these floors (1.6 and 1.23 s of CPU). A large night holds hundreds of MB in each, and still
- * hands them back.
+ * What DuckDB must hold, and what the JavaScript heap must use, for a step to hand it back first
+ * (128 MiB each). Below that there is little to gain, and the hand-back costs more than it saves:
+ * a small night's DuckDB holds about 100 MB (a block per column of each table the night appended
+ * to, uncheckpointed), and once evicted the steps after read it back from the temp folder.
+ * pipelines/keywords.yaml against the sandbox (40 tasks, models off), five nights in one
+ * process: 1.33 s a night with every hand-back, 1.05 s without (1.6 and 1.23 s of CPU). A large
+ * night holds hundreds of MB in each (a 100,000-item night's loads 100 to 165 MB of DuckDB's, and a
+ * year's cached blocks 40 to 100 more: docs/performance.md), and still hands them back.
  */
-export const HAND_BACK_DUCKDB_BYTES = 256 * 2 ** 20;
+export const HAND_BACK_DUCKDB_BYTES = 128 * 2 ** 20;
 export const HAND_BACK_HEAP_BYTES = 128 * 2 ** 20;
 
 /** The journal and memory of a run for the step runner: steps recorded in `run_steps` as they start and end. */

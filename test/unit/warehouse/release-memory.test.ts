@@ -2,6 +2,7 @@ import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../../src/warehouse/index.js';
+import { duckdbThreads } from '../../../src/warehouse/warehouse.js';
 import { tempWarehouse } from './helpers.js';
 
 /** MB of DuckDB's buffer memory by tag (duckdb_memory()). */
@@ -125,3 +126,25 @@ function digits(n: number): number {
   for (let i = 0; i < n; i++) c += String(i).length;
   return c;
 }
+
+describe('PIPELINE_DUCKDB_THREADS', () => {
+  it("sets DuckDB's worker threads when the warehouse opens, and refuses what is not a whole number from 1", async () => {
+    expect(duckdbThreads(undefined)).toBeUndefined();
+    expect(duckdbThreads('')).toBeUndefined();
+    expect(duckdbThreads('3')).toBe('3');
+    for (const bad of ['0', 'two', '1.5', '-1', ' 2']) expect(() => duckdbThreads(bad)).toThrow(/PIPELINE_DUCKDB_THREADS=.*whole number from 1/);
+    const was = process.env.PIPELINE_DUCKDB_THREADS;
+    process.env.PIPELINE_DUCKDB_THREADS = '3';
+    try {
+      const { wh, done } = await tempWarehouse();
+      try {
+        expect(await wh.all(`SELECT current_setting('threads')::INT AS n`)).toEqual([{ n: 3 }]);
+      } finally {
+        await done();
+      }
+    } finally {
+      if (was === undefined) delete process.env.PIPELINE_DUCKDB_THREADS;
+      else process.env.PIPELINE_DUCKDB_THREADS = was;
+    }
+  });
+});
