@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/sequencer.js';
 
 /**
  * The suite on the 2-core machine (vitest's own time, 2026-11-28; docs/performance.md, "The test
@@ -20,6 +21,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 4,
     env: { PIPELINE_DUCKDB_THREADS: '1' },
+    sequence: { sequencer: LongestFirst },
     reporters: ['default', 'json'],
     outputFile: { json: '.tmp/vitest-report.json' },
     projects: [
