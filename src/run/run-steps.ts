@@ -185,8 +185,7 @@ export function runHooks(time: StepHooks<RunCtx>['time']): StepHooks<RunCtx> {
     time,
     // Each later step starts without what the one before left in memory: in DuckDB's (the
     // night's uncheckpointed rows, a year's cached blocks: Warehouse.releaseMemory) and in the
-    // JavaScript heap (collectGarbage).
-    // Not a small night's leftovers (HAND_BACK_DUCKDB_BYTES).
+    // JavaScript heap (collectGarbage); not what a small night leaves (HAND_BACK_DUCKDB_BYTES).
     handBack: async (c) => {
       await c.wh.releaseMemory({ unlessBelow: HAND_BACK_DUCKDB_BYTES });
       if (process.memoryUsage().heapUsed >= HAND_BACK_HEAP_BYTES) collectGarbage();

@@ -35,7 +35,7 @@ export async function compactRaw(
     wh,
     pieces.map((p) => p.f),
     o.at,
-    ofRun,
+    o.files === undefined ? undefined : o.runId,
   );
   const rows = await wh.all<{ file: string; call_id: string; run_id: string; kind: string; bytes: bigint }>(
     `SELECT file, call_id, run_id, kind, bytes FROM raw_responses WHERE file NOT LIKE '%.seg-%'${only} ORDER BY file`,

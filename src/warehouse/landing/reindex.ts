@@ -201,11 +201,12 @@ async function queueRefetch(wh: Warehouse, taskIds: readonly string[], at: Date)
  * them (`files`: relative to the warehouse; a replay before it empties its tables, compaction
  * before it joins them), and keeps the damaged ones apart ({@link setAsideDamaged}).
  */
-export async function checkIndexedFiles(wh: Warehouse, files: readonly string[], at?: Date, also = ''): Promise<DamagedRawFile[]> {
+export async function checkIndexedFiles(wh: Warehouse, files: readonly string[], at?: Date, runId?: string): Promise<DamagedRawFile[]> {
   if (files.length === 0) return [];
-  // `also`: a further condition on the index rows (compactRaw's ` AND run_id = ...`).
+  // `runId`: the files are that run's (compactRaw's mid-night compaction): only its index rows are read.
+  const ofRun = runId === undefined ? '' : ` AND run_id = ${sqlString(runId)}`;
   const counts = new Map(
-    (await wh.all<{ f: string; n: number }>(`SELECT file AS f, count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest(${sqlList(files)}::VARCHAR[]))${also} GROUP BY file`)).map((r) => [r.f, r.n]),
+    (await wh.all<{ f: string; n: number }>(`SELECT file AS f, count(*)::INT AS n FROM raw_responses WHERE file IN (SELECT unnest(${sqlList(files)}::VARCHAR[]))${ofRun} GROUP BY file`)).map((r) => [r.f, r.n]),
   );
   const bad: { file: string; error: string }[] = [];
   // A few at a time: a night before compaction is thousands of small files, inflated on the thread pool.

@@ -2,6 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Warehouse } from '../warehouse.js';
+import { bigints, runColumns, varchars } from '../bulk.js';
 import { sqlString } from '../columns.js';
 import { finishJournal } from './finish-journal.js';
 import { ensurePublishTables } from './manifest-tables.js';
@@ -190,9 +191,9 @@ interface Commit {
   meta: readonly [string, string][];
 }
 
-/** A JSON array of rows of strings, for `unnest($1::JSON::VARCHAR[][])`. */
-const rowsArg = (rows: readonly (readonly (string | number | null)[])[]) => JSON.stringify(rows.map((r) => r.map((v) => (v === null ? null : String(v)))));
-const UNNEST = `(SELECT unnest($1::JSON::VARCHAR[][]) AS r)`;
+/** Partitions as two columns for `runColumns`: the tables (`$1`), their days as text (`$2`, cast to DATE in the SQL). */
+const partColumns = (parts: readonly { table: string; part: string }[]) => [varchars(parts.map((x) => x.table)), varchars(parts.map((x) => x.part))];
+const PARTS = `(SELECT unnest($1::VARCHAR[]) AS t, unnest($2::VARCHAR[])::DATE AS p)`;
 
 /**
  * Commits a publish in one transaction: the new manifest (publish_files, publish_parts), the
@@ -204,39 +205,48 @@ async function commitManifest(wh: Warehouse, c: Commit): Promise<void> {
   const { seq, staged, fresh, changes, byName, tables, meta } = c;
   await wh.transaction(async () => {
     if (staged.replaced.length > 0) {
-      const replaced = rowsArg(staged.replaced.map((r) => [r.table, r.part]));
-      const inReplaced = `[table_name, part::VARCHAR] IN (SELECT unnest($1::JSON::VARCHAR[][]))`;
-      await wh.run(`INSERT INTO publish_journal SELECT DISTINCT $2::INTEGER, 'remove', file, NULL FROM publish_files WHERE ${inReplaced}`, [replaced, seq]);
-      await wh.run(`DELETE FROM publish_files WHERE ${inReplaced}`, [replaced]);
+      const parts = partColumns(staged.replaced);
+      await runColumns(wh, `INSERT INTO publish_journal SELECT DISTINCT $3::INTEGER, 'remove', f.file, NULL FROM publish_files AS f JOIN ${PARTS} AS v ON f.table_name = v.t AND f.part = v.p`, [...parts, seq]);
+      await runColumns(wh, `DELETE FROM publish_files AS f USING ${PARTS} AS v WHERE f.table_name = v.t AND f.part = v.p`, parts);
     }
     // Files of a table published for the first time (or rebuilt) that no manifest names: an
     // older tool's full export, a lost manifest. They go, so the folder holds only the manifest's.
     const named = new Set((await wh.all<{ f: string }>(`SELECT file AS f FROM publish_journal WHERE seq = $1 AND action = 'remove'`, [seq])).map((r) => r.f));
     const known = fresh.length === 0 ? new Set<string>() : await manifestFiles(wh, fresh);
-    const strays: string[][] = [];
-    for (const table of fresh) for (const f of await filesOf(wh.parquetDir, table)) if (!known.has(f) && !named.has(f)) strays.push([f]);
-    if (strays.length > 0) await wh.run(`INSERT INTO publish_journal SELECT $2::INTEGER, 'remove', r[1], NULL FROM ${UNNEST}`, [rowsArg(strays), seq]);
+    const strays: string[] = [];
+    for (const table of fresh) for (const f of await filesOf(wh.parquetDir, table)) if (!known.has(f) && !named.has(f)) strays.push(f);
+    if (strays.length > 0) await runColumns(wh, `INSERT INTO publish_journal SELECT $2::INTEGER, 'remove', unnest($1::VARCHAR[]), NULL`, [varchars(strays), seq]);
     if (staged.files.length > 0) {
-      const files = rowsArg(staged.files.map((f) => [f.table, f.part, f.file, f.rows, f.columns, f.staged]));
-      await wh.run(`INSERT INTO publish_files (table_name, part, file, rows, seq, columns) SELECT r[1], r[2]::DATE, r[3], r[4]::BIGINT, $2::INTEGER, r[5] FROM ${UNNEST}`, [files, seq]);
-      await wh.run(`INSERT INTO publish_journal SELECT $2::INTEGER, 'add', r[3], r[6] FROM ${UNNEST}`, [files, seq]);
+      const f = staged.files;
+      const files = varchars(f.map((x) => x.file));
+      await runColumns(
+        wh,
+        `INSERT INTO publish_files (table_name, part, file, rows, seq, columns)
+         SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[])::DATE, unnest($3::VARCHAR[]), unnest($4::BIGINT[]), $6::INTEGER, unnest($5::VARCHAR[])`,
+        [...partColumns(f), files, bigints(f.map((x) => BigInt(x.rows))), varchars(f.map((x) => x.columns)), seq],
+      );
+      await runColumns(wh, `INSERT INTO publish_journal SELECT $2::INTEGER, 'add', unnest($1::VARCHAR[]), unnest($3::VARCHAR[])`, [files, seq, varchars(f.map((x) => x.staged))]);
     }
-    const parts = changes.filter((c) => c.fingerprint !== undefined || byName.get(c.table)!.tracking === 'compared' || byName.get(c.table)!.tracking === 'whole');
+    const parts = changes.filter((x) => x.fingerprint !== undefined || byName.get(x.table)!.tracking === 'compared' || byName.get(x.table)!.tracking === 'whole');
     if (parts.length > 0) {
-      await wh.run(`DELETE FROM publish_parts WHERE [table_name, part::VARCHAR] IN (SELECT unnest($1::JSON::VARCHAR[][]))`, [rowsArg(parts.map((c) => [c.table, c.part]))]);
-      const printed = parts.filter((c) => c.fingerprint !== undefined).map((c) => [c.table, c.part, c.fingerprint!]);
-      if (printed.length > 0) await wh.run(`INSERT INTO publish_parts SELECT r[1], r[2]::DATE, r[3] FROM ${UNNEST}`, [rowsArg(printed)]);
+      await runColumns(wh, `DELETE FROM publish_parts AS f USING ${PARTS} AS v WHERE f.table_name = v.t AND f.part = v.p`, partColumns(parts));
+      const printed = parts.filter((x) => x.fingerprint !== undefined);
+      if (printed.length > 0) {
+        await runColumns(wh, `INSERT INTO publish_parts SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[])::DATE, unnest($3::VARCHAR[])`, [
+          ...partColumns(printed),
+          varchars(printed.map((x) => x.fingerprint!)),
+        ]);
+      }
     }
     // The change marks are consumed with the publish that wrote them out.
     await wh.run(`DELETE FROM publish_dirty WHERE table_name NOT IN (SELECT unnest($1::VARCHAR[]))`, [JSON.stringify(tables.filter((t) => t.tracking === 'loaded').map((t) => t.name))]);
-    const consumed = changes.filter((c) => byName.get(c.table)!.tracking === 'loaded');
-    if (consumed.length > 0) {
-      await wh.run(`DELETE FROM publish_dirty WHERE [table_name, part::VARCHAR] IN (SELECT unnest($1::JSON::VARCHAR[][]))`, [JSON.stringify(consumed.map((c) => [c.table, c.part]))]);
-    }
+    const consumed = changes.filter((x) => byName.get(x.table)!.tracking === 'loaded');
+    if (consumed.length > 0) await runColumns(wh, `DELETE FROM publish_dirty AS f USING ${PARTS} AS v WHERE f.table_name = v.t AND f.part = v.p`, partColumns(consumed));
     await wh.run(`DELETE FROM publish_runs`);
     await wh.run(`INSERT INTO publish_runs SELECT run_id, state, finished_at FROM runs`);
-    await wh.run(`DELETE FROM publish_meta WHERE key IN (SELECT unnest($1::JSON::VARCHAR[]))`, [JSON.stringify(meta.map((m) => m[0]))]);
-    await wh.run(`INSERT INTO publish_meta SELECT r[1], r[2] FROM ${UNNEST}`, [rowsArg(meta)]);
+    const keys = varchars(meta.map((m) => m[0]));
+    await runColumns(wh, `DELETE FROM publish_meta WHERE key IN (SELECT unnest($1::VARCHAR[]))`, [keys]);
+    await runColumns(wh, `INSERT INTO publish_meta SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[])`, [keys, varchars(meta.map((m) => m[1]))]);
     // A publish with nothing to move still re-publishes the catalog (a first publish, a lost file).
     await wh.run(`INSERT INTO publish_journal SELECT $1, 'catalog', '', NULL WHERE NOT EXISTS (SELECT 1 FROM publish_journal WHERE seq = $1)`, [seq]);
   });
