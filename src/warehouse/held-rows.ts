@@ -25,14 +25,42 @@ export async function heldRowsBytes(wh: Warehouse): Promise<number> {
 }
 
 /**
+ * DuckDB refuses a `CHECKPOINT` while another connection's transaction holds an uncommitted
+ * update ("Cannot CHECKPOINT: there are other write transactions active"): in a night of
+ * postbacks the post step marks tasks posted all the time, and about half the loader's
+ * checkpoints were refused, so the rows held grew to three times the bound before one went
+ * through. A refused checkpoint is tried again after these pauses (ms). `FORCE CHECKPOINT` would
+ * wait for those transactions instead, and hold every other writer meanwhile.
+ */
+const CHECKPOINT_RETRY_MS = [50, 150, 400];
+
+/** After a checkpoint, the cached table blocks are dropped unless fewer than this, leaving this room meanwhile (Warehouse.dropCachedBlocks). */
+const DROP_CACHED = { unlessBelow: 64 * 1048576, headroomBytes: 64 * 1048576 };
+
+/**
  * Checkpoints when DuckDB holds more than `bound` bytes of rows committed since the last
  * checkpoint: they are written compressed into the database file and their memory is let go,
  * so a large night's memory stays near this bound instead of growing with every task loaded.
- * Called between loads, on the loader's connection; the run's other connections go on, their
- * commits waiting while it runs (as at any checkpoint). Returns whether it checkpointed.
+ * A checkpoint DuckDB refused is tried again (CHECKPOINT_RETRY_MS; the last refusal is thrown);
+ * one that wrote them is followed by dropping the table blocks DuckDB keeps cached, which would otherwise
+ * grow by what each checkpoint wrote. Called between loads, on the loader's connection; the run's
+ * other connections go on, their commits waiting while it runs (as at any checkpoint). Returns
+ * whether it checkpointed.
  */
-export async function checkpointIfHeld(wh: Warehouse, bound: number): Promise<boolean> {
-  if (bound <= 0 || (await heldRowsBytes(wh)) <= bound) return false;
-  await wh.checkpoint();
+export async function checkpointIfHeld(wh: Warehouse, bound: number, drop: Parameters<Warehouse['dropCachedBlocks']>[0] = DROP_CACHED): Promise<boolean> {
+  if (bound <= 0) return false;
+  if ((await heldRowsBytes(wh)) <= bound) return false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await wh.checkpoint();
+      break;
+    } catch (err) {
+      if (!REFUSED.test((err as Error).message) || attempt >= CHECKPOINT_RETRY_MS.length) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_RETRY_MS[attempt]));
+  }
+  await wh.dropCachedBlocks(drop);
   return true;
 }
+
+const REFUSED = /Cannot CHECKPOINT: there are other (write )?transactions/;

@@ -120,6 +120,37 @@ export class Warehouse {
   }
 
   /**
+   * Drops the table blocks DuckDB keeps cached (`duckdb_memory()`'s BASE_TABLE: blocks it read,
+   * and those a checkpoint just wrote, which it keeps loaded up to its memory limit), while other
+   * connections may be running: the limit is lowered for a moment to what DuckDB holds besides
+   * them plus `headroomBytes`, which a running query may still take (past it, DuckDB evicts or
+   * spills before it refuses), then put back. A night's checkpoints would otherwise add the
+   * night's whole compressed size to the process (about 300 MB for 100,000 SERP tasks). Nothing
+   * is done when the cache holds less than `unlessBelow`. Returns whether it lowered the limit.
+   */
+  async dropCachedBlocks(o: { headroomBytes: number; unlessBelow: number }): Promise<boolean> {
+    let dropped = false;
+    await this.onOwnConnection(async (c) => {
+      const [m] = (
+        await c.runAndReadAll(
+          `SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE AS total, coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0)::DOUBLE AS cached FROM duckdb_memory()`,
+        )
+      ).getRowObjectsJS() as { total: number; cached: number }[];
+      if (!m || m.cached < o.unlessBelow) return;
+      dropped = true;
+      const limitMb = Math.ceil((m.total - m.cached + o.headroomBytes) / 2 ** 20);
+      try {
+        await c.run(`SET memory_limit = '${limitMb}MiB'`);
+      } catch {
+        // Others took memory meanwhile: DuckDB evicted what it could and refused the limit.
+      } finally {
+        await c.run(`SET memory_limit = '${this.memoryLimit.replaceAll("'", "''")}'`);
+      }
+    });
+    return dropped;
+  }
+
+  /**
    * Writes what the write-ahead log holds into the database file now, rather than when the
    * warehouse closes. A run calls it last, after `releaseMemory`: the checkpoint of a night's rows
    * into year-long tables takes memory of its own on top of what the process holds, so it should

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { CallbackLanding, type LandedCallback } from '../../../src/collect/land-callback.js';
 import { TaskLoader } from '../../../src/collect/load-batcher.js';
-import { heldRowsBound, heldRowsBytes, type Warehouse } from '../../../src/warehouse/index.js';
+import { checkpointIfHeld, heldRowsBound, heldRowsBytes, type Warehouse } from '../../../src/warehouse/index.js';
 import { compactFixture, land, response, tempWarehouse } from '../warehouse/helpers.js';
 
 const IDS = ['11111111-2222-4333-8444-000000000001', '11111111-2222-4333-8444-000000000002'];
@@ -170,5 +170,63 @@ describe('PIPELINE_CHECKPOINT_MB', () => {
     expect(heldRowsBound({ PIPELINE_CHECKPOINT_MB: '0' })).toBe(0);
     expect(() => heldRowsBound({ PIPELINE_CHECKPOINT_MB: 'lots' })).toThrow(/PIPELINE_CHECKPOINT_MB/);
     expect(() => heldRowsBound({ PIPELINE_CHECKPOINT_MB: '-1' })).toThrow(/PIPELINE_CHECKPOINT_MB/);
+  });
+});
+
+describe('checkpointIfHeld (real DuckDB)', () => {
+  let wh: Warehouse;
+  let done: () => Promise<void>;
+  beforeEach(async () => ({ wh, done } = await tempWarehouse()));
+  afterEach(async () => done());
+
+  /** About 20 MB of rows committed in small inserts (held uncompressed until a checkpoint), and a table another connection updates. */
+  async function hold(): Promise<void> {
+    await wh.run(`CREATE TABLE t (i BIGINT, s VARCHAR)`);
+    await wh.run(`CREATE TABLE marks (i BIGINT)`);
+    await wh.run(`INSERT INTO marks VALUES (1)`);
+    for (let k = 0; k < 100_000; k += 10_000)
+      await wh.run(`INSERT INTO t SELECT i, repeat('x', 200) || i FROM range(${k}, ${k + 10_000}) AS r(i)`);
+  }
+  const cached = async () =>
+    Number(
+      (
+        await wh.all<{ b: number }>(
+          `SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE AS b FROM duckdb_memory() WHERE tag = 'BASE_TABLE'`,
+        )
+      )[0]!.b,
+    );
+
+  it('does nothing below the bound, and above it writes the rows and drops the blocks it wrote from the cache', async () => {
+    await hold();
+    const held = await heldRowsBytes(wh);
+    expect(held).toBeGreaterThan(10 * 2 ** 20);
+    expect(await checkpointIfHeld(wh, held + 2 ** 20)).toBe(false);
+    expect(await heldRowsBytes(wh)).toBe(held);
+    expect(await checkpointIfHeld(wh, 2 ** 20, { unlessBelow: 2 ** 20, headroomBytes: 2 ** 20 })).toBe(true);
+    expect(await heldRowsBytes(wh)).toBeLessThan(2 ** 20);
+    // The checkpoint wrote several MB of blocks (a night's, hundreds); they are not kept loaded.
+    expect(await cached()).toBeLessThan(2 ** 20);
+    expect(await wh.all(`SELECT count(*)::INT AS n FROM t`)).toEqual([{ n: 100_000 }]);
+  });
+
+  it("tries again while another connection's open update makes DuckDB refuse, and writes once it commits", async () => {
+    await hold();
+    const other = await wh.sibling();
+    try {
+      await other.run('BEGIN TRANSACTION');
+      await other.run('UPDATE marks SET i = 2');
+      // Refused as long as the update is open (DuckDB's refusal, after every pause).
+      await expect(checkpointIfHeld(wh, 2 ** 20)).rejects.toThrow(/Cannot CHECKPOINT/);
+      expect(await heldRowsBytes(wh)).toBeGreaterThan(10 * 2 ** 20);
+      // Committed during the pauses: a later try goes through.
+      const trying = checkpointIfHeld(wh, 2 ** 20);
+      await new Promise((r) => setTimeout(r, 100));
+      await other.run('COMMIT');
+      expect(await trying).toBe(true);
+    } finally {
+      other.close();
+    }
+    expect(await heldRowsBytes(wh)).toBeLessThan(2 ** 20);
+    expect(await wh.all(`SELECT i::INT AS i FROM marks`)).toEqual([{ i: 2 }]);
   });
 });

@@ -108,6 +108,34 @@ describe('Warehouse.releaseMemory and Warehouse.checkpoint (real DuckDB)', () =>
     expect((await memory(wh)).IN_MEMORY_TABLE ?? 0).toBeLessThan(2);
     expect(await wh.all(CHECK)).toEqual(expected);
   });
+
+  it('drops the table blocks a checkpoint left cached, while another connection writes, and puts the limit back', async () => {
+    const before = await limit(wh);
+    await wh.run(`CREATE TABLE t (i BIGINT, s VARCHAR)`);
+    await fill(wh);
+    const expected = await wh.all(CHECK);
+    await wh.checkpoint();
+    const cached = (await memory(wh)).BASE_TABLE ?? 0;
+    expect(cached).toBeGreaterThan(4);
+    // A floor above the cache: left as it is.
+    expect(await wh.dropCachedBlocks({ unlessBelow: (cached + 8) * 2 ** 20, headroomBytes: 2 ** 20 })).toBe(false);
+    expect((await memory(wh)).BASE_TABLE ?? 0).toBe(cached);
+    const sibling = await wh.sibling();
+    try {
+      await sibling.run(`CREATE TABLE u (i BIGINT, s VARCHAR)`);
+      await sibling.run('BEGIN TRANSACTION');
+      await sibling.run(`INSERT INTO u SELECT i, 'x' || i FROM range(1000) AS r(i)`);
+      expect(await wh.dropCachedBlocks({ unlessBelow: 2 ** 20, headroomBytes: 2 ** 20 })).toBe(true);
+      await sibling.run(`INSERT INTO u SELECT i, 'y' || i FROM range(1000, 2000) AS r(i)`);
+      await sibling.run('COMMIT');
+    } finally {
+      sibling.close();
+    }
+    expect((await memory(wh)).BASE_TABLE ?? 0).toBeLessThan(2);
+    expect(await limit(wh)).toBe(before);
+    expect(await wh.all(CHECK)).toEqual(expected);
+    expect(await wh.all(`SELECT count(*)::INT AS n FROM u`)).toEqual([{ n: 2000 }]);
+  });
 });
 
 /** The memory limit of a warehouse opened without PIPELINE_DUCKDB_MEMORY, as DuckDB prints it. */
