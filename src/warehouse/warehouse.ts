@@ -108,13 +108,7 @@ export class Warehouse {
         if (Number(held ?? 0) < o.unlessBelow) return;
       }
       released = true;
-      try {
-        await c.run(`SET memory_limit = '1MB'`);
-      } catch {
-        // Expected: DuckDB evicts what it can, then refuses a limit below what stays pinned.
-      } finally {
-        await c.run(`SET memory_limit = '${this.memoryLimit.replaceAll("'", "''")}'`);
-      }
+      await this.lowerLimitAWhile(c, '1MB');
     });
     return released;
   }
@@ -138,16 +132,24 @@ export class Warehouse {
       ).getRowObjectsJS() as { total: number; cached: number }[];
       if (!m || m.cached < o.unlessBelow) return;
       dropped = true;
-      const limitMb = Math.ceil((m.total - m.cached + o.headroomBytes) / 2 ** 20);
-      try {
-        await c.run(`SET memory_limit = '${limitMb}MiB'`);
-      } catch {
-        // Others took memory meanwhile: DuckDB evicted what it could and refused the limit.
-      } finally {
-        await c.run(`SET memory_limit = '${this.memoryLimit.replaceAll("'", "''")}'`);
-      }
+      await this.lowerLimitAWhile(c, `${Math.ceil((m.total - m.cached + o.headroomBytes) / 2 ** 20)}MiB`);
     });
     return dropped;
+  }
+
+  /**
+   * Sets DuckDB's memory limit to `limit`, so that it evicts what it can, then puts back the
+   * limit the warehouse was opened with. DuckDB refuses a limit below what stays pinned (or what
+   * other connections took meanwhile) after evicting what it could: that refusal is expected.
+   */
+  private async lowerLimitAWhile(c: DuckDBConnection, limit: string): Promise<void> {
+    try {
+      await c.run(`SET memory_limit = '${limit}'`);
+    } catch {
+      // Evicted what it could, then refused the limit.
+    } finally {
+      await c.run(`SET memory_limit = '${this.memoryLimit.replaceAll("'", "''")}'`);
+    }
   }
 
   /**
