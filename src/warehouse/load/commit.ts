@@ -7,7 +7,7 @@ import { objectSizeOption } from '../normalize/object-size.js';
 import type { KindPlan, TablePlan } from '../normalize/table-plan.js';
 import { insertMarked, markReplaced, nextRowIdsOf } from '../publish/mark-loaded.js';
 import type { Warehouse } from '../warehouse.js';
-import { readsDirect, sizesOf, takeEarly, type Batches, type Early } from './batches.js';
+import { noteBodyReaders, readsDirect, sizesOf, takeEarly, type Batches, type Early } from './batches.js';
 import { filesIn, type TableRead, type Work } from './plan.js';
 import type { LoadReport } from './report.js';
 
@@ -56,6 +56,7 @@ export async function commit(
     await wh.transaction(async () => {
       for (const [k, w] of work.entries()) {
         const { plan, files, reads, received } = w;
+        noteBodyReaders(plan.kind, reads.filter((r) => !r.heads).length);
         // The row id from which each table's rows of this load were appended (its first batch's,
         // insertMarked): the per-task count below reads only the row groups this load wrote, not
         // a year of history.
@@ -71,7 +72,7 @@ export async function commit(
         // into a plain NDJSON scratch file that each table then reads with only the fields it
         // needs: one gunzip instead of one per table, and a file DuckDB splits across its
         // threads; a smaller one, or one of small files only, is read as gzip from the landed
-        // files in pieces of about 1 MiB of bodies (intoPieces: a compacted segment cut, a
+        // files in pieces of about 2 MiB of bodies (intoPieces: a compacted segment cut, a
         // night's one-body files joined; readsDirect).
         // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
         const sized = await (early.sized?.files === files ? early.sized.sizes : sizesOf(wh, files));

@@ -23,7 +23,7 @@ export type { LoadSelection } from './select.js';
  * `o.batchBytes` of gzip at a time (default 128 MiB; one larger file alone), so scratch
  * space and memory are bounded by a batch, not by the selection; a batch of less than
  * `o.readDirectBelow` bytes (default 8 MiB), or of small files only, is read from the landed
- * files without a scratch file, in pieces of `o.pieceBytes` of bodies (default 1 MiB; large files
+ * files without a scratch file, in pieces of `o.pieceBytes` of bodies (default 2 MiB; large files
  * cut, small ones joined; inflate.ts). `o.readDirectBelow: 0` inflates every batch.
  */
 export async function loadLanded(
@@ -42,7 +42,7 @@ export async function loadLanded(
   const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   // The first batch is cut into pieces (here, on the main thread) while DuckDB looks at the plan of the load below.
   const first = byKind[0] && { files: byKind[0].files, sizes: sizesOf(wh, byKind[0].files) };
-  const early: Early = { cut: first ? cutEarly(wh, first.sizes, batches) : undefined, removing: [], sized: first };
+  const early: Early = { cut: first ? cutEarly(wh, byKind[0]!.kind, first.sizes, batches) : undefined, removing: [], sized: first };
   try {
     return await planAndLoad(wh, sel, selected, byKind, report, alsoInTransaction, batches, early);
   } finally {

@@ -1,9 +1,11 @@
-import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, loadLanded, reindexRaw, replay, type Warehouse } from '../../../src/warehouse/index.js';
 import { byteBatches } from '../../../src/warehouse/normalize/byte-batches.js';
-import { readsDirect } from '../../../src/warehouse/load/batches.js';
+import { gzipSync } from 'node:zlib';
+import { cutEarly, LOAD_BATCH_BYTES, noteBodyReaders, readsDirect } from '../../../src/warehouse/load/batches.js';
 import { compactFixture, land, response, tempWarehouse } from './helpers.js';
 
 // Reindexing, replaying and loading read the landed files a batch at a time (memory bounded by
@@ -157,5 +159,47 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
     expect(await reindexRaw(wh, undefined, { batchBytes: 1 })).toBe(5);
     expect(await reindexRaw(wh, undefined, { batchBytes: 1 })).toBe(0);
     expect(await state(wh)).toEqual(compacted);
+  });
+
+  it("cuts a large first batch ahead as the kind's last load planned its reads (one table reading the bodies when none yet), not when two do", async () => {
+    // One landed file of more than a MiB of gzip: a large batch (readDirectBelow 1), not small files only.
+    const file = join('raw', '2026-11-20', 'cut-test--run-1.seg-00000000.ndjson.gz');
+    await mkdir(join(dir, 'raw', '2026-11-20'), { recursive: true });
+    const line = JSON.stringify({ call_id: 'c1', body: randomBytes(2_400_000).toString('base64') }) + '\n'; // more than a piece
+    await writeFile(join(dir, file), gzipSync(line));
+    const sizes = async () => [{ f: file, size: (await readFile(join(dir, file))).length }];
+    expect((await sizes())[0]!.size).toBeGreaterThan(1 << 20);
+    const batches = { bytes: LOAD_BATCH_BYTES, readDirectBelow: 1, pieceBytes: undefined };
+    const kind = `cut-test-${randomBytes(4).toString('hex')}`;
+    const cut = await cutEarly(wh, kind, sizes(), batches);
+    expect(cut?.pieces.scratch).toHaveLength(1);
+    expect((await readFile(cut!.pieces.scratch[0]!)).equals(await readFile(join(dir, file)))).toBe(true);
+    noteBodyReaders(kind, 2); // a reindexed warehouse: the results parse the bodies too, inflated once
+    expect(await cutEarly(wh, kind, sizes(), batches)).toBeUndefined();
+    noteBodyReaders(kind, 1);
+    expect((await cutEarly(wh, kind, sizes(), batches))?.pieces.scratch).toHaveLength(1);
+  });
+
+  it('a batch cut ahead that the plan inflates instead (no heads: two tables read the bodies) gives the same rows and leaves no scratch file', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const env = JSON.parse(await serpBody(i));
+      env.tasks[0].result[0].items[0].title = randomBytes(300_000).toString('base64'); // about 2.4 MB of gzip in all, 3.2 MB of bodies
+      ids.push(...(await land(wh, response(serpPath(i), JSON.stringify(env), { receivedAt: new Date(Date.UTC(2026, 10, 20, 9, 0, i)) }))));
+    }
+    await compactRaw(wh);
+    await wh.run('DELETE FROM raw_heads'); // as after a reindex: no heads
+    const [{ kind, file }] = (await wh.all<{ kind: string; file: string }>(`SELECT DISTINCT kind, file FROM raw_responses`)) as [{ kind: string; file: string }];
+    // A large batch (not small files only): with two tables reading the bodies, it is inflated.
+    expect((await readFile(join(dir, file))).length).toBeGreaterThan(1 << 20);
+    const rows = async () => wh.all(`SELECT * FROM serp_items ORDER BY ALL`);
+    await loadLanded(wh, { callIds: ids }, undefined, { readDirectBelow: 0 });
+    const inflated = await rows();
+    expect(inflated).toHaveLength(24);
+    noteBodyReaders(kind, 1); // expected to be read with one table, as a warehouse with heads is
+    const report = await loadLanded(wh, { callIds: ids }, undefined, { readDirectBelow: 1 });
+    expect(report.rows.get('serp_items')).toBe(24);
+    expect(await rows()).toEqual(inflated);
+    expect(await readdir(join(dir, 'tmp')).catch(() => [])).toEqual([]);
   });
 });
