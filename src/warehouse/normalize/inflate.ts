@@ -258,8 +258,8 @@ async function writeAt(fh: FileHandle, b: Buffer, position: number): Promise<num
  * file created for the load, and creating files is not free everywhere: on this machine's disk
  * (ext4 without a journal) a file created after many deletions costs 0.3 to 1.3 ms of system CPU.
  * Against pieces of 1 MiB, in three runs of a million rows alternating: a segment 0.75 to 0.78 of
- * read_json against 0.66 to 0.69, a night's files 0.77 to 0.79 against 0.68 to 0.80, generic
- * items 0.81 to 0.82 against 0.68 to 0.76 (docs/warehouse.md, figures of 2026-11-28, eighth).
+ * read_json against 0.66 to 0.69, a night's files 0.68 to 0.79 against 0.68 to 0.80, generic
+ * items 0.72 to 0.82 against 0.68 to 0.76 (docs/warehouse.md, figures of 2026-11-28, eighth).
  */
 const PIECE_BYTES = 2 << 20;
 
