@@ -103,10 +103,7 @@ export class Warehouse {
   async releaseMemory(o: { unlessBelow?: number } = {}): Promise<boolean> {
     let released = false;
     await this.onOwnConnection(async (c) => {
-      if (o.unlessBelow !== undefined) {
-        const held = (await c.runAndReadAll(`SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE AS b FROM duckdb_memory()`)).getRowObjectsJS()[0]?.b;
-        if (Number(held ?? 0) < o.unlessBelow) return;
-      }
+      if (o.unlessBelow !== undefined && (await memoryHeld(c)).total < o.unlessBelow) return;
       released = true;
       await this.lowerLimitAWhile(c, '1MB');
     });
@@ -125,12 +122,8 @@ export class Warehouse {
   async dropCachedBlocks(o: { headroomBytes: number; unlessBelow: number }): Promise<boolean> {
     let dropped = false;
     await this.onOwnConnection(async (c) => {
-      const [m] = (
-        await c.runAndReadAll(
-          `SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE AS total, coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0)::DOUBLE AS cached FROM duckdb_memory()`,
-        )
-      ).getRowObjectsJS() as { total: number; cached: number }[];
-      if (!m || m.cached < o.unlessBelow) return;
+      const m = await memoryHeld(c);
+      if (m.cached < o.unlessBelow) return;
       dropped = true;
       await this.lowerLimitAWhile(c, `${Math.ceil((m.total - m.cached + o.headroomBytes) / 2 ** 20)}MiB`);
     });
@@ -372,4 +365,14 @@ export async function withWarehouse<T>(
   } finally {
     wh.close();
   }
+}
+
+/** What DuckDB holds (`duckdb_memory()`), in bytes: in all, and the table blocks it keeps cached (BASE_TABLE). */
+async function memoryHeld(c: DuckDBConnection): Promise<{ total: number; cached: number }> {
+  const [m] = (
+    await c.runAndReadAll(
+      `SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE AS total, coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0)::DOUBLE AS cached FROM duckdb_memory()`,
+    )
+  ).getRowObjectsJS() as { total: number; cached: number }[];
+  return { total: Number(m?.total ?? 0), cached: Number(m?.cached ?? 0) };
 }
