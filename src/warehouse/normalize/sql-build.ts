@@ -169,7 +169,8 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
   };
   // A value read above the rows level (a result's date, the list indexes) is cast once where
   // it is read, not once per row after the unnest: a SERP result's \`datetime\` is parsed once,
-  // not for each of its hundred items. Variant columns keep the raw value to the end.
+  // not for each of its hundred items (in a step of its own, m<k> below). Variant columns keep
+  // the raw value to the end.
   const early = new Set(cols.filter((c) => !c.variant && (c.index || levelOf(c) < levels.length)));
   const cast = (c: PlanColumn, e: string) => (early.has(c) ? fin(c, e) : e);
   const ctes: string[] = [];
@@ -202,9 +203,17 @@ export function selectRowsFrom(t: TablePlan, o: SelectOptions): (source: string)
     // A list read as JSON gives its elements when it is one, and no rows when it is anything else.
     const listExpr = jsonAt(levels[k - 1]!.replace(/\[\]$/, '')) ? `CAST(CASE WHEN json_type(${list}) = 'ARRAY' THEN ${list} END AS JSON[])` : list;
     const here = cols.filter((c) => !c.index && levelOf(c) === k - 1).map((c) => `${cast(c, exprAt(c, k - 1))} AS ${names.get(c)}`);
-    const idx = cols.filter((c) => c.index === levels[k - 1]).map((c) => `${cast(c, `(generate_subscripts(${listExpr}, 1) - 1)`)} AS ${names.get(c)}`);
-    ctes.push(`l${k} AS (SELECT ${[...carried, ...here, ...idx, `unnest(${listExpr}) AS u${k}`].join(', ')} FROM ${prev}${whereAt(k - 1)})`);
-    carried = [...carried, ...here.map((h) => h.split(' AS ').pop()!), ...idx.map((h) => h.split(' AS ').pop()!)];
+    const hereNames = here.map((h) => h.split(' AS ').pop()!);
+    // The values of this level are cast in a step of their own, before the list is unnested: in
+    // the unnest's own SELECT, DuckDB computes every other expression after the unnest, once per
+    // element. A million SERP items: the projection after the items' unnest took 0.29 s of CPU
+    // with the results' dates parsed there, 0.07 s (and 0.02 s at the results) without.
+    const before = here.length > 0 ? `m${k}` : prev;
+    if (here.length > 0) ctes.push(`m${k} AS (SELECT ${[...carried, ...here, `${listExpr} AS _l${k}`].join(', ')} FROM ${prev}${whereAt(k - 1)})`);
+    const listAt = here.length > 0 ? `_l${k}` : listExpr;
+    const idx = cols.filter((c) => c.index === levels[k - 1]).map((c) => `${cast(c, `(generate_subscripts(${listAt}, 1) - 1)`)} AS ${names.get(c)}`);
+    ctes.push(`l${k} AS (SELECT ${[...carried, ...hereNames, ...idx, `unnest(${listAt}) AS u${k}`].join(', ')} FROM ${before}${here.length > 0 ? '' : whereAt(k - 1)})`);
+    carried = [...carried, ...hereNames, ...idx.map((h) => h.split(' AS ').pop()!)];
   }
   const last = levels.length;
   const lastFrom = last === 0 ? 'src' : `l${last}`;
