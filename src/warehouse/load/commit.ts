@@ -56,7 +56,10 @@ export async function commit(
     await wh.transaction(async () => {
       for (const [k, w] of work.entries()) {
         const { plan, files, reads, received } = w;
-        noteBodyReaders(plan.kind, reads.filter((r) => !r.heads).length);
+        // The tables that read the bodies (the others read the heads): how a batch is read, and
+        // what the kind's next load in this process expects when it cuts ahead (cutEarly).
+        const bodyReaders = reads.filter((r) => !r.heads).length;
+        noteBodyReaders(plan.kind, bodyReaders);
         // The row id from which each table's rows of this load were appended (its first batch's,
         // insertMarked): the per-task count below reads only the row groups this load wrote, not
         // a year of history.
@@ -81,7 +84,7 @@ export async function commit(
         for (const [b, batch] of kindBatches.entries()) {
           const last = k === work.length - 1 && b === kindBatches.length - 1;
           const inBatch = filesIn(w, batch.map(({ f }) => f));
-          await loadBatch(wh, batch, { reads, received, inBatch, loadedFrom, last }, { report, batches, early, selected: o.selected, hold });
+          await loadBatch(wh, batch, { reads, bodyReaders, received, inBatch, loadedFrom, last }, { report, batches, early, selected: o.selected, hold });
         }
         if (o.countPerTask) await countPerTask(wh, reads, loadedFrom, report);
       }
@@ -101,11 +104,11 @@ export async function commit(
 async function loadBatch(
   wh: Warehouse,
   batch: readonly { f: string; size: number }[],
-  kind: { reads: readonly TableRead[]; received: string; inBatch: string; loadedFrom: Map<string, string>; last: boolean },
+  kind: { reads: readonly TableRead[]; bodyReaders: number; received: string; inBatch: string; loadedFrom: Map<string, string>; last: boolean },
   run: Loading,
 ): Promise<void> {
   const landed = batch.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
-  const direct = readsDirect(batch, run.batches.readDirectBelow, kind.reads.filter((r) => !r.heads).length);
+  const direct = readsDirect(batch, run.batches.readDirectBelow, kind.bodyReaders);
   // Read as gzip from the landed files (and pieces cut from them), or from one plain scratch file.
   const read: { files: string[]; scratch: string[]; gzip: boolean } = { files: [], scratch: [], gzip: direct };
   try {
