@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, statfsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { clearScratch, inflate, intoPieces, linesOf, membersOf, removeInflated, scratchDir, scratchFile } from '../../../src/warehouse/normalize/inflate.js';
+import { memoryPiecesOf, memoryScratch, writePieces } from '../../../src/warehouse/normalize/scratch.js';
 
 /** Pseudo-random text that gzip cannot shrink much, so a segment passes the split size quickly. */
 function lines(n: number, seed: number, words = 400): string[] {
@@ -23,7 +25,10 @@ describe('inflating landed gzip files for a load', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'pipeline-inflate-'));
   });
-  afterEach(async () => rm(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    delete process.env.PIPELINE_LOAD_SCRATCH;
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it('gives back every line of every file, in order, with a large segment shared between threads', async () => {
     const big = lines(6_000, 1);
@@ -72,6 +77,8 @@ describe('inflating landed gzip files for a load', () => {
       { file: join(dir, 'one.ndjson.gz'), size: one.length },
       { file: join(dir, 'odd.ndjson.gz'), size: odd.length },
     ];
+    // In the warehouse's folder (the memory file system's use: 'where a load's pieces go' below).
+    process.env.PIPELINE_LOAD_SCRATCH = 'disk';
     const out = await intoPieces(files, dir, target);
     // The segment becomes pieces of three or fewer lines each, in order; the small file and the
     // file with a header-like run inside a member (sizes that cannot be a member's) are read in place.
@@ -183,5 +190,99 @@ describe('inflating landed gzip files for a load', () => {
     await writeFile(gone, '{}\n');
     await clearScratch(dir);
     expect(await readdir(scratchDir(dir))).toEqual([mine.slice(scratchDir(dir).length + 1)]);
+  });
+});
+
+describe("where a load's pieces go", () => {
+  let dir: string;
+  let memory: string;
+  let files: { file: string; size: number }[];
+  let ls: string[];
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pipeline-pieces-'));
+    // A folder standing in for /dev/shm (PIPELINE_LOAD_SCRATCH names any folder).
+    memory = await mkdtemp(join(tmpdir(), 'pipeline-memory-'));
+    process.env.PIPELINE_LOAD_SCRATCH = memory;
+    ls = Array.from({ length: 6 }, (_, i) => JSON.stringify({ i, pad: 'x'.repeat(300) }));
+    files = await Promise.all(
+      ls.map(async (l, i) => {
+        const file = join(dir, `r${i}.ndjson.gz`);
+        const bytes = gzipSync(`${l}\n`);
+        await writeFile(file, bytes);
+        return { file, size: bytes.length };
+      }),
+    );
+  });
+  afterEach(async () => {
+    delete process.env.PIPELINE_LOAD_SCRATCH;
+    await rm(dir, { recursive: true, force: true });
+    await rm(memory, { recursive: true, force: true });
+  });
+  const own = () => join(memory, `pipeline-scratch-${process.getuid!()}`);
+  const target = () => 2 * (Buffer.byteLength(ls[0]!) + 1);
+
+  it.skipIf(!process.getuid)("writes them in memory, owner-only and marked with the warehouse's, and removes none of another's", async () => {
+    const out = await intoPieces(files, dir, target());
+    expect(out.scratch).toHaveLength(3);
+    expect(out.read).toEqual(out.scratch);
+    expect(out.scratch.every((f) => f.startsWith(`${own()}/load-${process.pid}-`))).toBe(true);
+    expect((await stat(own())).mode & 0o777).toBe(0o700);
+    for (const f of out.scratch) expect((await stat(f)).mode & 0o777).toBe(0o600);
+    // Nothing in the warehouse's folder; every line read back, in order.
+    expect(await readdir(scratchDir(dir)).catch(() => [])).toEqual([]);
+    const texts = await Promise.all(out.read.map(async (f) => gunzipSync(await readFile(f)).toString('utf8')));
+    expect(texts.join('')).toBe(ls.map((l) => `${l}\n`).join(''));
+    // Told apart by warehouse: another warehouse's check sees none of them.
+    expect(memoryPiecesOf(dir).sort()).toEqual([...out.scratch].sort());
+    expect(memoryPiecesOf(join(dir, 'other'))).toEqual([]);
+    for (const f of out.scratch) await removeInflated(f);
+    expect(memoryPiecesOf(dir)).toEqual([]);
+  });
+
+  it('writes them in the warehouse folder when told (disk), or when the memory folder cannot be trusted or has no room', async () => {
+    process.env.PIPELINE_LOAD_SCRATCH = 'disk';
+    const onDisk = await intoPieces(files, dir, target());
+    expect(onDisk.scratch).toHaveLength(3);
+    expect(onDisk.scratch.every((f) => f.startsWith(scratchDir(dir)))).toBe(true);
+    // A folder others can write into is not a place for raw bodies.
+    process.env.PIPELINE_LOAD_SCRATCH = memory;
+    await mkdir(own(), { recursive: true });
+    await chmod(own(), 0o777);
+    const refused = await intoPieces(files, dir, target());
+    expect(refused.scratch.every((f) => f.startsWith(scratchDir(dir)))).toBe(true);
+    expect(await readdir(own())).toEqual([]);
+    // Owner-only again: memory, unless the pieces would leave less than four times their size free.
+    await chmod(own(), 0o700);
+    expect(memoryScratch(dir, 1 << 20)?.()).toMatch(new RegExp(`^${own()}/load-${process.pid}-[0-9a-f]{12}-[0-9a-f]{8}\\.ndjson\\.gz$`));
+    expect(memoryScratch(dir, 2 ** 52)).toBeUndefined();
+  });
+
+  it('uses /dev/shm by default only when it is a memory file system (tmpfs)', () => {
+    delete process.env.PIPELINE_LOAD_SCRATCH;
+    let tmpfs = false;
+    try {
+      tmpfs = statfsSync('/dev/shm').type === 0x01021994;
+    } catch {
+      // No /dev/shm: the disk.
+    }
+    const name = memoryScratch(dir, 1 << 20)?.();
+    if (tmpfs && process.getuid) expect(name?.startsWith(`/dev/shm/pipeline-scratch-${process.getuid()}/`)).toBe(true);
+    else expect(name).toBeUndefined();
+  });
+
+  it('removes every piece it wrote when a write fails', async () => {
+    let n = 0;
+    const names = () => (n++ === 0 ? join(dir, 'first.ndjson.gz') : join(dir, 'no-such-folder', 'second.ndjson.gz'));
+    const plan = [{ parts: [Buffer.from('a')] }, { parts: [Buffer.from('b')] }];
+    expect(() => writePieces(plan, names, dir)).toThrow(/ENOENT/);
+    expect(existsSync(join(dir, 'first.ndjson.gz'))).toBe(false);
+  });
+
+  it.skipIf(!process.getuid)("clears the pieces in memory of a load whose process is gone, never a live one's", async () => {
+    const mine = (await intoPieces(files, dir, target())).scratch;
+    const gone = join(own(), 'load-999999999-0123456789ab-0badf00d.ndjson.gz');
+    await writeFile(gone, '');
+    await clearScratch(dir);
+    expect((await readdir(own())).sort()).toEqual(mine.map((f) => f.slice(own().length + 1)).sort());
   });
 });

@@ -4,6 +4,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, exportParquet, loadLanded, reindexRaw, replay, tableBatches, type Warehouse } from '../../../src/warehouse/index.js';
 import { scratchDir } from '../../../src/warehouse/normalize/inflate.js';
+import { memoryPiecesOf } from '../../../src/warehouse/normalize/scratch.js';
 import { compactFixture, fixture, land, response, tearRawFile, tempWarehouse } from './helpers.js';
 
 const SERP = '/v3/serp/engA/organic/task_get/advanced/11111111-2222-4333-8444-555555555555';
@@ -57,9 +58,9 @@ async function landNightAnswers(dir: string): Promise<{ lines: string[]; files: 
   return { lines, files };
 }
 
-/** Scratch files a load left in the warehouse `dir` (it removes the pieces it cut and the plain text it wrote). */
+/** Scratch files a load left, in the warehouse `dir` or in memory (it removes the pieces it cut and the plain text it wrote). */
 async function scratchLeft(dir: string): Promise<string[]> {
-  return readdir(scratchDir(dir)).catch(() => []);
+  return [...(await readdir(scratchDir(dir)).catch(() => [])), ...memoryPiecesOf(dir)];
 }
 
 async function linesDuckDbReads(wh: Warehouse, file: string): Promise<number> {
