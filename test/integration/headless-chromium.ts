@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,6 +25,24 @@ async function inflateLibraries(): Promise<string> {
   return join(await inflate(join(PACKAGE_DIR, 'bin', 'al2023.tar.br')), 'lib');
 }
 
+/**
+ * The folder of a fonts.conf naming the fonts where the package put them. Its own fonts.conf names
+ * `/tmp/fonts` and `/tmp/fonts-cache`, but it decompresses them into the temp dir, which the
+ * suite moves to the RAM disk (test/global-setup.ts): there, with no `/tmp/fonts` from an earlier
+ * run outside the suite, Chromium found no font and its pages crashed ("Page crashed", on a new
+ * machine).
+ */
+function fontsHere(): string {
+  const fonts = join(tmpdir(), 'fonts');
+  const conf = readFileSync(join(fonts, 'fonts.conf'), 'utf8')
+    .replaceAll('/tmp/fonts-cache', join(tmpdir(), 'fonts-cache'))
+    .replaceAll('<dir>/tmp/fonts</dir>', `<dir>${fonts}</dir>`);
+  const dir = join(tmpdir(), 'fonts-conf');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'fonts.conf'), conf);
+  return dir;
+}
+
 export async function launchChromium(): Promise<Browser> {
   const source = `@sparticuz/chromium ${VERSION}`;
   let executablePath: string;
@@ -39,7 +57,7 @@ export async function launchChromium(): Promise<Browser> {
     // Playwright adds --no-sandbox and --headless itself.
     return await chromium.launch({
       executablePath,
-      env: { ...process.env, LD_LIBRARY_PATH: libraries, FONTCONFIG_PATH: join(tmpdir(), 'fonts') },
+      env: { ...process.env, LD_LIBRARY_PATH: libraries, FONTCONFIG_PATH: fontsHere() },
     });
   } catch (e) {
     throw new Error(
