@@ -15,7 +15,7 @@ export async function clearScratch(warehouseDir: string): Promise<void> {
     const pid = Number(/^load-(\d+)-/.exec(n)?.[1] ?? Number.NaN);
     if (Number.isInteger(pid) && !alive(pid)) await rm(join(dir, n), { force: true });
   }
-  clearMemoryScratch(alive);
+  clearMemoryScratch(warehouseDir, alive);
 }
 
 function alive(pid: number): boolean {

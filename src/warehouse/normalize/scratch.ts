@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statfsSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeSync, writevSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -119,8 +119,20 @@ export function memoryPiecesOf(warehouseDir: string): string[] {
   }
 }
 
-/** Removes pieces in memory left by a load whose process is gone (killed mid-load); `alive` tells a live process. */
-export function clearMemoryScratch(alive: (pid: number) => boolean): void {
+/**
+ * A piece in memory of another warehouse, left by a process that is gone, is removed once it is
+ * this old (ms). The folder is shared by the user's processes, and a process in another pid
+ * namespace (a container sharing /dev/shm) looks gone from here while its load runs; a piece lives
+ * for one insert, seconds to minutes.
+ */
+const OTHERS_LEFT_MS = 60 * 60 * 1000;
+
+/**
+ * Removes pieces in memory left by loads whose process is gone (killed mid-load; `alive` tells a
+ * live process): the warehouse's own at once (no other process loads it: DuckDB's lock), other
+ * warehouses' after OTHERS_LEFT_MS.
+ */
+export function clearMemoryScratch(warehouseDir: string, alive: (pid: number) => boolean): void {
   const dir = userFolder();
   if (!dir) return;
   let names: string[];
@@ -129,9 +141,16 @@ export function clearMemoryScratch(alive: (pid: number) => boolean): void {
   } catch {
     return;
   }
+  const mark = `-${warehouseMark(warehouseDir)}-`;
   for (const n of names) {
     const pid = Number(/^load-(\d+)-/.exec(n)?.[1] ?? Number.NaN);
-    if (Number.isInteger(pid) && !alive(pid)) rmSync(join(dir, n), { force: true });
+    if (!Number.isInteger(pid) || alive(pid)) continue;
+    const file = join(dir, n);
+    try {
+      if (n.includes(mark) || Date.now() - statSync(file).mtimeMs > OTHERS_LEFT_MS) rmSync(file, { force: true });
+    } catch {
+      // Gone meanwhile, or removed by another process: nothing to do.
+    }
   }
 }
 

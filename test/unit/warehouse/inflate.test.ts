@@ -1,5 +1,5 @@
 import { existsSync, statfsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -278,11 +278,19 @@ describe("where a load's pieces go", () => {
     expect(existsSync(join(dir, 'first.ndjson.gz'))).toBe(false);
   });
 
-  it.skipIf(!process.getuid)("clears the pieces in memory of a load whose process is gone, never a live one's", async () => {
+  it.skipIf(!process.getuid)("clears the pieces in memory of a load whose process is gone, never a live one's, another warehouse's only when old", async () => {
     const mine = (await intoPieces(files, dir, target())).scratch;
     const gone = join(own(), 'load-999999999-0123456789ab-0badf00d.ndjson.gz');
+    const goneOld = join(own(), 'load-999999998-0123456789ab-0badf00e.ndjson.gz');
     await writeFile(gone, '');
+    await writeFile(goneOld, '');
+    const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(goneOld, hoursAgo, hoursAgo);
+    // A piece of this warehouse from a process that is gone.
+    const goneHere = memoryScratch(dir, 1)!().replace(`load-${process.pid}-`, 'load-999999997-');
+    await writeFile(goneHere, '');
     await clearScratch(dir);
-    expect((await readdir(own())).sort()).toEqual(mine.map((f) => f.slice(own().length + 1)).sort());
+    // Another warehouse's recent piece stays (its process may be in another pid namespace, loading).
+    expect((await readdir(own())).sort()).toEqual([...mine.map((f) => f.slice(own().length + 1)), 'load-999999999-0123456789ab-0badf00d.ndjson.gz'].sort());
   });
 });
