@@ -4,27 +4,15 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { clearMemoryScratch, memoryScratch, scratchDir, scratchFile, writePieces } from './scratch.js';
+import { clearMemoryScratch, leftByGone, memoryScratch, scratchDir, scratchFile, writePieces } from './scratch.js';
 
 export { scratchDir, scratchFile } from './scratch.js';
 
 /** Removes scratch files left by a load whose process is gone (killed mid-load); a live process removes its own. */
 export async function clearScratch(warehouseDir: string): Promise<void> {
   const dir = scratchDir(warehouseDir);
-  for (const n of await readdir(dir).catch(() => [] as string[])) {
-    const pid = Number(/^load-(\d+)-/.exec(n)?.[1] ?? Number.NaN);
-    if (Number.isInteger(pid) && !alive(pid)) await rm(join(dir, n), { force: true });
-  }
-  clearMemoryScratch(warehouseDir, alive);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  for (const n of await readdir(dir).catch(() => [] as string[])) if (leftByGone(n)) await rm(join(dir, n), { force: true });
+  clearMemoryScratch(warehouseDir);
 }
 
 /** A byte range of a landed file made of whole gzip members. */
@@ -251,8 +239,9 @@ async function writeAt(fh: FileHandle, b: Buffer, position: number): Promise<num
  * file created for the load, and creating files is not free everywhere: on this machine's disk
  * (ext4 without a journal) a file created after many deletions costs 0.3 to 1.3 ms of system CPU
  * (measured when the pieces went to the disk; now they go to memory where it can: scratch.ts).
- * Larger pieces cost DuckDB more: 10,000 one-answer files read in pieces of about 1, 2, 4 and 8
- * MiB took 2.27 to 2.31, 2.33 to 2.36, 2.36 to 2.54 and 2.61 to 2.81 s of CPU. Against pieces of 1 MiB, in three runs of a million rows alternating: a segment 0.75 to 0.78 of
+ * Larger pieces cost DuckDB more: 10,000 one-answer files read (read_json alone) in pieces of
+ * about 1, 2, 4 and 8 MiB took 2.27 to 2.31, 2.33 to 2.36, 2.36 to 2.54 and 2.61 to 2.81 s of CPU.
+ * Against pieces of 1 MiB, in three runs of a million rows alternating: a segment 0.75 to 0.78 of
  * read_json against 0.66 to 0.69, a night's files 0.68 to 0.79 against 0.68 to 0.80, generic
  * items 0.72 to 0.82 against 0.68 to 0.76 (docs/warehouse.md, figures of 2026-11-28, eighth).
  */

@@ -127,12 +127,24 @@ export function memoryPiecesOf(warehouseDir: string): string[] {
  */
 const OTHERS_LEFT_MS = 60 * 60 * 1000;
 
+/** Whether the scratch file named `name` (`load-<pid>-...`) was left by a process that is gone (killed mid-load). */
+export function leftByGone(name: string): boolean {
+  const pid = Number(/^load-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
+  if (!Number.isInteger(pid)) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'EPERM';
+  }
+}
+
 /**
- * Removes pieces in memory left by loads whose process is gone (killed mid-load; `alive` tells a
- * live process): the warehouse's own at once (no other process loads it: DuckDB's lock), other
- * warehouses' after OTHERS_LEFT_MS.
+ * Removes pieces in memory left by loads whose process is gone (killed mid-load): the
+ * warehouse's own at once (no other process loads it: DuckDB's lock), other warehouses' after
+ * OTHERS_LEFT_MS.
  */
-export function clearMemoryScratch(warehouseDir: string, alive: (pid: number) => boolean): void {
+export function clearMemoryScratch(warehouseDir: string): void {
   const dir = userFolder();
   if (!dir) return;
   let names: string[];
@@ -143,8 +155,7 @@ export function clearMemoryScratch(warehouseDir: string, alive: (pid: number) =>
   }
   const mark = `-${warehouseMark(warehouseDir)}-`;
   for (const n of names) {
-    const pid = Number(/^load-(\d+)-/.exec(n)?.[1] ?? Number.NaN);
-    if (!Number.isInteger(pid) || alive(pid)) continue;
+    if (!leftByGone(n)) continue;
     const file = join(dir, n);
     try {
       if (n.includes(mark) || Date.now() - statSync(file).mtimeMs > OTHERS_LEFT_MS) rmSync(file, { force: true });
