@@ -35,14 +35,19 @@ last_built_checks as (
 
 daily_checks as (
     -- incremental: the rebuilt checks and each series' last one before them, not the whole
-    -- history (the checks are numbered below; only consecutive numbers matter)
+    -- history (the checks are numbered below; only consecutive numbers matter).
+    -- in_slice: the model is built in passes (slices in its sidecar), each over the series of
+    -- some keywords; every window and join below stays within a series, so a pass needs no
+    -- other's rows, and holds a quarter of the night's placements instead of all of them
     select d.* from int_serp__daily_checks as d
+    where {{ in_slice(d.keyword) }}
     {% if is_incremental %}
-    where d.check_date >= {{ incremental_since }}
+    and d.check_date >= {{ incremental_since }}
     union all by name
     select d.* from int_serp__daily_checks as d
     semi join last_built_checks as l
         using (keyword, location_code, language_code, device, engine, check_date)
+    where {{ in_slice(d.keyword) }}
     {% endif %}
 ),
 

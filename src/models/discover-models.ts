@@ -5,7 +5,7 @@ import { EtlError } from '../errors.js';
 import type { Materialization, Model } from './model.js';
 import { sidecarSchema, type Sidecar } from './sidecar.js';
 import { sqlIdentifiers } from './sql-identifiers.js';
-import { renderTemplate } from './render-sql.js';
+import { IN_SLICE, renderTemplate } from './render-sql.js';
 
 async function walk(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -121,6 +121,18 @@ async function readModels(root: string, files: readonly string[]): Promise<Model
         `sidecar of ${m.name} takes its incremental.watermark from ${mark.relation}, but ${m.file} never reads it`,
         { context: { stage: 'models', path: m.file } },
       );
+    }
+    if (m.sidecar.slices !== undefined) {
+      const why =
+        m.materialized !== 'table' && m.materialized !== 'incremental'
+          ? `but it is a ${m.materialized}: only a table or an incremental model is built in passes`
+          : !new RegExp(IN_SLICE.source).test(m.sql)
+            ? 'but its SQL has no {{ in_slice(<columns>) }} to keep each pass to its rows: add one where the rows are read (e.g. `where {{ in_slice(keyword) }}`)'
+            : undefined;
+      if (why)
+        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} sets slices: ${m.sidecar.slices}, ${why}`, {
+          context: { stage: 'models', path: m.file },
+        });
     }
     if (m.materialized === 'incremental' && !m.sidecar.incremental) {
       throw new EtlError('ETL_CONFIG_INVALID', `model ${m.name} is incremental but its sidecar has no incremental.key`, {

@@ -8,14 +8,20 @@ export interface RenderContext {
   incrementalSince?: string;
   /** Keep both branches of every `{% if %}` (for finding dependencies). */
   allBranches?: boolean;
+  /** The pass of a model built in slices (sidecar `slices`): `{{ in_slice(...) }}` keeps its rows only. */
+  slice?: { index: number; count: number };
 }
+
+/** `{{ in_slice(a, b) }}`: the columns whose hash picks a row's slice. */
+export const IN_SLICE = /\{\{\s*in_slice\(([^(){}]+)\)\s*\}\}/g;
 
 const IF_BLOCK = /\{%\s*if\s+is_incremental\s*%\}([\s\S]*?)(?:\{%\s*else\s*%\}([\s\S]*?))?\{%\s*endif\s*%\}/g;
 
 /**
  * The small dbt-like template of model SQL: `{% if is_incremental %} ... {% else %} ...
- * {% endif %}`, `{{ this }}` and `{{ incremental_since }}`. Nothing more, on purpose:
- * models stay plain SQL a reader can paste into DuckDB.
+ * {% endif %}`, `{{ this }}`, `{{ incremental_since }}` and `{{ in_slice(columns) }}` (true
+ * outside a sliced build; in its k-th of n passes, `hash(columns) % n = k`). Nothing more, on
+ * purpose: models stay plain SQL a reader can paste into DuckDB.
  */
 export function renderTemplate(sql: string, ctx: RenderContext): string {
   const body = sql.replace(IF_BLOCK, (_m, yes: string, no: string | undefined) => {
@@ -24,5 +30,6 @@ export function renderTemplate(sql: string, ctx: RenderContext): string {
   });
   return body
     .replace(/\{\{\s*this\s*\}\}/g, ctx.self ?? '__this__')
-    .replace(/\{\{\s*incremental_since\s*\}\}/g, ctx.incrementalSince ?? 'NULL');
+    .replace(/\{\{\s*incremental_since\s*\}\}/g, ctx.incrementalSince ?? 'NULL')
+    .replace(IN_SLICE, (_m, cols: string) => (ctx.slice ? `(hash(${cols.trim()}) % ${ctx.slice.count} = ${ctx.slice.index})` : 'true'));
 }

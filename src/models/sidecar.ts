@@ -83,6 +83,15 @@ export const sidecarSchema = z
       })
       .strict()
       .optional(),
+    slices: z
+      .number()
+      .int()
+      .min(2)
+      .max(64)
+      .optional()
+      .describe(
+        'builds a table or incremental model in this many passes, each over the rows its SQL keeps with `{{ in_slice(<columns>) }}` (a hash of those columns), all in one transaction: for a model whose memory grows with its rows (windows, joins) and whose rows of different slices never meet, e.g. rank_history, whose windows are per series (a 100,000-keyword night: 1,330 MB of peak RSS in one pass, 750 to 920 in four)',
+      ),
     date_key: z
       .string()
       .min(1)
