@@ -9,7 +9,7 @@ export const EPILOG = `Environment:
   LOG_FORMAT       json or pretty (default: pretty on a terminal, JSON otherwise)
   PIPELINE_DUCKDB_MEMORY  DuckDB memory limit (default 4GB)
   PIPELINE_DUCKDB_THREADS  DuckDB's worker threads (default: one a core)
-  PIPELINE_CHECKPOINT_MB  loaded rows DuckDB may hold uncheckpointed before the loader checkpoints (default 256; 0: at the run's end only)
+  PIPELINE_CHECKPOINT_MB  loaded rows DuckDB may hold uncheckpointed before the loader checkpoints (default 128; 0: at the run's end only)
   PIPELINE_LIVE_CONCURRENCY  live calls in flight at once (default 4; the rate limits still apply)
   PIPELINE_LAKE    s3://bucket/prefix the published layout is mirrored to (docs/lake.md); with it:
   AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3) for a store other than AWS S3, AWS_REGION,

@@ -6,9 +6,13 @@ import type { Warehouse } from './warehouse.js';
  * run's own checkpoint step). The warehouse checkpoints once a run (CHECKPOINT_THRESHOLD), and
  * until then DuckDB keeps those rows uncompressed in memory: about 20 KB a depth-10 SERP task,
  * mostly its items and its raw index row, so a night of 100,000 tasks would hold about 2 GB.
- * A night of 1,000 keywords at depth 100 stays under this bound and still checkpoints once.
+ * A checkpoint takes about as much again as the rows it writes while it runs, so the bound sets
+ * the ingest's peak: an agency's night (bench/agency-night.ts, 100,000 tasks) peaked while
+ * posting at 1,196 to 1,563 MB in six runs at 256 MB, at 1,179 and 1,227 in two at 128, for the
+ * same CPU (docs/warehouse.md, "Checkpoints"). A night of 1,000 keywords at depth 100 (about
+ * 200 MB of rows) checkpoints once before the run's own checkpoint.
  */
-export const DEFAULT_CHECKPOINT_MB = 256;
+export const DEFAULT_CHECKPOINT_MB = 128;
 
 /** The bound in bytes, from `PIPELINE_CHECKPOINT_MB` or the default; 0 turns it off. */
 export function heldRowsBound(env: NodeJS.ProcessEnv = process.env): number {

@@ -164,8 +164,8 @@ describe('TaskLoader compacts loaded callbacks as the night goes on (real DuckDB
 });
 
 describe('PIPELINE_CHECKPOINT_MB', () => {
-  it('is 256 MB by default, 0 turns it off, and anything but a number of MB is refused', () => {
-    expect(heldRowsBound({})).toBe(256 * 1048576);
+  it('is 128 MB by default, 0 turns it off, and anything but a number of MB is refused', () => {
+    expect(heldRowsBound({})).toBe(128 * 1048576);
     expect(heldRowsBound({ PIPELINE_CHECKPOINT_MB: '64' })).toBe(64 * 1048576);
     expect(heldRowsBound({ PIPELINE_CHECKPOINT_MB: '0' })).toBe(0);
     expect(() => heldRowsBound({ PIPELINE_CHECKPOINT_MB: 'lots' })).toThrow(/PIPELINE_CHECKPOINT_MB/);
