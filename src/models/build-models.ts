@@ -20,6 +20,8 @@ export interface ModelBuildResult {
   since?: string;
   ms: number;
   message?: string;
+  /** Passes of a build in slices (sidecar `slices`), when it took more than one. */
+  passes?: number;
 }
 
 export interface BuildOptions {
@@ -63,27 +65,42 @@ async function lastBuiltLiteral(wh: Warehouse, table: string, key: string): Prom
 }
 
 /**
- * The model's SQL for each pass of its build: one, or one per slice (sidecar `slices`, each pass
- * keeping the rows of its `{{ in_slice(...) }}`). Passes share nothing but the table they fill, so
- * a model whose windows and joins hold all their rows at once holds a slice's at a time:
- * rank_history on a 100,000-keyword night (a million placements), 1,330 to 1,360 MB of peak RSS in
- * one pass against 750 to 920 in four, for 0.9 s more (docs/performance.md).
+ * How many passes a build of `m` takes (sidecar `slices`): its count, or one when `rows_of` holds
+ * no more than `above` rows (from `since` on by the model's key, for an incremental build). A pass
+ * reads the model's inputs again, so a small build is cheaper whole: `rank_history` on 100
+ * keywords x 120 nights took 2.64 s in four passes against 2.03 in one.
  */
-function slicesOf(m: Model, ctx: RenderContext): string[] {
-  const count = m.sidecar.slices ?? 1;
+async function passesOf(wh: Warehouse, m: Model, since?: string): Promise<number> {
+  const s = m.sidecar.slices;
+  if (!s) return 1;
+  if (s.rows_of === undefined || s.above === undefined) return s.count;
+  const where = since === undefined ? '' : ` where ${ident(m.sidecar.incremental!.key)} >= ${since}`;
+  const [row] = await wh.all<{ n: number }>(`select count(*)::double as n from ${ident(s.rows_of)}${where}`);
+  return Number(row?.n ?? 0) > s.above ? s.count : 1;
+}
+
+/**
+ * The model's SQL for each of `count` passes (passesOf), each keeping the rows of its
+ * `{{ in_slice(...) }}`. Passes share nothing but the table they fill, so a model whose windows
+ * and joins hold all their rows at once holds a slice's at a time: rank_history on a
+ * 100,000-keyword night (a million placements), 1,330 to 1,396 MB of peak RSS in one pass against
+ * 754 to 971 in four, for about a second more (docs/performance.md).
+ */
+function slicesOf(m: Model, ctx: RenderContext, count: number): string[] {
   if (count === 1) return [renderTemplate(m.sql, ctx)];
   return Array.from({ length: count }, (_, index) => renderTemplate(m.sql, { ...ctx, slice: { index, count } }));
 }
 
 /** `create or replace table` from the model's SQL, pass by pass (slicesOf) in one transaction when it is built in slices. */
-async function createInSlices(wh: Warehouse, m: Model, ctx: RenderContext): Promise<void> {
+async function createInSlices(wh: Warehouse, m: Model, ctx: RenderContext): Promise<{ passes?: number }> {
   const name = ident(m.name);
-  const [first, ...rest] = slicesOf(m, ctx);
+  const [first, ...rest] = slicesOf(m, ctx, await passesOf(wh, m));
   const build = async () => {
     await wh.run(`create or replace table ${name} as\n${first!}`);
     for (const sql of rest) await wh.run(`insert into ${name} by name\n${sql}`);
   };
   await (rest.length === 0 ? build() : wh.transaction(build));
+  return rest.length === 0 ? {} : { passes: rest.length + 1 };
 }
 
 async function materialize(
@@ -92,7 +109,7 @@ async function materialize(
   relations: Map<string, string>,
   fullRefresh: boolean,
   cache: FingerprintCache,
-): Promise<Pick<ModelBuildResult, 'mode' | 'rows' | 'message' | 'since'>> {
+): Promise<Pick<ModelBuildResult, 'mode' | 'rows' | 'message' | 'since' | 'passes'>> {
   const name = ident(m.name);
   const existing = relations.get(m.name.toLowerCase());
   if (existing === 'view' && m.materialized !== 'view') await wh.run(`drop view ${name}`);
@@ -107,8 +124,8 @@ async function materialize(
       await wh.run(`create or replace view ${name} as\n${renderTemplate(m.sql, { self: m.name })}`);
       return { mode: 'full' };
     case 'table':
-      await createInSlices(wh, m, { self: m.name });
-      return { mode: 'full', rows: await countRows(wh, m.name) };
+      const { passes } = await createInSlices(wh, m, { self: m.name });
+      return { mode: 'full', rows: await countRows(wh, m.name), ...(passes ? { passes } : {}) };
     case 'incremental': {
       const key = m.sidecar.incremental!.key;
       // A table built from other SQL or other full_refresh_on inputs is rebuilt in full.
@@ -125,25 +142,26 @@ async function materialize(
       // Read after the build, in its transaction: the largest value the build's inputs held.
       const watermarkNow = async () => (mark ? lastBuiltLiteral(wh, mark.relation, mark.column) : undefined);
       if (since === undefined) {
-        await createInSlices(wh, m, { self: m.name, isIncremental: false });
+        const { passes } = await createInSlices(wh, m, { self: m.name, isIncremental: false });
         await saveFingerprint(wh, m.name, fingerprint, await watermarkNow(), true);
-        return { mode: 'full', rows: await countRows(wh, m.name), ...(reason ? { message: reason } : {}) };
+        return { mode: 'full', rows: await countRows(wh, m.name), ...(reason ? { message: reason } : {}), ...(passes ? { passes } : {}) };
       }
       const ctx = { self: m.name, isIncremental: true, incrementalSince: since };
+      const passes = await passesOf(wh, m, since);
       if (m.sidecar.incremental!.strategy === 'delete_insert') {
         // No copy of the new rows: with one they are held twice (the temp table, and the
         // insert's uncommitted rows).
         return wh.transaction(async () => {
           await wh.run(`delete from ${name} where ${ident(key)} >= ${since}`);
           let rows = 0;
-          for (const sql of slicesOf(m, ctx)) rows += Number((await wh.db.run(`insert into ${name} by name\n${sql}`)).rowsChanged);
+          for (const sql of slicesOf(m, ctx, passes)) rows += Number((await wh.db.run(`insert into ${name} by name\n${sql}`)).rowsChanged);
           await saveFingerprint(wh, m.name, fingerprint, await watermarkNow());
-          return { mode: 'incremental' as const, rows, since };
+          return { mode: 'incremental' as const, rows, since, ...(passes > 1 ? { passes } : {}) };
         });
       }
       const temp = ident(`__new_${m.name}`);
       return wh.transaction(async () => {
-        const [first, ...rest] = slicesOf(m, ctx);
+        const [first, ...rest] = slicesOf(m, ctx, passes);
         await wh.run(`create or replace temp table ${temp} as\n${first!}`);
         for (const sql of rest) await wh.run(`insert into ${temp} by name\n${sql}`);
         await wh.run(`delete from ${name} where ${ident(key)} >= ${since}`);
@@ -151,7 +169,7 @@ async function materialize(
         const rows = await countRows(wh, `__new_${m.name}`);
         await wh.run(`drop table ${temp}`);
         await saveFingerprint(wh, m.name, fingerprint, await watermarkNow());
-        return { mode: 'incremental' as const, rows, since };
+        return { mode: 'incremental' as const, rows, since, ...(passes > 1 ? { passes } : {}) };
       });
     }
   }

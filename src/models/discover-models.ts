@@ -130,7 +130,7 @@ async function readModels(root: string, files: readonly string[]): Promise<Model
             ? 'but its SQL has no {{ in_slice(<columns>) }} to keep each pass to its rows: add one where the rows are read (e.g. `where {{ in_slice(keyword) }}`)'
             : undefined;
       if (why)
-        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} sets slices: ${m.sidecar.slices}, ${why}`, {
+        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} sets slices.count: ${m.sidecar.slices.count}, ${why}`, {
           context: { stage: 'models', path: m.file },
         });
     }
@@ -140,5 +140,31 @@ async function readModels(root: string, files: readonly string[]): Promise<Model
       });
     }
   }
+  for (const m of models) {
+    const of = m.sidecar.slices?.rows_of;
+    if (of && !upstreamOf(models, m).has(of.toLowerCase())) {
+      throw new EtlError(
+        'ETL_CONFIG_INVALID',
+        `sidecar of ${m.name} measures its slices by slices.rows_of: ${of}, which it never reads, directly or through its inputs: name one it reads`,
+        { context: { stage: 'models', path: m.file } },
+      );
+    }
+  }
   return models;
+}
+
+/** What `m` reads, directly or through the models it reads: model names and the other relations their SQL names. */
+function upstreamOf(models: readonly Model[], m: Model): Set<string> {
+  const byName = new Map(models.map((x) => [x.name, x]));
+  const seen = new Set<string>();
+  const walk = (x: Model) => {
+    for (const id of sqlIdentifiers(renderTemplate(x.sql, { allBranches: true }))) {
+      if (id === x.name || seen.has(id)) continue;
+      seen.add(id);
+      const up = byName.get(id);
+      if (up) walk(up);
+    }
+  };
+  walk(m);
+  return seen;
 }

@@ -6,7 +6,8 @@ export function formatBuild(r: ModelBuildResult): string {
   const what = r.mode === 'incremental' ? 'incremental' : r.materialized;
   const rows = r.rows === undefined ? '' : `  ${r.rows.toLocaleString('en-US')} rows`;
   const msg = r.message ? `  ${r.message}` : '';
-  return `${r.status.padEnd(7)} ${r.name.padEnd(34)} ${what.padEnd(11)}${rows}  (${r.ms} ms)${msg}`;
+  const passes = r.passes ? `, ${r.passes} passes` : '';
+  return `${r.status.padEnd(7)} ${r.name.padEnd(34)} ${what.padEnd(11)}${rows}  (${r.ms} ms${passes})${msg}`;
 }
 
 /** The test report: one line per test, and for a failure its offending rows. */

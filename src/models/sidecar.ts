@@ -84,13 +84,22 @@ export const sidecarSchema = z
       .strict()
       .optional(),
     slices: z
-      .number()
-      .int()
-      .min(2)
-      .max(64)
+      .object({
+        count: z.number().int().min(2).max(64).describe('passes of a sliced build'),
+        rows_of: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            "a relation the model reads, directly or through its inputs, whose rows measure the build: it is sliced only when that holds more than `above` rows (for an incremental build, those from the rebuild's start by its key, which the relation must have)",
+          ),
+        above: z.number().int().min(0).optional().describe('rows of `rows_of` above which the build is sliced'),
+      })
+      .strict()
+      .refine((o) => (o.rows_of === undefined) === (o.above === undefined), { message: 'rows_of and above go together' })
       .optional()
       .describe(
-        'builds a table or incremental model in this many passes, each over the rows its SQL keeps with `{{ in_slice(<columns>) }}` (a hash of those columns), all in one transaction: for a model whose memory grows with its rows (windows, joins) and whose rows of different slices never meet, e.g. rank_history, whose windows are per series (a 100,000-keyword night: 1,330 MB of peak RSS in one pass, 750 to 920 in four)',
+        "builds a table or incremental model in `count` passes, each over the rows its SQL keeps with `{{ in_slice(<columns>) }}` (a hash of those columns), all in one transaction: for a model whose memory grows with its rows (windows, joins) and whose rows of different slices never meet, e.g. rank_history, whose windows are per series (a 100,000-keyword night: 1,330 MB of peak RSS in one pass, 750 to 971 in four). With `rows_of` and `above`, only a build of more rows than that is sliced (a pass costs its reads again: a small night's build in four took a quarter longer)",
       ),
     date_key: z
       .string()

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildModels, discoverModels } from '../../src/models/index.js';
+import { formatBuild } from '../../src/models/format-results.js';
 import { renderTemplate } from '../../src/models/render-sql.js';
 import { withWarehouse, type Warehouse } from '../../src/warehouse/index.js';
 import { tempDir } from './helpers.js';
@@ -60,21 +61,24 @@ describe('a model built in slices', () => {
   });
 
   for (const sidecar of [
-    'materialized: table\nslices: 3\n',
-    'materialized: incremental\nslices: 3\nincremental:\n  key: d\n  strategy: delete_insert\n',
-    'materialized: incremental\nslices: 3\nincremental:\n  key: d\n',
+    'materialized: table\nslices:\n  count: 3\n',
+    'materialized: incremental\nslices:\n  count: 3\nincremental:\n  key: d\n  strategy: delete_insert\n',
+    'materialized: incremental\nslices:\n  count: 3\nincremental:\n  key: d\n',
   ]) {
     it(`gives the rows of a build in one pass (${sidecar.replace(/\n\s*/g, ' ').trim()})`, async () => {
       const sliced = await discoverModels(await project(sidecar));
-      const whole = await discoverModels(await project(sidecar.replace('slices: 3\n', '')));
-      expect(sliced[0]!.sidecar.slices).toBe(3);
+      const whole = await discoverModels(await project(sidecar.replace('slices:\n  count: 3\n', '')));
+      expect(sliced[0]!.sidecar.slices).toEqual({ count: 3 });
       for (const [name, models] of [
         ['sliced', sliced],
         ['whole', whole],
       ] as const) {
         await withWarehouse(join(tmp.dir, name), async (w) => {
           await seed(w, ['2026-01-01', '2026-01-02', '2026-01-03']);
-          expect(await buildModels(w, models)).toMatchObject([{ status: 'built', mode: 'full', rows: 180 }]);
+          const [first] = await buildModels(w, models);
+          expect(first).toMatchObject({ status: 'built', mode: 'full', rows: 180 });
+          expect(first!.passes).toBe(name === 'sliced' ? 3 : undefined);
+          expect(formatBuild(first!)).toContain(name === 'sliced' ? 'ms, 3 passes)' : ' ms)');
           // A later row of the last built day and a new day: an incremental build starts at the last built day.
           await seed(w, ['2026-01-03', '2026-01-04']);
           const [second] = await buildModels(w, models);
@@ -99,13 +103,42 @@ describe('a model built in slices', () => {
     });
   }
 
-  it('refuses slices on a view, or on SQL without {{ in_slice(...) }}, naming the sidecar and what to do', async () => {
-    await expect(discoverModels(await project('materialized: view\nslices: 2\n'))).rejects.toThrow(
-      /running.*slices: 2.*only a table or an incremental model/,
+  it("is sliced only past `above` rows of `rows_of`, from the rebuild's start for an incremental build", async () => {
+    const models = await discoverModels(
+      await project(
+        'materialized: incremental\nslices:\n  count: 3\n  rows_of: facts\n  above: 100\nincremental:\n  key: d\n  strategy: delete_insert\n',
+      ),
     );
-    await expect(discoverModels(await project('materialized: table\nslices: 2\n', 'select 1 as k'))).rejects.toThrow(
-      /slices: 2.*no \{\{ in_slice/,
+    await withWarehouse(join(tmp.dir, 'wh'), async (w) => {
+      await seed(w, ['2026-01-01', '2026-01-02']);
+      // 120 rows of facts: past 100, in three passes.
+      expect(await buildModels(w, models)).toMatchObject([{ status: 'built', mode: 'full', rows: 120, passes: 3 }]);
+      // The rebuild starts at the last built day: 60 + 60 rows of facts from it on, past 100 again.
+      await seed(w, ['2026-01-03']);
+      expect(await buildModels(w, models)).toMatchObject([{ status: 'built', mode: 'incremental', rows: 120, passes: 3 }]);
+      // From the third day on, 60 rows and a fourth day of 30: 90, not past 100, in one pass.
+      await w.run(`insert into facts select 'key ' || k, '2026-01-04', 1 from range(30) r(k)`);
+      const [small] = await buildModels(w, models);
+      expect(small).toMatchObject({ status: 'built', mode: 'incremental', rows: 90 });
+      expect(small!.passes).toBeUndefined();
+      expect(await rowsOf(w, 'running')).toHaveLength(60 * 3 + 30);
+    });
+  });
+
+  it('refuses slices on a view, on SQL without {{ in_slice(...) }}, or measured by a relation it does not read, naming the sidecar and what to do', async () => {
+    const sliced = (more = '') => `slices:\n  count: 2\n${more}`;
+    await expect(discoverModels(await project(`materialized: view\n${sliced()}`))).rejects.toThrow(
+      /running.*slices.count: 2.*only a table or an incremental model/,
     );
-    await expect(discoverModels(await project('materialized: table\nslices: 1\n'))).rejects.toThrow(/slices/);
+    await expect(discoverModels(await project(`materialized: table\n${sliced()}`, 'select 1 as k'))).rejects.toThrow(
+      /slices.count: 2.*no \{\{ in_slice/,
+    );
+    await expect(discoverModels(await project('materialized: table\nslices:\n  count: 1\n'))).rejects.toThrow(/slices/);
+    await expect(discoverModels(await project(`materialized: table\n${sliced('  above: 10\n')}`))).rejects.toThrow(
+      /rows_of and above go together/,
+    );
+    await expect(discoverModels(await project(`materialized: table\n${sliced('  rows_of: things\n  above: 10\n')}`))).rejects.toThrow(
+      /slices.rows_of: things, which it never reads/,
+    );
   });
 });
