@@ -123,9 +123,10 @@ async function materialize(
     case 'view':
       await wh.run(`create or replace view ${name} as\n${renderTemplate(m.sql, { self: m.name })}`);
       return { mode: 'full' };
-    case 'table':
+    case 'table': {
       const { passes } = await createInSlices(wh, m, { self: m.name });
       return { mode: 'full', rows: await countRows(wh, m.name), ...(passes ? { passes } : {}) };
+    }
     case 'incremental': {
       const key = m.sidecar.incremental!.key;
       // A table built from other SQL or other full_refresh_on inputs is rebuilt in full.
