@@ -99,7 +99,7 @@ export const sidecarSchema = z
       .refine((o) => (o.rows_of === undefined) === (o.above === undefined), { message: 'rows_of and above go together' })
       .optional()
       .describe(
-        "builds a table or incremental model in `count` passes, each over the rows its SQL keeps with `{{ in_slice(<columns>) }}` (a hash of those columns), all in one transaction: for a model whose memory grows with its rows (windows, joins) and whose rows of different slices never meet, e.g. rank_history, whose windows are per series (a 100,000-keyword night: 1,330 to 1,396 MB of peak RSS in one pass, 754 to 971 in four). With `rows_of` and `above`, only a build of more rows than that is sliced (each pass reads the inputs again: 1.2 million SERP items took a third longer in four passes)",
+        'builds a table or incremental model in `count` passes, each over the rows its SQL keeps with `{{ in_slice(<columns>) }}` (a hash of those columns), all in one transaction: for a model whose memory grows with its rows (windows, joins) and whose rows of different slices never meet, e.g. rank_history, whose windows are per series (a 100,000-keyword night: 1,330 to 1,396 MB of peak RSS in one pass, 754 to 971 in four). With `rows_of` and `above`, only a build of more rows than that is sliced (each pass reads the inputs again: 1.2 million SERP items took a third longer in four passes)',
       ),
     date_key: z
       .string()
