@@ -95,8 +95,12 @@ async function readModels(root: string, files: readonly string[]): Promise<Model
     models.push({ name, layer, file, sql, sidecar, materialized: defaultMaterialization(layer, sidecar, isSeed), dependsOn: [] });
   }
   const names = new Set(models.map((m) => m.name));
+  // The relations each model's SQL names, read once: for its dependencies and the checks here, and
+  // for what a sliced model reads through its inputs (sliceProblem).
+  const reads = new Map<string, Set<string>>();
   for (const m of models) {
     const ids = sqlIdentifiers(renderTemplate(m.sql, { allBranches: true }));
+    reads.set(m.name, ids);
     m.dependsOn = [...ids].filter((id) => id !== m.name && names.has(id)).sort();
     for (const src of Object.keys(m.sidecar.sources ?? {})) {
       if (!ids.has(src.toLowerCase())) {
@@ -122,18 +126,6 @@ async function readModels(root: string, files: readonly string[]): Promise<Model
         { context: { stage: 'models', path: m.file } },
       );
     }
-    if (m.sidecar.slices !== undefined) {
-      const why =
-        m.materialized !== 'table' && m.materialized !== 'incremental'
-          ? `but it is a ${m.materialized}: only a table or an incremental model is built in passes`
-          : !new RegExp(IN_SLICE.source).test(m.sql)
-            ? 'but its SQL has no {{ in_slice(<columns>) }} to keep each pass to its rows: add one where the rows are read (e.g. `where {{ in_slice(keyword) }}`)'
-            : undefined;
-      if (why)
-        throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} sets slices.count: ${m.sidecar.slices.count}, ${why}`, {
-          context: { stage: 'models', path: m.file },
-        });
-    }
     if (m.materialized === 'incremental' && !m.sidecar.incremental) {
       throw new EtlError('ETL_CONFIG_INVALID', `model ${m.name} is incremental but its sidecar has no incremental.key`, {
         context: { stage: 'models', path: m.file },
@@ -141,30 +133,39 @@ async function readModels(root: string, files: readonly string[]): Promise<Model
     }
   }
   for (const m of models) {
-    const of = m.sidecar.slices?.rows_of;
-    if (of && !upstreamOf(models, m).has(of.toLowerCase())) {
-      throw new EtlError(
-        'ETL_CONFIG_INVALID',
-        `sidecar of ${m.name} measures its slices by slices.rows_of: ${of}, which it never reads, directly or through its inputs: name one it reads`,
-        { context: { stage: 'models', path: m.file } },
-      );
-    }
+    const why = sliceProblem(m, reads);
+    if (why) throw new EtlError('ETL_CONFIG_INVALID', `sidecar of ${m.name} ${why}`, { context: { stage: 'models', path: m.file } });
   }
   return models;
 }
 
-/** What `m` reads, directly or through the models it reads: model names and the other relations their SQL names. */
-function upstreamOf(models: readonly Model[], m: Model): Set<string> {
-  const byName = new Map(models.map((x) => [x.name, x]));
+/** What is wrong with a model's `slices` (its sidecar), said after "sidecar of <model>"; undefined when nothing is. */
+function sliceProblem(m: Model, reads: ReadonlyMap<string, ReadonlySet<string>>): string | undefined {
+  const slices = m.sidecar.slices;
+  if (!slices) return undefined;
+  if (m.materialized !== 'table' && m.materialized !== 'incremental') {
+    return `sets slices.count: ${slices.count}, but it is a ${m.materialized}: only a table or an incremental model is built in passes`;
+  }
+  if (!new RegExp(IN_SLICE.source).test(m.sql)) {
+    return `sets slices.count: ${slices.count}, but its SQL has no {{ in_slice(<columns>) }} to keep each pass to its rows: add one where the rows are read (e.g. \`where {{ in_slice(keyword) }}\`)`;
+  }
+  const of = slices.rows_of;
+  if (of && !upstreamOf(reads, m.name).has(of.toLowerCase())) {
+    return `measures its slices by slices.rows_of: ${of}, which it never reads, directly or through its inputs: name one it reads`;
+  }
+  return undefined;
+}
+
+/** What model `name` reads, directly or through the models it reads (`reads`: the relations each model's SQL names). */
+function upstreamOf(reads: ReadonlyMap<string, ReadonlySet<string>>, name: string): Set<string> {
   const seen = new Set<string>();
-  const walk = (x: Model) => {
-    for (const id of sqlIdentifiers(renderTemplate(x.sql, { allBranches: true }))) {
-      if (id === x.name || seen.has(id)) continue;
+  const walk = (model: string) => {
+    for (const id of reads.get(model) ?? []) {
+      if (id === model || seen.has(id)) continue;
       seen.add(id);
-      const up = byName.get(id);
-      if (up) walk(up);
+      walk(id);
     }
   };
-  walk(m);
+  walk(name);
   return seen;
 }
