@@ -182,6 +182,8 @@ interface ChildOut {
   rows: number;
   secs: number;
   cpuSecs: number;
+  /** Of cpuSecs, the kernel's (system CPU): where a path's time has varied most from run to run. */
+  sysSecs: number;
   rssMb: number;
   exportSecs?: number;
   exportRssMb?: number;
@@ -220,14 +222,16 @@ async function runChild(mode: string, dir: string, table: string): Promise<Child
     // Peak RSS of the load (or of read_json) alone: taken before the Parquet export below.
     const rssMb = u1.maxRSS / 1024;
     const cpuSecs = (u1.userCPUTime + u1.systemCPUTime - u0.userCPUTime - u0.systemCPUTime) / 1e6;
+    const sysSecs = (u1.systemCPUTime - u0.systemCPUTime) / 1e6;
     const [{ n }] = (await wh.all<{ n: number }>(`SELECT count(*)::INT AS n FROM "${table}"`)) as [{ n: number }];
-    if (mode !== 'load') return { rows: n, secs, cpuSecs, rssMb };
+    if (mode !== 'load') return { rows: n, secs, cpuSecs, sysSecs, rssMb };
     const p0 = performance.now();
     await exportParquet(wh, { tables: [table] });
     return {
       rows: n,
       secs,
       cpuSecs,
+      sysSecs,
       rssMb,
       exportSecs: (performance.now() - p0) / 1000,
       exportRssMb: process.resourceUsage().maxRSS / 1024,
@@ -330,7 +334,7 @@ if (argv[0] === '--child') {
     const reindexed = wanted('reindexed') ? await pairs(root, 'serp-reindexed', rows, 'serp_items', serpBody, 'reindexed') : [];
     const rate = (x: ChildOut) => x.rows / x.secs;
     const fmt = (x: ChildOut) =>
-      `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(2).padStart(5)} s  peak RSS ${Math.round(x.rssMb)} MB`;
+      `${Math.round(rate(x)).toLocaleString('en-US').padStart(9)} rows/s  ${x.secs.toFixed(2).padStart(6)} s  cpu ${x.cpuSecs.toFixed(2).padStart(5)} s (sys ${x.sysSecs.toFixed(2)})  peak RSS ${Math.round(x.rssMb)} MB`;
     const spread = (xs: number[]) => `${median(xs).toFixed(2)} (pairs ${xs.map((x) => x.toFixed(2)).join(' ')})`;
     console.log(
       `warehouse load, ${((serp[0] ?? files[0] ?? reindexed[0])?.load.rows ?? 0).toLocaleString('en-US')} SERP items / ${(gen[0]?.load.rows ?? 0).toLocaleString('en-US')} generic items (Node ${process.version}; ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end; each run a fresh process on a fresh copy; ${REPEATS} pairs)`,
