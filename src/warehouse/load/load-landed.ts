@@ -4,7 +4,7 @@ import { sqlList } from '../columns.js';
 import { clearScratch, inflate, longestLine, removeInflated, scratchFile } from '../normalize/inflate.js';
 import { MAX_OBJECT_BYTES, OBJECT_TOO_LARGE, objectSizeFor, objectSizeOption } from '../normalize/object-size.js';
 import type { Warehouse } from '../warehouse.js';
-import { cutEarly, LOAD_BATCH_BYTES, READ_DIRECT_BELOW, sizesOf, type Batches, type Early } from './batches.js';
+import { LOAD_BATCH_BYTES, READ_DIRECT_BELOW, startEarly, type Batches, type Early } from './batches.js';
 import { commit, ShortRead } from './commit.js';
 import { planLoad } from './plan.js';
 import { forget, type LoadReport } from './report.js';
@@ -41,8 +41,7 @@ export async function loadLanded(
   const byKind: Landed[] = kinds.filter((k) => k.calls > 0).map(({ kind, files, calls, inFiles }) => ({ kind, files, calls, inFiles }));
   const batches = { bytes: o.batchBytes ?? LOAD_BATCH_BYTES, readDirectBelow: o.readDirectBelow ?? READ_DIRECT_BELOW, pieceBytes: o.pieceBytes };
   // The first batch is cut into pieces (here, on the main thread) while DuckDB looks at the plan of the load below.
-  const first = byKind[0] && { files: byKind[0].files, sizes: sizesOf(wh, byKind[0].files) };
-  const early: Early = { cut: first ? cutEarly(wh, byKind[0]!.kind, first.sizes, batches) : undefined, removing: [], sized: first };
+  const early: Early = { cut: undefined, removing: [], sized: undefined, ...(byKind[0] && startEarly(wh, byKind[0].kind, byKind[0].files, batches)) };
   try {
     return await planAndLoad(wh, sel, selected, byKind, report, alsoInTransaction, batches, early);
   } finally {

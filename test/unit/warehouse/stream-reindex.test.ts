@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactRaw, loadLanded, reindexRaw, replay, type Warehouse } from '../../../src/warehouse/index.js';
 import { byteBatches } from '../../../src/warehouse/normalize/byte-batches.js';
 import { gzipSync } from 'node:zlib';
-import { cutEarly, LOAD_BATCH_BYTES, noteBodyReaders, readsDirect } from '../../../src/warehouse/load/batches.js';
+import { LOAD_BATCH_BYTES, noteBodyReaders, readsDirect, startEarly } from '../../../src/warehouse/load/batches.js';
 import { compactFixture, land, response, tempWarehouse } from './helpers.js';
 
 // Reindexing, replaying and loading read the landed files a batch at a time (memory bounded by
@@ -167,17 +167,33 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
     await mkdir(join(dir, 'raw', '2026-11-20'), { recursive: true });
     const line = JSON.stringify({ call_id: 'c1', body: randomBytes(2_400_000).toString('base64') }) + '\n'; // more than a piece
     await writeFile(join(dir, file), gzipSync(line));
-    const sizes = async () => [{ f: file, size: (await readFile(join(dir, file))).length }];
-    expect((await sizes())[0]!.size).toBeGreaterThan(1 << 20);
+    const size = (await readFile(join(dir, file))).length;
+    expect(size).toBeGreaterThan(1 << 20);
     const batches = { bytes: LOAD_BATCH_BYTES, readDirectBelow: 1, pieceBytes: undefined };
     const kind = `cut-test-${randomBytes(4).toString('hex')}`;
-    const cut = await cutEarly(wh, kind, sizes(), batches);
+    // Each start gives the files' sizes (for the batches and the commit), read through or asked.
+    const start = async () => {
+      const early = startEarly(wh, kind, [file], batches);
+      expect(await early.sized!.sizes).toEqual([{ f: file, size }]);
+      return early.cut;
+    };
+    const cut = await start();
     expect(cut?.pieces.scratch).toHaveLength(1);
     expect((await readFile(cut!.pieces.scratch[0]!)).equals(await readFile(join(dir, file)))).toBe(true);
     noteBodyReaders(kind, 2); // a reindexed warehouse: the results parse the bodies too, inflated once
-    expect(await cutEarly(wh, kind, sizes(), batches)).toBeUndefined();
+    expect(await start()).toBeUndefined();
     noteBodyReaders(kind, 1);
-    expect((await cutEarly(wh, kind, sizes(), batches))?.pieces.scratch).toHaveLength(1);
+    const again = await start();
+    expect(again?.pieces.scratch).toHaveLength(1);
+    // A file that cannot be read: no cut, and sizes that reject with the reason, whichever way they are taken.
+    const gone = startEarly(wh, kind, [file, 'raw/2026-11-20/gone.ndjson.gz'], batches);
+    await expect(gone.sized!.sizes).rejects.toThrow(/ENOENT/);
+    noteBodyReaders(kind, 2);
+    const goneSized = startEarly(wh, kind, ['raw/2026-11-20/gone.ndjson.gz'], batches);
+    await expect(goneSized.sized!.sizes).rejects.toThrow(/ENOENT/);
+    expect(await goneSized.cut).toBeUndefined();
+    // The pieces are the caller's to remove (a load removes them once read).
+    for (const c of [cut, again, await gone.cut]) for (const f of c?.pieces.scratch ?? []) await rm(f, { force: true });
   });
 
   it('a batch cut ahead that the plan inflates instead (no heads: two tables read the bodies) gives the same rows and leaves no scratch file', async () => {
