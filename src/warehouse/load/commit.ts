@@ -128,7 +128,10 @@ async function loadBatch(
     const firstRowIds = new Map<TablePlan, string>();
     // Where each table's rows of this batch will start, for all of them in one look.
     const nextRowIds = await nextRowIdsOf(wh, kind.reads.map((r) => r.t));
-    for (const { t, heads, type, select, list } of kind.reads) {
+    // The scratch files go as soon as the last table that reads them has (not after the check
+    // below): Node's file system threads remove them while DuckDB goes on with the rest.
+    const lastReader = kind.reads.findLastIndex((r) => !r.heads);
+    for (const [i, { t, heads, type, select, list }] of kind.reads.entries()) {
       // A result-level table reads the bodies' heads (raw_heads); else it parses the
       // bodies again (a reindexed warehouse has no heads). The heads of the batch's
       // selected answers, by the selection (`_sel`) rather than the raw index: rows come
@@ -142,6 +145,7 @@ async function loadBatch(
       if (!heads) firstRowIds.set(t, firstRowId);
       if (!kind.loadedFrom.has(t.name)) kind.loadedFrom.set(t.name, firstRowId);
       run.report.rows.set(t.name, (run.report.rows.get(t.name) ?? 0) + rows);
+      if (i === lastReader) removeScratch(run.early, read);
     }
     // After the load's last insert, the setting goes back while DuckDB checks the read.
     if (kind.last) void run.hold.release();
@@ -150,8 +154,19 @@ async function loadBatch(
       if (short.length > 0) throw new ShortRead(short);
     }
   } finally {
-    run.early.removing.push(Promise.allSettled(read.scratch.map((f) => removeInflated(f))));
+    removeScratch(run.early, read);
   }
+}
+
+/**
+ * Starts removing a batch's scratch files (once: the list is emptied), on Node's file system
+ * threads; the load awaits the removals when it ends (Early.removing). A night of 10,000 files has
+ * 464 pieces: starting their removals takes the main thread 10 to 15 ms.
+ */
+function removeScratch(early: Early, read: { scratch: string[] }): void {
+  if (read.scratch.length === 0) return;
+  early.removing.push(Promise.allSettled(read.scratch.map((f) => removeInflated(f))));
+  read.scratch = [];
 }
 
 /** Rows inserted per picked task (the report's `perTask`), from the row groups this load appended (`loadedFrom`). */
