@@ -27,6 +27,8 @@ describe('inflating landed gzip files for a load', () => {
   });
   afterEach(async () => {
     delete process.env.PIPELINE_LOAD_SCRATCH;
+    // The pieces a test cut in memory (/dev/shm) and did not remove: they are not under `dir`.
+    for (const f of memoryPiecesOf(dir)) await rm(f, { force: true });
     await rm(dir, { recursive: true, force: true });
   });
 
