@@ -188,12 +188,13 @@ describe('reindex, replay and load, a batch of files at a time (real DuckDB in a
     // A file that cannot be read: no cut, and sizes that reject with the reason, whichever way they are taken.
     const gone = startEarly(wh, kind, [file, 'raw/2026-11-20/gone.ndjson.gz'], batches);
     await expect(gone.sized!.sizes).rejects.toThrow(/ENOENT/);
+    expect(await gone.cut).toBeUndefined();
     noteBodyReaders(kind, 2);
     const goneSized = startEarly(wh, kind, ['raw/2026-11-20/gone.ndjson.gz'], batches);
     await expect(goneSized.sized!.sizes).rejects.toThrow(/ENOENT/);
     expect(await goneSized.cut).toBeUndefined();
     // The pieces are the caller's to remove (a load removes them once read).
-    for (const c of [cut, again, await gone.cut]) for (const f of c?.pieces.scratch ?? []) await rm(f, { force: true });
+    for (const c of [cut, again]) for (const f of c?.pieces.scratch ?? []) await rm(f, { force: true });
   });
 
   it('a batch cut ahead that the plan inflates instead (no heads: two tables read the bodies) gives the same rows and leaves no scratch file', async () => {
