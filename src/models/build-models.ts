@@ -92,16 +92,25 @@ function slicesOf(m: Model, ctx: RenderContext, count: number): string[] {
   return Array.from({ length: count }, (_, index) => renderTemplate(m.sql, { ...ctx, slice: { index, count } }));
 }
 
+/**
+ * `create` (`create or replace table`, or `... temp table`) `name` from the passes' SQL (slicesOf):
+ * the first pass creates it, the others insert into it.
+ */
+async function createFrom(wh: Warehouse, create: string, name: string, passes: readonly string[]): Promise<void> {
+  const [first, ...rest] = passes;
+  await wh.run(`${create} ${name} as\n${first!}`);
+  for (const sql of rest) await wh.run(`insert into ${name} by name\n${sql}`);
+}
+
+/** The result's `passes`, said only of a build in more than one. */
+const passesField = (n: number): { passes?: number } => (n > 1 ? { passes: n } : {});
+
 /** `create or replace table` from the model's SQL, pass by pass (slicesOf) in one transaction when it is built in slices. */
 async function createInSlices(wh: Warehouse, m: Model, ctx: RenderContext): Promise<{ passes?: number }> {
-  const name = ident(m.name);
-  const [first, ...rest] = slicesOf(m, ctx, await passesOf(wh, m));
-  const build = async () => {
-    await wh.run(`create or replace table ${name} as\n${first!}`);
-    for (const sql of rest) await wh.run(`insert into ${name} by name\n${sql}`);
-  };
-  await (rest.length === 0 ? build() : wh.transaction(build));
-  return rest.length === 0 ? {} : { passes: rest.length + 1 };
+  const passes = slicesOf(m, ctx, await passesOf(wh, m));
+  const build = () => createFrom(wh, 'create or replace table', ident(m.name), passes);
+  await (passes.length === 1 ? build() : wh.transaction(build));
+  return passesField(passes.length);
 }
 
 async function materialize(
@@ -125,8 +134,8 @@ async function materialize(
       await wh.run(`create or replace view ${name} as\n${renderTemplate(m.sql, { self: m.name })}`);
       return { mode: 'full' };
     case 'table': {
-      const { passes } = await createInSlices(wh, m, { self: m.name });
-      return { mode: 'full', rows: await countRows(wh, m.name), ...(passes ? { passes } : {}) };
+      const passes = await createInSlices(wh, m, { self: m.name });
+      return { mode: 'full', rows: await countRows(wh, m.name), ...passes };
     }
     case 'incremental': {
       const key = m.sidecar.incremental!.key;
@@ -144,9 +153,9 @@ async function materialize(
       // Read after the build, in its transaction: the largest value the build's inputs held.
       const watermarkNow = async () => (mark ? lastBuiltLiteral(wh, mark.relation, mark.column) : undefined);
       if (since === undefined) {
-        const { passes } = await createInSlices(wh, m, { self: m.name, isIncremental: false });
+        const passes = await createInSlices(wh, m, { self: m.name, isIncremental: false });
         await saveFingerprint(wh, m.name, fingerprint, await watermarkNow(), true);
-        return { mode: 'full', rows: await countRows(wh, m.name), ...(reason ? { message: reason } : {}), ...(passes ? { passes } : {}) };
+        return { mode: 'full', rows: await countRows(wh, m.name), ...(reason ? { message: reason } : {}), ...passes };
       }
       const ctx = { self: m.name, isIncremental: true, incrementalSince: since };
       const passes = await passesOf(wh, m, since);
@@ -158,20 +167,18 @@ async function materialize(
           let rows = 0;
           for (const sql of slicesOf(m, ctx, passes)) rows += Number((await wh.db.run(`insert into ${name} by name\n${sql}`)).rowsChanged);
           await saveFingerprint(wh, m.name, fingerprint, await watermarkNow());
-          return { mode: 'incremental' as const, rows, since, ...(passes > 1 ? { passes } : {}) };
+          return { mode: 'incremental' as const, rows, since, ...passesField(passes) };
         });
       }
       const temp = ident(`__new_${m.name}`);
       return wh.transaction(async () => {
-        const [first, ...rest] = slicesOf(m, ctx, passes);
-        await wh.run(`create or replace temp table ${temp} as\n${first!}`);
-        for (const sql of rest) await wh.run(`insert into ${temp} by name\n${sql}`);
+        await createFrom(wh, 'create or replace temp table', temp, slicesOf(m, ctx, passes));
         await wh.run(`delete from ${name} where ${ident(key)} >= ${since}`);
         await wh.run(`insert into ${name} by name select * from ${temp}`);
         const rows = await countRows(wh, `__new_${m.name}`);
         await wh.run(`drop table ${temp}`);
         await saveFingerprint(wh, m.name, fingerprint, await watermarkNow());
-        return { mode: 'incremental' as const, rows, since, ...(passes > 1 ? { passes } : {}) };
+        return { mode: 'incremental' as const, rows, since, ...passesField(passes) };
       });
     }
   }

@@ -103,13 +103,12 @@ export function startEarly(wh: Warehouse, kind: string, files: readonly string[]
       sized.reject(err);
       return undefined;
     }
-    try {
-      const landed = first.map(({ f, size }) => ({ file: join(wh.dir, f), size }));
-      const pieces = await intoPieces(landed, wh.dir, batches.pieceBytes, first.map((x) => x.bytes));
-      return { key: batchKey(first), pieces };
-    } catch {
-      return undefined;
-    }
+    return cutBatch(
+      wh,
+      first,
+      batches,
+      first.map((x) => x.bytes),
+    ).catch(() => undefined);
   })();
   return { sized: { files, sizes }, cut };
 }
@@ -139,15 +138,21 @@ async function cutSized(wh: Warehouse, kind: string, sizes: Promise<{ f: string;
     const sized = await sizes;
     const first = byteBatches(sized, batches.bytes)[0];
     if (!first || !readsDirect(first, batches.readDirectBelow, BODY_READERS.get(kind) ?? 1)) return undefined;
-    const pieces = await intoPieces(
-      first.map(({ f, size }) => ({ file: join(wh.dir, f), size })),
-      wh.dir,
-      batches.pieceBytes,
-    );
-    return { key: batchKey(first), pieces };
+    return await cutBatch(wh, first, batches);
   } catch {
     return undefined;
   }
+}
+
+/** A batch's pieces (intoPieces), keyed by the batch; `given`: its files' bytes, read already. */
+async function cutBatch(wh: Warehouse, batch: readonly { f: string; size: number }[], batches: Batches, given?: readonly Buffer[]): Promise<Cut> {
+  const pieces = await intoPieces(
+    batch.map(({ f, size }) => ({ file: join(wh.dir, f), size })),
+    wh.dir,
+    batches.pieceBytes,
+    given,
+  );
+  return { key: batchKey(batch), pieces };
 }
 
 function batchKey(batch: readonly { f: string; size: number }[]): string {
