@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { byteBatches } from '../normalize/byte-batches.js';
-import { intoPieces, removeInflated } from '../normalize/inflate.js';
+import { removeInflated } from '../normalize/inflate.js';
+import { cutInPieces, intoPieces, PIECE_BYTES, type Pieces } from '../normalize/pieces.js';
 import type { Warehouse } from '../warehouse.js';
 
 /*
@@ -17,9 +18,6 @@ export type Batches = {
   /** Files with a line longer than DuckDB reads by default, and the `maximum_object_size` each needs (object-size.ts). */
   large?: ReadonlyMap<string, number>;
 };
-
-/** What intoPieces gives: the files to read, and the scratch files among them. */
-export type Pieces = Awaited<ReturnType<typeof intoPieces>>;
 
 /** The pieces of a load's first batch, cut ahead (`key`: its files). */
 type Cut = { key: string; pieces: Pieces };
@@ -77,10 +75,10 @@ export function noteBodyReaders(kind: string, n: number): void {
  * the pieces are removed unused.
  *
  * When one table is expected to read the bodies, the batch is read as gzip whatever its size
- * (readsDirect), so its files are read whole at once and their sizes taken from what was read
- * (readFirst), not asked of each file first: a night of 10,000 one-answer files spent 25 to 45 ms
- * on those stats, on the main thread before DuckDB was given the looks. Else every file is sized
- * first (sizesOf) and the cut waits for its plan's sizes.
+ * (readsDirect), so its files are cut as they are read, up to a load batch (cutInPieces), and their
+ * sizes taken as they are opened, not asked of each file first: a night of 10,000 one-answer files
+ * spent 25 to 45 ms on those stats, on the main thread before DuckDB was given the looks. Else
+ * every file is sized first (sizesOf) and the cut waits for its plan's sizes.
  */
 export function startEarly(wh: Warehouse, kind: string, files: readonly string[], batches: Batches): Pick<Early, 'cut' | 'sized'> {
   if (batches.readDirectBelow <= 0 || (BODY_READERS.get(kind) ?? 1) > 1) {
@@ -94,42 +92,27 @@ export function startEarly(wh: Warehouse, kind: string, files: readonly string[]
   const cut = (async (): Promise<Cut | undefined> => {
     // After this turn: DuckDB is given the looks first (planAndLoad), then the files are read here.
     await null;
-    let first: ReturnType<typeof readFirst>['first'];
+    let first: { f: string; size: number }[];
+    let pieces: Pieces;
     try {
-      const read = readFirst(wh, files, batches.bytes);
-      first = read.first;
-      sized.resolve(read.sized);
-    } catch (err) {
-      sized.reject(err);
+      const read = cutInPieces(
+        files.map((f) => join(wh.dir, f)),
+        wh.dir,
+        { target: batches.pieceBytes ?? PIECE_BYTES, room: batches.bytes, upTo: batches.bytes },
+      );
+      first = read.sizes.map((size, i) => ({ f: files[i]!, size }));
+      pieces = read.pieces;
+    } catch {
+      // A file that cannot be read, or a piece that cannot be written: every file sized as it
+      // can be (rejected for a file that cannot be), and commit() cuts the batch and meets the error.
+      void sizesOf(wh, files).then(sized.resolve, sized.reject);
       return undefined;
     }
-    return cutBatch(
-      wh,
-      first,
-      batches,
-      first.map((x) => x.bytes),
-    ).catch(() => undefined);
+    // The files of the batches after the first (a night's files are one batch) are sized apart.
+    void sizesOf(wh, files.slice(first.length)).then((rest) => sized.resolve([...first, ...rest]), sized.reject);
+    return { key: batchKey(first), pieces };
   })();
   return { sized: { files, sizes }, cut };
-}
-
-/**
- * The files of the first batch (byteBatches of `max` bytes), read whole in order, and every file's
- * size: the first batch's from what was read, the others' asked (a night's files are one batch; the
- * first file of a second batch is read here and again with its batch). Throws as readFileSync or
- * statSync for a file that cannot be read.
- */
-function readFirst(wh: Warehouse, files: readonly string[], max: number): { first: { f: string; size: number; bytes: Buffer }[]; sized: { f: string; size: number }[] } {
-  const first: { f: string; size: number; bytes: Buffer }[] = [];
-  let total = 0;
-  for (const f of files) {
-    const bytes = readFileSync(join(wh.dir, f));
-    if (first.length > 0 && total + bytes.length > max) break;
-    first.push({ f, size: bytes.length, bytes });
-    total += bytes.length;
-  }
-  const rest = files.slice(first.length).map((f) => ({ f, size: statSync(join(wh.dir, f)).size }));
-  return { first, sized: [...first.map(({ f, size }) => ({ f, size })), ...rest] };
 }
 
 /** The early cut of the first batch once every file is sized (`sizes`); see startEarly. */
@@ -144,13 +127,12 @@ async function cutSized(wh: Warehouse, kind: string, sizes: Promise<{ f: string;
   }
 }
 
-/** A batch's pieces (intoPieces), keyed by the batch; `given`: its files' bytes, read already. */
-async function cutBatch(wh: Warehouse, batch: readonly { f: string; size: number }[], batches: Batches, given?: readonly Buffer[]): Promise<Cut> {
+/** A batch's pieces (intoPieces), keyed by the batch. */
+async function cutBatch(wh: Warehouse, batch: readonly { f: string; size: number }[], batches: Batches): Promise<Cut> {
   const pieces = await intoPieces(
     batch.map(({ f, size }) => ({ file: join(wh.dir, f), size })),
     wh.dir,
     batches.pieceBytes,
-    given,
   );
   return { key: batchKey(batch), pieces };
 }

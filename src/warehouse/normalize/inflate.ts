@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { clearMemoryScratch, leftByGone, memoryScratch, scratchDir, scratchFile, writePieces } from './scratch.js';
+import { clearMemoryScratch, leftByGone, scratchDir } from './scratch.js';
 
 export { scratchDir, scratchFile } from './scratch.js';
 
@@ -163,7 +163,7 @@ async function members(file: string, size: number): Promise<Member[] | null> {
  */
 export async function membersOf(file: string): Promise<number | null> {
   const size = (await stat(file)).size;
-  // Small files whole, at once (see intoPieces); a segment streamed, so the event loop is not held.
+  // Small files whole, at once (see intoPieces, pieces.ts); a segment streamed, so the event loop is not held.
   if (size <= 8 << 20) return membersIn(readFileSync(file))?.length ?? null;
   const ms = await members(file, size);
   if (!ms || ms.some((m) => m.end - m.start < 20 || m.isize > 1032 * (m.end - m.start))) return null;
@@ -212,7 +212,7 @@ export function memberHeaderAt(b: Buffer, i: number): boolean {
  * be longer than its header and trailer, and inflate to no more than deflate's 1,032 to 1 (a
  * header-like run of bytes inside a member gives sizes read from the middle of its data).
  */
-function membersIn(b: Buffer): { start: number; end: number; isize: number }[] | null {
+export function membersIn(b: Buffer): { start: number; end: number; isize: number }[] | null {
   const starts: number[] = [];
   // Found by the header's first four bytes, searched natively: a search for 0x1f alone stops at
   // every 256th byte of deflate data and checks each in JavaScript.
@@ -232,106 +232,6 @@ function membersIn(b: Buffer): { start: number; end: number; isize: number }[] |
 async function writeAt(fh: FileHandle, b: Buffer, position: number): Promise<number> {
   for (let off = 0; off < b.length; ) off += (await fh.write(b, off, b.length - off, position + off)).bytesWritten;
   return b.length;
-}
-
-/**
- * Inflated bytes of a piece of `intoPieces`: about 20 SERP bodies of depth 100. Each piece is a
- * file created for the load, and creating files is not free everywhere: on this machine's disk
- * (ext4 without a journal) a file created after many deletions costs 0.3 to 1.3 ms of system CPU
- * (measured when the pieces went to the disk; now they go to memory where it can: scratch.ts).
- * Larger pieces cost DuckDB more: 10,000 one-answer files read (read_json alone) in pieces of
- * about 1, 2, 4 and 8 MiB took 2.27 to 2.31, 2.33 to 2.36, 2.36 to 2.54 and 2.61 to 2.81 s of CPU.
- * Against pieces of 1 MiB, in three runs of a million rows alternating: a segment 0.75 to 0.78 of
- * read_json against 0.66 to 0.69, a night's files 0.68 to 0.79 against 0.68 to 0.80, generic
- * items 0.72 to 0.82 against 0.68 to 0.76 (docs/warehouse.md, figures of 2026-11-28, eighth).
- */
-const PIECE_BYTES = 2 << 20;
-
-/**
- * The files of a small load batch as DuckDB should read them, gzip as landed, in pieces of about
- * `target` inflated bytes:
- * - a file of more than `target` (a compacted segment: hundreds of bodies) is cut at its gzip
- *   members into scratch files, byte for byte. DuckDB keeps a 32 MB read buffer per file and
- *   parses every body in it at once, so a segment read whole costs more memory than in pieces
- *   (docs/warehouse.md, "Load path, and why");
- * - small files in a row (a night's one body per response) are joined into scratch files, end to
- *   end (every landed line ends in a newline: landedLine), since opening each file apart costs
- *   DuckDB more. Not with a gzip member of one newline after each file: DuckDB's gzip reader
- *   stops early, silently, on some such groupings (test/unit/warehouse/inflate.test.ts), and
- *   the tasks would be marked collected without their rows. A small file alone in its piece is
- *   read in place.
- *
- * A file whose members cannot be found, or whose sizes do not look like a deflate stream's, is
- * read whole. The pieces are written in memory where the system has room for them, else in the
- * warehouse's scratch folder (scratch.ts, memoryScratch). Returns the files to read and, apart,
- * the scratch files among them, for the caller to remove; on an error, removes its own.
- */
-export async function intoPieces(
-  files: readonly { file: string; size: number }[],
-  warehouseDir: string,
-  target: number = PIECE_BYTES,
-  /** The files' bytes when the caller has read them already (startEarly), in the same order. */
-  given?: readonly Buffer[],
-): Promise<{ read: string[]; scratch: string[] }> {
-  // What to read, in order: a file in place, or a scratch file of these byte ranges.
-  const plan: ({ file: string } | { parts: Buffer[] })[] = [];
-  let joined: { file: string; bytes: Buffer }[] = [];
-  let joinedBytes = 0;
-  const endJoin = () => {
-    if (joined.length === 1) plan.push({ file: joined[0]!.file });
-    else if (joined.length > 1) plan.push({ parts: joined.map((j) => j.bytes) });
-    joined = [];
-    joinedBytes = 0;
-  };
-  // Whole: this is for batches of a few MB of gzip (READ_DIRECT_BELOW in load/batches.ts), of
-  // small files only up to a load batch (readsDirect: 80 MB for a night of a million SERP items),
-  // or of a kind whose bodies one table reads, up to a load batch (LOAD_BATCH_BYTES, 128 MiB: a
-  // replay's compacted segments; held in memory while its pieces are written).
-  // Read synchronously: a night's files are small, and each asynchronous read is several round
-  // trips to Node's file system threads. The event loop waits while they are read; for the
-  // largest batches (10,000 files) 0.15 to 0.25 s, reads and writes together. A worker thread
-  // reading half of them took longer here (about 140 ms against 115 for 9,733 files, and 60% more
-  // CPU): the kernel's work per file did not go faster on two threads.
-  const contents = given ?? files.map(({ file }) => readFileSync(file));
-  for (const [i, { file }] of files.entries()) {
-    const bytes = contents[i]!;
-    const ms = membersIn(bytes);
-    if (!ms) {
-      endJoin();
-      plan.push({ file });
-      continue;
-    }
-    const inflated = ms.reduce((s, m) => s + m.isize, 0);
-    if (inflated <= target) {
-      if (joined.length > 0 && joinedBytes + inflated > target) endJoin();
-      joined.push({ file, bytes });
-      joinedBytes += inflated;
-    } else {
-      endJoin();
-      let cut: Buffer[] = [];
-      let cutBytes = 0;
-      for (const m of ms) {
-        if (cut.length > 0 && cutBytes + m.isize > target) {
-          plan.push({ parts: cut });
-          cut = [];
-          cutBytes = 0;
-        }
-        cut.push(bytes.subarray(m.start, m.end));
-        cutBytes += m.isize;
-      }
-      plan.push({ parts: cut });
-    }
-  }
-  endJoin();
-  const bytes = plan.reduce((s, p) => s + ('parts' in p ? p.parts.reduce((t, b) => t + b.length, 0) : 0), 0);
-  const memory = bytes > 0 ? memoryScratch(warehouseDir, bytes) : undefined;
-  try {
-    return writePieces(plan, memory, warehouseDir);
-  } catch (err) {
-    // Memory that ran out meanwhile (another load, another process): the disk instead.
-    if (!memory) throw err;
-    return writePieces(plan, undefined, warehouseDir);
-  }
 }
 
 /** Removes the scratch file `out` of `inflate`. */

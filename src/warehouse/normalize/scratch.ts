@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeSync, writevSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -162,59 +162,5 @@ export function clearMemoryScratch(warehouseDir: string): void {
     } catch {
       // Gone meanwhile, or removed by another process: nothing to do.
     }
-  }
-}
-
-/**
- * Writes the plan's pieces, each a new file named by `name` (in memory, memoryScratch) or in the
- * warehouse's scratch folder; on an error, removes every file it wrote before throwing.
- */
-export function writePieces(
-  plan: readonly ({ file: string } | { parts: Buffer[] })[],
-  name: (() => string) | undefined,
-  warehouseDir: string,
-): { read: string[]; scratch: string[] } {
-  const read: string[] = [];
-  const scratch: string[] = [];
-  if (!name && plan.some((p) => 'parts' in p)) mkdirSync(scratchDir(warehouseDir), { recursive: true, mode: 0o700 });
-  try {
-    for (const p of plan) {
-      if ('file' in p) {
-        read.push(p.file);
-        continue;
-      }
-      const out = name ? name() : `${scratchFile(warehouseDir)}.gz`;
-      scratch.push(out);
-      read.push(out);
-      // Written synchronously, as the files were read: DuckDB runs the load's looks and pick
-      // meanwhile (load-landed.ts), and needs nothing of this thread until they end. Written
-      // asynchronously (three round trips per piece to Node's file system threads, after an
-      // asynchronous mkdir), they would take longer, and the load's look waits on them.
-      writeWholeSync(p.parts, out);
-    }
-  } catch (err) {
-    // Every file it would leave is removed before the failure is thrown.
-    for (const f of scratch) rmSync(f, { force: true });
-    throw err;
-  }
-  return { read, scratch };
-}
-
-/**
- * Writes `parts` end to end into `out`, owner-only, in one gathered write, without first
- * copying them into one buffer.
- */
-function writeWholeSync(parts: readonly Buffer[], out: string): void {
-  const fd = openSync(out, 'w', 0o600);
-  try {
-    const total = parts.reduce((s, p) => s + p.length, 0);
-    let done = writevSync(fd, parts as Buffer[], 0);
-    // The rest of a short write (the system may take fewer bytes, or fewer buffers, at once).
-    if (done < total) {
-      const all = Buffer.concat(parts as Buffer[]);
-      while (done < total) done += writeSync(fd, all, done, total - done, done);
-    }
-  } finally {
-    closeSync(fd);
   }
 }

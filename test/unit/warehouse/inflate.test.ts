@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { clearScratch, inflate, intoPieces, linesOf, membersOf, removeInflated, scratchDir, scratchFile } from '../../../src/warehouse/normalize/inflate.js';
-import { memoryPiecesOf, memoryScratch, writePieces } from '../../../src/warehouse/normalize/scratch.js';
+import { clearScratch, inflate, linesOf, membersOf, removeInflated, scratchDir, scratchFile } from '../../../src/warehouse/normalize/inflate.js';
+import { cutInPieces, intoPieces, pieceWriter } from '../../../src/warehouse/normalize/pieces.js';
+import { memoryPiecesOf, memoryScratch } from '../../../src/warehouse/normalize/scratch.js';
 
 /** Pseudo-random text that gzip cannot shrink much, so a segment passes the split size quickly. */
 function lines(n: number, seed: number, words = 400): string[] {
@@ -119,6 +120,36 @@ describe('inflating landed gzip files for a load', () => {
     expect(texts.join('')).toBe(ls.map((l) => `${l}\n`).join(''));
     // A small file alone is read in place.
     expect(await intoPieces(files.slice(0, 1), dir, target)).toEqual({ read: [files[0]!.file], scratch: [] });
+  });
+
+  it('cuts as it reads, up to a batch: stops before the file that would pass it, and joins runs longer than its first buffer', async () => {
+    // Five files of about 1.9 MB of gzip each: a run of them is longer than the 4 MiB buffer.
+    const ls = Array.from({ length: 5 }, (_, i) => lines(1, 20 + i, 400_000)[0]!);
+    const files = await Promise.all(
+      ls.map(async (l, i) => {
+        const file = join(dir, `big${i}.ndjson.gz`);
+        const bytes = gzipSync(`${l}\n`);
+        await writeFile(file, bytes);
+        return { file, size: bytes.length };
+      }),
+    );
+    expect(files.every((f) => f.size > 1.5e6)).toBe(true);
+    const upTo = files[0]!.size + files[1]!.size + files[2]!.size + files[3]!.size - 1;
+    const { pieces, sizes } = cutInPieces(
+      files.map((f) => f.file),
+      dir,
+      { target: 1 << 30, room: upTo, upTo },
+    );
+    // The fourth file would pass the batch: three are taken, joined into one piece.
+    expect(sizes).toEqual(files.slice(0, 3).map((f) => f.size));
+    expect(pieces.scratch).toHaveLength(1);
+    expect(pieces.read).toEqual(pieces.scratch);
+    expect(gunzipSync(await readFile(pieces.scratch[0]!)).toString('utf8')).toBe(ls.slice(0, 3).map((l) => `${l}\n`).join(''));
+    // The first file is always taken, however small the batch.
+    const one = cutInPieces([files[0]!.file, files[1]!.file], dir, { target: 1 << 30, room: 1, upTo: 1 });
+    expect(one.sizes).toEqual([files[0]!.size]);
+    expect(one.pieces).toEqual({ read: [files[0]!.file], scratch: [] });
+    for (const f of pieces.scratch) await removeInflated(f);
   });
 
   it('pieces joined from a night of SERP answers read back every line through DuckDB, whatever the grouping of the files', async () => {
@@ -272,12 +303,34 @@ describe("where a load's pieces go", () => {
     else expect(name).toBeUndefined();
   });
 
-  it('removes every piece it wrote when a write fails', async () => {
+  it('writes a piece memory refuses on the disk, and those after it; removes every piece it wrote when the disk fails too', async () => {
     let n = 0;
-    const names = () => (n++ === 0 ? join(dir, 'first.ndjson.gz') : join(dir, 'no-such-folder', 'second.ndjson.gz'));
-    const plan = [{ parts: [Buffer.from('a')] }, { parts: [Buffer.from('b')] }];
-    expect(() => writePieces(plan, names, dir)).toThrow(/ENOENT/);
-    expect(existsSync(join(dir, 'first.ndjson.gz'))).toBe(false);
+    const names = () => (n++ === 0 ? join(memory, 'first.ndjson.gz') : join(memory, 'no-such-folder', `${n}.ndjson.gz`));
+    const out = pieceWriter(dir, 1, names);
+    expect(out.write([Buffer.from('a')])).toBe(join(memory, 'first.ndjson.gz'));
+    const second = out.write([Buffer.from('b'), Buffer.from('c')]);
+    expect(second.startsWith(scratchDir(dir))).toBe(true);
+    expect(await readFile(second, 'utf8')).toBe('bc');
+    // Memory is not asked again once it refused: the third goes to the disk too.
+    expect(out.write([Buffer.from('d')]).startsWith(scratchDir(dir))).toBe(true);
+    expect(n).toBe(2);
+    expect(out.written).toHaveLength(3);
+    out.removeAll();
+    expect(existsSync(join(memory, 'first.ndjson.gz')) || existsSync(second)).toBe(false);
+    // Memory refuses, and the warehouse's scratch folder cannot be made (a file in its place).
+    const blocked = join(dir, 'blocked');
+    await mkdir(blocked);
+    await writeFile(scratchDir(blocked), '');
+    let k = 0;
+    const failing = pieceWriter(blocked, 1, () => (k++ === 0 ? join(memory, 'kept.ndjson.gz') : join(memory, 'no-such-folder', 'x.ndjson.gz')));
+    failing.write([Buffer.from('a')]);
+    expect(() => failing.write([Buffer.from('b')])).toThrow(/EEXIST|ENOTDIR/);
+    failing.removeAll();
+    expect(existsSync(join(memory, 'kept.ndjson.gz'))).toBe(false);
+    // A cut that fails midway leaves none of its pieces: a file that cannot be read after one was written.
+    process.env.PIPELINE_LOAD_SCRATCH = 'disk';
+    await expect(intoPieces([...files.slice(0, 4), { file: join(dir, 'gone.ndjson.gz'), size: 1 }], dir, target())).rejects.toThrow(/ENOENT/);
+    expect(await readdir(scratchDir(dir)).catch(() => [])).toEqual([]);
   });
 
   it.skipIf(!process.getuid)("clears the pieces in memory of a load whose process is gone, never a live one's, another warehouse's only when old", async () => {
