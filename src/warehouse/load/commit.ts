@@ -146,7 +146,9 @@ async function loadBatch(
       if (!heads) firstRowIds.set(t, firstRowId);
       if (!kind.loadedFrom.has(t.name)) kind.loadedFrom.set(t.name, firstRowId);
       run.report.rows.set(t.name, (run.report.rows.get(t.name) ?? 0) + rows);
-      if (i === lastReader) removeScratch(run.early, read);
+      // Started on the next turn of the event loop, once the next statement is on its way to
+      // DuckDB: starting 464 removals holds this thread about 10 ms.
+      if (i === lastReader) setImmediate(() => removeScratch(run.early, read));
     }
     // After the load's last insert, the setting goes back while DuckDB checks the read.
     if (kind.last) void run.hold.release();
@@ -206,9 +208,16 @@ async function readShort(wh: Warehouse, firstRowIds: ReadonlyMap<TablePlan, stri
       : `SELECT call_id FROM ${ident(t.name)} WHERE rowid >= ${first} AND call_id IS NOT NULL`;
     // Answers of one task: the rows of a task picked from a newer answer are not this one's to give.
     const picked = byTask ? ' AND len(task_ids) = 1 AND call_id IN (SELECT call_id FROM _pick)' : '';
-    const rows = await wh.all<{ file: string }>(
-      `SELECT DISTINCT file FROM raw_responses WHERE ${selected} AND parsed AND ${inBatch}${holds}${picked} AND call_id NOT IN (${got})`,
+    // The answers that gave no row first; then, when there are some, which of them hold objects
+    // at the rows path: the shapes are read only when some answer gave no row (reading the shapes
+    // of a night's 10,000 answers took 5 to 8 ms).
+    const none = await wh.all<{ call_id: string; file: string }>(
+      `SELECT call_id, file FROM raw_responses WHERE ${selected} AND parsed AND ${inBatch}${picked} AND call_id NOT IN (${got})`,
     );
+    if (none.length === 0) continue;
+    const rows = holds
+      ? await wh.all<{ file: string }>(`SELECT DISTINCT file FROM raw_responses WHERE call_id IN (SELECT unnest(${sqlList(none.map((r) => r.call_id))}::VARCHAR[]))${holds}`)
+      : none;
     for (const r of rows) short.add(r.file);
   }
   return [...short].sort();

@@ -310,6 +310,30 @@ describe('loading landed bodies (real DuckDB in a temp folder)', () => {
     expect({ results: await snapshot(wh, 'serp_results'), items: await snapshot(wh, 'serp_items') }).toEqual(whole);
   });
 
+  it('finds no short read in an answer with no items, read as gzip beside answers with items', async () => {
+    const other = '11111111-2222-4333-8444-666666666666';
+    const ids = await land(
+      wh,
+      response(SERP, await serpBody()),
+      response(
+        SERP.replace(/[0-9a-f-]{36}$/, other),
+        await serpBody((env) => {
+          env.tasks[0].id = other;
+          env.tasks[0].result[0].items = [];
+          env.tasks[0].result[0].items_count = 0;
+        }),
+      ),
+    );
+    const report = await loadLanded(wh, { callIds: ids });
+    // The empty answer gave no item row, and its shape holds no item: not a short read.
+    expect(report.rereadPlain).toEqual([]);
+    expect(await wh.all(`SELECT task_id AS t, count(*)::INT AS n FROM serp_results GROUP BY 1 ORDER BY 1`)).toEqual([
+      { t: '11111111-2222-4333-8444-555555555555', n: 1 },
+      { t: other, n: 1 },
+    ]);
+    expect(await wh.all(`SELECT DISTINCT task_id AS t FROM serp_items`)).toEqual([{ t: '11111111-2222-4333-8444-555555555555' }]);
+  });
+
   it("leaves DuckDB's optimizer settings as it found them, after a load and after one whose insert fails", async () => {
     // The load turns one optimizer off around its inserts (the setting is global to the instance).
     const setting = async () => ((await wh.all<{ v: string }>(`SELECT current_setting('disabled_optimizers') AS v`))[0]!.v);
