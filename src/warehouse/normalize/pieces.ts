@@ -123,22 +123,7 @@ export function cutInPieces(
         continue;
       }
       endJoin();
-      // Members lie end to end: a piece is one range of the file's bytes, written at once rather
-      // than gathered member by member (a 29 MB segment cut into 152 pieces: 37.8 to 42.8 ms
-      // against 40.5 to 45.7).
-      let start = 0;
-      let end = 0;
-      let cutBytes = 0;
-      for (const m of ms) {
-        if (end > start && cutBytes + m.isize > o.target) {
-          read.push(out.write([bytes.subarray(start, end)]));
-          start = m.start;
-          cutBytes = 0;
-        }
-        end = m.end;
-        cutBytes += m.isize;
-      }
-      read.push(out.write([bytes.subarray(start, end)]));
+      read.push(...cutAtMembers(bytes, ms, o.target, out.write));
     }
     endJoin();
   } catch (err) {
@@ -147,6 +132,30 @@ export function cutInPieces(
     throw err;
   }
   return { pieces: { read, scratch: out.written }, sizes };
+}
+
+/**
+ * A file of more than `target` of bodies cut at its gzip members into pieces of about `target`,
+ * each written by `write`; the pieces, in order. Members lie end to end: a piece is one range of
+ * the file's bytes, written at once rather than gathered member by member (a 29 MB segment cut
+ * into 152 pieces: 37.8 to 42.8 ms against 40.5 to 45.7).
+ */
+function cutAtMembers(bytes: Buffer, ms: readonly { start: number; end: number; isize: number }[], target: number, write: (parts: readonly Buffer[]) => string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let end = 0;
+  let inflated = 0;
+  for (const m of ms) {
+    if (end > start && inflated + m.isize > target) {
+      pieces.push(write([bytes.subarray(start, end)]));
+      start = m.start;
+      inflated = 0;
+    }
+    end = m.end;
+    inflated += m.isize;
+  }
+  pieces.push(write([bytes.subarray(start, end)]));
+  return pieces;
 }
 
 /** Up to `size` bytes of the open file `fd` from its start into `buf` at `at`; how many it held. */
