@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { byteBatches } from '../normalize/byte-batches.js';
 import { removeInflated } from '../normalize/inflate.js';
-import { cutInPieces, intoPieces, PIECE_BYTES, type Pieces } from '../normalize/pieces.js';
+import { cutInPieces, intoPieces, type Pieces } from '../normalize/pieces.js';
 import type { Warehouse } from '../warehouse.js';
 
 /*
@@ -98,7 +98,7 @@ export function startEarly(wh: Warehouse, kind: string, files: readonly string[]
       const read = cutInPieces(
         files.map((f) => join(wh.dir, f)),
         wh.dir,
-        { target: batches.pieceBytes ?? PIECE_BYTES, room: batches.bytes, upTo: batches.bytes },
+        { ...(batches.pieceBytes === undefined ? {} : { target: batches.pieceBytes }), room: batches.bytes, upTo: batches.bytes },
       );
       first = read.sizes.map((size, i) => ({ f: files[i]!, size }));
       pieces = read.pieces;
@@ -158,7 +158,7 @@ export const LOAD_BATCH_BYTES = 128 << 20;
 /**
  * A batch of less gzip than this (a night's load of 250 to 500 SERP tasks is about 4 MB) is
  * read by DuckDB straight from the landed files, which each table then inflates again, in
- * pieces of about 2 MiB of bodies (intoPieces). That takes no more time than inflating once
+ * pieces of about 1 MiB of bodies (2 on the disk; intoPieces). That takes no more time than inflating once
  * into a scratch file, and less peak memory (docs/performance.md): DuckDB parses a
  * file's read buffer of bodies at once, and Node's inflate leaves the plain text behind as
  * buffers for the garbage collector. Larger batches are inflated once, on several threads,

@@ -76,7 +76,7 @@ export async function commit(
         // into a plain NDJSON scratch file that each table then reads with only the fields it
         // needs: one gunzip instead of one per table, and a file DuckDB splits across its
         // threads; a smaller one, or one of small files only, is read as gzip from the landed
-        // files in pieces of about 2 MiB of bodies (intoPieces: a compacted segment cut, a
+        // files in pieces of about 1 MiB of bodies (2 on the disk; intoPieces: a compacted segment cut, a
         // night's one-body files joined; readsDirect).
         // Why, and what was measured and rejected: docs/warehouse.md, "Load path, and why".
         const sized = await (early.sized?.files === files ? early.sized.sizes : sizesOf(wh, files));

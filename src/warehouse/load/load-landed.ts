@@ -23,7 +23,7 @@ export type { LoadSelection } from './select.js';
  * `o.batchBytes` of gzip at a time (default 128 MiB; one larger file alone), so scratch
  * space and memory are bounded by a batch, not by the selection; a batch of less than
  * `o.readDirectBelow` bytes (default 8 MiB), or of small files only, is read from the landed
- * files without a scratch file, in pieces of `o.pieceBytes` of bodies (default 2 MiB; large files
+ * files without a scratch file, in pieces of `o.pieceBytes` of bodies (default 1 MiB in memory, 2 MiB on the disk; large files
  * cut, small ones joined; inflate.ts). `o.readDirectBelow: 0` inflates every batch.
  */
 export async function loadLanded(

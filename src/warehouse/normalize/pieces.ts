@@ -3,17 +3,25 @@ import { membersIn } from './inflate.js';
 import { memoryScratch, scratchDir, scratchFile } from './scratch.js';
 
 /**
- * Inflated bytes of a piece of `intoPieces`: about 20 SERP bodies of depth 100. Each piece is a
- * file created for the load, and creating files is not free everywhere: on this machine's disk
- * (ext4 without a journal) a file created after many deletions costs 0.3 to 1.3 ms of system CPU
- * (measured when the pieces went to the disk; now they go to memory where it can: scratch.ts).
- * Larger pieces cost DuckDB more: 10,000 one-answer files read (read_json alone) in pieces of
- * about 1, 2, 4 and 8 MiB took 2.27 to 2.31, 2.33 to 2.36, 2.36 to 2.54 and 2.61 to 2.81 s of CPU.
- * Against pieces of 1 MiB, in three runs of a million rows alternating: a segment 0.75 to 0.78 of
- * read_json against 0.66 to 0.69, a night's files 0.68 to 0.79 against 0.68 to 0.80, generic
- * items 0.72 to 0.82 against 0.68 to 0.76 (docs/warehouse.md, figures of 2026-11-28, eighth).
+ * Inflated bytes of a piece of `intoPieces` on the disk: about 20 SERP bodies of depth 100. Each
+ * piece is a file created for the load, and creating files is not free everywhere: on this
+ * machine's disk (ext4 without a journal) a file created after many deletions costs 0.3 to 1.3 ms
+ * of system CPU. Against pieces of 1 MiB there, in three runs of a million rows alternating: a
+ * segment 0.75 to 0.78 of read_json against 0.66 to 0.69, a night's files 0.68 to 0.79 against
+ * 0.68 to 0.80, generic items 0.72 to 0.82 against 0.68 to 0.76 (docs/warehouse.md, figures of
+ * 2026-11-28, eighth).
  */
-export const PIECE_BYTES = 2 << 20;
+const DISK_PIECE_BYTES = 2 << 20;
+
+/**
+ * Inflated bytes of a piece in memory (scratch.ts), where a file costs little to create. With
+ * row groups written as they fill (warehouse.ts), a million generic items in one segment loaded in
+ * 0.86 to 0.88 s in pieces of 1 MiB, 0.88 to 0.90 in 512 or 768 KiB, 0.90 to 0.91 in 2 MiB and
+ * 0.95 to 0.97 in 4 MiB (loads alternating); a million SERP items in 10,000 files or in one
+ * segment alike in 1 or 2 MiB (3.11 to 3.14 s against 3.09 to 3.20; 2.80 to 2.95 against 2.79 to
+ * 3.04).
+ */
+export const PIECE_BYTES = 1 << 20;
 
 /** The files a load reads, in order, and the scratch files among them (for the caller to remove). */
 export interface Pieces {
@@ -40,12 +48,12 @@ export interface Pieces {
  * else in the warehouse's scratch folder (scratch.ts, memoryScratch). Returns the files to read
  * and, apart, the scratch files among them, for the caller to remove; on an error, removes its own.
  */
-export async function intoPieces(files: readonly { file: string; size: number }[], warehouseDir: string, target: number = PIECE_BYTES): Promise<Pieces> {
+export async function intoPieces(files: readonly { file: string; size: number }[], warehouseDir: string, target?: number): Promise<Pieces> {
   const room = files.reduce((s, f) => s + f.size, 0);
   return cutInPieces(
     files.map((f) => f.file),
     warehouseDir,
-    { target, room },
+    target === undefined ? { room } : { target, room },
   ).pieces;
 }
 
@@ -56,7 +64,8 @@ const BUFFER_BYTES = 4 << 20;
  * `files` cut as intoPieces says, read one at a time in order into one reused buffer and each
  * piece written as soon as it is whole; with `upTo`, up to the file that would take the bytes read
  * past it (a load batch: byteBatches), which is not read. `sizes`: the bytes of each file taken.
- * `room`: the bytes the pieces may take, asked of the memory file system before the first.
+ * `room`: the bytes the pieces may take, asked of the memory file system first; `target`: the
+ * inflated bytes of a piece, by default PIECE_BYTES in memory and DISK_PIECE_BYTES on the disk.
  *
  * Read and written synchronously: a night's files are small, and each asynchronous read is
  * several round trips to Node's file system threads; DuckDB runs the load's looks and pick
@@ -69,9 +78,10 @@ const BUFFER_BYTES = 4 << 20;
 export function cutInPieces(
   files: readonly string[],
   warehouseDir: string,
-  o: { target: number; room: number; upTo?: number },
+  o: { target?: number; room: number; upTo?: number },
 ): { pieces: Pieces; sizes: number[] } {
   const out = pieceWriter(warehouseDir, o.room);
+  const target = o.target ?? (out.inMemory ? PIECE_BYTES : DISK_PIECE_BYTES);
   const read: string[] = [];
   const sizes: number[] = [];
   let total = 0;
@@ -112,8 +122,8 @@ export function cutInPieces(
         continue;
       }
       const inflated = ms.reduce((s, m) => s + m.isize, 0);
-      if (inflated <= o.target) {
-        if (joined.length > 0 && inflatedBytes + inflated > o.target) {
+      if (inflated <= target) {
+        if (joined.length > 0 && inflatedBytes + inflated > target) {
           endJoin();
           buf.copyWithin(0, at, at + size);
         }
@@ -123,7 +133,7 @@ export function cutInPieces(
         continue;
       }
       endJoin();
-      read.push(...cutAtMembers(bytes, ms, o.target, out.write));
+      read.push(...cutAtMembers(bytes, ms, target, out.write));
     }
     endJoin();
   } catch (err) {
@@ -177,18 +187,18 @@ function grown(buf: Buffer, used: number, need: number): Buffer {
 }
 
 /**
- * Writes pieces, each a new owner-only file: in memory (memoryScratch, asked at the first piece
- * for `room` bytes), else in the warehouse's scratch folder. A piece memory refuses (it ran out
- * meanwhile: another load, another process) goes to the disk, and so do the pieces after it.
- * `name`: the memory's names, when given (for tests).
+ * Writes pieces, each a new owner-only file: in memory (memoryScratch, asked at once for `room`
+ * bytes; `inMemory` tells whether it gave room), else in the warehouse's scratch folder. A piece
+ * memory refuses (it ran out meanwhile: another load, another process) goes to the disk, and so
+ * do the pieces after it. `name`: the memory's names, when given (for tests).
  */
 export function pieceWriter(
   warehouseDir: string,
   room: number,
   name?: () => string,
-): { write: (parts: readonly Buffer[]) => string; written: string[]; removeAll: () => void } {
+): { write: (parts: readonly Buffer[]) => string; written: string[]; removeAll: () => void; inMemory: boolean } {
   const written: string[] = [];
-  let memory: (() => string) | undefined | null = name ?? null;
+  let memory = name ?? memoryScratch(warehouseDir, room);
   let disk = false;
   const onDisk = () => {
     if (!disk) mkdirSync(scratchDir(warehouseDir), { recursive: true, mode: 0o700 });
@@ -196,7 +206,6 @@ export function pieceWriter(
     return `${scratchFile(warehouseDir)}.gz`;
   };
   const write = (parts: readonly Buffer[]): string => {
-    if (memory === null) memory = memoryScratch(warehouseDir, room);
     for (;;) {
       const inMemory = memory;
       const out = inMemory ? inMemory() : onDisk();
@@ -214,7 +223,7 @@ export function pieceWriter(
   const removeAll = () => {
     for (const f of written) rmSync(f, { force: true });
   };
-  return { write, written, removeAll };
+  return { write, written, removeAll, inMemory: memory !== undefined };
 }
 
 /**
