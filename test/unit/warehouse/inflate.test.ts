@@ -303,6 +303,31 @@ describe("where a load's pieces go", () => {
     else expect(name).toBeUndefined();
   });
 
+  it.skipIf(!process.getuid)('cuts pieces of 1 MiB of bodies by default in memory, and of 2 MiB on the disk', async () => {
+    // 30 small files of about 100 KB of bodies each (about 3 MB).
+    const big = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const file = join(dir, `b${i}.ndjson.gz`);
+        const bytes = gzipSync(`${lines(1, 40 + i, 15_000)[0]}\n`);
+        await writeFile(file, bytes);
+        return file;
+      }),
+    );
+    const inflatedOf = async (f: string) => gunzipSync(await readFile(f)).length;
+    const inMemory = cutInPieces(big, dir, { room: 1 << 20 });
+    expect(inMemory.pieces.scratch.every((f) => f.startsWith(own()))).toBe(true);
+    const memorySizes = await Promise.all(inMemory.pieces.scratch.map(inflatedOf));
+    expect(Math.max(...memorySizes)).toBeLessThanOrEqual(1 << 20);
+    expect(memorySizes.length).toBeGreaterThanOrEqual(3);
+    process.env.PIPELINE_LOAD_SCRATCH = 'disk';
+    const onDisk = cutInPieces(big, dir, { room: 1 << 20 });
+    expect(onDisk.pieces.scratch.every((f) => f.startsWith(scratchDir(dir)))).toBe(true);
+    const diskSizes = await Promise.all(onDisk.pieces.scratch.map(inflatedOf));
+    expect(Math.max(...diskSizes)).toBeGreaterThan(1 << 20);
+    expect(Math.max(...diskSizes)).toBeLessThanOrEqual(2 << 20);
+    expect(diskSizes.length).toBeLessThan(memorySizes.length);
+  });
+
   it('writes a piece memory refuses on the disk, and those after it; removes every piece it wrote when the disk fails too', async () => {
     let n = 0;
     const names = () => (n++ === 0 ? join(memory, 'first.ndjson.gz') : join(memory, 'no-such-folder', `${n}.ndjson.gz`));
