@@ -98,7 +98,7 @@ export function startEarly(wh: Warehouse, kind: string, files: readonly string[]
       const read = cutInPieces(
         files.map((f) => join(wh.dir, f)),
         wh.dir,
-        { ...(batches.pieceBytes === undefined ? {} : { target: batches.pieceBytes }), room: batches.bytes, upTo: batches.bytes },
+        { target: batches.pieceBytes, room: batches.bytes, upTo: batches.bytes },
       );
       first = read.sizes.map((size, i) => ({ f: files[i]!, size }));
       pieces = read.pieces;

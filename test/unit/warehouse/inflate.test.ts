@@ -332,12 +332,12 @@ describe("where a load's pieces go", () => {
     let n = 0;
     const names = () => (n++ === 0 ? join(memory, 'first.ndjson.gz') : join(memory, 'no-such-folder', `${n}.ndjson.gz`));
     const out = pieceWriter(dir, 1, names);
-    expect(out.write([Buffer.from('a')])).toBe(join(memory, 'first.ndjson.gz'));
-    const second = out.write([Buffer.from('b'), Buffer.from('c')]);
+    expect(out.write(Buffer.from('a'))).toBe(join(memory, 'first.ndjson.gz'));
+    const second = out.write(Buffer.from('bc'));
     expect(second.startsWith(scratchDir(dir))).toBe(true);
     expect(await readFile(second, 'utf8')).toBe('bc');
     // Memory is not asked again once it refused: the third goes to the disk too.
-    expect(out.write([Buffer.from('d')]).startsWith(scratchDir(dir))).toBe(true);
+    expect(out.write(Buffer.from('d')).startsWith(scratchDir(dir))).toBe(true);
     expect(n).toBe(2);
     expect(out.written).toHaveLength(3);
     out.removeAll();
@@ -348,8 +348,8 @@ describe("where a load's pieces go", () => {
     await writeFile(scratchDir(blocked), '');
     let k = 0;
     const failing = pieceWriter(blocked, 1, () => (k++ === 0 ? join(memory, 'kept.ndjson.gz') : join(memory, 'no-such-folder', 'x.ndjson.gz')));
-    failing.write([Buffer.from('a')]);
-    expect(() => failing.write([Buffer.from('b')])).toThrow(/EEXIST|ENOTDIR/);
+    failing.write(Buffer.from('a'));
+    expect(() => failing.write(Buffer.from('b'))).toThrow(/EEXIST|ENOTDIR/);
     failing.removeAll();
     expect(existsSync(join(memory, 'kept.ndjson.gz'))).toBe(false);
     // A cut that fails midway leaves none of its pieces: a file that cannot be read after one was written.
